@@ -1,0 +1,1 @@
+//! fortran2xaif library.

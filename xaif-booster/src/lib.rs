@@ -1,0 +1,1 @@
+//! xaif-booster library.

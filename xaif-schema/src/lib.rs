@@ -1,0 +1,1 @@
+//! XAIF data model, reader, writer, validation and graph views.

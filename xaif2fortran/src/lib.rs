@@ -1,0 +1,1 @@
+//! xaif2fortran library.
