@@ -1,1 +1,206 @@
-fn main() {}
+//! `openad`: runs the front end, the booster and the back end as separate
+//! processes in a temporary directory and copies the results into the
+//! output directory only when every stage succeeded.
+
+mod cli;
+mod stages;
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+use clap::Parser;
+
+use cli::Cli;
+use stages::{StageCommand, WorkFiles};
+
+/// Why openad stopped (usage errors never get here: clap exits 2 itself).
+enum Failure {
+    /// Exit 1 with this message.
+    Fatal(String),
+    /// A stage already printed its diagnostics; only the exit status is left.
+    StageFailed(u8),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(&cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Fatal(message)) => {
+            eprintln!("openad: error: {message}");
+            ExitCode::from(1)
+        }
+        Err(Failure::StageFailed(code)) => ExitCode::from(code),
+    }
+}
+
+fn run(cli: &Cli) -> Result<(), Failure> {
+    let stem = stages::program_stem(&cli.files);
+
+    if cli.dry_run {
+        print_dry_run(cli, &stem);
+        return Ok(());
+    }
+
+    for file in &cli.files {
+        if let Err(e) = fs::File::open(file) {
+            // Same diagnostic shape as the stages use for rejected input.
+            eprintln!("{}:1:1: error: cannot read input file: {e}", file.display());
+            return Err(Failure::StageFailed(1));
+        }
+    }
+
+    let bin_dir = stages::stage_dir().map_err(Failure::Fatal)?;
+    let programs = [stages::FRONT_END, stages::BOOSTER, stages::BACK_END]
+        .map(|name| stages::stage_program(&bin_dir, name));
+    let [front_end, booster, back_end] = programs;
+    let programs = [
+        front_end.map_err(Failure::Fatal)?,
+        booster.map_err(Failure::Fatal)?,
+        back_end.map_err(Failure::Fatal)?,
+    ];
+
+    let work_dir = tempfile::Builder::new()
+        .prefix("openad.")
+        .tempdir()
+        .map_err(|e| Failure::Fatal(format!("cannot create a temporary directory: {e}")))?;
+    let work = WorkFiles::new(work_dir.path(), &stem);
+
+    for command in stages::stage_commands(cli, programs, &work) {
+        run_stage(&command, cli.verbose)?;
+    }
+
+    let mut results = read_sources_list(&work.out_dir)?;
+    results.push(PathBuf::from("SOURCES"));
+    let mut copies: Vec<(PathBuf, PathBuf)> = results
+        .iter()
+        .map(|name| (work.out_dir.join(name), name.clone()))
+        .collect();
+    if cli.keep {
+        for path in [&work.canon, &work.xaif, &work.boosted] {
+            if let Some(name) = path.file_name() {
+                copies.push((path.clone(), PathBuf::from(name)));
+            }
+        }
+    }
+    install(&copies, &cli.output_dir)
+}
+
+fn print_dry_run(cli: &Cli, stem: &str) {
+    // The printed lines form a shell script that does what openad would do.
+    let bin_dir = stages::stage_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let programs = [stages::FRONT_END, stages::BOOSTER, stages::BACK_END]
+        .map(|name| bin_dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX)));
+    let work = WorkFiles::new(Path::new("$T"), stem);
+    println!("T=$(mktemp -d)");
+    for command in stages::stage_commands(cli, programs, &work) {
+        println!("{}", stages::shell_line(&command));
+    }
+    let dir = cli.output_dir.display();
+    println!("mkdir -p '{dir}' && (cd \"$T/out\" && cp $(cat SOURCES) SOURCES \"$OLDPWD/{dir}/\")");
+    if cli.keep {
+        println!("cp \"$T/{stem}.canon.f90\" \"$T/{stem}.xaif\" \"$T/{stem}.xb.xaif\" '{dir}/'");
+    }
+    println!("rm -rf \"$T\"");
+}
+
+fn run_stage(command: &StageCommand, verbose: bool) -> Result<(), Failure> {
+    if verbose {
+        eprintln!("openad: {}", stages::shell_line(command));
+    }
+    // stdout and stderr are inherited: the stage's diagnostics reach the user as they are.
+    let status = Command::new(&command.program)
+        .args(&command.args)
+        .status()
+        .map_err(|e| Failure::Fatal(format!("cannot run {}: {e}", command.program.display())))?;
+    if status.success() {
+        return Ok(());
+    }
+    let name = command
+        .program
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    match status.code() {
+        // A stage usage error means an option openad passed through was refused.
+        Some(2) => {
+            eprintln!("openad: {name} refused its command line");
+            Err(Failure::StageFailed(2))
+        }
+        Some(code) => {
+            eprintln!("openad: {name} failed (exit status {code}); nothing written");
+            Err(Failure::StageFailed(1))
+        }
+        None => Err(Failure::Fatal(format!(
+            "{name} was terminated by a signal; nothing written"
+        ))),
+    }
+}
+
+/// The back end's SOURCES file: one file name per line, relative to its directory.
+fn read_sources_list(out_dir: &Path) -> Result<Vec<PathBuf>, Failure> {
+    let path = out_dir.join("SOURCES");
+    let text = fs::read_to_string(&path).map_err(|e| {
+        Failure::Fatal(format!(
+            "the back end did not write {}: {e}",
+            path.display()
+        ))
+    })?;
+    let mut names = Vec::new();
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        let name = PathBuf::from(line);
+        if name.is_absolute() || name.components().any(|c| c.as_os_str() == "..") {
+            return Err(Failure::Fatal(format!(
+                "the back end listed `{line}` in SOURCES, which is not a file inside its output directory"
+            )));
+        }
+        names.push(name);
+    }
+    Ok(names)
+}
+
+/// Copies `(from, name)` pairs into `dir` all or nothing: on any error the
+/// files already copied (and `dir`, if this call created it) are removed.
+fn install(copies: &[(PathBuf, PathBuf)], dir: &Path) -> Result<(), Failure> {
+    let created_dir = !dir.exists();
+    let result = copy_all(copies, dir);
+    if let Err((done, error)) = result {
+        for name in done {
+            let _ = fs::remove_file(dir.join(name));
+        }
+        if created_dir {
+            let _ = fs::remove_dir_all(dir);
+        }
+        return Err(Failure::Fatal(format!(
+            "cannot write the results into {}: {error}",
+            dir.display()
+        )));
+    }
+    Ok(())
+}
+
+fn copy_all<'a>(
+    copies: &'a [(PathBuf, PathBuf)],
+    dir: &Path,
+) -> Result<(), (Vec<&'a Path>, io::Error)> {
+    fs::create_dir_all(dir).map_err(|e| (Vec::new(), e))?;
+    let mut done: Vec<&Path> = Vec::new();
+    for (from, name) in copies {
+        let target = dir.join(name);
+        let step = || -> io::Result<()> {
+            if let Some(parent) = target.parent() {
+                fs::create_dir_all(parent)?;
+            }
+            // Copy next to the target, then rename: no half-written file is ever visible.
+            let partial = target.with_extension("openad-partial");
+            fs::copy(from, &partial)?;
+            fs::rename(&partial, &target)
+        };
+        if let Err(e) = step() {
+            return Err((done, e));
+        }
+        done.push(name);
+    }
+    Ok(())
+}

@@ -1,0 +1,163 @@
+//! The `openad` command line (fixed by CONTRACT.md).
+
+use std::path::PathBuf;
+
+use clap::{Parser, ValueEnum};
+
+/// What kind of derivative code to generate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Mode {
+    /// Tangent (forward) mode: `y%d = J·x%d`, one direction per call.
+    #[value(name = "f", alias = "tangent")]
+    Tangent,
+    /// Vector tangent mode: `x(i)%d(j)` seeds direction j, all directions in one call.
+    #[value(name = "fv", aliases = ["vector", "tangent-vector"])]
+    Vector,
+    /// Adjoint, split mode: a taping call, then an adjoint call (`x%d += Jᵀ·y%d`).
+    #[value(name = "rs", aliases = ["adjoint-split", "split"])]
+    Split,
+    /// Adjoint, joint mode: one call tapes and runs the adjoint sweep.
+    #[value(name = "rj", aliases = ["adjoint-joint", "joint"])]
+    Joint,
+}
+
+impl Mode {
+    /// The short name the back end takes with `-m`.
+    pub fn back_end_name(self) -> &'static str {
+        match self {
+            Mode::Tangent => "f",
+            Mode::Vector => "fv",
+            Mode::Split => "rs",
+            Mode::Joint => "rj",
+        }
+    }
+
+    /// The transformation the booster runs with `-m`.
+    pub fn booster_name(self) -> &'static str {
+        match self {
+            Mode::Tangent | Mode::Vector => "tangent",
+            Mode::Split | Mode::Joint => "adjoint",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Form {
+    Fixed,
+    Free,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Preaccumulation {
+    Statement,
+    #[value(name = "basic-block")]
+    BasicBlock,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Elimination {
+    Vertex,
+    Edge,
+    Face,
+    Best,
+}
+
+const ABOUT: &str = "Differentiate Fortran programs by source transformation (OpenAD/F style).";
+
+const LONG_ABOUT: &str = "\
+Differentiate Fortran programs by source transformation (OpenAD/F style).
+
+Mark the independent and dependent variables of the top-level routine with
+`!$openad INDEPENDENT(x)` and `!$openad DEPENDENT(y)` (fixed form also
+`c$openad ...`), then run openad on all source files of the program in
+compile order. The differentiated sources, the runtime support modules
+(OAD_active, OAD_rev, OAD_tape, ...) and a file SOURCES listing them in
+compile order are written to the output directory. Build with
+
+    gfortran $(sed \"s|^|DIR/|\" DIR/SOURCES) driver.f90
+
+Modes (-m):
+  f   (tangent)                   active variables become type(active) with
+                                  x%v the value and x%d one derivative;
+                                  call head(x, y) gives y%d = J·x%d.
+  fv  (vector, tangent-vector)    x%d is an array d(max_deriv_vec_len);
+                                  x(i)%d(j) seeds direction j, y(k)%d(j)
+                                  returns (J·S)(k,j): a whole Jacobian in one call.
+  rs  (split, adjoint-split)      call tape_init(), call head(x, y) with
+                                  our_rev_mode%tape = .true. (forward sweep),
+                                  then with our_rev_mode%adjoint = .true. and
+                                  y%d = ȳ: x%d is incremented by Jᵀ·ȳ.
+  rj  (joint, adjoint-joint)      tape and adjoint both .true.: one call does
+                                  both sweeps.
+
+The work is done by three programs found next to openad (or in
+$OPENAD_BIN_DIR): fortran2xaif (front end), xaif-booster (differentiation)
+and xaif2fortran (back end). -n shows their command lines.
+
+Exit status: 0 success, 1 input rejected (diagnostic with file:line:column on
+stderr; nothing is written), 2 usage error.";
+
+#[derive(Debug, Parser)]
+#[command(name = "openad", version, about = ABOUT, long_about = LONG_ABOUT)]
+pub struct Cli {
+    /// Derivative mode: f (tangent), fv (vector tangent), rs (adjoint split), rj (adjoint joint).
+    #[arg(short = 'm', long = "mode", value_enum, default_value = "f")]
+    pub mode: Mode,
+
+    /// Directory for the results (created if needed).
+    #[arg(
+        short = 'o',
+        long = "output-dir",
+        value_name = "DIR",
+        default_value = "."
+    )]
+    pub output_dir: PathBuf,
+
+    /// Print the stage commands and do nothing.
+    #[arg(short = 'n', long = "dry-run")]
+    pub dry_run: bool,
+
+    /// Also keep the intermediate files (P.canon.f90, P.xaif, P.xb.xaif) in DIR.
+    #[arg(short = 'k', long = "keep")]
+    pub keep: bool,
+
+    /// Print each stage command before running it.
+    #[arg(short = 'v', long = "verbose")]
+    pub verbose: bool,
+
+    /// Source form of all inputs (default: from each file's extension).
+    #[arg(long = "form", value_enum, value_name = "FORM")]
+    pub form: Option<Form>,
+
+    /// Booster: preaccumulate local Jacobians per statement or per basic block.
+    #[arg(long = "preaccumulation", value_enum, value_name = "SCOPE")]
+    pub preaccumulation: Option<Preaccumulation>,
+
+    /// Booster: elimination on the computational graph.
+    #[arg(long = "elimination", value_enum, value_name = "KIND")]
+    pub elimination: Option<Elimination>,
+
+    /// Booster: heuristic chain for choosing eliminations (e.g. markowitz,reverse).
+    #[arg(long = "heuristic", value_name = "CHAIN")]
+    pub heuristic: Option<String>,
+
+    /// Booster: print elimination statistics (operation counts).
+    #[arg(long = "stats")]
+    pub stats: bool,
+
+    /// Booster: write Graphviz files of the computational graphs into this directory.
+    #[arg(long = "dot", value_name = "DIR")]
+    pub dot: Option<PathBuf>,
+
+    /// Booster: use this intrinsics catalogue instead of the built-in one.
+    #[arg(long = "intrinsics", value_name = "CATALOGUE.xaif")]
+    pub intrinsics: Option<PathBuf>,
+
+    /// Back end: subroutine template for the adjoint wrappers.
+    #[arg(long = "template", value_name = "FILE")]
+    pub template: Option<PathBuf>,
+
+    /// Fortran sources of the program, in compile order.
+    #[arg(value_name = "FILE", required = true)]
+    pub files: Vec<PathBuf>,
+}

@@ -1,0 +1,363 @@
+//! Command-line behaviour of `openad`. The pipeline mechanics are checked
+//! with small shell scripts standing in for the three stage programs, so
+//! these tests do not depend on the state of the real stages.
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+use assert_cmd::Command;
+
+fn openad() -> Command {
+    Command::cargo_bin("openad").expect("openad binary")
+}
+
+fn stdout_of(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr_of(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// Writes an executable shell script `dir/name`.
+fn script(dir: &Path, name: &str, body: &str) {
+    let path = dir.join(name);
+    fs::write(&path, format!("#!/bin/sh\n{body}")).unwrap();
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// Fake stages: the front end and booster copy their input, the back end
+/// writes a runtime module, the "differentiated" program and SOURCES.
+/// Each records its command line in `dir/log`.
+fn fake_stages(dir: &Path, failing_booster: bool) {
+    let log = dir.join("log");
+    let log = log.display();
+    script(
+        dir,
+        "fortran2xaif",
+        &format!(
+            r#"echo "fortran2xaif $*" >> {log}
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -o) out="$2"; shift 2;;
+    --canon) canon="$2"; shift 2;;
+    *) last="$1"; shift;;
+  esac
+done
+cat "$last" > "$out"; cat "$last" > "$canon"
+"#
+        ),
+    );
+    let booster_body = if failing_booster {
+        format!("echo \"xaif-booster $*\" >> {log}\necho 'head.f90:3:7: error: unsupported construct' >&2\nexit 1\n")
+    } else {
+        format!(
+            r#"echo "xaif-booster $*" >> {log}
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -o) out="$2"; shift 2;;
+    -m) shift 2;;
+    *) in="$1"; shift;;
+  esac
+done
+cp "$in" "$out"
+"#
+        )
+    };
+    script(dir, "xaif-booster", &booster_body);
+    script(
+        dir,
+        "xaif2fortran",
+        &format!(
+            r#"echo "xaif2fortran $*" >> {log}
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -o) out="$2"; shift 2;;
+    -m|--canon|--template) shift 2;;
+    *) shift;;
+  esac
+done
+mkdir -p "$out"
+echo 'module OAD_active' > "$out/OAD_active.f90"
+echo 'subroutine head' > "$out/head.oad.f90"
+echo 'not listed' > "$out/scratch.txt"
+printf 'OAD_active.f90\nhead.oad.f90\n' > "$out/SOURCES"
+"#
+        ),
+    );
+}
+
+fn dir_entries(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+#[test]
+fn no_input_file_is_a_usage_error() {
+    openad().assert().code(2);
+}
+
+#[test]
+fn unknown_mode_is_a_usage_error() {
+    let output = openad()
+        .args(["-m", "backward", "head.f90"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr_of(&output).contains("backward"));
+}
+
+#[test]
+fn unknown_elimination_is_a_usage_error() {
+    openad()
+        .args(["--elimination", "sideways", "head.f90"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn help_explains_the_modes() {
+    let output = openad().arg("--help").output().unwrap();
+    assert!(output.status.success());
+    let text = stdout_of(&output);
+    for word in [
+        "tangent",
+        "vector",
+        "split",
+        "joint",
+        "INDEPENDENT",
+        "SOURCES",
+    ] {
+        assert!(text.contains(word), "--help lacks `{word}`:\n{text}");
+    }
+}
+
+#[test]
+fn dry_run_prints_the_stage_commands_for_each_mode() {
+    let cases = [
+        ("f", "tangent", "f"),
+        ("tangent", "tangent", "f"),
+        ("fv", "tangent", "fv"),
+        ("vector", "tangent", "fv"),
+        ("tangent-vector", "tangent", "fv"),
+        ("rs", "adjoint", "rs"),
+        ("split", "adjoint", "rs"),
+        ("adjoint-split", "adjoint", "rs"),
+        ("rj", "adjoint", "rj"),
+        ("joint", "adjoint", "rj"),
+        ("adjoint-joint", "adjoint", "rj"),
+    ];
+    let out = tempfile::tempdir().unwrap();
+    let target = out.path().join("never");
+    for (mode, booster_mode, back_end_mode) in cases {
+        let output = openad()
+            .args(["-n", "-m", mode, "-o"])
+            .arg(&target)
+            .args(["model.f90", "head.f90"])
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "mode {mode}");
+        let text = stdout_of(&output);
+        let line = |stage: &str| {
+            text.lines()
+                .find(|l| l.contains(stage) && !l.starts_with('#'))
+                .unwrap_or_else(|| panic!("no {stage} line in:\n{text}"))
+                .to_string()
+        };
+        let front = line("fortran2xaif");
+        assert!(front.contains("-o \"$T/model.xaif\""), "{front}");
+        assert!(front.contains("--canon \"$T/model.canon.f90\""), "{front}");
+        assert!(front.ends_with("model.f90 head.f90"), "{front}");
+        let booster = line("xaif-booster");
+        assert!(
+            booster.contains(&format!("-m {booster_mode} ")),
+            "{booster}"
+        );
+        assert!(
+            booster.ends_with("-o \"$T/model.xb.xaif\" \"$T/model.xaif\""),
+            "{booster}"
+        );
+        let back = line("xaif2fortran");
+        assert!(back.contains(&format!("-m {back_end_mode} ")), "{back}");
+        assert!(
+            back.ends_with("-o \"$T/out\" \"$T/model.xb.xaif\""),
+            "{back}"
+        );
+    }
+    assert!(
+        !target.exists(),
+        "a dry run must not create the output directory"
+    );
+}
+
+#[test]
+fn dry_run_passes_stage_options_through() {
+    let output = openad()
+        .args([
+            "-n",
+            "--form",
+            "fixed",
+            "--preaccumulation",
+            "basic-block",
+            "--elimination",
+            "face",
+            "--heuristic",
+            "markowitz,reverse",
+            "--stats",
+            "--dot",
+            "graphs",
+            "--intrinsics",
+            "cat.xaif",
+            "--template",
+            "split.f90",
+            "m.f",
+        ])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let text = stdout_of(&output);
+    let front = text.lines().find(|l| l.contains("fortran2xaif")).unwrap();
+    assert!(front.contains("--form fixed"), "{front}");
+    let booster = text.lines().find(|l| l.contains("xaif-booster")).unwrap();
+    for option in [
+        "--preaccumulation basic-block",
+        "--elimination face",
+        "--heuristic markowitz,reverse",
+        "--stats",
+        "--dot graphs",
+        "--intrinsics cat.xaif",
+    ] {
+        assert!(booster.contains(option), "{option} missing: {booster}");
+    }
+    let back = text.lines().find(|l| l.contains("xaif2fortran")).unwrap();
+    assert!(back.contains("--template split.f90"), "{back}");
+}
+
+#[test]
+fn missing_input_file_names_the_file_and_writes_nothing() {
+    let work = tempfile::tempdir().unwrap();
+    let out = work.path().join("out");
+    let output = openad()
+        .arg("-o")
+        .arg(&out)
+        .arg(work.path().join("no_such_model.f90"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr_of(&output);
+    assert!(err.contains("no_such_model.f90:1:1"), "{err}");
+    assert!(!out.exists());
+}
+
+#[test]
+fn missing_stage_program_is_a_clear_error() {
+    let work = tempfile::tempdir().unwrap();
+    let source = work.path().join("head.f90");
+    fs::write(&source, "subroutine head(x, y)\nend\n").unwrap();
+    let empty = work.path().join("bin");
+    fs::create_dir(&empty).unwrap();
+    let out = work.path().join("out");
+    let output = openad()
+        .env("OPENAD_BIN_DIR", &empty)
+        .arg("-o")
+        .arg(&out)
+        .arg(&source)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr_of(&output);
+    assert!(
+        err.contains("fortran2xaif") && err.contains("not found"),
+        "{err}"
+    );
+    assert!(!out.exists());
+}
+
+#[test]
+fn results_listed_in_sources_are_copied() {
+    let work = tempfile::tempdir().unwrap();
+    let bin = work.path().join("bin");
+    fs::create_dir(&bin).unwrap();
+    fake_stages(&bin, false);
+    let source = work.path().join("head.f90");
+    fs::write(&source, "subroutine head(x, y)\nend\n").unwrap();
+    let out = work.path().join("new").join("out");
+    openad()
+        .env("OPENAD_BIN_DIR", &bin)
+        .args(["-m", "rj", "-o"])
+        .arg(&out)
+        .arg(&source)
+        .assert()
+        .success();
+    assert_eq!(
+        dir_entries(&out),
+        ["OAD_active.f90", "SOURCES", "head.oad.f90"]
+    );
+    let log = fs::read_to_string(bin.join("log")).unwrap();
+    assert!(log.contains("xaif-booster -m adjoint"), "{log}");
+    assert!(log.contains("xaif2fortran -m rj"), "{log}");
+}
+
+#[test]
+fn keep_also_copies_the_intermediate_files() {
+    let work = tempfile::tempdir().unwrap();
+    let bin = work.path().join("bin");
+    fs::create_dir(&bin).unwrap();
+    fake_stages(&bin, false);
+    let source = work.path().join("head.f90");
+    fs::write(&source, "subroutine head(x, y)\nend\n").unwrap();
+    let out = work.path().join("out");
+    openad()
+        .env("OPENAD_BIN_DIR", &bin)
+        .args(["-k", "-o"])
+        .arg(&out)
+        .arg(&source)
+        .assert()
+        .success();
+    assert_eq!(
+        dir_entries(&out),
+        [
+            "OAD_active.f90",
+            "SOURCES",
+            "head.canon.f90",
+            "head.oad.f90",
+            "head.xaif",
+            "head.xb.xaif"
+        ]
+    );
+}
+
+#[test]
+fn stage_failure_forwards_the_diagnostic_and_writes_nothing() {
+    let work = tempfile::tempdir().unwrap();
+    let bin = work.path().join("bin");
+    fs::create_dir(&bin).unwrap();
+    fake_stages(&bin, true);
+    let source = work.path().join("head.f90");
+    fs::write(&source, "subroutine head(x, y)\nend\n").unwrap();
+    let out = work.path().join("out");
+    let output = openad()
+        .env("OPENAD_BIN_DIR", &bin)
+        .args(["-k", "-o"])
+        .arg(&out)
+        .arg(&source)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr_of(&output).contains("head.f90:3:7: error: unsupported construct"));
+    assert!(!out.exists());
+    let log = fs::read_to_string(bin.join("log")).unwrap();
+    assert!(
+        !log.contains("xaif2fortran"),
+        "the back end must not run: {log}"
+    );
+}
