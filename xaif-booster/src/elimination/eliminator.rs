@@ -1,0 +1,415 @@
+//! The stepwise elimination driver and its result.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::fmt::Write as _;
+use std::str::FromStr;
+
+use super::face::LineGraph;
+use super::graph::{dot_escape, LinearizedGraph, VertexId};
+use super::heuristics::{Chain, Space, StepSets, Target};
+use super::label::{LabelId, Labels, Op, OpCounts};
+use super::work::{EliminationError, Role, WorkGraph};
+
+/// The kind of elimination step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Method {
+    Vertex,
+    /// Front and back edge eliminations.
+    Edge,
+    Face,
+}
+
+impl FromStr for Method {
+    type Err = EliminationError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "vertex" | "v" => Ok(Method::Vertex),
+            "edge" | "e" => Ok(Method::Edge),
+            "face" => Ok(Method::Face),
+            other => Err(EliminationError::UnknownMethod(other.to_string())),
+        }
+    }
+}
+
+impl fmt::Display for Method {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Method::Vertex => "vertex",
+            Method::Edge => "edge",
+            Method::Face => "face",
+        })
+    }
+}
+
+/// One performed step, in terms of computational-graph vertices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    Vertex(VertexId),
+    FrontEdge(VertexId, VertexId),
+    BackEdge(VertexId, VertexId),
+    /// The face of the path a → b → c (line-graph vertices (a,b) and (b,c)).
+    Face(VertexId, VertexId, VertexId),
+}
+
+impl fmt::Display for Step {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Step::Vertex(v) => write!(f, "{v}"),
+            Step::FrontEdge(i, j) => write!(f, "({i},{j})f"),
+            Step::BackEdge(i, j) => write!(f, "({i},{j})b"),
+            Step::Face(a, b, c) => write!(f, "[({a},{b}),({b},{c})]"),
+        }
+    }
+}
+
+/// A line-graph face, addressed by its two line-graph vertex ids; see
+/// [`Eliminator::faces`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FaceId(pub u32, pub u32);
+
+/// A Jacobian entry: `∂dependent/∂independent` is the value of `label`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct JacobianEntry {
+    pub independent: VertexId,
+    pub dependent: VertexId,
+    pub label: LabelId,
+    /// Numeric value when all inputs were numeric.
+    pub value: Option<f64>,
+}
+
+/// The bipartite remainder: structurally nonzero entries, sorted by
+/// (dependent, independent).  Pairs without an entry are zero.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Jacobian {
+    pub entries: Vec<JacobianEntry>,
+}
+
+impl Jacobian {
+    pub fn get(&self, independent: VertexId, dependent: VertexId) -> Option<&JacobianEntry> {
+        self.entries
+            .binary_search_by(|e| (e.dependent, e.independent).cmp(&(dependent, independent)))
+            .ok()
+            .map(|i| &self.entries[i])
+    }
+
+    /// Numeric value of an entry (0 for structural zeros).
+    pub fn value(&self, independent: VertexId, dependent: VertexId) -> Option<f64> {
+        match self.get(independent, dependent) {
+            Some(e) => e.value,
+            None => Some(0.0),
+        }
+    }
+}
+
+/// Result of a complete elimination.
+#[derive(Clone, Debug)]
+pub struct Elimination {
+    pub jacobian: Jacobian,
+    /// Label definitions; `labels.ops()` is the accumulation code in order.
+    pub labels: Labels,
+    pub counts: OpCounts,
+    pub steps: Vec<Step>,
+    /// How the sequence was chosen, e.g. `vertex markowitz,reverse`.
+    pub strategy: String,
+}
+
+impl Elimination {
+    pub fn ops(&self) -> &[Op] {
+        self.labels.ops()
+    }
+
+    /// The sequence, one step per item, e.g. `1 2 3` or `(1,3)f (3,4)b`.
+    pub fn sequence_string(&self) -> String {
+        let steps: Vec<String> = self.steps.iter().map(|s| s.to_string()).collect();
+        steps.join(" ")
+    }
+
+    /// Human-readable statistics (for `--stats`).
+    pub fn summary(&self) -> String {
+        format!(
+            "strategy: {}\ncost: {}\nsteps ({}): {}\njacobian entries: {}\n",
+            self.strategy,
+            self.counts,
+            self.steps.len(),
+            self.sequence_string(),
+            self.jacobian.entries.len()
+        )
+    }
+
+    /// Graphviz DOT of the bipartite result graph.
+    pub fn to_dot(&self, graph: &LinearizedGraph) -> String {
+        let mut out = String::from("digraph jacobian {\n  rankdir=TB;\n");
+        let mut seen = std::collections::BTreeSet::new();
+        for e in &self.jacobian.entries {
+            for (v, shape) in [(e.independent, "box"), (e.dependent, "doublecircle")] {
+                if seen.insert((v, shape)) {
+                    let _ = writeln!(
+                        out,
+                        "  {}{} [label=\"{}\", shape={shape}];",
+                        if shape == "box" { "x" } else { "y" },
+                        v.0,
+                        dot_escape(&graph.display_name(v))
+                    );
+                }
+            }
+            let text = match e.value {
+                Some(v) => format!("{v:.4}"),
+                None => e.label.to_string(),
+            };
+            let _ = writeln!(out, "  x{} -> y{} [label=\"{}\"];", e.independent.0, e.dependent.0, text);
+        }
+        out.push_str("}\n");
+        out
+    }
+}
+
+enum Phase {
+    Graph(WorkGraph),
+    Faces(LineGraph),
+}
+
+/// Performs elimination steps one at a time (vertex and edge steps first,
+/// then face steps; never back), recording the operations.
+pub struct Eliminator {
+    labels: Labels,
+    phase: Phase,
+    steps: Vec<Step>,
+    last: Option<StepSets>,
+    origin: Vec<u32>,
+    strategy: Vec<String>,
+}
+
+impl Eliminator {
+    pub fn new(graph: &LinearizedGraph) -> Result<Self, EliminationError> {
+        let mut labels = Labels::new();
+        let work = WorkGraph::build(graph, &mut labels)?;
+        let origin = work.origin.clone();
+        Ok(Eliminator { labels, phase: Phase::Graph(work), steps: Vec::new(), last: None, origin, strategy: Vec::new() })
+    }
+
+    /// Counts so far (normalisation of parallel edges included).
+    pub fn counts(&self) -> OpCounts {
+        self.labels.counts()
+    }
+
+    pub fn steps(&self) -> &[Step] {
+        &self.steps
+    }
+
+    pub fn in_face_phase(&self) -> bool {
+        matches!(self.phase, Phase::Faces(_))
+    }
+
+    /// Intermediate vertices left (vertex/edge phase).
+    pub fn intermediate_vertices(&self) -> Vec<VertexId> {
+        match &self.phase {
+            Phase::Graph(w) => (0..w.role.len() as u32)
+                .filter(|v| w.role[*v as usize] == Role::Intermediate)
+                .map(VertexId)
+                .collect(),
+            Phase::Faces(_) => Vec::new(),
+        }
+    }
+
+    /// Edges left, as (source, target) pairs (vertex/edge phase).
+    pub fn edges(&self) -> Vec<(VertexId, VertexId)> {
+        match &self.phase {
+            Phase::Graph(w) => {
+                let mut e: Vec<_> = w.label.keys().map(|(s, d)| (VertexId(*s), VertexId(*d))).collect();
+                e.sort();
+                e
+            }
+            Phase::Faces(_) => Vec::new(),
+        }
+    }
+
+    /// Eliminable faces (enters the face phase if needed).
+    pub fn faces(&mut self) -> Vec<FaceId> {
+        self.enter_face_phase();
+        match &self.phase {
+            Phase::Faces(l) => l.faces().into_iter().map(|(i, j)| FaceId(i, j)).collect(),
+            Phase::Graph(_) => unreachable!(),
+        }
+    }
+
+    pub fn eliminate_vertex(&mut self, v: VertexId) -> Result<(), EliminationError> {
+        self.perform(Target::Vertex(v.0)).map_err(|_| EliminationError::NotIntermediate(v))
+    }
+
+    pub fn front_eliminate(&mut self, i: VertexId, j: VertexId) -> Result<(), EliminationError> {
+        self.perform(Target::Front(i.0, j.0)).map_err(|_| EliminationError::NotEliminableEdge(i, j))
+    }
+
+    pub fn back_eliminate(&mut self, j: VertexId, k: VertexId) -> Result<(), EliminationError> {
+        self.perform(Target::Back(j.0, k.0)).map_err(|_| EliminationError::NotEliminableEdge(j, k))
+    }
+
+    pub fn eliminate_face(&mut self, face: FaceId) -> Result<(), EliminationError> {
+        self.enter_face_phase();
+        self.perform(Target::Face(face.0, face.1))
+    }
+
+    /// Switch to the line graph of the current graph; further steps are faces.
+    pub fn enter_face_phase(&mut self) {
+        if let Phase::Graph(w) = &self.phase {
+            self.phase = Phase::Faces(LineGraph::from_work(w));
+            self.last = None;
+        }
+    }
+
+    fn perform(&mut self, t: Target) -> Result<(), EliminationError> {
+        let labels = &mut self.labels;
+        let (sets, step) = match (&mut self.phase, t) {
+            (Phase::Graph(w), Target::Vertex(j)) if w.is_intermediate(j) => {
+                let sets = w.sets(t);
+                w.eliminate_vertex(labels, j);
+                (sets, Step::Vertex(VertexId(j)))
+            }
+            (Phase::Graph(w), Target::Front(i, j)) if w.can_front_eliminate(i, j) => {
+                let sets = w.sets(t);
+                w.front_eliminate(labels, i, j);
+                (sets, Step::FrontEdge(VertexId(i), VertexId(j)))
+            }
+            (Phase::Graph(w), Target::Back(j, k)) if w.can_back_eliminate(j, k) => {
+                let sets = w.sets(t);
+                w.back_eliminate(labels, j, k);
+                (sets, Step::BackEdge(VertexId(j), VertexId(k)))
+            }
+            (Phase::Faces(l), Target::Face(i, j)) if l.is_face(i, j) => {
+                let sets = l.sets(t);
+                let ((a, b), c) = (l.ends[i as usize], l.ends[j as usize].1);
+                l.eliminate_face(labels, i, j);
+                (sets, Step::Face(VertexId(a), VertexId(b), VertexId(c)))
+            }
+            (Phase::Faces(_), Target::Vertex(_) | Target::Front(..) | Target::Back(..)) => {
+                return Err(EliminationError::AfterFaces)
+            }
+            (_, Target::Face(i, j)) => return Err(EliminationError::NotEliminableFace(i, j)),
+            (_, Target::Vertex(v)) => return Err(EliminationError::NotIntermediate(VertexId(v))),
+            (_, Target::Front(i, j) | Target::Back(i, j)) => {
+                return Err(EliminationError::NotEliminableEdge(VertexId(i), VertexId(j)))
+            }
+        };
+        self.last = Some(sets);
+        self.steps.push(step);
+        Ok(())
+    }
+
+    /// All current targets of a method.
+    fn targets(&mut self, method: Method) -> Vec<Target> {
+        if method == Method::Face {
+            self.enter_face_phase();
+        }
+        match &self.phase {
+            Phase::Graph(w) => match method {
+                Method::Vertex => (0..w.role.len() as u32).filter(|v| w.is_intermediate(*v)).map(Target::Vertex).collect(),
+                Method::Edge => {
+                    let mut t = Vec::new();
+                    for j in 0..w.role.len() as u32 {
+                        if !w.is_intermediate(j) {
+                            continue;
+                        }
+                        t.extend(w.pred[j as usize].iter().map(|&i| Target::Front(i, j)));
+                        t.extend(w.succ[j as usize].iter().map(|&k| Target::Back(j, k)));
+                    }
+                    t
+                }
+                Method::Face => unreachable!(),
+            },
+            Phase::Faces(l) => l.faces().into_iter().map(|(i, j)| Target::Face(i, j)).collect(),
+        }
+    }
+
+    /// Perform one step chosen by `chain`; `Ok(false)` when nothing is left.
+    pub fn step(&mut self, method: Method, chain: &Chain) -> Result<bool, EliminationError> {
+        if self.in_face_phase() && method != Method::Face {
+            return Err(EliminationError::AfterFaces);
+        }
+        let targets = self.targets(method);
+        if targets.is_empty() {
+            return Ok(false);
+        }
+        let chosen = match &self.phase {
+            Phase::Graph(w) => chain.select(w, targets, self.last.as_ref()),
+            Phase::Faces(l) => chain.select(l, targets, self.last.as_ref()),
+        };
+        self.perform(chosen)?;
+        Ok(true)
+    }
+
+    /// Eliminate until no target of `method` is left.
+    pub fn run(&mut self, method: Method, chain: &Chain) -> Result<(), EliminationError> {
+        self.strategy.push(format!("{method} {chain}"));
+        while self.step(method, chain)? {}
+        Ok(())
+    }
+
+    pub fn is_complete(&self) -> bool {
+        match &self.phase {
+            Phase::Graph(w) => w.intermediates == 0,
+            Phase::Faces(l) => l.faces().is_empty(),
+        }
+    }
+
+    /// The result; fails if intermediates remain.
+    pub fn finish(mut self) -> Result<Elimination, EliminationError> {
+        if !self.is_complete() {
+            return Err(EliminationError::Incomplete);
+        }
+        let mut acc: BTreeMap<(u32, u32), LabelId> = BTreeMap::new();
+        let pairs: Vec<(u32, u32, LabelId)> = match &self.phase {
+            Phase::Graph(w) => w.label.iter().map(|(&(s, d), &l)| (s, d, l)).collect(),
+            Phase::Faces(l) => l.inner_vertices().collect(),
+        };
+        let mut pairs = pairs;
+        pairs.sort_by_key(|&(s, d, l)| (s, d, l));
+        for (s, d, l) in pairs {
+            let key = (self.origin[d as usize], self.origin[s as usize]);
+            let label = match acc.get(&key) {
+                // only possible for twin line vertices that escaped merging
+                Some(&old) => self.labels.add(old, l),
+                None => l,
+            };
+            acc.insert(key, label);
+        }
+        let labels = self.labels;
+        let entries = acc
+            .into_iter()
+            .map(|((d, s), l)| JacobianEntry {
+                independent: VertexId(s),
+                dependent: VertexId(d),
+                label: l,
+                value: labels.value(l),
+            })
+            .collect();
+        let strategy = if self.strategy.is_empty() { "manual".to_string() } else { self.strategy.join(" then ") };
+        Ok(Elimination { jacobian: Jacobian { entries }, counts: labels.counts(), labels, steps: self.steps, strategy })
+    }
+}
+
+/// Eliminate completely with one method and chain.
+pub fn eliminate(graph: &LinearizedGraph, method: Method, chain: &Chain) -> Result<Elimination, EliminationError> {
+    let mut e = Eliminator::new(graph)?;
+    e.run(method, chain)?;
+    e.finish()
+}
+
+/// Vertex or edge steps by one chain, then face steps by another.
+pub fn eliminate_mixed(
+    graph: &LinearizedGraph,
+    first: Method,
+    first_chain: &Chain,
+    first_steps: usize,
+    face_chain: &Chain,
+) -> Result<Elimination, EliminationError> {
+    let mut e = Eliminator::new(graph)?;
+    e.strategy.push(format!("{first_steps} {first} steps by {first_chain}"));
+    for _ in 0..first_steps {
+        if !e.step(first, first_chain)? {
+            break;
+        }
+    }
+    e.run(Method::Face, face_chain)?;
+    e.finish()
+}

@@ -1,0 +1,247 @@
+//! Face elimination on the directed line graph (paper 000).
+//!
+//! The line graph has one vertex per edge `(a,b)` of the computational graph
+//! (an *intermediate* line vertex carrying `c_ba`), one *source* vertex per
+//! independent and one *sink* vertex per dependent; line vertices are joined
+//! when the underlying edges are adjacent.  Eliminating the face `(i,j)`
+//! between two intermediate line vertices:
+//! 1. if a vertex `k` with `P_k = P_i` and `S_k = S_j` exists, `c_k += c_j*c_i`
+//!    (absorption), otherwise a new vertex with those neighbours and label
+//!    `c_j*c_i` is created (fill-in);
+//! 2. the edge `(i,j)` is removed;
+//! 3. `i` is removed if isolated (no predecessors or no successors), otherwise
+//!    merged with any `i'` having the same predecessors and successors
+//!    (`c_i += c_i'`, `i'` removed);
+//! 4. the same for `j`.
+//!
+//! Every line vertex keeps the pair (a,c) of computational-graph vertices it
+//! connects: all its predecessors end in `a` and all its successors start in
+//! `c`, which gives a topological key for the forward and reverse filters and
+//! maps the final tripartite graph back to the Jacobian.
+
+use super::label::{LabelId, Labels};
+use super::work::{insert_sorted, remove_sorted, Role, WorkGraph};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum LineKind {
+    Source,
+    Sink,
+    Inner,
+    Removed,
+}
+
+/// Marks the missing end of a source / sink line vertex.
+pub(crate) const NO_VERTEX: u32 = u32::MAX;
+
+#[derive(Clone, Debug)]
+pub(crate) struct LineGraph {
+    pub kind: Vec<LineKind>,
+    /// Computational-graph vertices (a, c) the line vertex connects.
+    pub ends: Vec<(u32, u32)>,
+    pub label: Vec<LabelId>,
+    pub pred: Vec<Vec<u32>>,
+    pub succ: Vec<Vec<u32>>,
+    /// Topological positions of the computational-graph vertices.
+    pub topo: Vec<u32>,
+}
+
+impl LineGraph {
+    /// The line graph of the current state of a computational graph.
+    pub fn from_work(w: &WorkGraph) -> LineGraph {
+        let mut g = LineGraph {
+            kind: Vec::new(),
+            ends: Vec::new(),
+            label: Vec::new(),
+            pred: Vec::new(),
+            succ: Vec::new(),
+            topo: w.topo.clone(),
+        };
+        let n = w.role.len();
+        // line vertex of each edge, and of the source/sink attachments
+        let mut in_lines: Vec<Vec<u32>> = vec![Vec::new(); n];
+        let mut out_lines: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for v in 0..n as u32 {
+            match w.role[v as usize] {
+                Role::Independent => {
+                    let id = g.push(LineKind::Source, (NO_VERTEX, v), Labels::ONE);
+                    in_lines[v as usize].push(id);
+                }
+                Role::Dependent => {
+                    let id = g.push(LineKind::Sink, (v, NO_VERTEX), Labels::ONE);
+                    out_lines[v as usize].push(id);
+                }
+                _ => {}
+            }
+        }
+        for a in 0..n as u32 {
+            for &b in &w.succ[a as usize] {
+                let id = g.push(LineKind::Inner, (a, b), w.edge_label(a, b));
+                out_lines[a as usize].push(id);
+                in_lines[b as usize].push(id);
+            }
+        }
+        for v in 0..n {
+            for &i in &in_lines[v] {
+                for &o in &out_lines[v] {
+                    g.succ[i as usize].push(o);
+                    g.pred[o as usize].push(i);
+                }
+            }
+        }
+        for list in g.succ.iter_mut().chain(g.pred.iter_mut()) {
+            list.sort_unstable();
+        }
+        g
+    }
+
+    fn push(&mut self, kind: LineKind, ends: (u32, u32), label: LabelId) -> u32 {
+        self.kind.push(kind);
+        self.ends.push(ends);
+        self.label.push(label);
+        self.pred.push(Vec::new());
+        self.succ.push(Vec::new());
+        self.kind.len() as u32 - 1
+    }
+
+    pub fn is_inner(&self, v: u32) -> bool {
+        self.kind.get(v as usize) == Some(&LineKind::Inner)
+    }
+
+    pub fn is_face(&self, i: u32, j: u32) -> bool {
+        self.is_inner(i) && self.is_inner(j) && self.succ[i as usize].binary_search(&j).is_ok()
+    }
+
+    /// All eliminable faces, in line-vertex order.
+    pub fn faces(&self) -> Vec<(u32, u32)> {
+        let mut out = Vec::new();
+        for i in 0..self.kind.len() as u32 {
+            if self.kind[i as usize] != LineKind::Inner {
+                continue;
+            }
+            for &j in &self.succ[i as usize] {
+                if self.kind[j as usize] == LineKind::Inner {
+                    out.push((i, j));
+                }
+            }
+        }
+        out
+    }
+
+    /// An inner vertex other than `exclude` with exactly these neighbours.
+    /// Candidates are successors of one predecessor (or predecessors of one
+    /// successor), so no global scan is needed.
+    fn find_twin(&self, preds: &[u32], succs: &[u32], exclude: u32) -> Option<u32> {
+        let candidates = if let Some(&p) = preds.first() {
+            &self.succ[p as usize]
+        } else if let Some(&s) = succs.first() {
+            &self.pred[s as usize]
+        } else {
+            return None;
+        };
+        candidates.iter().copied().find(|&k| {
+            k != exclude
+                && self.kind[k as usize] == LineKind::Inner
+                && self.pred[k as usize] == preds
+                && self.succ[k as usize] == succs
+        })
+    }
+
+    pub fn eliminate_face(&mut self, labels: &mut Labels, i: u32, j: u32) {
+        let product = labels.mul(self.label[j as usize], self.label[i as usize]);
+        let preds = self.pred[i as usize].clone();
+        let succs = self.succ[j as usize].clone();
+        match self.find_twin(&preds, &succs, NO_VERTEX) {
+            Some(k) => self.label[k as usize] = labels.add(self.label[k as usize], product),
+            None => {
+                let ends = (self.ends[i as usize].0, self.ends[j as usize].1);
+                let k = self.push(LineKind::Inner, ends, product);
+                for &p in &preds {
+                    insert_sorted(&mut self.succ[p as usize], k);
+                }
+                for &s in &succs {
+                    insert_sorted(&mut self.pred[s as usize], k);
+                }
+                self.pred[k as usize] = preds;
+                self.succ[k as usize] = succs;
+            }
+        }
+        remove_sorted(&mut self.succ[i as usize], j);
+        remove_sorted(&mut self.pred[j as usize], i);
+        self.settle(labels, i);
+        self.settle(labels, j);
+    }
+
+    /// Step 3 of face elimination: remove if isolated, else merge a twin.
+    fn settle(&mut self, labels: &mut Labels, v: u32) {
+        if !self.is_inner(v) {
+            return;
+        }
+        if self.pred[v as usize].is_empty() || self.succ[v as usize].is_empty() {
+            let mut work = vec![v];
+            while let Some(x) = work.pop() {
+                if !self.is_inner(x) || (!self.pred[x as usize].is_empty() && !self.succ[x as usize].is_empty()) {
+                    continue;
+                }
+                work.extend(self.pred[x as usize].iter().chain(self.succ[x as usize].iter()).copied());
+                self.remove(x);
+            }
+            return;
+        }
+        let (preds, succs) = (self.pred[v as usize].clone(), self.succ[v as usize].clone());
+        if let Some(twin) = self.find_twin(&preds, &succs, v) {
+            self.label[v as usize] = labels.add(self.label[v as usize], self.label[twin as usize]);
+            self.remove(twin);
+        }
+    }
+
+    fn remove(&mut self, v: u32) {
+        for p in std::mem::take(&mut self.pred[v as usize]) {
+            remove_sorted(&mut self.succ[p as usize], v);
+        }
+        for s in std::mem::take(&mut self.succ[v as usize]) {
+            remove_sorted(&mut self.pred[s as usize], v);
+        }
+        self.kind[v as usize] = LineKind::Removed;
+    }
+
+    /// Face Markowitz degree: the Markowitz degree of the middle vertex b of
+    /// the path a→b→c as far as it is still uneliminated, |P_j|·|S_i| (the
+    /// faces left into and out of b through this pair).
+    pub fn face_markowitz(&self, i: u32, j: u32) -> i64 {
+        (self.pred[j as usize].len() * self.succ[i as usize].len()) as i64
+    }
+
+    /// Net change in the number of line vertices: +1 for fill-in, −1 for each
+    /// of `i`, `j` that becomes isolated.
+    pub fn face_relative_markowitz(&self, i: u32, j: u32) -> i64 {
+        let fill = self.find_twin(&self.pred[i as usize], &self.succ[j as usize], NO_VERTEX).is_none() as i64;
+        let i_gone = (self.succ[i as usize].len() == 1) as i64;
+        let j_gone = (self.pred[j as usize].len() == 1) as i64;
+        fill - i_gone - j_gone
+    }
+
+    /// Topological keys (middle vertex b of the path a→b→c first).
+    pub fn face_forward_key(&self, i: u32, j: u32) -> [i64; 5] {
+        let (a, b) = self.ends[i as usize];
+        let c = self.ends[j as usize].1;
+        [self.pos(b), self.pos(a), self.pos(c), i as i64, j as i64]
+    }
+
+    pub fn face_reverse_key(&self, i: u32, j: u32) -> [i64; 5] {
+        let (a, b) = self.ends[i as usize];
+        let c = self.ends[j as usize].1;
+        [-self.pos(b), -self.pos(c), -self.pos(a), -(j as i64), -(i as i64)]
+    }
+
+    fn pos(&self, v: u32) -> i64 {
+        self.topo[v as usize] as i64
+    }
+
+    /// Remaining inner line vertices: (a, c, label); after a complete face
+    /// elimination each connects an independent a with a dependent c.
+    pub fn inner_vertices(&self) -> impl Iterator<Item = (u32, u32, LabelId)> + '_ {
+        (0..self.kind.len())
+            .filter(|v| self.kind[*v] == LineKind::Inner)
+            .map(|v| (self.ends[v].0, self.ends[v].1, self.label[v]))
+    }
+}
