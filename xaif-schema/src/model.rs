@@ -322,6 +322,9 @@ pub struct ControlFlowEdge {
 }
 
 /// Every kind of control flow vertex.
+// Variants are unboxed on purpose: other crates build and match them
+// directly, and a graph holds few enough vertices for the size not to matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum ControlFlowVertex {
     Entry(PlainVertex),

@@ -1,0 +1,164 @@
+//! The XAIF reader: a streaming (pull) parse straight into the model, with
+//! the schema's defaults filled in and every rejection positioned.
+//!
+//! What is checked while reading: well-formedness; element names and
+//! nesting (by namespace URI, whatever the prefix); attribute names, the
+//! presence of required attributes and the lexical form of typed ones
+//! (integers, booleans, enumerations); unique vertex ids and edge ends
+//! that name a vertex of the same graph (call graph, scope hierarchy,
+//! control flow graphs, expressions, variable references). A DOCTYPE with
+//! entity declarations or an external DTD is refused, so no entity is ever
+//! expanded.
+
+mod call_graph;
+mod control_flow;
+mod cursor;
+mod expression;
+mod intrinsics;
+mod references;
+
+use crate::error::XaifError;
+use crate::model::{CallGraph, InlinableIntrinsicDefinitions, NonInlinableIntrinsicDefinitions};
+use cursor::{Cursor, Element, Result};
+use std::borrow::Cow;
+use std::path::Path;
+
+/// Reads a whole document whose root is read by `root`.
+fn read_document<T>(
+    text: &str,
+    file_name: &str,
+    root: impl FnOnce(&mut Cursor, &Element) -> Result<T>,
+) -> Result<T> {
+    let mut c = Cursor::new(text, file_name);
+    let el = c.root()?;
+    let value = root(&mut c, &el)?;
+    c.finish()?;
+    Ok(value)
+}
+
+/// Reads a `xaif:CallGraph` document (booster input or output).
+pub fn read_call_graph(text: &str, file_name: &str) -> std::result::Result<CallGraph, XaifError> {
+    read_document(text, file_name, call_graph::call_graph)
+}
+
+/// Reads an inlinable intrinsics catalogue.
+pub fn read_inlinable_intrinsics(
+    text: &str,
+    file_name: &str,
+) -> std::result::Result<InlinableIntrinsicDefinitions, XaifError> {
+    read_document(text, file_name, intrinsics::inlinable)
+}
+
+/// Reads a non-inlinable intrinsics catalogue.
+pub fn read_noninlinable_intrinsics(
+    text: &str,
+    file_name: &str,
+) -> std::result::Result<NonInlinableIntrinsicDefinitions, XaifError> {
+    read_document(text, file_name, intrinsics::non_inlinable)
+}
+
+/// Reads a file and reads it as a call graph.
+pub fn read_call_graph_file(path: &Path) -> std::result::Result<CallGraph, XaifError> {
+    let (bytes, name) = load(path)?;
+    let text = decode(&bytes, &name)?;
+    read_call_graph(&text, &name)
+}
+
+/// Reads a file as an inlinable intrinsics catalogue.
+pub fn read_inlinable_intrinsics_file(
+    path: &Path,
+) -> std::result::Result<InlinableIntrinsicDefinitions, XaifError> {
+    let (bytes, name) = load(path)?;
+    let text = decode(&bytes, &name)?;
+    read_inlinable_intrinsics(&text, &name)
+}
+
+/// Reads a file as a non-inlinable intrinsics catalogue.
+pub fn read_noninlinable_intrinsics_file(
+    path: &Path,
+) -> std::result::Result<NonInlinableIntrinsicDefinitions, XaifError> {
+    let (bytes, name) = load(path)?;
+    let text = decode(&bytes, &name)?;
+    read_noninlinable_intrinsics(&text, &name)
+}
+
+fn load(path: &Path) -> std::result::Result<(Vec<u8>, String), XaifError> {
+    let name = path.display().to_string();
+    match std::fs::read(path) {
+        Ok(bytes) => Ok((bytes, name)),
+        Err(e) => Err(XaifError::without_position(
+            &name,
+            format!("cannot read file: {e}"),
+        )),
+    }
+}
+
+/// The document as text: UTF-8, or Latin-1 when the XML declaration says
+/// so (the reference examples declare `encoding="LATIN1"`).
+pub fn decode<'b>(
+    bytes: &'b [u8],
+    file_name: &str,
+) -> std::result::Result<Cow<'b, str>, XaifError> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    if declares_latin1(bytes) {
+        if let Ok(s) = std::str::from_utf8(bytes) {
+            return Ok(Cow::Borrowed(s));
+        }
+        return Ok(Cow::Owned(bytes.iter().map(|&b| char::from(b)).collect()));
+    }
+    match std::str::from_utf8(bytes) {
+        Ok(s) => Ok(Cow::Borrowed(s)),
+        Err(e) => {
+            // Position the error on the first bad byte.
+            let valid = &bytes[..e.valid_up_to()];
+            let text = std::str::from_utf8(valid).unwrap_or("");
+            Err(XaifError::at_offset(
+                file_name,
+                text,
+                text.len(),
+                "invalid UTF-8 (declare encoding=\"ISO-8859-1\" for Latin-1 files)",
+            ))
+        }
+    }
+}
+
+/// Does the XML declaration name a Latin-1 encoding?
+fn declares_latin1(bytes: &[u8]) -> bool {
+    if !bytes.starts_with(b"<?xml") {
+        return false;
+    }
+    let end = bytes.iter().position(|&b| b == b'>').unwrap_or(bytes.len());
+    let decl = String::from_utf8_lossy(&bytes[..end]).to_ascii_lowercase();
+    let Some(at) = decl.find("encoding") else {
+        return false;
+    };
+    let rest = decl[at + "encoding".len()..].trim_start();
+    let Some(rest) = rest.strip_prefix('=') else {
+        return false;
+    };
+    let rest = rest.trim_start();
+    let value: String = rest
+        .trim_start_matches(['"', '\''])
+        .chars()
+        .take_while(|c| !matches!(c, '"' | '\''))
+        .collect();
+    matches!(
+        value.as_str(),
+        "latin1" | "latin-1" | "iso-8859-1" | "iso8859-1" | "iso_8859-1" | "l1"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn latin1_is_decoded_by_declaration() {
+        let doc = b"<?xml version=\"1.0\" encoding=\"LATIN1\"?><a v=\"\xE9\"/>";
+        let t = decode(doc, "f").unwrap();
+        assert!(t.contains("v=\"\u{e9}\""));
+        let bad = b"<?xml version=\"1.0\"?>\n<a v=\"\xE9\"/>";
+        let e = decode(bad, "f").unwrap_err();
+        assert_eq!((e.line, e.column), (2, 7));
+    }
+}

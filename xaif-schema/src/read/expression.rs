@@ -1,0 +1,457 @@
+//! Reading expressions, variable references and plain edges.
+
+use super::cursor::{Attr, Cursor, Element, Ns, Result};
+use super::references::GraphRefs;
+use crate::model::*;
+use crate::names::*;
+
+/// Which extra attribute an edge element may carry.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum EdgeKind {
+    Plain,
+    ControlFlow,
+    Expression,
+}
+
+/// Everything any edge element can say, plus where its ends were written.
+pub(crate) struct EdgeAttrs {
+    pub edge_id: String,
+    pub source: String,
+    pub target: String,
+    pub annotation: String,
+    pub has_condition_value: bool,
+    pub condition_value: i64,
+    pub position: i64,
+    /// Offsets of the `source` and `target` attributes.
+    pub ends: (usize, usize),
+}
+
+pub(crate) fn edge_attrs(c: &mut Cursor, el: &Element, kind: EdgeKind) -> Result<EdgeAttrs> {
+    let (mut id, mut src, mut tgt, mut pos) = (None, None, None, None);
+    let mut e = EdgeAttrs {
+        edge_id: String::new(),
+        source: String::new(),
+        target: String::new(),
+        annotation: String::new(),
+        has_condition_value: false,
+        condition_value: 1,
+        position: 0,
+        ends: (el.offset, el.offset),
+    };
+    for a in c.attributes(el) {
+        let a = a?;
+        match a.name {
+            b"edge_id" => id = Some(c.string(&a)?),
+            b"source" => {
+                e.ends.0 = a.offset;
+                src = Some(c.string(&a)?)
+            }
+            b"target" => {
+                e.ends.1 = a.offset;
+                tgt = Some(c.string(&a)?)
+            }
+            b"annotation" => e.annotation = c.string(&a)?,
+            b"has_condition_value" if kind == EdgeKind::ControlFlow => {
+                e.has_condition_value = c.boolean(&a)?
+            }
+            b"condition_value" if kind == EdgeKind::ControlFlow => {
+                e.condition_value = c.integer(&a)?
+            }
+            b"position" if kind == EdgeKind::Expression => pos = Some(c.integer(&a)?),
+            _ => return Err(c.unknown_attribute(el, &a)),
+        }
+    }
+    e.edge_id = c.required(id, el, "edge_id")?;
+    e.source = c.required(src, el, "source")?;
+    e.target = c.required(tgt, el, "target")?;
+    if kind == EdgeKind::Expression {
+        e.position = c.required(pos, el, "position")?;
+    }
+    c.expect_no_children(el)?;
+    Ok(e)
+}
+
+/// A plain `EdgeType` element.
+pub(crate) fn plain_edge(c: &mut Cursor, el: &Element) -> Result<(Edge, (usize, usize))> {
+    let e = edge_attrs(c, el, EdgeKind::Plain)?;
+    Ok((
+        Edge {
+            edge_id: e.edge_id,
+            source: e.source,
+            target: e.target,
+            annotation: e.annotation,
+        },
+        e.ends,
+    ))
+}
+
+/// Collects (id, offset) pairs for a graph check.
+pub(crate) fn refs<'s>(
+    ids: impl Iterator<Item = &'s str>,
+    vertex_offsets: &[usize],
+    edges: impl Iterator<Item = (&'s str, &'s str)>,
+    edge_ends: &[(usize, usize)],
+) -> GraphRefs<'s> {
+    GraphRefs {
+        vertices: ids.zip(vertex_offsets.iter().copied()).collect(),
+        edges: edges
+            .zip(edge_ends.iter())
+            .map(|((s, t), &(so, to))| (s, so, t, to))
+            .collect(),
+    }
+}
+
+/// Handles the attributes common to all vertices; false if `a` is not one.
+fn vertex_attr(
+    c: &Cursor,
+    a: &Attr,
+    vertex_id: &mut String,
+    annotation: &mut String,
+) -> Result<bool> {
+    match a.name {
+        b"vertex_id" => *vertex_id = c.string(a)?,
+        b"annotation" => *annotation = c.string(a)?,
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// The children of an `ExpressionType` element (attributes are the
+/// caller's). `catalogue` admits `xaifii:ArgumentReference`.
+pub(crate) fn expression_body(c: &mut Cursor, el: &Element, catalogue: bool) -> Result<Expression> {
+    let mut x = Expression::default();
+    let mut vertex_offsets = Vec::new();
+    let mut edge_ends = Vec::new();
+    while let Some(child) = c.next_child(el)? {
+        let offset = child.offset;
+        let v = match (child.ns, child.local()) {
+            (Ns::Xaif, b"VariableReference") => {
+                ExpressionVertex::VariableReference(variable_reference(c, &child, false)?.0)
+            }
+            (Ns::Xaif, b"Constant") => ExpressionVertex::Constant(constant(c, &child)?),
+            (Ns::Xaif, b"Intrinsic") => ExpressionVertex::Intrinsic(intrinsic(c, &child)?),
+            (Ns::Xaif, b"FunctionCall") => {
+                ExpressionVertex::FunctionCall(function_call(c, &child)?)
+            }
+            (Ns::Xaif, b"BooleanOperation") => {
+                ExpressionVertex::BooleanOperation(boolean_operation(c, &child)?)
+            }
+            (Ns::InlinableIntrinsics, b"ArgumentReference") if catalogue => {
+                ExpressionVertex::ArgumentReference(argument_reference(c, &child)?)
+            }
+            (Ns::Xaif, b"ExpressionEdge") => {
+                let e = edge_attrs(c, &child, EdgeKind::Expression)?;
+                edge_ends.push(e.ends);
+                x.edges.push(ExpressionEdge {
+                    edge_id: e.edge_id,
+                    source: e.source,
+                    target: e.target,
+                    position: e.position,
+                    annotation: e.annotation,
+                });
+                continue;
+            }
+            _ => return Err(c.unexpected(&child, el)),
+        };
+        vertex_offsets.push(offset);
+        x.vertices.push(v);
+    }
+    refs(
+        x.vertices.iter().map(|v| v.vertex_id()),
+        &vertex_offsets,
+        x.edges
+            .iter()
+            .map(|e| (e.source.as_str(), e.target.as_str())),
+        &edge_ends,
+    )
+    .check(c, "expression")?;
+    Ok(x)
+}
+
+/// An element of `ExpressionType` with no attributes of its own.
+pub(crate) fn expression(c: &mut Cursor, el: &Element) -> Result<Expression> {
+    if let Some(a) = c.attributes(el).next() {
+        let a = a?;
+        return Err(c.unknown_attribute(el, &a));
+    }
+    expression_body(c, el, false)
+}
+
+/// A `VariableReferenceType` element under any name. With `lhs`, the
+/// `live` attribute of `AssignmentLHS` is admitted and returned.
+pub(crate) fn variable_reference(
+    c: &mut Cursor,
+    el: &Element,
+    lhs: bool,
+) -> Result<(VariableReference, bool)> {
+    let mut v = VariableReference::default();
+    let mut live = true;
+    for a in c.attributes(el) {
+        let a = a?;
+        if vertex_attr(c, &a, &mut v.vertex_id, &mut v.annotation)? {
+            continue;
+        }
+        match a.name {
+            b"active" => v.active = c.enumeration(&a, ACTIVE_USES)?,
+            b"alias" => v.alias = c.integer(&a)?,
+            b"du_ud" => v.du_ud = c.integer(&a)?,
+            b"deriv" => v.deriv = c.boolean(&a)?,
+            b"constant" => v.constant = c.boolean(&a)?,
+            b"live" if lhs => live = c.boolean(&a)?,
+            _ => return Err(c.unknown_attribute(el, &a)),
+        }
+    }
+    let mut vertex_offsets = Vec::new();
+    let mut edge_ends = Vec::new();
+    while let Some(child) = c.next_child(el)? {
+        match (child.ns, child.local()) {
+            (Ns::Xaif, b"SymbolReference") => {
+                vertex_offsets.push(child.offset);
+                v.vertices
+                    .push(VariableReferenceVertex::SymbolReference(symbol_reference(
+                        c, &child,
+                    )?));
+            }
+            (Ns::Xaif, b"ArrayElementReference") => {
+                vertex_offsets.push(child.offset);
+                v.vertices
+                    .push(VariableReferenceVertex::ArrayElementReference(
+                        array_element_reference(c, &child)?,
+                    ));
+            }
+            (Ns::Xaif, b"VariableReferenceEdge") => {
+                let (e, ends) = plain_edge(c, &child)?;
+                edge_ends.push(ends);
+                v.edges.push(e);
+            }
+            _ => return Err(c.unexpected(&child, el)),
+        }
+    }
+    if v.vertices.is_empty() {
+        return Err(c.error_at(
+            el.offset,
+            format!(
+                "element '{}' needs at least one SymbolReference or ArrayElementReference",
+                el.display_name()
+            ),
+        ));
+    }
+    refs(
+        v.vertices.iter().map(|x| x.vertex_id()),
+        &vertex_offsets,
+        v.edges
+            .iter()
+            .map(|e| (e.source.as_str(), e.target.as_str())),
+        &edge_ends,
+    )
+    .check(c, "variable reference")?;
+    Ok((v, live))
+}
+
+fn symbol_reference(c: &mut Cursor, el: &Element) -> Result<SymbolReference> {
+    let mut s = SymbolReference {
+        vertex_id: "1".into(),
+        ..Default::default()
+    };
+    let (mut symbol_id, mut scope_id) = (None, None);
+    for a in c.attributes(el) {
+        let a = a?;
+        if vertex_attr(c, &a, &mut s.vertex_id, &mut s.annotation)? {
+            continue;
+        }
+        match a.name {
+            b"symbol_id" => symbol_id = Some(c.string(&a)?),
+            b"scope_id" => scope_id = Some(c.positive(&a)?),
+            _ => return Err(c.unknown_attribute(el, &a)),
+        }
+    }
+    s.symbol_id = c.required(symbol_id, el, "symbol_id")?;
+    s.scope_id = c.required(scope_id, el, "scope_id")?;
+    while let Some(child) = c.next_child(el)? {
+        if !child.is(Ns::Xaif, "SymbolReferenceProperty") {
+            return Err(c.unexpected(&child, el));
+        }
+        let (mut name, mut value) = (None, None);
+        for a in c.attributes(&child) {
+            let a = a?;
+            match a.name {
+                b"name" => name = Some(c.string(&a)?),
+                b"value" => value = Some(c.string(&a)?),
+                _ => return Err(c.unknown_attribute(&child, &a)),
+            }
+        }
+        s.properties.push(SymbolReferenceProperty {
+            name: c.required(name, &child, "name")?,
+            value: c.required(value, &child, "value")?,
+        });
+        c.expect_no_children(&child)?;
+    }
+    Ok(s)
+}
+
+fn array_element_reference(c: &mut Cursor, el: &Element) -> Result<ArrayElementReference> {
+    let mut r = ArrayElementReference {
+        vertex_id: "1".into(),
+        ..Default::default()
+    };
+    for a in c.attributes(el) {
+        let a = a?;
+        if !vertex_attr(c, &a, &mut r.vertex_id, &mut r.annotation)? {
+            return Err(c.unknown_attribute(el, &a));
+        }
+    }
+    while let Some(child) = c.next_child(el)? {
+        if !child.is(Ns::Xaif, "IndexTriplet") {
+            return Err(c.unexpected(&child, el));
+        }
+        if let Some(a) = c.attributes(&child).next() {
+            let a = a?;
+            return Err(c.unknown_attribute(&child, &a));
+        }
+        let mut t = IndexTriplet::default();
+        while let Some(part) = c.next_child(&child)? {
+            // Index, Bound, Stride: each at most once, in this order.
+            let slot = match (part.ns, part.local()) {
+                (Ns::Xaif, b"Index")
+                    if t.index.is_none() && t.bound.is_none() && t.stride.is_none() =>
+                {
+                    &mut t.index
+                }
+                (Ns::Xaif, b"Bound") if t.bound.is_none() && t.stride.is_none() => &mut t.bound,
+                (Ns::Xaif, b"Stride") if t.stride.is_none() => &mut t.stride,
+                _ => return Err(c.unexpected(&part, &child)),
+            };
+            *slot = Some(expression(c, &part)?);
+        }
+        r.index_triplets.push(t);
+    }
+    if r.index_triplets.is_empty() {
+        return Err(c.error_at(
+            el.offset,
+            "element 'ArrayElementReference' needs at least one IndexTriplet",
+        ));
+    }
+    Ok(r)
+}
+
+pub(crate) fn constant(c: &mut Cursor, el: &Element) -> Result<Constant> {
+    let (mut vertex_id, mut annotation, mut fe_type) =
+        ("1".to_string(), String::new(), String::new());
+    let (mut type_, mut value) = (None, None);
+    for a in c.attributes(el) {
+        let a = a?;
+        if vertex_attr(c, &a, &mut vertex_id, &mut annotation)? {
+            continue;
+        }
+        match a.name {
+            b"type" => type_ = Some(c.enumeration(&a, CONSTANT_TYPES)?),
+            b"feType" => fe_type = c.string(&a)?,
+            b"value" => value = Some(c.string(&a)?),
+            _ => return Err(c.unknown_attribute(el, &a)),
+        }
+    }
+    let k = Constant {
+        vertex_id,
+        annotation,
+        type_: c.required(type_, el, "type")?,
+        fe_type,
+        value: c.required(value, el, "value")?,
+    };
+    c.expect_no_children(el)?;
+    Ok(k)
+}
+
+fn intrinsic(c: &mut Cursor, el: &Element) -> Result<Intrinsic> {
+    let mut i = Intrinsic {
+        vertex_id: "1".into(),
+        annotation: String::new(),
+        name: String::new(),
+        type_: "inlinable".into(),
+        r_type: SymbolType::Real,
+        r_shape: SymbolShape::Scalar,
+    };
+    let mut name = None;
+    for a in c.attributes(el) {
+        let a = a?;
+        if vertex_attr(c, &a, &mut i.vertex_id, &mut i.annotation)? {
+            continue;
+        }
+        match a.name {
+            b"name" => name = Some(c.string(&a)?),
+            b"type" => i.type_ = c.string(&a)?,
+            b"rType" => i.r_type = c.enumeration(&a, SYMBOL_TYPES)?,
+            b"rShape" => i.r_shape = c.enumeration(&a, SYMBOL_SHAPES)?,
+            _ => return Err(c.unknown_attribute(el, &a)),
+        }
+    }
+    i.name = c.required(name, el, "name")?;
+    c.expect_no_children(el)?;
+    Ok(i)
+}
+
+fn function_call(c: &mut Cursor, el: &Element) -> Result<FunctionCall> {
+    let mut f = FunctionCall {
+        vertex_id: "1".into(),
+        ..Default::default()
+    };
+    for a in c.attributes(el) {
+        let a = a?;
+        if vertex_attr(c, &a, &mut f.vertex_id, &mut f.annotation)? {
+            continue;
+        }
+        match a.name {
+            b"symbol_id" => f.symbol_id = Some(c.string(&a)?),
+            b"scope_id" => f.scope_id = Some(c.positive(&a)?),
+            _ => return Err(c.unknown_attribute(el, &a)),
+        }
+    }
+    while let Some(child) = c.next_child(el)? {
+        if !child.is(Ns::Xaif, "Argument") {
+            return Err(c.unexpected(&child, el));
+        }
+        f.arguments.push(variable_reference(c, &child, false)?.0);
+    }
+    Ok(f)
+}
+
+fn boolean_operation(c: &mut Cursor, el: &Element) -> Result<BooleanOperation> {
+    let (mut vertex_id, mut annotation, mut name) = ("1".to_string(), String::new(), None);
+    for a in c.attributes(el) {
+        let a = a?;
+        if vertex_attr(c, &a, &mut vertex_id, &mut annotation)? {
+            continue;
+        }
+        match a.name {
+            b"name" => name = Some(c.enumeration(&a, BOOLEAN_OPS)?),
+            _ => return Err(c.unknown_attribute(el, &a)),
+        }
+    }
+    let b = BooleanOperation {
+        vertex_id,
+        annotation,
+        name: c.required(name, el, "name")?,
+    };
+    c.expect_no_children(el)?;
+    Ok(b)
+}
+
+fn argument_reference(c: &mut Cursor, el: &Element) -> Result<ArgumentReference> {
+    let mut r = ArgumentReference {
+        vertex_id: "1".into(),
+        ..Default::default()
+    };
+    let mut argument = None;
+    for a in c.attributes(el) {
+        let a = a?;
+        if vertex_attr(c, &a, &mut r.vertex_id, &mut r.annotation)? {
+            continue;
+        }
+        match a.name {
+            b"argument" => argument = Some(c.non_negative(&a)?),
+            _ => return Err(c.unknown_attribute(el, &a)),
+        }
+    }
+    r.argument = c.required(argument, el, "argument")?;
+    c.expect_no_children(el)?;
+    Ok(r)
+}
