@@ -1,1 +1,151 @@
-//! xaif2fortran library.
+//! xaif2fortran: the back end. Reads the transformed XAIF and the
+//! canonical source, writes the differentiated Fortran program and the
+//! runtime support library it needs. See docs/backend.md.
+
+pub mod block;
+pub mod calls;
+pub mod canon;
+pub mod codegen;
+pub mod control_flow;
+pub mod decl;
+pub mod error;
+pub mod expr;
+pub mod fortran_text;
+pub mod inline;
+pub mod output;
+pub mod runtime;
+pub mod structured;
+pub mod symbols;
+pub mod template;
+pub mod unparse;
+pub mod unstructured;
+
+use std::path::{Path, PathBuf};
+
+use xaif_schema::CallGraph;
+
+pub use canon::CanonSource;
+pub use error::{Diagnostic, XaifLocator};
+pub use template::Template;
+
+/// What to generate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// `-m f`: scalar tangent.
+    Tangent,
+    /// `-m fv`: vector tangent.
+    VectorTangent,
+    /// `-m rs`: split adjoint.
+    AdjointSplit,
+    /// `-m rj`: joint adjoint.
+    AdjointJoint,
+}
+
+impl Mode {
+    /// The mode for a `-m` value (short names and long aliases).
+    pub fn from_name(name: &str) -> Option<Mode> {
+        Some(match name {
+            "f" | "tangent" | "forward" => Mode::Tangent,
+            "fv" | "vector" | "vector-tangent" => Mode::VectorTangent,
+            "rs" | "split" | "adjoint-split" | "reverse-split" => Mode::AdjointSplit,
+            "rj" | "joint" | "adjoint-joint" | "reverse-joint" => Mode::AdjointJoint,
+            _ => return None,
+        })
+    }
+}
+
+/// Everything one run needs.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub mode: Mode,
+    pub canon: PathBuf,
+    pub template: Option<PathBuf>,
+    pub out_dir: PathBuf,
+    pub xaif: PathBuf,
+}
+
+/// The stem of the output program: the canonical file name without
+/// `.canon.f90` (or without its extension).
+pub fn program_stem(canon: &Path) -> String {
+    let name = canon
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_else(|| "program".into());
+    if let Some(stem) = name.strip_suffix(".canon.f90") {
+        return stem.to_string();
+    }
+    match name.rfind('.') {
+        Some(p) if p > 0 => name[..p].to_string(),
+        _ => name,
+    }
+}
+
+/// All output files in compile order: runtime modules, then the program.
+pub fn generate(
+    cg: &CallGraph,
+    xaif: &XaifLocator,
+    canon: &CanonSource,
+    mode: Mode,
+    template: Option<&Template>,
+    stem: &str,
+) -> Result<Vec<(String, String)>, Diagnostic> {
+    let program = unparse::unparse_program(cg, xaif, canon, mode, template)?;
+    let mut files: Vec<(String, String)> = runtime::runtime_files(mode)
+        .into_iter()
+        .map(|(n, t)| (n.to_string(), t.to_string()))
+        .collect();
+    files.push((format!("{stem}.oad.f90"), program));
+    let sources: String = files.iter().map(|(n, _)| format!("{n}\n")).collect();
+    files.push(("SOURCES".into(), sources));
+    Ok(files)
+}
+
+fn read_text(path: &Path, what: &str) -> Result<String, Diagnostic> {
+    std::fs::read_to_string(path).map_err(|e| {
+        Diagnostic::new(
+            &path.display().to_string(),
+            1,
+            1,
+            format!("cannot read {what}: {e}"),
+        )
+    })
+}
+
+/// Reads the inputs, generates, writes the outputs. Returns the files
+/// written.
+pub fn run(opts: &Options) -> Result<Vec<PathBuf>, Diagnostic> {
+    let canon_name = opts.canon.display().to_string();
+    let canon = CanonSource::parse(&canon_name, &read_text(&opts.canon, "canonical source")?)?;
+    let template = match &opts.template {
+        Some(p) => Some(Template::parse(
+            &p.display().to_string(),
+            &read_text(p, "template")?,
+        )?),
+        None => None,
+    };
+    let xaif_name = opts.xaif.display().to_string();
+    let bytes = std::fs::read(&opts.xaif)
+        .map_err(|e| Diagnostic::new(&xaif_name, 1, 1, format!("cannot read XAIF file: {e}")))?;
+    let to_diag = |e: xaif_schema::XaifError| {
+        Diagnostic::new(&e.file, e.line.max(1), e.column.max(1), e.message)
+    };
+    let text = xaif_schema::read::decode(&bytes, &xaif_name).map_err(to_diag)?;
+    let cg = xaif_schema::read::read_call_graph(&text, &xaif_name).map_err(to_diag)?;
+    let locator = XaifLocator::new(&xaif_name, Some(text.into_owned()));
+    let files = generate(
+        &cg,
+        &locator,
+        &canon,
+        opts.mode,
+        template.as_ref(),
+        &program_stem(&opts.canon),
+    )?;
+    output::write_files(&opts.out_dir, &files).map_err(|e| {
+        Diagnostic::new(
+            &opts.out_dir.display().to_string(),
+            1,
+            1,
+            format!("cannot write output: {e}"),
+        )
+    })
+}

@@ -1,1 +1,51 @@
-fn main() {}
+//! `xaif2fortran -m f|fv|rs|rj --canon P.canon.f90 [--template FILE] -o DIR P.xb.xaif`
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use xaif2fortran::{run, Mode, Options};
+
+/// Unparses transformed XAIF into differentiated Fortran.
+#[derive(Parser, Debug)]
+#[command(name = "xaif2fortran", version)]
+struct Cli {
+    /// f (tangent), fv (vector tangent), rs (adjoint split), rj (adjoint joint)
+    #[arg(short = 'm', long = "mode", value_parser = parse_mode)]
+    mode: Mode,
+    /// The canonical source written by fortran2xaif.
+    #[arg(long = "canon")]
+    canon: PathBuf,
+    /// Subroutine template for the adjoint modes (default: built in).
+    #[arg(long = "template")]
+    template: Option<PathBuf>,
+    /// Output directory.
+    #[arg(short = 'o', long = "output-dir")]
+    output_dir: PathBuf,
+    /// The transformed XAIF (booster output).
+    xaif: PathBuf,
+}
+
+fn parse_mode(s: &str) -> Result<Mode, String> {
+    Mode::from_name(s).ok_or_else(|| format!("unknown mode '{s}' (expected f, fv, rs or rj)"))
+}
+
+fn main() -> ExitCode {
+    // clap exits with status 2 on usage errors.
+    let cli = Cli::parse();
+    let opts = Options {
+        mode: cli.mode,
+        canon: cli.canon,
+        template: cli.template,
+        out_dir: cli.output_dir,
+        xaif: cli.xaif,
+    };
+    match run(&opts) {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(d) => {
+            eprintln!("{d}");
+            ExitCode::from(1)
+        }
+    }
+}

@@ -1,0 +1,191 @@
+//! Basic block elements: assignments, markers (opaque statements copied
+//! from the canonical source), derivative propagators and inlinable calls.
+//! Subroutine calls are in `calls.rs`.
+
+use xaif_schema::{
+    Argument, ArgumentValue, BasicBlockElement, Marker, PropagatorEntry, VariableReference,
+};
+
+use crate::codegen::UnitGen;
+use crate::error::Result;
+use crate::expr::{as_factor, RefCtx};
+use crate::fortran_text::add_value_suffix;
+use crate::Mode;
+
+/// Prefix of `Marker/@annotation` pointing at an opaque statement.
+pub const CANON_PREFIX: &str = "canon:";
+
+impl UnitGen<'_, '_> {
+    /// Emits the statements of a basic block.
+    pub fn block_elements(&mut self, elements: &[BasicBlockElement]) -> Result<()> {
+        for e in elements {
+            match e {
+                BasicBlockElement::Assignment(a) => {
+                    let lhs = self.env.var_ref(&a.lhs.reference, RefCtx::Value)?;
+                    let rhs = self.env.expression(&a.rhs)?;
+                    self.line(format!("{lhs} = {rhs}"));
+                }
+                BasicBlockElement::SubroutineCall(c) => self.call(c)?,
+                BasicBlockElement::Marker(m) => self.marker(m)?,
+                BasicBlockElement::DerivativePropagator(dp) => {
+                    for entry in &dp.entries {
+                        self.propagator_entry(entry)?;
+                    }
+                }
+                BasicBlockElement::InlinableSubroutineCall(c) => {
+                    self.inlinable_call(&c.subroutine_name, &c.statement_id, &c.arguments)?
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Copies the opaque statement a marker stands for, with `%v` added to
+    /// active variables. Markers without a `canon:` annotation are the
+    /// booster's own and produce no code.
+    fn marker(&mut self, m: &Marker) -> Result<()> {
+        let Some(id) = m.annotation.strip_prefix(CANON_PREFIX).map(str::trim) else {
+            return Ok(());
+        };
+        let Some(stmt) = self.canon.stmts.get(id) else {
+            return Err(self.env.xaif.error(
+                &format!("annotation=\"{}\"", m.annotation),
+                format!(
+                    "marker refers to statement '{id}', which is not in {}",
+                    self.canon.file
+                ),
+            ));
+        };
+        let text = add_value_suffix(&stmt.text, &|n| self.is_active(n));
+        for (k, l) in text.lines().enumerate() {
+            let extra = if k > 0 { "  " } else { "" };
+            self.line(format!("{extra}{}", l.trim()));
+        }
+        Ok(())
+    }
+
+    fn deriv(&self, r: &VariableReference) -> Result<String> {
+        if self.env.mode == Mode::VectorTangent && self.env.ref_is_array_valued(r)? {
+            let name = self.env.ref_symbol(r)?.symbol_id.clone();
+            return Err(self.env.xaif.error(
+                &format!("symbol_id=\"{name}\""),
+                format!(
+                    "vector mode: derivative propagation on the whole array or section '{name}' is not supported (propagate element by element)"
+                ),
+            ));
+        }
+        self.env.var_ref(r, RefCtx::Deriv)
+    }
+
+    fn propagator_entry(&mut self, entry: &PropagatorEntry) -> Result<()> {
+        match entry {
+            PropagatorEntry::SetDeriv { tgt, src } => {
+                let (t, s) = (self.deriv(tgt)?, self.deriv(src)?);
+                self.line(format!("{t} = {s}"));
+            }
+            PropagatorEntry::SetNegDeriv { tgt, src } => {
+                let (t, s) = (self.deriv(tgt)?, self.deriv(src)?);
+                self.line(format!("{t} = -{s}"));
+            }
+            PropagatorEntry::IncDeriv { tgt, src } => {
+                let (t, s) = (self.deriv(tgt)?, self.deriv(src)?);
+                self.line(format!("{t} = {t} + {s}"));
+            }
+            PropagatorEntry::DecDeriv { tgt, src } => {
+                let (t, s) = (self.deriv(tgt)?, self.deriv(src)?);
+                self.line(format!("{t} = {t} - {s}"));
+            }
+            PropagatorEntry::Sax { ax, y } | PropagatorEntry::Saxpy { ax, y } => {
+                let target = self.deriv(y)?;
+                let mut terms = Vec::new();
+                if matches!(entry, PropagatorEntry::Saxpy { .. }) {
+                    terms.push(target.clone());
+                }
+                for t in ax {
+                    let (a, prec) = self.env.expression_prec(&t.a)?;
+                    let x = self.deriv(&t.x)?;
+                    terms.push(if is_one(&a) {
+                        x
+                    } else {
+                        format!("{}*{x}", as_factor(a, prec))
+                    });
+                }
+                if terms.is_empty() {
+                    terms.push("0".into());
+                }
+                self.line(format!("{target} = {}", terms.join(" + ")));
+            }
+            PropagatorEntry::ZeroDeriv(x) => {
+                let whole = self.env.ref_is_array_valued(x)?;
+                if self.env.mode == Mode::VectorTangent && whole {
+                    let bare = self.env.var_ref(x, RefCtx::Bare)?;
+                    if !self.env.ref_symbol(x)?.active {
+                        return Err(self.env.xaif.error(
+                            &format!("symbol_id=\"{bare}\""),
+                            format!("derivative of passive variable '{bare}'"),
+                        ));
+                    }
+                    self.line(format!("call oad_zero_d({bare})"));
+                } else {
+                    let t = self.env.var_ref(x, RefCtx::Deriv)?;
+                    self.line(format!("{t} = 0"));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The text of an argument of an inlinable call: values of active
+    /// variables, derivatives where the reference is marked `deriv`.
+    fn inline_argument(&self, a: &Argument) -> Result<String> {
+        match &a.value {
+            ArgumentValue::Constant(c) => Ok(c.value.trim().to_string()),
+            ArgumentValue::Variable(r) => {
+                let ctx = if r.deriv {
+                    RefCtx::Deriv
+                } else {
+                    RefCtx::Value
+                };
+                self.env.var_ref(r, ctx)
+            }
+        }
+    }
+
+    /// Expands a call of a runtime routine from its inline definition;
+    /// routines without one are called.
+    fn inlinable_call(&mut self, name: &str, statement_id: &str, args: &[Argument]) -> Result<()> {
+        let mut sorted: Vec<&Argument> = args.iter().collect();
+        sorted.sort_by_key(|a| a.position);
+        let texts = sorted
+            .iter()
+            .map(|a| self.inline_argument(a))
+            .collect::<Result<Vec<_>>>()?;
+        match self.inline.expand(name, &texts) {
+            Some(Ok(lines)) => {
+                for l in lines {
+                    self.line(l);
+                }
+                Ok(())
+            }
+            Some(Err(n)) => Err(self.env.xaif.error(
+                &format!("statement_id=\"{statement_id}\""),
+                format!(
+                    "inlinable call '{name}' has {} argument(s), its definition {n}",
+                    texts.len()
+                ),
+            )),
+            None => {
+                self.line(format!("call {name}({})", texts.join(", ")));
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Whether a factor is the literal one (then `1*x%d` is written `x%d`).
+fn is_one(text: &str) -> bool {
+    matches!(
+        text,
+        "1" | "1.0" | "1.d0" | "1d0" | "1.0d0" | "1.0_8" | "1._8"
+    )
+}

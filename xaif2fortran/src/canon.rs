@@ -1,0 +1,291 @@
+//! The canonical source written by the front end, split at its tag lines
+//! (`!$oad unit`, `!$oad decl`, `!$oad body`, `!$oad stmt`,
+//! `!$oad end-body`; see docs/ARCHITECTURE.md).
+
+use std::collections::{HashMap, HashSet};
+
+use crate::error::{Diagnostic, Result};
+
+/// One piece of the canonical source, in file order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CanonItem {
+    /// A line copied verbatim (index into `lines`).
+    Line(usize),
+    /// The header of a program unit (with its continuation lines).
+    UnitHeader { tag: String, lines: Vec<usize> },
+    /// A declaration of exactly one entity.
+    Decl {
+        unit: String,
+        name: String,
+        lines: Vec<usize>,
+    },
+    /// The executable part of a unit, from the `!$oad body` line to the
+    /// `!$oad end-body` line (both exclusive).
+    Body {
+        unit: String,
+        tag_line: usize,
+        lines: Vec<usize>,
+    },
+}
+
+/// An opaque statement referenced from XAIF markers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CanonStmt {
+    pub unit: String,
+    /// 0-based index of the first line of the statement.
+    pub first_line: usize,
+    pub text: String,
+}
+
+/// The parsed canonical source.
+#[derive(Debug, Clone, Default)]
+pub struct CanonSource {
+    pub file: String,
+    pub lines: Vec<String>,
+    pub items: Vec<CanonItem>,
+    pub stmts: HashMap<String, CanonStmt>,
+    /// Unit tags in file order.
+    pub units: Vec<String>,
+    /// Names declared with `!$oad decl`, per unit.
+    pub declared: HashMap<String, HashSet<String>>,
+}
+
+/// A tag line: `!$oad KEYWORD [ARG]`.
+fn tag_of(line: &str) -> Option<(String, String)> {
+    let t = line.trim();
+    if t.len() < 5 || !t[..5].eq_ignore_ascii_case("!$oad") {
+        return None;
+    }
+    let rest = t[5..].trim();
+    let mut parts = rest.splitn(2, char::is_whitespace);
+    let keyword = parts.next().unwrap_or("").to_ascii_lowercase();
+    let arg = parts.next().unwrap_or("").trim().to_string();
+    Some((keyword, arg))
+}
+
+/// Whether a free-form line continues on the next one (ends in `&`
+/// outside a trailing comment).
+pub fn continues(line: &str) -> bool {
+    crate::fortran_text::code_part(line)
+        .trim_end()
+        .ends_with('&')
+}
+
+impl CanonSource {
+    /// Parses the text of a canonical source file.
+    pub fn parse(file: &str, text: &str) -> Result<CanonSource> {
+        let lines: Vec<String> = text.lines().map(|l| l.to_string()).collect();
+        let mut src = CanonSource {
+            file: file.to_string(),
+            ..Default::default()
+        };
+        let err = |i: usize, msg: String| Diagnostic::new(file, i + 1, 1, msg);
+        let mut current: Option<String> = None;
+        let mut i = 0;
+        while i < lines.len() {
+            let Some((keyword, arg)) = tag_of(&lines[i]) else {
+                src.items.push(CanonItem::Line(i));
+                i += 1;
+                continue;
+            };
+            match keyword.as_str() {
+                "unit" => {
+                    if arg.is_empty() {
+                        return Err(err(i, "'!$oad unit' without a tag".into()));
+                    }
+                    if src.units.contains(&arg) {
+                        return Err(err(i, format!("unit tag '{arg}' appears twice")));
+                    }
+                    let header = statement_lines(&lines, i + 1);
+                    if header.is_empty() {
+                        return Err(err(i, format!("unit '{arg}' has no header line")));
+                    }
+                    i = header.last().unwrap() + 1;
+                    src.units.push(arg.clone());
+                    src.declared.entry(arg.clone()).or_default();
+                    src.items.push(CanonItem::UnitHeader {
+                        tag: arg.clone(),
+                        lines: header,
+                    });
+                    current = Some(arg);
+                }
+                "decl" => {
+                    let unit = current
+                        .clone()
+                        .ok_or_else(|| err(i, "'!$oad decl' outside a unit".into()))?;
+                    let decl = statement_lines(&lines, i + 1);
+                    if decl.is_empty() || arg.is_empty() {
+                        return Err(err(i, "'!$oad decl' without a declaration".into()));
+                    }
+                    i = decl.last().unwrap() + 1;
+                    let name = arg.to_ascii_lowercase();
+                    src.declared
+                        .entry(unit.clone())
+                        .or_default()
+                        .insert(name.clone());
+                    src.items.push(CanonItem::Decl {
+                        unit,
+                        name,
+                        lines: decl,
+                    });
+                }
+                "body" => {
+                    let unit = current
+                        .clone()
+                        .ok_or_else(|| err(i, "'!$oad body' outside a unit".into()))?;
+                    let tag_line = i;
+                    let mut body = Vec::new();
+                    i += 1;
+                    loop {
+                        if i >= lines.len() {
+                            return Err(err(
+                                tag_line,
+                                format!("body of unit '{unit}' has no '!$oad end-body'"),
+                            ));
+                        }
+                        match tag_of(&lines[i]) {
+                            Some((k, _)) if k == "end-body" => break,
+                            Some((k, id)) if k == "stmt" => {
+                                let first = i + 1;
+                                let mut j = first;
+                                while j < lines.len() && tag_of(&lines[j]).is_none() {
+                                    j += 1;
+                                }
+                                let mut text_lines: Vec<&str> =
+                                    lines[first..j].iter().map(|s| s.as_str()).collect();
+                                while text_lines.last().is_some_and(|l| l.trim().is_empty()) {
+                                    text_lines.pop();
+                                }
+                                if id.is_empty() || text_lines.is_empty() {
+                                    return Err(err(i, "'!$oad stmt' without a statement".into()));
+                                }
+                                if src.stmts.contains_key(&id) {
+                                    return Err(err(
+                                        i,
+                                        format!("statement id '{id}' appears twice"),
+                                    ));
+                                }
+                                src.stmts.insert(
+                                    id,
+                                    CanonStmt {
+                                        unit: unit.clone(),
+                                        first_line: first,
+                                        text: text_lines.join("\n"),
+                                    },
+                                );
+                                body.push(i);
+                                body.extend(first..j);
+                                i = j;
+                            }
+                            Some((k, _)) => {
+                                return Err(err(i, format!("'!$oad {k}' inside a body")));
+                            }
+                            None => {
+                                body.push(i);
+                                i += 1;
+                            }
+                        }
+                    }
+                    // `i` is at the end-body line.
+                    src.items.push(CanonItem::Body {
+                        unit,
+                        tag_line,
+                        lines: body,
+                    });
+                    i += 1;
+                }
+                "end-body" => return Err(err(i, "'!$oad end-body' without '!$oad body'".into())),
+                "stmt" => return Err(err(i, "'!$oad stmt' outside a body".into())),
+                other => return Err(err(i, format!("unknown tag '!$oad {other}'"))),
+            }
+        }
+        Ok(src)
+    }
+
+    /// Numeric statement labels used anywhere in the body lines of a unit
+    /// (so generated labels can avoid them).
+    pub fn labels_in_body(&self, unit: &str) -> HashSet<u32> {
+        let mut labels = HashSet::new();
+        for item in &self.items {
+            if let CanonItem::Body { unit: u, lines, .. } = item {
+                if u != unit {
+                    continue;
+                }
+                for &l in lines {
+                    let t = self.lines[l].trim_start();
+                    let digits: String = t.chars().take_while(|c| c.is_ascii_digit()).collect();
+                    if let Ok(n) = digits.parse::<u32>() {
+                        labels.insert(n);
+                    }
+                }
+            }
+        }
+        labels
+    }
+}
+
+/// The lines of the statement starting at line `start`: the line and its
+/// continuation lines. Empty if `start` is past the end.
+fn statement_lines(lines: &[String], start: usize) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut i = start;
+    while i < lines.len() {
+        out.push(i);
+        if !continues(&lines[i]) {
+            break;
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Joins a statement spread over continuation lines into one line.
+pub fn join_statement(lines: &[&str]) -> String {
+    let mut out = String::new();
+    for (k, line) in lines.iter().enumerate() {
+        let mut part = crate::fortran_text::code_part(line).trim();
+        if k > 0 {
+            part = part.strip_prefix('&').unwrap_or(part).trim_start();
+        }
+        let part = part.strip_suffix('&').map(str::trim_end).unwrap_or(part);
+        if !out.is_empty() && !part.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(part);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_units_decls_bodies_and_statements() {
+        let text = "!$oad unit s1\nsubroutine head(x, &\n  y)\n!$oad decl x\nreal(8), intent(in) :: x\n!$oad body\n!$oad stmt 1\nprint *, x\ny = x\n!$oad end-body\nend subroutine\n";
+        let src = CanonSource::parse("a.canon.f90", text).unwrap();
+        assert_eq!(src.units, vec!["s1".to_string()]);
+        assert!(
+            matches!(&src.items[0], CanonItem::UnitHeader { lines, .. } if lines == &vec![1, 2])
+        );
+        assert_eq!(src.stmts["1"].text, "print *, x\ny = x");
+        assert!(src.declared["s1"].contains("x"));
+        assert!(matches!(src.items.last(), Some(CanonItem::Line(10))));
+    }
+
+    #[test]
+    fn missing_end_body_is_an_error_at_the_body_tag() {
+        let text = "!$oad unit s1\nsubroutine s\n!$oad body\nx = 1\n";
+        let e = CanonSource::parse("a.canon.f90", text).unwrap_err();
+        assert_eq!(e.line, 3);
+        assert!(e.message.contains("end-body"));
+    }
+
+    #[test]
+    fn joins_continuation_lines() {
+        assert_eq!(
+            join_statement(&["real(8), &", "  & dimension(3) :: a ! c"]),
+            "real(8), dimension(3) :: a"
+        );
+    }
+}

@@ -1,0 +1,81 @@
+//! Per-unit code generation state: the lines of the regenerated
+//! executable part, the declarations it needs (conversion temporaries),
+//! fresh names and statement labels.
+
+use std::collections::HashSet;
+
+use crate::canon::CanonSource;
+use crate::expr::Env;
+use crate::inline::InlineDefs;
+
+/// Generates the executable part of one unit (or one template
+/// placeholder of it).
+pub struct UnitGen<'g, 'a> {
+    pub env: &'g Env<'a>,
+    pub canon: &'g CanonSource,
+    pub inline: &'g InlineDefs,
+    /// Canonical unit tag.
+    pub unit: String,
+    /// XAIF scope of the unit.
+    pub scope: u64,
+    /// Generated statements, already indented.
+    pub lines: Vec<String>,
+    pub indent: usize,
+    /// Declarations the generated statements need.
+    pub extra_decls: Vec<String>,
+    temp_counter: usize,
+    used_labels: HashSet<u32>,
+    next_label: u32,
+}
+
+impl<'g, 'a> UnitGen<'g, 'a> {
+    pub fn new(
+        env: &'g Env<'a>,
+        canon: &'g CanonSource,
+        inline: &'g InlineDefs,
+        unit: &str,
+        scope: u64,
+    ) -> Self {
+        UnitGen {
+            env,
+            canon,
+            inline,
+            unit: unit.to_string(),
+            scope,
+            lines: Vec::new(),
+            indent: 1,
+            extra_decls: Vec::new(),
+            temp_counter: 0,
+            used_labels: canon.labels_in_body(unit),
+            next_label: 1000,
+        }
+    }
+
+    /// Appends a statement at the current indentation.
+    pub fn line(&mut self, text: impl AsRef<str>) {
+        self.lines
+            .push(format!("{}{}", "  ".repeat(self.indent), text.as_ref()));
+    }
+
+    /// A fresh name for a conversion temporary.
+    pub fn fresh_temp(&mut self) -> String {
+        self.temp_counter += 1;
+        format!("oad_ctmp{}", self.temp_counter)
+    }
+
+    /// A statement label not used in the canonical body of the unit.
+    pub fn fresh_label(&mut self) -> u32 {
+        while self.used_labels.contains(&self.next_label) {
+            self.next_label += 1;
+        }
+        let l = self.next_label;
+        self.used_labels.insert(l);
+        self.next_label += 1;
+        l
+    }
+
+    /// Whether `name`, seen from this unit, is an active variable.
+    pub fn is_active(&self, name: &str) -> bool {
+        self.env.index.is_active(self.scope, name)
+    }
+}

@@ -1,0 +1,333 @@
+//! Structured control flow graphs to nested Fortran: if / select case /
+//! do / do while, following the edge conventions of docs/ARCHITECTURE.md
+//! (condition value 1 = true branch or loop body, 0 = false branch or loop
+//! exit; branches join in an EndBranch; loop bodies end in an EndLoop with
+//! an edge back to the loop).
+
+use xaif_schema::{ControlFlowVertex, ExpressionVertex, ForLoop, SymbolType};
+
+use crate::codegen::UnitGen;
+use crate::control_flow::CfgView;
+use crate::error::Diagnostic;
+use crate::expr::{plain_symbol_name, root_and_args};
+
+/// Why structured emission stopped.
+pub enum Fallback {
+    /// A real error in the input.
+    Diagnostic(Diagnostic),
+    /// The graph does not nest; lower it with gotos instead.
+    NotNested,
+}
+
+impl From<Diagnostic> for Fallback {
+    fn from(d: Diagnostic) -> Self {
+        Fallback::Diagnostic(d)
+    }
+}
+
+type Flow<T> = std::result::Result<T, Fallback>;
+
+/// Where a region of the graph stopped.
+#[derive(Debug, Clone, PartialEq)]
+enum Stop {
+    Exit,
+    /// At an EndBranch or EndLoop (its id).
+    Join(String),
+}
+
+impl UnitGen<'_, '_> {
+    pub(crate) fn structured(&mut self, view: &CfgView, entry: &str) -> Flow<()> {
+        match self.region(view, entry, 0)? {
+            Stop::Exit => Ok(()),
+            Stop::Join(_) => Err(Fallback::NotNested),
+        }
+    }
+
+    /// Emits vertices from `start` until an Exit, EndBranch or EndLoop.
+    fn region(&mut self, view: &CfgView, start: &str, depth: usize) -> Flow<Stop> {
+        if depth > 500 {
+            return Err(Fallback::NotNested);
+        }
+        let mut cur = start.to_string();
+        let mut steps = 0;
+        loop {
+            steps += 1;
+            if steps > view.vertices.len() + 1 {
+                return Err(Fallback::NotNested);
+            }
+            let v = *view.by_id.get(cur.as_str()).ok_or(Fallback::NotNested)?;
+            let next = |id: &str| {
+                view.single_successor(id)
+                    .map(str::to_string)
+                    .ok_or(Fallback::NotNested)
+            };
+            match v {
+                ControlFlowVertex::Entry(_) => cur = next(&cur)?,
+                ControlFlowVertex::BasicBlock(b) => {
+                    self.block_elements(&b.elements)?;
+                    cur = next(&cur)?;
+                }
+                ControlFlowVertex::Exit(_) => return Ok(Stop::Exit),
+                ControlFlowVertex::EndBranch(_) | ControlFlowVertex::EndLoop(_) => {
+                    return Ok(Stop::Join(cur));
+                }
+                ControlFlowVertex::If(c) => {
+                    let t = view.successor_on(&cur, 1).ok_or(Fallback::NotNested)?;
+                    let f = view.successor_on(&cur, 0).ok_or(Fallback::NotNested)?;
+                    let cond = self.condition_text(c.condition.as_ref(), &cur)?;
+                    self.line(format!("if ({cond}) then"));
+                    self.indent += 1;
+                    let s1 = self.region(view, t, depth + 1)?;
+                    self.indent -= 1;
+                    let else_at = self.lines.len();
+                    self.line("else");
+                    self.indent += 1;
+                    let s2 = self.region(view, f, depth + 1)?;
+                    self.indent -= 1;
+                    if self.lines.len() == else_at + 1 {
+                        self.lines.pop();
+                    }
+                    self.line("end if");
+                    cur = self.joined(view, s1, s2)?;
+                }
+                ControlFlowVertex::Branch(c) => {
+                    let cond = self.condition_text(c.condition.as_ref(), &cur)?;
+                    // Edges to the same target share one case.
+                    let mut cases: Vec<(String, Vec<i64>, bool)> = Vec::new();
+                    for e in view.out_edges(&cur) {
+                        let k = match cases.iter().position(|(t, _, _)| *t == e.target) {
+                            Some(k) => k,
+                            None => {
+                                cases.push((e.target.clone(), Vec::new(), false));
+                                cases.len() - 1
+                            }
+                        };
+                        if e.has_condition_value {
+                            cases[k].1.push(e.condition_value);
+                        } else {
+                            cases[k].2 = true;
+                        }
+                    }
+                    self.line(format!("select case ({cond})"));
+                    let mut stop: Option<Stop> = None;
+                    for (target, values, default) in &cases {
+                        if *default {
+                            self.line("case default");
+                        } else {
+                            let vs: Vec<String> = values.iter().map(|v| v.to_string()).collect();
+                            self.line(format!("case ({})", vs.join(", ")));
+                        }
+                        self.indent += 1;
+                        let s = self.region(view, target, depth + 1)?;
+                        self.indent -= 1;
+                        match &stop {
+                            None => stop = Some(s),
+                            Some(prev) if *prev == s => {}
+                            Some(_) => return Err(Fallback::NotNested),
+                        }
+                    }
+                    self.line("end select");
+                    let s = stop.ok_or(Fallback::NotNested)?;
+                    cur = self.joined(view, s.clone(), s)?;
+                }
+                ControlFlowVertex::ForLoop(f) => {
+                    let body = view.successor_on(&cur, 1).ok_or(Fallback::NotNested)?;
+                    let exit = view.successor_on(&cur, 0).ok_or(Fallback::NotNested)?;
+                    match self.do_header(f)? {
+                        Some(header) => {
+                            self.line(header);
+                            self.loop_body(view, body, &cur, depth)?;
+                        }
+                        None => {
+                            if let Some(init) = &f.initialization {
+                                self.block_elements(&[
+                                    xaif_schema::BasicBlockElement::Assignment(init.clone()),
+                                ])?;
+                            }
+                            let cond = self.condition_text(f.condition.as_ref(), &cur)?;
+                            self.line(format!("do while ({cond})"));
+                            self.indent += 1;
+                            self.loop_body_inner(view, body, &cur, depth)?;
+                            if let Some(update) = &f.update {
+                                self.block_elements(&[
+                                    xaif_schema::BasicBlockElement::Assignment(update.clone()),
+                                ])?;
+                            }
+                            self.indent -= 1;
+                            self.line("end do");
+                        }
+                    }
+                    cur = exit.to_string();
+                }
+                ControlFlowVertex::PreLoop(c) => {
+                    let body = view.successor_on(&cur, 1).ok_or(Fallback::NotNested)?;
+                    let exit = view.successor_on(&cur, 0).ok_or(Fallback::NotNested)?;
+                    let cond = self.condition_text(c.condition.as_ref(), &cur)?;
+                    self.line(format!("do while ({cond})"));
+                    self.loop_body(view, body, &cur, depth)?;
+                    cur = exit.to_string();
+                }
+                ControlFlowVertex::PostLoop(c) => {
+                    let body = view.successor_on(&cur, 1).ok_or(Fallback::NotNested)?;
+                    let exit = view.successor_on(&cur, 0).ok_or(Fallback::NotNested)?;
+                    let cond = self.condition_text(c.condition.as_ref(), &cur)?;
+                    self.line("do");
+                    self.indent += 1;
+                    self.loop_body_inner(view, body, &cur, depth)?;
+                    self.line(format!("if (.not. ({cond})) exit"));
+                    self.indent -= 1;
+                    self.line("end do");
+                    cur = exit.to_string();
+                }
+                ControlFlowVertex::Label(_) | ControlFlowVertex::Goto(_) => {
+                    return Err(Fallback::NotNested)
+                }
+            }
+        }
+    }
+
+    /// Body of a loop and `end do`; the header is already written.
+    fn loop_body(&mut self, view: &CfgView, body: &str, loop_id: &str, depth: usize) -> Flow<()> {
+        self.indent += 1;
+        self.loop_body_inner(view, body, loop_id, depth)?;
+        self.indent -= 1;
+        self.line("end do");
+        Ok(())
+    }
+
+    fn loop_body_inner(
+        &mut self,
+        view: &CfgView,
+        body: &str,
+        loop_id: &str,
+        depth: usize,
+    ) -> Flow<()> {
+        match self.region(view, body, depth + 1)? {
+            Stop::Join(end)
+                if matches!(
+                    view.by_id.get(end.as_str()),
+                    Some(ControlFlowVertex::EndLoop(_))
+                ) && view.single_successor(&end) == Some(loop_id) =>
+            {
+                Ok(())
+            }
+            _ => Err(Fallback::NotNested),
+        }
+    }
+
+    /// Both branches must stop at the same EndBranch; continue after it.
+    fn joined(&self, view: &CfgView, s1: Stop, s2: Stop) -> Flow<String> {
+        match (s1, s2) {
+            (Stop::Join(a), Stop::Join(b))
+                if a == b
+                    && matches!(
+                        view.by_id.get(a.as_str()),
+                        Some(ControlFlowVertex::EndBranch(_))
+                    ) =>
+            {
+                view.single_successor(&a)
+                    .map(str::to_string)
+                    .ok_or(Fallback::NotNested)
+            }
+            _ => Err(Fallback::NotNested),
+        }
+    }
+
+    pub(crate) fn condition_text(
+        &self,
+        cond: Option<&xaif_schema::Expression>,
+        vertex: &str,
+    ) -> std::result::Result<String, Diagnostic> {
+        match cond {
+            Some(e) => self.env.expression(e),
+            None => Err(self.env.xaif.error(
+                &format!("vertex_id=\"{vertex}\""),
+                format!("control flow vertex '{vertex}' has no condition"),
+            )),
+        }
+    }
+
+    /// `do i = lo, hi[, step]` when the loop has the counted pattern
+    /// (`i = lo`; `i <= hi` or `i >= hi`; `i = i + step` or `i = i - c`)
+    /// over an integer variable, with a step whose sign (when it is a
+    /// literal) agrees with the comparison.
+    pub(crate) fn do_header(&self, f: &ForLoop) -> std::result::Result<Option<String>, Diagnostic> {
+        let (Some(init), Some(cond), Some(update)) = (&f.initialization, &f.condition, &f.update)
+        else {
+            return Ok(None);
+        };
+        let Some(var) = plain_symbol_name(&init.lhs.reference) else {
+            return Ok(None);
+        };
+        let sym = self.env.ref_symbol(&init.lhs.reference)?;
+        if sym.type_ != SymbolType::Integer || sym.active {
+            return Ok(None);
+        }
+        if plain_symbol_name(&update.lhs.reference).as_deref() != Some(var.as_str()) {
+            return Ok(None);
+        }
+        let is_var = |v: &ExpressionVertex| matches!(v, ExpressionVertex::VariableReference(r) if plain_symbol_name(r).as_deref() == Some(var.as_str()));
+        // Condition: var <= hi / var >= hi (or hi >= var / hi <= var).
+        let Some((croot, cargs)) = root_and_args(cond) else {
+            return Ok(None);
+        };
+        let ExpressionVertex::BooleanOperation(op) = croot else {
+            return Ok(None);
+        };
+        if cargs.len() != 2 {
+            return Ok(None);
+        }
+        use xaif_schema::BooleanOp::*;
+        let (upward, hi) = match (op.name, is_var(cargs[0]), is_var(cargs[1])) {
+            (LessOrEqual, true, false) => (true, cargs[1]),
+            (GreaterOrEqual, true, false) => (false, cargs[1]),
+            (GreaterOrEqual, false, true) => (true, cargs[0]),
+            (LessOrEqual, false, true) => (false, cargs[0]),
+            _ => return Ok(None),
+        };
+        // Update: var + step, step + var, or var - c.
+        let Some((uroot, uargs)) = root_and_args(&update.rhs) else {
+            return Ok(None);
+        };
+        let ExpressionVertex::Intrinsic(add) = uroot else {
+            return Ok(None);
+        };
+        if uargs.len() != 2 {
+            return Ok(None);
+        }
+        let step = match (add.name.as_str(), is_var(uargs[0]), is_var(uargs[1])) {
+            ("add_scal_scal", true, false) => {
+                self.env.subexpression(&update.rhs, uargs[1].vertex_id())?
+            }
+            ("add_scal_scal", false, true) => {
+                self.env.subexpression(&update.rhs, uargs[0].vertex_id())?
+            }
+            ("sub_scal_scal", true, false) => {
+                let c = self.env.subexpression(&update.rhs, uargs[1].vertex_id())?;
+                match c.strip_prefix('-') {
+                    Some(pos) => pos.to_string(),
+                    None => format!("-({c})"),
+                }
+            }
+            _ => return Ok(None),
+        };
+        if let Some(n) = literal_sign(&step) {
+            if (n > 0) != upward || n == 0 {
+                return Ok(None);
+            }
+        }
+        let lo = self.env.expression(&init.rhs)?;
+        let hi = self.env.subexpression(cond, hi.vertex_id())?;
+        Ok(Some(if step == "1" {
+            format!("do {var} = {lo}, {hi}")
+        } else {
+            format!("do {var} = {lo}, {hi}, {step}")
+        }))
+    }
+}
+
+/// The sign of an integer literal (possibly `-(3)` or `-3`), if it is one.
+fn literal_sign(text: &str) -> Option<i64> {
+    let t = text.replace(['(', ')', ' '], "");
+    t.parse::<i64>().ok().map(i64::signum)
+}

@@ -1,0 +1,185 @@
+//! Lookup tables over the XAIF call graph: scopes and their symbols, the
+//! scope of each canonical unit, control flow graphs and replacement lists
+//! by unit tag and by subroutine name.
+
+use std::collections::HashMap;
+
+use xaif_schema::{CallGraph, CallGraphVertex, ControlFlowGraph, ReplacementList, Scope, Symbol};
+
+use crate::error::{Result, XaifLocator};
+
+/// Prefix of `Scope/@annotation` and `ControlFlowGraph/@annotation`.
+pub const UNIT_PREFIX: &str = "unit:";
+
+struct ScopeInfo<'a> {
+    symbols: HashMap<String, &'a Symbol>,
+    parent: Option<u64>,
+}
+
+/// Indexes of the call graph the unparser needs.
+pub struct XaifIndex<'a> {
+    scopes: HashMap<u64, ScopeInfo<'a>>,
+    unit_scopes: HashMap<String, u64>,
+    cfgs_by_unit: HashMap<String, &'a ControlFlowGraph>,
+    cfgs_by_name: HashMap<String, &'a ControlFlowGraph>,
+    replacements_by_unit: HashMap<String, &'a ReplacementList>,
+    replacements_by_name: HashMap<String, &'a ReplacementList>,
+}
+
+/// The unit tag of an annotation `unit:TAG`.
+pub fn unit_tag(annotation: &str) -> Option<&str> {
+    annotation.strip_prefix(UNIT_PREFIX).map(str::trim)
+}
+
+fn scope_number(scope: &Scope, xaif: &XaifLocator) -> Result<u64> {
+    scope.vertex_id.trim().parse().map_err(|_| {
+        xaif.error(
+            &format!("vertex_id=\"{}\"", scope.vertex_id),
+            format!("scope vertex_id '{}' is not a number", scope.vertex_id),
+        )
+    })
+}
+
+impl<'a> XaifIndex<'a> {
+    pub fn new(cg: &'a CallGraph, xaif: &XaifLocator) -> Result<Self> {
+        let mut scopes = HashMap::new();
+        let mut unit_scopes = HashMap::new();
+        for scope in &cg.scope_hierarchy.scopes {
+            let id = scope_number(scope, xaif)?;
+            let mut symbols = HashMap::new();
+            for table in &scope.symbol_tables {
+                for s in &table.symbols {
+                    symbols.insert(s.symbol_id.to_ascii_lowercase(), s);
+                }
+            }
+            if let Some(tag) = unit_tag(&scope.annotation) {
+                unit_scopes.insert(tag.to_string(), id);
+            }
+            scopes.insert(
+                id,
+                ScopeInfo {
+                    symbols,
+                    parent: None,
+                },
+            );
+        }
+        for e in &cg.scope_hierarchy.edges {
+            let (Ok(child), Ok(parent)) = (
+                e.source.trim().parse::<u64>(),
+                e.target.trim().parse::<u64>(),
+            ) else {
+                return Err(xaif.error(
+                    &format!("source=\"{}\"", e.source),
+                    format!("scope edge '{}' does not join two scope ids", e.edge_id),
+                ));
+            };
+            if let Some(info) = scopes.get_mut(&child) {
+                info.parent = Some(parent);
+            }
+        }
+        let mut cfgs_by_unit = HashMap::new();
+        let mut cfgs_by_name = HashMap::new();
+        let mut replacements_by_unit = HashMap::new();
+        let mut replacements_by_name = HashMap::new();
+        for v in &cg.vertices {
+            match v {
+                CallGraphVertex::ControlFlowGraph(cfg) => {
+                    if let Some(tag) = unit_tag(&cfg.annotation) {
+                        cfgs_by_unit.insert(tag.to_string(), cfg);
+                        unit_scopes
+                            .entry(tag.to_string())
+                            .or_insert(cfg.controlflowgraph_scope_id);
+                    }
+                    cfgs_by_name.insert(cfg.symbol_id.to_ascii_lowercase(), cfg);
+                }
+                CallGraphVertex::ReplacementList(rl) => {
+                    replacements_by_name.insert(rl.symbol_id.to_ascii_lowercase(), rl);
+                    if let Some(tag) = unit_tag(&rl.annotation) {
+                        replacements_by_unit.insert(tag.to_string(), rl);
+                        unit_scopes
+                            .entry(tag.to_string())
+                            .or_insert(rl.controlflowgraph_scope_id);
+                    }
+                }
+            }
+        }
+        Ok(XaifIndex {
+            scopes,
+            unit_scopes,
+            cfgs_by_unit,
+            cfgs_by_name,
+            replacements_by_unit,
+            replacements_by_name,
+        })
+    }
+
+    /// The symbol `name` declared in exactly scope `scope`.
+    pub fn symbol(&self, scope: u64, name: &str) -> Option<&'a Symbol> {
+        self.scopes
+            .get(&scope)
+            .and_then(|s| s.symbols.get(&name.to_ascii_lowercase()).copied())
+    }
+
+    /// The symbol `name` as seen from scope `scope` (host and module
+    /// scopes through the scope hierarchy).
+    pub fn resolve(&self, scope: u64, name: &str) -> Option<&'a Symbol> {
+        let mut cur = Some(scope);
+        let mut steps = 0;
+        while let Some(id) = cur {
+            let info = self.scopes.get(&id)?;
+            if let Some(s) = info.symbols.get(&name.to_ascii_lowercase()) {
+                return Some(s);
+            }
+            cur = info.parent;
+            steps += 1;
+            if steps > self.scopes.len() {
+                return None;
+            }
+        }
+        None
+    }
+
+    /// The scope describing unit `tag`.
+    pub fn unit_scope(&self, tag: &str) -> Option<u64> {
+        self.unit_scopes.get(tag).copied()
+    }
+
+    /// All symbols of a scope (no order guaranteed).
+    pub fn symbols_of(&self, scope: u64) -> Vec<&'a Symbol> {
+        self.scopes
+            .get(&scope)
+            .map(|s| s.symbols.values().copied().collect())
+            .unwrap_or_default()
+    }
+
+    pub fn cfg_of_unit(&self, tag: &str) -> Option<&'a ControlFlowGraph> {
+        self.cfgs_by_unit.get(tag).copied()
+    }
+
+    pub fn cfg_named(&self, name: &str) -> Option<&'a ControlFlowGraph> {
+        self.cfgs_by_name.get(&name.to_ascii_lowercase()).copied()
+    }
+
+    pub fn replacements_of_unit(&self, tag: &str) -> Option<&'a ReplacementList> {
+        self.replacements_by_unit.get(tag).copied()
+    }
+
+    pub fn replacement_list_named(&self, name: &str) -> Option<&'a ReplacementList> {
+        self.replacements_by_name
+            .get(&name.to_ascii_lowercase())
+            .copied()
+    }
+
+    /// Unit tags named by control flow graphs and replacement lists.
+    pub fn referenced_units(&self) -> impl Iterator<Item = &String> {
+        self.cfgs_by_unit
+            .keys()
+            .chain(self.replacements_by_unit.keys())
+    }
+
+    /// Whether the symbol `name` seen from `scope` is an active variable.
+    pub fn is_active(&self, scope: u64, name: &str) -> bool {
+        self.resolve(scope, name)
+            .is_some_and(|s| s.active && s.kind == xaif_schema::SymbolKind::Variable)
+    }
+}

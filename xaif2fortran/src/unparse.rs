@@ -1,0 +1,192 @@
+//! Puts the differentiated program together: the canonical source copied
+//! unit by unit, `use OAD_active` after each unit header, active
+//! declarations rewritten, booster temporaries declared, and each
+//! executable part regenerated from its control flow graph (or, in the
+//! adjoint modes, from the unit's replacement list through a template).
+
+use xaif_schema::{CallGraph, SymbolKind};
+
+use crate::canon::{join_statement, CanonItem, CanonSource};
+use crate::codegen::UnitGen;
+use crate::decl::{rewrite_active_decl, temp_declaration};
+use crate::error::{Diagnostic, Result, XaifLocator};
+use crate::expr::Env;
+use crate::fortran_text::{add_value_suffix, wrap_line};
+use crate::inline::InlineDefs;
+use crate::symbols::XaifIndex;
+use crate::template::{Template, TemplateLine, DEFAULT_JOINT, DEFAULT_SPLIT};
+use crate::Mode;
+
+/// The text of the differentiated program.
+pub fn unparse_program(
+    cg: &CallGraph,
+    xaif: &XaifLocator,
+    canon: &CanonSource,
+    mode: Mode,
+    template: Option<&Template>,
+) -> Result<String> {
+    let index = XaifIndex::new(cg, xaif)?;
+    let mut referenced: Vec<&String> = index.referenced_units().collect();
+    referenced.sort();
+    for tag in referenced {
+        if !canon.units.contains(tag) {
+            return Err(xaif.error(
+                &format!("unit:{tag}"),
+                format!(
+                    "XAIF refers to unit '{tag}', which is not in {}",
+                    canon.file
+                ),
+            ));
+        }
+    }
+    let default_template;
+    let template = match (mode, template) {
+        (Mode::AdjointSplit | Mode::AdjointJoint, Some(t)) => Some(t),
+        (Mode::AdjointSplit, None) => {
+            default_template = Template::parse("split.f90", DEFAULT_SPLIT)?;
+            Some(&default_template)
+        }
+        (Mode::AdjointJoint, None) => {
+            default_template = Template::parse("joint.f90", DEFAULT_JOINT)?;
+            Some(&default_template)
+        }
+        _ => None,
+    };
+    let env = Env {
+        index: &index,
+        xaif,
+        mode,
+    };
+    let inline = InlineDefs::builtin();
+    let mut out: Vec<String> = Vec::new();
+    for item in &canon.items {
+        match item {
+            CanonItem::Line(i) => out.push(canon.lines[*i].clone()),
+            CanonItem::UnitHeader { tag, lines } => {
+                out.extend(lines.iter().map(|&i| canon.lines[i].clone()));
+                out.push("  use OAD_active".into());
+                if let Some(t) = template.filter(|_| index.replacements_of_unit(tag).is_some()) {
+                    out.extend(t.uses.iter().map(|u| format!("  {u}")));
+                }
+            }
+            CanonItem::Decl { unit, name, lines } => {
+                out.extend(declaration(&index, canon, unit, name, lines)?);
+            }
+            CanonItem::Body { unit, lines, .. } => {
+                let scope = index.unit_scope(unit);
+                match (
+                    scope,
+                    template,
+                    index.replacements_of_unit(unit),
+                    index.cfg_of_unit(unit),
+                ) {
+                    (Some(scope), Some(t), Some(rl), _) => {
+                        let mut gen = UnitGen::new(&env, canon, &inline, unit, scope);
+                        let mut body = Vec::new();
+                        for tl in &t.body {
+                            match tl {
+                                TemplateLine::Text(s) => body.push(s.clone()),
+                                TemplateLine::Placeholder { id, indent } => {
+                                    let Some(r) =
+                                        rl.replacements.iter().find(|r| r.placeholder.trim() == id)
+                                    else {
+                                        continue;
+                                    };
+                                    gen.indent = *indent;
+                                    let what = format!("placeholder=\"{}\"", r.placeholder);
+                                    gen.control_flow(&r.vertices, &r.edges, r.structured, &what)?;
+                                    body.append(&mut gen.lines);
+                                }
+                            }
+                        }
+                        out.extend(temporaries(&index, canon, unit, scope, xaif)?);
+                        out.extend(gen.extra_decls.iter().map(|d| format!("  {d}")));
+                        out.extend(body);
+                    }
+                    (Some(scope), _, _, Some(cfg)) => {
+                        let mut gen = UnitGen::new(&env, canon, &inline, unit, scope);
+                        let what = format!("unit:{unit}");
+                        gen.control_flow(&cfg.vertices, &cfg.edges, cfg.structured, &what)?;
+                        out.extend(temporaries(&index, canon, unit, scope, xaif)?);
+                        out.extend(gen.extra_decls.iter().map(|d| format!("  {d}")));
+                        out.append(&mut gen.lines);
+                    }
+                    // No XAIF for this unit: its statements as they are, with
+                    // %v on active variables it can see.
+                    (scope, _, _, _) => {
+                        for &i in lines {
+                            let l = &canon.lines[i];
+                            if l.trim_start().to_ascii_lowercase().starts_with("!$oad") {
+                                continue;
+                            }
+                            out.push(match scope {
+                                Some(s) => add_value_suffix(l, &|n| index.is_active(s, n)),
+                                None => l.clone(),
+                            });
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let mut text = String::new();
+    for l in out {
+        for part in wrap_line(&l) {
+            text.push_str(&part);
+            text.push('\n');
+        }
+    }
+    Ok(text)
+}
+
+/// A declaration, rewritten when its entity is active in the unit.
+fn declaration(
+    index: &XaifIndex,
+    canon: &CanonSource,
+    unit: &str,
+    name: &str,
+    lines: &[usize],
+) -> Result<Vec<String>> {
+    let active = index
+        .unit_scope(unit)
+        .and_then(|s| index.symbol(s, name))
+        .is_some_and(|s| s.active && s.kind == SymbolKind::Variable);
+    if !active {
+        return Ok(lines.iter().map(|&i| canon.lines[i].clone()).collect());
+    }
+    let first = &canon.lines[lines[0]];
+    let indent = first.len() - first.trim_start().len();
+    let texts: Vec<&str> = lines.iter().map(|&i| canon.lines[i].as_str()).collect();
+    let joined = join_statement(&texts);
+    match rewrite_active_decl(&joined, name) {
+        Ok(d) => Ok(vec![format!("{}{d}", " ".repeat(indent))]),
+        Err(e) => Err(Diagnostic::new(&canon.file, lines[0] + 1, indent + 1, e.0)),
+    }
+}
+
+/// Declarations of booster temporaries of a unit that the canonical
+/// source does not declare.
+fn temporaries(
+    index: &XaifIndex,
+    canon: &CanonSource,
+    unit: &str,
+    scope: u64,
+    xaif: &XaifLocator,
+) -> Result<Vec<String>> {
+    let declared = canon.declared.get(unit);
+    let mut temps: Vec<_> = index
+        .symbols_of(scope)
+        .into_iter()
+        .filter(|s| s.temp && s.kind == SymbolKind::Variable)
+        .filter(|s| !declared.is_some_and(|d| d.contains(&s.symbol_id.to_ascii_lowercase())))
+        .collect();
+    temps.sort_by(|a, b| a.symbol_id.cmp(&b.symbol_id));
+    temps
+        .into_iter()
+        .map(|s| {
+            temp_declaration(s)
+                .map(|d| format!("  {d}"))
+                .map_err(|e| xaif.error(&format!("symbol_id=\"{}\"", s.symbol_id), e.0))
+        })
+        .collect()
+}

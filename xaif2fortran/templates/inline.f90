@@ -1,0 +1,103 @@
+! Inline definitions of the runtime routines the booster calls through
+! InlinableSubroutineCall. The back end replaces each call by the body of
+! the subroutine of the same name, with the dummy names replaced by the
+! actual arguments (values of active variables are passed as x%v, their
+! derivatives as x%d when the reference is marked deriv="true").
+! The stacks are the public arrays of module OAD_tape.
+
+! real(8) scalar on the tape
+subroutine push_s0(x)
+  if (oad_dt_ptr > oad_dt_sz) call oad_dt_grow()
+  oad_dt(oad_dt_ptr) = x
+  oad_dt_ptr = oad_dt_ptr + 1
+end subroutine
+
+subroutine pop_s0(x)
+  oad_dt_ptr = oad_dt_ptr - 1
+  x = oad_dt(oad_dt_ptr)
+end subroutine
+
+! real(8) array of any rank on the tape (element order)
+subroutine push_s1(x)
+  do while (oad_dt_ptr + size(x) - 1 > oad_dt_sz)
+    call oad_dt_grow()
+  end do
+  oad_dt(oad_dt_ptr:oad_dt_ptr + size(x) - 1) = reshape(x, (/ size(x) /))
+  oad_dt_ptr = oad_dt_ptr + size(x)
+end subroutine
+
+subroutine pop_s1(x)
+  oad_dt_ptr = oad_dt_ptr - size(x)
+  x = reshape(oad_dt(oad_dt_ptr:oad_dt_ptr + size(x) - 1), shape(x))
+end subroutine
+
+! integer scalar (addresses, branch ids, loop counts) on the tape
+subroutine push_i_s0(x)
+  if (oad_it_ptr > oad_it_sz) call oad_it_grow()
+  oad_it(oad_it_ptr) = x
+  oad_it_ptr = oad_it_ptr + 1
+end subroutine
+
+subroutine pop_i_s0(x)
+  oad_it_ptr = oad_it_ptr - 1
+  x = oad_it(oad_it_ptr)
+end subroutine
+
+! logical scalar on the tape
+subroutine push_b(x)
+  if (oad_lt_ptr > oad_lt_sz) call oad_lt_grow()
+  oad_lt(oad_lt_ptr) = x
+  oad_lt_ptr = oad_lt_ptr + 1
+end subroutine
+
+subroutine pop_b(x)
+  oad_lt_ptr = oad_lt_ptr - 1
+  x = oad_lt(oad_lt_ptr)
+end subroutine
+
+! Argument and result checkpoints: store pushes, restore pops.
+subroutine cp_store_real_scalar(x)
+  if (oad_cdt_ptr > oad_cdt_sz) call oad_cdt_grow()
+  oad_cdt(oad_cdt_ptr) = x
+  oad_cdt_ptr = oad_cdt_ptr + 1
+end subroutine
+
+subroutine cp_restore_real_scalar(x)
+  oad_cdt_ptr = oad_cdt_ptr - 1
+  x = oad_cdt(oad_cdt_ptr)
+end subroutine
+
+subroutine cp_store_real_array(x)
+  do while (oad_cdt_ptr + size(x) - 1 > oad_cdt_sz)
+    call oad_cdt_grow()
+  end do
+  oad_cdt(oad_cdt_ptr:oad_cdt_ptr + size(x) - 1) = reshape(x, (/ size(x) /))
+  oad_cdt_ptr = oad_cdt_ptr + size(x)
+end subroutine
+
+subroutine cp_restore_real_array(x)
+  oad_cdt_ptr = oad_cdt_ptr - size(x)
+  x = reshape(oad_cdt(oad_cdt_ptr:oad_cdt_ptr + size(x) - 1), shape(x))
+end subroutine
+
+subroutine cp_store_integer_scalar(x)
+  if (oad_cit_ptr > oad_cit_sz) call oad_cit_grow()
+  oad_cit(oad_cit_ptr) = x
+  oad_cit_ptr = oad_cit_ptr + 1
+end subroutine
+
+subroutine cp_restore_integer_scalar(x)
+  oad_cit_ptr = oad_cit_ptr - 1
+  x = oad_cit(oad_cit_ptr)
+end subroutine
+
+subroutine cp_store_bool_scalar(x)
+  if (oad_clt_ptr > oad_clt_sz) call oad_clt_grow()
+  oad_clt(oad_clt_ptr) = x
+  oad_clt_ptr = oad_clt_ptr + 1
+end subroutine
+
+subroutine cp_restore_bool_scalar(x)
+  oad_clt_ptr = oad_clt_ptr - 1
+  x = oad_clt(oad_clt_ptr)
+end subroutine
