@@ -1,0 +1,456 @@
+//! The typed syntax tree the parser produces and the canonicaliser rewrites.
+//!
+//! It covers the Fortran the front end understands; anything else is
+//! rejected by the parser with a named error, so later stages can match
+//! exhaustively.
+
+/// A position in the normalised text of one input file (1-based).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Span {
+    pub file: usize,
+    pub line: usize,
+    pub column: usize,
+}
+
+/// An error found by one of the front end stages, before it is mapped back
+/// to the original file through the line map.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FrontError {
+    pub span: Span,
+    pub message: String,
+}
+
+impl FrontError {
+    pub fn new(span: Span, message: impl Into<String>) -> Self {
+        FrontError {
+            span,
+            message: message.into(),
+        }
+    }
+}
+
+pub type FrontResult<T> = Result<T, FrontError>;
+
+/// Literal constants keep their Fortran spelling: XAIF constants and the
+/// canonical source print them verbatim.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Literal {
+    Int(String),
+    Real(String),
+    Logical(bool),
+    Str(String),
+    Complex(String),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnOp {
+    Neg,
+    Plus,
+    Not,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Pow,
+    Concat,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+    And,
+    Or,
+    Eqv,
+    Neqv,
+}
+
+impl BinOp {
+    pub fn is_relational(self) -> bool {
+        matches!(
+            self,
+            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne
+        )
+    }
+    pub fn is_logical(self) -> bool {
+        matches!(self, BinOp::And | BinOp::Or | BinOp::Eqv | BinOp::Neqv)
+    }
+    pub fn fortran(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Pow => "**",
+            BinOp::Concat => "//",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+            BinOp::Eq => "==",
+            BinOp::Ne => "/=",
+            BinOp::And => ".and.",
+            BinOp::Or => ".or.",
+            BinOp::Eqv => ".eqv.",
+            BinOp::Neqv => ".neqv.",
+        }
+    }
+}
+
+/// An actual argument or subscript.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Arg {
+    pub keyword: Option<String>,
+    pub value: Expr,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Expr {
+    Lit(Literal, Span),
+    /// A bare name (variable, parameter, or a function without arguments
+    /// used as an actual argument).
+    Name(String, Span),
+    /// `name(args)`: an array element/section or a function reference; sema
+    /// tells which.
+    Apply {
+        name: String,
+        args: Vec<Arg>,
+        span: Span,
+    },
+    /// `base%field` or `base%field(args)`: derived-type access (passive).
+    Member {
+        base: Box<Expr>,
+        field: String,
+        args: Option<Vec<Arg>>,
+        span: Span,
+    },
+    Unary(UnOp, Box<Expr>, Span),
+    Binary(BinOp, Box<Expr>, Box<Expr>, Span),
+    Paren(Box<Expr>, Span),
+    /// `lo:hi:stride` inside a subscript list.
+    Range {
+        lo: Option<Box<Expr>>,
+        hi: Option<Box<Expr>>,
+        stride: Option<Box<Expr>>,
+        span: Span,
+    },
+    ArrayCtor(Vec<Expr>, Span),
+}
+
+impl Expr {
+    pub fn span(&self) -> Span {
+        match self {
+            Expr::Lit(_, s)
+            | Expr::Name(_, s)
+            | Expr::Unary(_, _, s)
+            | Expr::Binary(_, _, _, s)
+            | Expr::Paren(_, s)
+            | Expr::ArrayCtor(_, s) => *s,
+            Expr::Apply { span, .. } | Expr::Member { span, .. } | Expr::Range { span, .. } => {
+                *span
+            }
+        }
+    }
+
+    pub fn int(v: i64, span: Span) -> Expr {
+        Expr::Lit(Literal::Int(v.to_string()), span)
+    }
+
+    /// The integer value of a literal (possibly negated), if it is one.
+    pub fn const_int(&self) -> Option<i64> {
+        match self {
+            Expr::Lit(Literal::Int(t), _) => t.split('_').next()?.parse().ok(),
+            Expr::Unary(UnOp::Neg, e, _) => e.const_int().map(|v| -v),
+            Expr::Unary(UnOp::Plus, e, _) | Expr::Paren(e, _) => e.const_int(),
+            _ => None,
+        }
+    }
+
+    /// Visits this expression and every subexpression, parents first.
+    pub fn walk<'a>(&'a self, f: &mut dyn FnMut(&'a Expr)) {
+        f(self);
+        match self {
+            Expr::Lit(..) | Expr::Name(..) => {}
+            Expr::Apply { args, .. } => args.iter().for_each(|a| a.value.walk(f)),
+            Expr::Member { base, args, .. } => {
+                base.walk(f);
+                if let Some(args) = args {
+                    args.iter().for_each(|a| a.value.walk(f));
+                }
+            }
+            Expr::Unary(_, e, _) | Expr::Paren(e, _) => e.walk(f),
+            Expr::Binary(_, l, r, _) => {
+                l.walk(f);
+                r.walk(f);
+            }
+            Expr::Range { lo, hi, stride, .. } => {
+                for e in [lo, hi, stride].into_iter().flatten() {
+                    e.walk(f);
+                }
+            }
+            Expr::ArrayCtor(items, _) => items.iter().for_each(|e| e.walk(f)),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum BaseType {
+    Integer,
+    Real,
+    DoublePrecision,
+    Complex,
+    DoubleComplex,
+    Logical,
+    Character,
+    Derived(String),
+}
+
+/// A type as written: base type plus kind and (for character) length.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TypeSpec {
+    pub base: BaseType,
+    pub kind: Option<Expr>,
+    /// Character length: an expression, or `None` with `len_star` for `*`.
+    pub len: Option<Expr>,
+    pub len_star: bool,
+}
+
+impl TypeSpec {
+    pub fn new(base: BaseType) -> Self {
+        TypeSpec {
+            base,
+            kind: None,
+            len: None,
+            len_star: false,
+        }
+    }
+}
+
+/// One dimension of an array declaration.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DimSpec {
+    Explicit { lo: Option<Expr>, hi: Expr },
+    /// `:` or `lo:` (assumed shape, or deferred for allocatables/pointers).
+    Colon { lo: Option<Expr> },
+    /// `*` or `lo:*`.
+    AssumedSize { lo: Option<Expr> },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Intent {
+    In,
+    Out,
+    InOut,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Attr {
+    Parameter,
+    Dimension(Vec<DimSpec>),
+    Intent(Intent),
+    Optional,
+    Allocatable,
+    Pointer,
+    Target,
+    Save,
+    External,
+    Intrinsic,
+    Public,
+    Private,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct EntityDecl {
+    pub name: String,
+    pub dims: Option<Vec<DimSpec>>,
+    pub char_len: Option<Expr>,
+    pub init: Option<Expr>,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImplicitRule {
+    pub ty: TypeSpec,
+    pub ranges: Vec<(char, char)>,
+}
+
+/// One `name /values/` group of a data statement.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DataSet {
+    pub names: Vec<Expr>,
+    /// Values with repeat counts (`3*0.0` is `(3, 0.0)`).
+    pub values: Vec<(usize, Expr)>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum SpecStmt {
+    Use {
+        module: String,
+        only: bool,
+        /// (local name, module name) pairs; for `only` lists also the plain
+        /// names (local == module).
+        items: Vec<(String, String)>,
+        span: Span,
+    },
+    ImplicitNone(Span),
+    Implicit(Vec<ImplicitRule>, Span),
+    TypeDecl {
+        ty: TypeSpec,
+        attrs: Vec<Attr>,
+        entities: Vec<EntityDecl>,
+        span: Span,
+    },
+    /// `dimension`, `save`, `intent`, `external`, ... statements.
+    AttrStmt {
+        attr: Attr,
+        entities: Vec<EntityDecl>,
+        span: Span,
+    },
+    Parameter(Vec<(String, Expr)>, Span),
+    Common(Vec<(String, Vec<EntityDecl>)>, Span),
+    Data(Vec<DataSet>, Span),
+    /// `save` with no list.
+    SaveAll(Span),
+    /// `public`/`private` without a list.
+    DefaultAccess(bool, Span),
+    /// A derived type definition, kept as text (derived types are passive
+    /// containers).
+    DerivedType {
+        name: String,
+        text: String,
+        span: Span,
+    },
+    Interface {
+        generic: Option<String>,
+        bodies: Vec<Unit>,
+        text: String,
+        span: Span,
+    },
+    /// `f(x, y) = expr` in the specification part.
+    StmtFunction {
+        name: String,
+        params: Vec<String>,
+        body: Expr,
+        span: Span,
+    },
+    /// `format` statements and the like: copied verbatim.
+    Verbatim(String, Span),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct DoControl {
+    pub var: String,
+    pub lo: Expr,
+    pub hi: Expr,
+    pub step: Option<Expr>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct CaseBlock {
+    /// `None` for `case default`; otherwise values and ranges.
+    pub values: Option<Vec<Expr>>,
+    pub body: Vec<Stmt>,
+}
+
+/// Kinds of statements the booster must not touch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpaqueKind {
+    Io,
+    Allocate,
+    Stop,
+    PointerAssign,
+    /// An assignment of character, derived-type or complex data.
+    PassiveAssign,
+    Other,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum StmtKind {
+    Assign {
+        lhs: Expr,
+        rhs: Expr,
+    },
+    Call {
+        name: String,
+        args: Vec<Arg>,
+    },
+    If {
+        /// `if` and `else if` arms.
+        arms: Vec<(Expr, Vec<Stmt>)>,
+        otherwise: Option<Vec<Stmt>>,
+    },
+    Do {
+        construct: Option<String>,
+        control: Option<DoControl>,
+        body: Vec<Stmt>,
+    },
+    DoWhile {
+        construct: Option<String>,
+        cond: Expr,
+        body: Vec<Stmt>,
+    },
+    Select {
+        selector: Expr,
+        cases: Vec<CaseBlock>,
+    },
+    Exit(Option<String>),
+    Cycle(Option<String>),
+    Goto(String),
+    Continue,
+    Return,
+    /// Verbatim text (already canonical) with what it is.
+    Opaque {
+        kind: OpaqueKind,
+        text: String,
+        /// Expressions the statement reads (for analyses).
+        reads: Vec<Expr>,
+        /// Variables it may write (read targets, allocate objects).
+        writes: Vec<Expr>,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stmt {
+    pub label: Option<String>,
+    pub span: Span,
+    pub kind: StmtKind,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnitKind {
+    Program,
+    Module,
+    Subroutine,
+    Function,
+    BlockData,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unit {
+    pub kind: UnitKind,
+    pub name: String,
+    pub params: Vec<String>,
+    /// Function result name (the function name unless `result(r)`).
+    pub result: Option<String>,
+    /// Type given in a function prefix (`real*8 function f(x)`).
+    pub result_type: Option<TypeSpec>,
+    /// `recursive`, `pure`, `elemental` prefixes, kept for the header.
+    pub prefixes: Vec<String>,
+    pub spec: Vec<SpecStmt>,
+    pub body: Vec<Stmt>,
+    pub contains: Vec<Unit>,
+    pub span: Span,
+    /// Line of the `end` statement (pragmas between `span` and here belong
+    /// to this unit).
+    pub end_line: usize,
+}
+
+/// One input file after parsing.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SourceFile {
+    pub units: Vec<Unit>,
+}
