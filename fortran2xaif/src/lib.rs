@@ -5,3 +5,4 @@ pub mod ast;
 pub mod intrinsics;
 pub mod parse;
 pub mod sema;
+pub mod analysis;

@@ -1,0 +1,275 @@
+//! Dependence summaries of units (paper 003, §5.2, "diff-dependency" and
+//! "dependency" analyses): for each location visible to callers that a unit
+//! may modify, the visible locations whose entry values its exit value may
+//! depend on.
+//!
+//! Computed by a forward sweep per unit with `Dep⁺(I₀) = Id`,
+//! `Dep⁺(I) = Dep⁻(I) ⊗ Dep(I)`, `Dep⁻(I) = ∪ Dep⁺(pred)`, and over the call
+//! graph bottom-up until no summary changes (recursion).
+
+use std::collections::HashMap;
+
+use super::alias::Alias;
+use super::bitset::BitSet;
+use super::call_graph::CallGraph;
+use super::ir::{Callee, LocationId, Program, Stmt, UnitId};
+use super::side_effects::{bind, SideEffects};
+
+/// Which dependencies count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DependenceKind {
+    /// Diff-dep: only differentiable uses, only locations of differentiable
+    /// type (used by activity).
+    Differentiable,
+    /// Dep: every use, including indices and opaque statements (used by
+    /// diff-liveness).
+    All,
+}
+
+/// The summary of one unit: output → inputs, in the unit's own names
+/// (its dummies and globals). An output not listed keeps its entry value.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Summary {
+    pub outputs: HashMap<LocationId, BitSet>,
+}
+
+/// Summaries of all units, indexed by `UnitId`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Summaries {
+    pub kind: Option<DependenceKind>,
+    pub units: Vec<Summary>,
+}
+
+impl Summaries {
+    pub fn compute(
+        program: &Program,
+        call_graph: &CallGraph,
+        side_effects: &SideEffects,
+        alias: &Alias,
+        kind: DependenceKind,
+    ) -> Summaries {
+        let mut all = Summaries {
+            kind: Some(kind),
+            units: vec![Summary::default(); program.units.len()],
+        };
+        // Bottom-up passes until stable; one pass suffices without recursion.
+        loop {
+            let mut changed = false;
+            for &u in &call_graph.bottom_up {
+                let s = unit_summary(program, side_effects, alias, &all, u, kind);
+                if s != all.units[u.index()] {
+                    all.units[u.index()] = s;
+                    changed = true;
+                }
+            }
+            if !changed || call_graph.recursive.is_empty() {
+                break;
+            }
+        }
+        all
+    }
+
+    /// The summary of `unit` applied at a call with `actuals`: pairs
+    /// (caller location that may be defined, caller locations it may
+    /// depend on). External routines: every actual depends on every actual.
+    pub fn bound_call(
+        &self,
+        program: &Program,
+        callee: &Callee,
+        actuals: &[Option<LocationId>],
+    ) -> Vec<(LocationId, Vec<LocationId>)> {
+        let counts = |l: LocationId| {
+            self.kind != Some(DependenceKind::Differentiable) || program.is_differentiable(l)
+        };
+        match callee {
+            Callee::External(_) => {
+                let all: Vec<LocationId> = actuals
+                    .iter()
+                    .flatten()
+                    .copied()
+                    .filter(|l| counts(*l))
+                    .collect();
+                all.iter().map(|a| (*a, all.clone())).collect()
+            }
+            Callee::Unit(c) => {
+                let Some(summary) = self.units.get(c.index()) else {
+                    return Vec::new();
+                };
+                let mut out: Vec<(LocationId, Vec<LocationId>)> = summary
+                    .outputs
+                    .iter()
+                    .filter_map(|(o, ins)| {
+                        let target = bind(program, *o, actuals)?;
+                        let sources = ins
+                            .iter()
+                            .filter_map(|i| bind(program, LocationId(i as u32), actuals))
+                            .filter(|l| counts(*l))
+                            .collect();
+                        Some((target, sources))
+                    })
+                    .collect();
+                out.sort();
+                out
+            }
+        }
+    }
+}
+
+/// One forward sweep over `uid` with the current callee summaries.
+fn unit_summary(
+    program: &Program,
+    side_effects: &SideEffects,
+    alias: &Alias,
+    summaries: &Summaries,
+    uid: UnitId,
+    kind: DependenceKind,
+) -> Summary {
+    let unit = &program.units[uid.index()];
+    let n = program.locations.len();
+    let counts = |l: LocationId| kind == DependenceKind::All || program.is_differentiable(l);
+    // Slots: every location the unit may (re)define.
+    let mut slot_of: HashMap<LocationId, usize> = HashMap::new();
+    let mut slot_locs: Vec<LocationId> = Vec::new();
+    let mut add_slot = |l: LocationId, slot_of: &mut HashMap<LocationId, usize>| {
+        slot_of.entry(l).or_insert_with(|| {
+            slot_locs.push(l);
+            slot_locs.len() - 1
+        });
+    };
+    for stmt in unit.blocks.iter().flat_map(|b| &b.stmts) {
+        let defined: Vec<LocationId> = match stmt {
+            Stmt::Assign { def, .. } => vec![def.loc],
+            Stmt::Opaque { defs, .. } => defs.iter().map(|d| d.loc).collect(),
+            Stmt::Call {
+                callee, actuals, ..
+            } => side_effects.call_defs(program, callee, actuals),
+        };
+        for l in defined {
+            add_slot(l, &mut slot_of);
+            for p in alias.partners_of(l) {
+                if program.is_visible_outside(uid, *p) {
+                    add_slot(*p, &mut slot_of);
+                }
+            }
+        }
+    }
+    let identity = |l: LocationId| -> BitSet {
+        let mut s = BitSet::new(n);
+        if program.is_visible_outside(uid, l) && counts(l) {
+            s.insert(l.index());
+        }
+        s
+    };
+    let entry_state: Vec<BitSet> = slot_locs.iter().map(|l| identity(*l)).collect();
+    let current = |state: &[BitSet], l: LocationId| -> BitSet {
+        match slot_of.get(&l) {
+            Some(&s) => state[s].clone(),
+            None => identity(l),
+        }
+    };
+    let partners_in_unit = |l: LocationId| {
+        alias
+            .partners_of(l)
+            .iter()
+            .copied()
+            .filter(move |p| program.is_visible_outside(uid, *p))
+    };
+    let define = |state: &mut [BitSet], l: LocationId, value: &BitSet, kills: bool| {
+        if let Some(&s) = slot_of.get(&l) {
+            if kills {
+                state[s] = value.clone();
+            } else {
+                state[s].union_with(value);
+            }
+        }
+        for p in partners_in_unit(l) {
+            if let Some(&s) = slot_of.get(&p) {
+                state[s].union_with(value);
+            }
+        }
+    };
+    let transfer = |state: &mut Vec<BitSet>, stmt: &Stmt| match stmt {
+        Stmt::Assign { def, uses, .. } => {
+            let mut value = BitSet::new(n);
+            if counts(def.loc) {
+                for u in uses {
+                    if kind == DependenceKind::All || (u.differentiable && counts(u.loc)) {
+                        value.union_with(&current(state, u.loc));
+                    }
+                }
+            }
+            define(state, def.loc, &value, def.kills);
+        }
+        Stmt::Opaque { defs, uses, .. } => {
+            let mut value = BitSet::new(n);
+            if kind == DependenceKind::All {
+                for u in uses {
+                    value.union_with(&current(state, *u));
+                }
+            }
+            for d in defs {
+                define(state, d.loc, &value, d.kills);
+            }
+        }
+        Stmt::Call {
+            callee, actuals, ..
+        } => {
+            let effects = summaries.bound_call(program, callee, actuals);
+            let values: Vec<(LocationId, BitSet)> = effects
+                .iter()
+                .map(|(t, sources)| {
+                    let mut v = BitSet::new(n);
+                    for s in sources {
+                        v.union_with(&current(state, *s));
+                    }
+                    (*t, v)
+                })
+                .collect();
+            for (t, v) in values {
+                define(state, t, &v, false);
+            }
+        }
+    };
+    let nb = unit.blocks.len();
+    let preds = unit.predecessors();
+    let mut out: Vec<Option<Vec<BitSet>>> = vec![None; nb];
+    let mut worklist: Vec<usize> = (0..nb).rev().collect();
+    let mut queued = vec![true; nb];
+    while let Some(b) = worklist.pop() {
+        queued[b] = false;
+        let mut state: Option<Vec<BitSet>> = (b == unit.entry.index()).then(|| entry_state.clone());
+        for p in &preds[b] {
+            if let Some(po) = &out[p.index()] {
+                match &mut state {
+                    None => state = Some(po.clone()),
+                    Some(s) => s.iter_mut().zip(po).for_each(|(a, x)| {
+                        a.union_with(x);
+                    }),
+                }
+            }
+        }
+        // Blocks not reached from the entry carry no information yet.
+        let Some(mut state) = state else { continue };
+        for stmt in &unit.blocks[b].stmts {
+            transfer(&mut state, stmt);
+        }
+        if out[b].as_ref() != Some(&state) {
+            out[b] = Some(state);
+            for s in unit.successors.get(b).map_or(&[][..], |v| v.as_slice()) {
+                if s.index() < nb && !queued[s.index()] {
+                    queued[s.index()] = true;
+                    worklist.push(s.index());
+                }
+            }
+        }
+    }
+    let mut summary = Summary::default();
+    if let Some(Some(exit)) = out.get(unit.exit.index()) {
+        for (s, l) in slot_locs.iter().enumerate() {
+            if program.is_visible_outside(uid, *l) && counts(*l) {
+                summary.outputs.insert(*l, exit[s].clone());
+            }
+        }
+    }
+    summary
+}

@@ -1,0 +1,76 @@
+//! The front end's program analyses over an abstract data-flow IR
+//! ([`ir`]): call graph, side effects, alias, du/ud and do chains,
+//! activity (varied ∩ useful) and to-be-recorded sets.
+//!
+//! The front end lowers its control flow graphs to [`ir::Program`], calls
+//! [`analyze`], and writes the results into XAIF. Equations and deviations
+//! from the papers are in `docs/analyses.md`.
+
+pub mod activity;
+pub mod alias;
+pub mod bitset;
+pub mod call_graph;
+pub mod dependence;
+pub mod du_ud;
+pub mod effects;
+pub mod ir;
+pub mod side_effects;
+pub mod tbr;
+
+pub use activity::Activity;
+pub use alias::Alias;
+pub use call_graph::CallGraph;
+pub use du_ud::{ChainPoint, DuUd};
+pub use side_effects::{SideEffects, UnitSideEffects};
+pub use tbr::Tbr;
+
+use ir::{IrError, Program, Seeds};
+
+/// Everything the analyses found.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Results {
+    pub call_graph: CallGraph,
+    pub side_effects: SideEffects,
+    pub alias: Alias,
+    pub du_ud: DuUd,
+    pub activity: Activity,
+    pub tbr: Tbr,
+    /// Problems with the input; when not empty the other results are the
+    /// conservative defaults (everything differentiable is active, no
+    /// alias or du/ud information).
+    pub errors: Vec<IrError>,
+}
+
+/// Runs every analysis on `program` for the request `seeds`.
+pub fn analyze(program: &Program, seeds: &Seeds) -> Results {
+    let errors = program.validate(seeds);
+    if !errors.is_empty() {
+        return Results {
+            activity: Activity::everything_active(program),
+            errors,
+            ..Results::default()
+        };
+    }
+    let call_graph = CallGraph::build(program);
+    let side_effects = SideEffects::compute(program, &call_graph);
+    let alias = Alias::compute(program, &call_graph);
+    let du_ud = DuUd::compute(program, &side_effects, &alias);
+    let activity = Activity::compute(program, seeds, &call_graph, &side_effects, &alias);
+    let tbr = Tbr::compute(
+        program,
+        seeds,
+        &call_graph,
+        &side_effects,
+        &alias,
+        &activity,
+    );
+    Results {
+        call_graph,
+        side_effects,
+        alias,
+        du_ud,
+        activity,
+        tbr,
+        errors,
+    }
+}
