@@ -9,6 +9,7 @@
 pub mod activity;
 pub mod alias;
 pub mod bitset;
+pub mod builder;
 pub mod call_graph;
 pub mod dependence;
 pub mod du_ud;
