@@ -1,1 +1,17 @@
-//! xaif-booster library.
+//! xaif-booster: language-independent AD transformations on XAIF.
+//!
+//! Tangent mode pipeline, one module per step: `catalogue` (intrinsic
+//! partials) → `linearize` (local partials of each active assignment) →
+//! `preaccumulate` (local Jacobian by the chain rule) → `propagate`
+//! (derivative propagator entries), driven over the call graph by `tangent`.
+
+pub mod catalogue;
+pub mod dot;
+pub mod elimination;
+pub mod expr;
+pub mod linearize;
+pub mod preaccumulate;
+pub mod propagate;
+pub mod symbols;
+pub mod tangent;
+pub mod temporaries;

@@ -1,1 +1,163 @@
-fn main() {}
+//! `xaif-booster`: the transformation stage, XAIF in, transformed XAIF out.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, ValueEnum};
+use xaif_booster::catalogue::Catalogue;
+use xaif_booster::tangent::{transform_tangent, BoostError, Preaccumulation, TangentOptions};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Mode {
+    Tangent,
+    Adjoint,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum PreaccumulationArg {
+    Statement,
+    BasicBlock,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum EliminationArg {
+    Vertex,
+    Edge,
+    Face,
+    Best,
+}
+
+/// Differentiates XAIF: linearisation, preaccumulation, derivative propagation.
+#[derive(Debug, Parser)]
+#[command(name = "xaif-booster", version)]
+struct Cli {
+    /// Differentiation mode.
+    #[arg(short = 'm', long = "mode", value_enum)]
+    mode: Mode,
+    /// Unit of Jacobian preaccumulation.
+    #[arg(long, value_enum, default_value = "statement")]
+    preaccumulation: PreaccumulationArg,
+    /// Elimination method (basic-block preaccumulation).
+    #[arg(long, value_enum, default_value = "vertex")]
+    elimination: EliminationArg,
+    /// Heuristic chain for choosing elimination steps (basic-block preaccumulation).
+    #[arg(long)]
+    heuristic: Option<String>,
+    /// Print vertices, edges, multiplications and additions per basic block.
+    #[arg(long)]
+    stats: bool,
+    /// Write each linearised graph as Graphviz into DIR.
+    #[arg(long, value_name = "DIR")]
+    dot: Option<PathBuf>,
+    /// Intrinsics catalogue replacing the built-in one.
+    #[arg(long, value_name = "CATALOGUE.xaif")]
+    intrinsics: Option<PathBuf>,
+    /// Output XAIF file.
+    #[arg(short = 'o', value_name = "OUT")]
+    output: PathBuf,
+    /// Input XAIF file.
+    input: PathBuf,
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    match run(&cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("{message}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn run(cli: &Cli) -> Result<(), String> {
+    let input_name = cli.input.display().to_string();
+    if cli.mode == Mode::Adjoint {
+        return Err(format!(
+            "{input_name}:1:1: error: adjoint mode is not implemented yet"
+        ));
+    }
+    let catalogue = match &cli.intrinsics {
+        Some(path) => Catalogue::load(path),
+        None => Catalogue::builtin(),
+    }
+    .map_err(|e| e.to_string())?;
+    let text = std::fs::read_to_string(&cli.input)
+        .map_err(|e| format!("{input_name}:1:1: error: cannot read input: {e}"))?;
+    let mut cg =
+        xaif_schema::read::read_call_graph(&text, &input_name).map_err(|e| e.to_string())?;
+    if cli.dot.is_some() || cli.preaccumulation == PreaccumulationArg::BasicBlock {
+        // Options that only matter for the engines below; validated here.
+        if let Some(dir) = &cli.dot {
+            std::fs::create_dir_all(dir).map_err(|e| {
+                format!(
+                    "{}:1:1: error: cannot create {}: {e}",
+                    input_name,
+                    dir.display()
+                )
+            })?;
+        }
+    }
+    let options = TangentOptions {
+        preaccumulation: match cli.preaccumulation {
+            PreaccumulationArg::Statement => Preaccumulation::Statement,
+            PreaccumulationArg::BasicBlock => Preaccumulation::BasicBlock,
+        },
+        dot_dir: cli.dot.clone(),
+    };
+    let stats = transform_tangent(&mut cg, &catalogue, &options)
+        .map_err(|e| locate(&input_name, &text, &e))?;
+    if cli.stats {
+        print_stats(&stats);
+    }
+    xaif_schema::write::write_call_graph_file(&cg, &cli.output).map_err(|e| {
+        format!(
+            "{}:1:1: error: cannot write {}: {e}",
+            input_name,
+            cli.output.display()
+        )
+    })
+}
+
+/// `file:line:column: error: ...` for a transformation error: the position
+/// of the offending statement (or subroutine) in the input text.
+fn locate(file: &str, text: &str, e: &BoostError) -> String {
+    let needles = [
+        e.statement_id
+            .as_ref()
+            .map(|s| format!("statement_id=\"{s}\"")),
+        e.cfg_symbol.as_ref().map(|s| format!("symbol_id=\"{s}\"")),
+    ];
+    let offset = needles
+        .iter()
+        .flatten()
+        .find_map(|n| text.find(n.as_str()))
+        .map(|off| text[..off].rfind('<').unwrap_or(off))
+        .unwrap_or(0);
+    let (line, column) = xaif_schema::error::line_column(text, offset);
+    format!("{file}:{line}:{column}: error: {e}")
+}
+
+fn print_stats(stats: &[xaif_booster::tangent::BlockStats]) {
+    let mut total = xaif_booster::preaccumulate::OpCounts::default();
+    println!("# subroutine block vertices edges multiplications additions");
+    for b in stats {
+        let c = b.counts;
+        println!(
+            "{} {} {} {} {} {}",
+            b.cfg, b.block, c.vertices, c.edges, c.multiplications, c.additions
+        );
+        total += c;
+    }
+    println!(
+        "total - {} {} {} {}",
+        total.vertices, total.edges, total.multiplications, total.additions
+    );
+}

@@ -1,0 +1,313 @@
+//! The `xaif-booster` command: reference examples through `-m tangent`
+//! with schema-valid output, diagnostics and exit codes on bad input.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command as Process;
+
+use assert_cmd::Command;
+
+fn booster() -> Command {
+    Command::cargo_bin("xaif-booster").expect("binary")
+}
+
+fn reference_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/xaif-reference")
+}
+
+/// Validates `file` against the XAIF output schema; `None` when xmllint or
+/// the schema is unavailable.
+fn validate_output(file: &Path) -> Option<Result<(), String>> {
+    let xsd = reference_dir().join("xaif_output.xsd");
+    if !xsd.exists() {
+        return None;
+    }
+    let out = Process::new("xmllint")
+        .arg("--noout")
+        .arg("--schema")
+        .arg(&xsd)
+        .arg(file)
+        .output()
+        .ok()?;
+    Some(if out.status.success() {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).into_owned())
+    })
+}
+
+/// `file:line:column: ` at the start of the first stderr line.
+fn has_position(stderr: &str, file: &str) -> bool {
+    let Some(rest) = stderr.strip_prefix(file) else {
+        return false;
+    };
+    let mut parts = rest.splitn(4, ':');
+    parts.next() == Some("")
+        && parts
+            .next()
+            .is_some_and(|l| l.parse::<u64>().is_ok_and(|l| l > 0))
+        && parts
+            .next()
+            .is_some_and(|c| c.parse::<u64>().is_ok_and(|c| c > 0))
+}
+
+/// Reference examples that are not valid XAIF call graphs (a duplicate
+/// expression vertex id; a missing AliasSetMap).
+const INVALID_EXAMPLES: &[&str] = &["if_ex_1c.xaif", "the_whole_box_model.xaif"];
+
+#[test]
+fn reference_examples_go_through_tangent_mode() {
+    let dir = reference_dir().join("examples");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        eprintln!("skipped: {} not found", dir.display());
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let mut checked = 0;
+    let mut paths: Vec<PathBuf> = entries.map(|e| e.unwrap().path()).collect();
+    paths.sort();
+    for path in paths {
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        if !text.contains("CallGraph") || path.extension().is_none_or(|e| e != "xaif") {
+            continue; // intrinsic catalogues
+        }
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let out = tmp.path().join(format!("{name}.xb"));
+        let result = booster()
+            .args(["-m", "tangent", "-o"])
+            .arg(&out)
+            .arg(&path)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&result.stderr);
+        if INVALID_EXAMPLES.contains(&name.as_str()) {
+            assert_eq!(result.status.code(), Some(1), "{name}");
+            assert!(
+                has_position(&stderr, &path.display().to_string()),
+                "{name}: {stderr}"
+            );
+            assert!(!out.exists(), "{name}: output left behind");
+            continue;
+        }
+        assert!(result.status.success(), "{name}: {stderr}");
+        if let Some(valid) = validate_output(&out) {
+            valid.unwrap_or_else(|e| panic!("{name}: output does not validate: {e}"));
+        }
+        // The output is itself readable XAIF.
+        xaif_schema::read::read_call_graph_file(&out).unwrap();
+        checked += 1;
+    }
+    assert!(checked >= 10, "only {checked} examples checked");
+}
+
+#[test]
+fn output_of_a_built_program_validates_and_has_propagators() {
+    let cg = common::program(&[
+        ("y", "(mul (sin x) x)"),
+        ("x", "(pow x a)"),
+        ("z", "(mul p q)"),
+    ]);
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("p.xaif");
+    let out = tmp.path().join("p.xb.xaif");
+    xaif_schema::write::write_call_graph_file(&cg, &input).unwrap();
+    booster()
+        .args(["-m", "tangent", "-o"])
+        .arg(&out)
+        .arg(&input)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(text.contains("DerivativePropagator"));
+    assert!(text.contains("ZeroDeriv"));
+    assert!(text.contains("temp=\"true\""));
+    if let Some(valid) = validate_output(&out) {
+        valid.unwrap();
+    }
+}
+
+#[test]
+fn stats_report_blocks_and_totals() {
+    let cg = common::program(&[("y", "(mul (sin x) x)"), ("x", "(add y z)")]);
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("p.xaif");
+    xaif_schema::write::write_call_graph_file(&cg, &input).unwrap();
+    let out = booster()
+        .args(["-m", "tangent", "--stats", "-o"])
+        .arg(tmp.path().join("o.xaif"))
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().filter(|l| !l.starts_with('#')).collect();
+    // head, block 2: y = sin(x)*x has vertices x, sin, mul and 3 edges;
+    // reverse accumulation: cos(x)*x product, one sum for the two x paths.
+    assert_eq!(lines[0], "head 2 6 5 1 1");
+    assert_eq!(*lines.last().unwrap(), "total - 6 5 1 1");
+}
+
+#[test]
+fn dot_files_are_written() {
+    let cg = common::program(&[("y", "(mul (sin x) x)")]);
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("p.xaif");
+    xaif_schema::write::write_call_graph_file(&cg, &input).unwrap();
+    let dot = tmp.path().join("dot");
+    booster()
+        .args(["-m", "tangent", "--dot"])
+        .arg(&dot)
+        .arg("-o")
+        .arg(tmp.path().join("o.xaif"))
+        .arg(&input)
+        .assert()
+        .success();
+    let files: Vec<_> = std::fs::read_dir(&dot).unwrap().collect();
+    assert_eq!(files.len(), 1);
+    let text = std::fs::read_to_string(files[0].as_ref().unwrap().path()).unwrap();
+    assert!(text.starts_with("digraph"));
+}
+
+#[test]
+fn malformed_xml_is_rejected_with_a_position() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("bad.xaif");
+    std::fs::write(&input, "<?xml version=\"1.0\"?>\n<xaif:CallGraph xmlns:xaif=\"http://www.mcs.anl.gov/XAIF\">\n  <oops\n").unwrap();
+    let out = tmp.path().join("out.xaif");
+    let result = booster()
+        .args(["-m", "tangent", "-o"])
+        .arg(&out)
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(result.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert!(
+        has_position(&stderr, &input.display().to_string()),
+        "{stderr}"
+    );
+    assert!(!out.exists());
+}
+
+#[test]
+fn unsupported_statement_is_rejected_at_its_position() {
+    let mut cg = common::program(&[("y", "x"), ("y", "(sin x)")]);
+    for v in &mut cg.vertices {
+        let xaif_schema::CallGraphVertex::ControlFlowGraph(cfg) = v else {
+            continue;
+        };
+        for w in &mut cfg.vertices {
+            let xaif_schema::ControlFlowVertex::BasicBlock(bb) = w else {
+                continue;
+            };
+            let xaif_schema::BasicBlockElement::Assignment(a) = &mut bb.elements[1] else {
+                continue;
+            };
+            for v in &mut a.rhs.vertices {
+                if let xaif_schema::ExpressionVertex::Intrinsic(i) = v {
+                    i.name = "bessel_j0".into();
+                }
+            }
+        }
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("p.xaif");
+    xaif_schema::write::write_call_graph_file(&cg, &input).unwrap();
+    let text = std::fs::read_to_string(&input).unwrap();
+    let line = text
+        .lines()
+        .position(|l| l.contains("statement_id=\"s2\""))
+        .unwrap()
+        + 1;
+    let out = tmp.path().join("out.xaif");
+    let result = booster()
+        .args(["-m", "tangent", "-o"])
+        .arg(&out)
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(result.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    let prefix = format!("{}:{line}:", input.display());
+    assert!(stderr.starts_with(&prefix), "{stderr}");
+    assert!(
+        stderr.contains("error:") && stderr.contains("bessel_j0"),
+        "{stderr}"
+    );
+    assert!(!out.exists());
+}
+
+#[test]
+fn adjoint_mode_is_a_named_error() {
+    let cg = common::program(&[("y", "x")]);
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("p.xaif");
+    xaif_schema::write::write_call_graph_file(&cg, &input).unwrap();
+    let result = booster()
+        .args(["-m", "adjoint", "-o"])
+        .arg(tmp.path().join("o.xaif"))
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(result.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&result.stderr).contains("adjoint mode is not implemented yet"));
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    booster()
+        .args(["-m", "tangent", "in.xaif"])
+        .assert()
+        .code(2);
+    booster()
+        .args(["-m", "sideways", "-o", "o", "in.xaif"])
+        .assert()
+        .code(2);
+    booster().args(["-o", "o", "in.xaif"]).assert().code(2);
+}
+
+#[test]
+fn catalogue_override_is_used() {
+    let tmp = tempfile::tempdir().unwrap();
+    // A catalogue without sin_scal: a program using sin on an active value is rejected.
+    let text = xaif_booster::catalogue::BUILTIN_CATALOGUE;
+    let start = text
+        .find("<xaifii:InlinableIntrinsic name=\"sin_scal\"")
+        .unwrap();
+    let end = start
+        + text[start..].find("</xaifii:InlinableIntrinsic>").unwrap()
+        + "</xaifii:InlinableIntrinsic>".len();
+    let reduced = format!("{}{}", &text[..start], &text[end..]);
+    let catalogue = tmp.path().join("cat.xaif");
+    std::fs::write(&catalogue, reduced).unwrap();
+    let cg = common::program(&[("y", "(sin x)")]);
+    let input = tmp.path().join("p.xaif");
+    xaif_schema::write::write_call_graph_file(&cg, &input).unwrap();
+    let result = booster()
+        .args(["-m", "tangent", "--intrinsics"])
+        .arg(&catalogue)
+        .arg("-o")
+        .arg(tmp.path().join("o.xaif"))
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(result.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&result.stderr).contains("sin_scal"));
+    // A broken catalogue file is reported with its position.
+    std::fs::write(&catalogue, "<xaifii:InlinableIntrinsicDefinitions").unwrap();
+    let result = booster()
+        .args(["-m", "tangent", "--intrinsics"])
+        .arg(&catalogue)
+        .arg("-o")
+        .arg(tmp.path().join("o.xaif"))
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(result.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert!(
+        has_position(&stderr, &catalogue.display().to_string()),
+        "{stderr}"
+    );
+}
