@@ -5,4 +5,6 @@ pub mod ast;
 pub mod intrinsics;
 pub mod parse;
 pub mod sema;
+pub mod diagnostics;
+pub mod source;
 pub mod analysis;

@@ -1,0 +1,294 @@
+//! `$openad` pragmas: comment lines `!$openad KEYWORD ...` (fixed form also
+//! `c$openad`, `C$openad`, `*$openad`), case-insensitive.
+
+use crate::diagnostics::{Diagnostic, Location};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pragma {
+    pub kind: PragmaKind,
+    /// Variable names, lower-cased (empty for `Other`).
+    pub names: Vec<String>,
+    /// 1-based line of the pragma in `NormalizedSource::text`.
+    pub line: usize,
+    /// Where the pragma's comment starts in the original file.
+    pub location: Location,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PragmaKind {
+    Independent,
+    Dependent,
+    /// Any other pragma: the text after `$openad`, trimmed, as written
+    /// (e.g. `XXX Template ad_template.f`). Judging it is the caller's job.
+    Other(String),
+}
+
+const SENTINEL: &str = "$openad";
+
+/// If `comment_body` (the comment text after its `!`, `c` or `*`) is a
+/// pragma, its text after the sentinel and that text's byte offset in
+/// `comment_body`.
+pub(crate) fn pragma_body(comment_body: &str) -> Option<(&str, usize)> {
+    let head = comment_body.get(..SENTINEL.len())?;
+    if !head.eq_ignore_ascii_case(SENTINEL) {
+        return None;
+    }
+    let rest = &comment_body[SENTINEL.len()..];
+    // `$openadfoo` is not our sentinel.
+    if rest.chars().next().is_some_and(is_name_char) {
+        return None;
+    }
+    Some((rest, SENTINEL.len()))
+}
+
+/// Parses the text after `$openad`. `body_location` is the original place of
+/// `body`'s first byte (pragma comments are copied unchanged, so columns
+/// inside them are plain offsets).
+pub(crate) fn parse(
+    body: &str,
+    line: usize,
+    location: Location,
+    body_location: &Location,
+) -> Result<Pragma, Diagnostic> {
+    let leading = body.len() - body.trim_start().len();
+    let keyword_text = &body[leading..];
+    let keyword_len = keyword_text
+        .find(|c: char| !is_name_char(c))
+        .unwrap_or(keyword_text.len());
+    let keyword = &keyword_text[..keyword_len];
+    let kind = if keyword.eq_ignore_ascii_case("independent") {
+        PragmaKind::Independent
+    } else if keyword.eq_ignore_ascii_case("dependent") {
+        PragmaKind::Dependent
+    } else {
+        return Ok(Pragma {
+            kind: PragmaKind::Other(body.trim().to_string()),
+            names: Vec::new(),
+            line,
+            location,
+        });
+    };
+    let list_offset = leading + keyword_len;
+    let at = |offset: usize| Location {
+        column: body_location.column + offset,
+        ..body_location.clone()
+    };
+    let names = parse_name_list(&body[list_offset..]).map_err(|problem| {
+        let keyword_upper = keyword.to_ascii_uppercase();
+        let diag = match problem {
+            ListProblem::Empty => Diagnostic::error(
+                location.clone(),
+                format!("{keyword_upper} pragma names no variable"),
+            ),
+            ListProblem::Malformed { offset, expected } => Diagnostic::error(
+                at(list_offset + offset),
+                format!("malformed {keyword_upper} pragma: expected {expected}"),
+            ),
+        };
+        diag.with_note(format!(
+            "write it as `!$openad {keyword_upper}(name1, name2, ...)`"
+        ))
+    })?;
+    Ok(Pragma {
+        kind,
+        names,
+        line,
+        location,
+    })
+}
+
+enum ListProblem {
+    Empty,
+    Malformed {
+        offset: usize,
+        expected: &'static str,
+    },
+}
+
+/// `( name {, name} )` with blanks anywhere and an optional trailing
+/// `! comment`; names lower-cased.
+fn parse_name_list(text: &str) -> Result<Vec<String>, ListProblem> {
+    let mut cursor = Cursor { text, offset: 0 };
+    cursor.skip_blanks();
+    if cursor.at_end() || cursor.peek() == Some('!') {
+        return Err(ListProblem::Empty);
+    }
+    cursor.expect('(', "`(` and a list of variable names")?;
+    cursor.skip_blanks();
+    if cursor.peek() == Some(')') {
+        return Err(ListProblem::Empty);
+    }
+    let mut names = Vec::new();
+    loop {
+        cursor.skip_blanks();
+        names.push(cursor.name()?);
+        cursor.skip_blanks();
+        match cursor.peek() {
+            Some(',') => cursor.offset += 1,
+            Some(')') => {
+                cursor.offset += 1;
+                break;
+            }
+            _ => {
+                return Err(ListProblem::Malformed {
+                    offset: cursor.offset,
+                    expected: "`,` or `)` after a variable name",
+                })
+            }
+        }
+    }
+    cursor.skip_blanks();
+    if !cursor.at_end() && cursor.peek() != Some('!') {
+        return Err(ListProblem::Malformed {
+            offset: cursor.offset,
+            expected: "nothing after `)`",
+        });
+    }
+    Ok(names)
+}
+
+struct Cursor<'a> {
+    text: &'a str,
+    offset: usize,
+}
+
+impl Cursor<'_> {
+    fn peek(&self) -> Option<char> {
+        self.text[self.offset..].chars().next()
+    }
+
+    fn at_end(&self) -> bool {
+        self.offset >= self.text.len()
+    }
+
+    fn skip_blanks(&mut self) {
+        while let Some(c) = self.peek().filter(|c| c.is_whitespace()) {
+            self.offset += c.len_utf8();
+        }
+    }
+
+    fn expect(&mut self, wanted: char, expected: &'static str) -> Result<(), ListProblem> {
+        if self.peek() == Some(wanted) {
+            self.offset += wanted.len_utf8();
+            Ok(())
+        } else {
+            Err(ListProblem::Malformed {
+                offset: self.offset,
+                expected,
+            })
+        }
+    }
+
+    /// A Fortran name: a letter, then letters, digits and underscores.
+    fn name(&mut self) -> Result<String, ListProblem> {
+        let start = self.offset;
+        if !self.peek().is_some_and(|c| c.is_ascii_alphabetic()) {
+            return Err(ListProblem::Malformed {
+                offset: start,
+                expected: "a variable name",
+            });
+        }
+        while let Some(c) = self.peek().filter(|&c| is_name_char(c)) {
+            self.offset += c.len_utf8();
+        }
+        Ok(self.text[start..self.offset].to_ascii_lowercase())
+    }
+}
+
+fn is_name_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_at_column_1(comment_body: &str) -> Result<Pragma, Diagnostic> {
+        let (body, offset) = pragma_body(comment_body).expect("is a pragma");
+        // As if the comment character sat in column 1.
+        let location = Location::new("p.f90", 3, 1);
+        let body_location = Location::new("p.f90", 3, 2 + offset);
+        parse(body, 3, location, &body_location)
+    }
+
+    #[test]
+    fn recognises_the_sentinel_case_insensitively() {
+        assert!(pragma_body("$openad independent(x)").is_some());
+        assert!(pragma_body("$OpenAD DEPENDENT(y)").is_some());
+        assert!(pragma_body("$openad").is_some());
+        assert!(pragma_body("$openadx").is_none());
+        assert!(pragma_body(" $openad x").is_none());
+        assert!(pragma_body("$omp parallel").is_none());
+        assert!(pragma_body("$open").is_none());
+    }
+
+    #[test]
+    fn independent_and_dependent_with_several_names() {
+        let pragma = parse_at_column_1("$openad INDEPENDENT( X, y_2 ,Zeta)").unwrap();
+        assert_eq!(pragma.kind, PragmaKind::Independent);
+        assert_eq!(pragma.names, ["x", "y_2", "zeta"]);
+        assert_eq!(pragma.line, 3);
+        assert_eq!(pragma.location, Location::new("p.f90", 3, 1));
+        let pragma = parse_at_column_1("$OPENAD dependent (f) ! the result").unwrap();
+        assert_eq!(pragma.kind, PragmaKind::Dependent);
+        assert_eq!(pragma.names, ["f"]);
+    }
+
+    #[test]
+    fn other_pragmas_keep_their_text() {
+        let pragma = parse_at_column_1("$openad XXX Template ad_template.f  ").unwrap();
+        assert_eq!(
+            pragma.kind,
+            PragmaKind::Other("XXX Template ad_template.f".into())
+        );
+        assert!(pragma.names.is_empty());
+        let empty = parse_at_column_1("$openad").unwrap();
+        assert_eq!(empty.kind, PragmaKind::Other(String::new()));
+        // A keyword that merely starts like ours is another pragma.
+        let longer = parse_at_column_1("$openad independently(x)").unwrap();
+        assert!(matches!(longer.kind, PragmaKind::Other(_)));
+    }
+
+    #[test]
+    fn empty_lists_are_errors_at_the_pragma() {
+        for text in [
+            "$openad INDEPENDENT",
+            "$openad independent()",
+            "$openad independent ( )",
+            "$openad INDEPENDENT ! nothing",
+        ] {
+            let diag = parse_at_column_1(text).unwrap_err();
+            assert_eq!(
+                diag.message, "INDEPENDENT pragma names no variable",
+                "{text}"
+            );
+            assert_eq!(diag.location, Location::new("p.f90", 3, 1));
+        }
+        let diag = parse_at_column_1("$openad dependent()").unwrap_err();
+        assert_eq!(diag.message, "DEPENDENT pragma names no variable");
+    }
+
+    #[test]
+    fn malformed_lists_are_errors_at_the_offending_character() {
+        // Column 1 is the comment character, the body starts at column 9 and
+        // `(` is in column 21.
+        let cases = [
+            ("$openad independent(x y)", 24, "`,` or `)`"),
+            ("$openad independent(x,)", 24, "a variable name"),
+            ("$openad independent(1x)", 22, "a variable name"),
+            ("$openad independent(x", 23, "`,` or `)`"),
+            ("$openad independent x", 22, "`(`"),
+            ("$openad independent(x) y", 25, "nothing after"),
+            ("$openad independent(x(1))", 23, "`,` or `)`"),
+        ];
+        for (text, column, expected) in cases {
+            let diag = parse_at_column_1(text).unwrap_err();
+            assert!(
+                diag.message.starts_with("malformed INDEPENDENT pragma"),
+                "{text}"
+            );
+            assert!(diag.message.contains(expected), "{text}: {}", diag.message);
+            assert_eq!(diag.location.column, column, "{text}");
+        }
+    }
+}
