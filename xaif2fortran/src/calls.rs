@@ -116,7 +116,9 @@ impl UnitGen<'_, '_> {
         let copy_back = f.intent != Intent::In;
         if !self.env.ref_is_array_valued(r)? {
             let tmp = self.scalar_temp();
-            before.push(format!("{tmp}%v = {actual}"));
+            if f.intent != Intent::Out {
+                before.push(format!("{tmp}%v = {actual}"));
+            }
             before.push(format!("{tmp}%d = 0"));
             if copy_back {
                 after.push(format!("{actual} = {tmp}%v"));
@@ -130,7 +132,9 @@ impl UnitGen<'_, '_> {
             .push(format!("type(active), allocatable :: {tmp}({dims})"));
         let extents: Vec<String> = (1..=rank).map(|k| format!("size({actual}, {k})")).collect();
         before.push(format!("allocate({tmp}({}))", extents.join(", ")));
-        before.push(format!("{tmp}%v = {actual}"));
+        if f.intent != Intent::Out {
+            before.push(format!("{tmp}%v = {actual}"));
+        }
         before.push(format!("call oad_zero_d({tmp})"));
         if copy_back {
             after.push(format!("{actual} = {tmp}%v"));

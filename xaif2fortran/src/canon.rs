@@ -199,6 +199,7 @@ impl CanonSource {
                 other => return Err(err(i, format!("unknown tag '!$oad {other}'"))),
             }
         }
+        src.lines = lines;
         Ok(src)
     }
 

@@ -227,8 +227,14 @@ impl<'a> Env<'a> {
                         let (l, lp) = self.vertex(g, args[0], depth + 1)?;
                         let (r, rp) = self.vertex(g, args[1], depth + 1)?;
                         let (lmin, rmin) = if p == P_POW { (p + 1, p) } else { (p, p + 1) };
+                        // Spaces around + and - only, so terms stand out.
+                        let sep = if p == P_ADD {
+                            format!(" {op} ")
+                        } else {
+                            op.to_string()
+                        };
                         Ok((
-                            format!("{}{op}{}", paren_if(l, lp, lmin), paren_if(r, rp, rmin)),
+                            format!("{}{sep}{}", paren_if(l, lp, lmin), paren_if(r, rp, rmin)),
                             p,
                         ))
                     }

@@ -66,7 +66,14 @@ pub fn unparse_program(
                 out.extend(lines.iter().map(|&i| canon.lines[i].clone()));
                 out.push("  use OAD_active".into());
                 if let Some(t) = template.filter(|_| index.replacements_of_unit(tag).is_some()) {
-                    out.extend(t.uses.iter().map(|u| format!("  {u}")));
+                    // Inlined push/pop need OAD_tape whatever the template uses.
+                    let mut uses = vec!["use OAD_tape".to_string(), "use OAD_rev".to_string()];
+                    for u in &t.uses {
+                        if !uses.iter().any(|k| k.eq_ignore_ascii_case(u)) {
+                            uses.push(u.clone());
+                        }
+                    }
+                    out.extend(uses.iter().map(|u| format!("  {u}")));
                 }
             }
             CanonItem::Decl { unit, name, lines } => {

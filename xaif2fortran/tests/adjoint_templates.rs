@@ -1,0 +1,45 @@
+//! Template expansion for the adjoint modes, with a hand-written
+//! ReplacementList (plain, taping and adjoint sections of y = sin(x)*x);
+//! the drivers compare x%d with the exact derivative.
+
+mod common;
+
+use common::*;
+
+#[test]
+fn split_template_runs_tape_then_adjoint_sweeps() {
+    let (dir, _) = check_case("adjoint", "rs", "adjoint.split_driver.f90");
+    let program = std::fs::read_to_string(dir.path().join("adjoint.oad.f90")).unwrap();
+    // push_s0 / pop_s0 are inlined.
+    assert!(program.contains("oad_dt(oad_dt_ptr) = oad_p1"), "{program}");
+    assert!(!program.contains("call push_s0"));
+}
+
+#[test]
+fn joint_template_runs_both_sweeps_in_one_call() {
+    check_case("adjoint", "rj", "adjoint.joint_driver.f90");
+}
+
+#[test]
+fn user_template_replaces_the_default() {
+    let dir = tempfile::tempdir().unwrap();
+    let template = fixture("custom_template.f90");
+    let out = differentiate(
+        "adjoint",
+        "adjoint.canon.f90",
+        "rs",
+        dir.path(),
+        &["--template", template.to_str().unwrap()],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let program = std::fs::read_to_string(dir.path().join("adjoint.oad.f90")).unwrap();
+    assert!(program.contains("oad_custom_calls = 1"), "{program}");
+    assert!(!program.contains("our_rev_mode%plain"), "{program}");
+    // Still a working split adjoint (tape and adjoint sections present).
+    let stdout = compile_and_run(dir.path(), &fixture("adjoint.split_driver.f90"));
+    assert!(stdout.contains("OK"), "{stdout}");
+}

@@ -1,0 +1,57 @@
+//! Rejected input: a named diagnostic `file:line:column: error: ...`,
+//! exit status 1 (2 for usage errors), and no output files.
+
+mod common;
+
+use common::*;
+
+fn assert_rejected(out: &std::process::Output, dir: &std::path::Path, needle: &str) -> String {
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains(needle), "{stderr}");
+    assert!(stderr.contains(": error: "), "{stderr}");
+    let left: Vec<_> = std::fs::read_dir(dir)
+        .map(|d| d.flatten().map(|e| e.file_name()).collect())
+        .unwrap_or_default();
+    assert!(left.is_empty(), "files left behind: {left:?}");
+    stderr
+}
+
+#[test]
+fn missing_canonical_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = differentiate("sinx", "nonexistent.canon.f90", "f", dir.path(), &[]);
+    assert_rejected(&out, dir.path(), "cannot read canonical source");
+}
+
+#[test]
+fn unit_tag_not_in_canonical_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = differentiate("bad_unit", "sinx.canon.f90", "f", dir.path(), &[]);
+    let stderr = assert_rejected(&out, dir.path(), "unit 'nosuch'");
+    assert!(stderr.contains("bad_unit.xb.xaif:17:"), "{stderr}");
+}
+
+#[test]
+fn unknown_intrinsic() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = differentiate("bad_intrinsic", "sinx.canon.f90", "f", dir.path(), &[]);
+    let stderr = assert_rejected(&out, dir.path(), "unknown intrinsic 'frobnicate_scal'");
+    assert!(stderr.contains("bad_intrinsic.xb.xaif:23:41:"), "{stderr}");
+}
+
+#[test]
+fn active_parameter() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = differentiate("sinx", "bad_parameter.canon.f90", "f", dir.path(), &[]);
+    let stderr = assert_rejected(&out, dir.path(), "declared as a parameter");
+    assert!(stderr.contains("bad_parameter.canon.f90:8:3:"), "{stderr}");
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let out = xaif2fortran().args(["-m", "zz"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = xaif2fortran().output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
