@@ -5,7 +5,7 @@ use std::fmt;
 /// A rejected XAIF document (or an I/O failure reading it), with the place
 /// it was found. Lines and columns count from 1; the column counts
 /// characters. `line == 0` means "no position" (e.g. the file could not be
-/// opened).
+/// opened), `column == 0` "line only".
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct XaifError {
     pub file: String,
@@ -42,6 +42,9 @@ impl fmt::Display for XaifError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.line == 0 {
             write!(f, "{}: {}", self.file, self.message)
+        } else if self.column == 0 {
+            // libxml2 often knows only the line.
+            write!(f, "{}:{}: {}", self.file, self.line, self.message)
         } else {
             write!(
                 f,

@@ -1,9 +1,19 @@
 //! XAIF data model, reader, writer, validation and graph views.
+//!
+//! - [`model`]: one Rust type per element of the format;
+//! - [`read`]: streaming reader with positioned errors;
+//! - [`write`]: deterministic writer;
+//! - [`validate`]: XSD validation through libxml2 (the XSD files are built in);
+//! - [`graph`]: petgraph views of call, control flow and expression graphs;
+//! - [`dot`]: Graphviz export.
 
+pub mod dot;
 pub mod error;
+pub mod graph;
 pub mod model;
 mod names;
 pub mod read;
+pub mod validate;
 pub mod write;
 
 pub use error::XaifError;

@@ -1,0 +1,224 @@
+//! Validation of XAIF documents against the project's XSD files through
+//! libxml2.
+//!
+//! Safe by construction: a document containing `<!DOCTYPE` is refused
+//! before libxml2 sees it (so no entity can be declared, expanded or
+//! fetched), and libxml2 parses with network access off. The XSD files are
+//! compiled into the binary and written to a private temporary directory
+//! for libxml2 to resolve their includes; nothing else is ever loaded.
+
+use crate::error::XaifError;
+use libxml::error::StructuredError;
+use libxml::parser::{Parser, ParserOptions, XmlParseFailure};
+use libxml::schemas::{SchemaParserContext, SchemaValidationContext};
+use std::path::Path;
+
+/// The XSD files of the format, by file name.
+pub const XSD_FILES: [(&str, &str); 6] = [
+    ("xaif.xsd", include_str!("../xsd/xaif.xsd")),
+    ("xaif_base.xsd", include_str!("../xsd/xaif_base.xsd")),
+    ("xaif_output.xsd", include_str!("../xsd/xaif_output.xsd")),
+    (
+        "xaif_derivative_propagator.xsd",
+        include_str!("../xsd/xaif_derivative_propagator.xsd"),
+    ),
+    (
+        "xaif_inlinable_intrinsics.xsd",
+        include_str!("../xsd/xaif_inlinable_intrinsics.xsd"),
+    ),
+    (
+        "xaif_noninlinable_intrinsics.xsd",
+        include_str!("../xsd/xaif_noninlinable_intrinsics.xsd"),
+    ),
+];
+
+/// Which schema a document is checked against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SchemaKind {
+    /// `xaif.xsd`: a call graph as the front end writes it.
+    Input,
+    /// `xaif_output.xsd`: a call graph as the booster writes it.
+    Output,
+    /// `xaif_inlinable_intrinsics.xsd`.
+    Inlinable,
+    /// `xaif_noninlinable_intrinsics.xsd`.
+    NonInlinable,
+}
+
+impl SchemaKind {
+    /// The entry XSD file of this schema.
+    pub fn xsd_file(self) -> &'static str {
+        match self {
+            SchemaKind::Input => "xaif.xsd",
+            SchemaKind::Output => "xaif_output.xsd",
+            SchemaKind::Inlinable => "xaif_inlinable_intrinsics.xsd",
+            SchemaKind::NonInlinable => "xaif_noninlinable_intrinsics.xsd",
+        }
+    }
+
+    /// Guesses the schema from the document: the catalogues by their root
+    /// element, booster output by any of its own elements, else input.
+    pub fn detect(text: &[u8]) -> SchemaKind {
+        let has = |needle: &[u8]| text.windows(needle.len()).any(|w| w == needle);
+        if has(b"NonInlinableIntrinsicDefinitions") {
+            SchemaKind::NonInlinable
+        } else if has(b"InlinableIntrinsicDefinitions") {
+            SchemaKind::Inlinable
+        } else if has(b"DerivativePropagator")
+            || has(b"InlinableSubroutineCall")
+            || has(b"ReplacementList")
+        {
+            SchemaKind::Output
+        } else {
+            SchemaKind::Input
+        }
+    }
+}
+
+/// Compiled schemas, reusable across documents.
+pub struct Validator {
+    /// Holds the XSD files while libxml2 may read them.
+    dir: tempfile::TempDir,
+    compiled: Vec<(SchemaKind, SchemaValidationContext)>,
+}
+
+impl Validator {
+    /// Writes the XSD files to a private temporary directory.
+    pub fn new() -> std::io::Result<Validator> {
+        let dir = tempfile::Builder::new().prefix("xaif-xsd-").tempdir()?;
+        for (name, text) in XSD_FILES {
+            std::fs::write(dir.path().join(name), text)?;
+        }
+        Ok(Validator {
+            dir,
+            compiled: Vec::new(),
+        })
+    }
+
+    fn context(&mut self, kind: SchemaKind) -> Result<&mut SchemaValidationContext, String> {
+        if let Some(i) = self.compiled.iter().position(|(k, _)| *k == kind) {
+            return Ok(&mut self.compiled[i].1);
+        }
+        let path = self.dir.path().join(kind.xsd_file());
+        let mut parser = SchemaParserContext::from_file(&path.to_string_lossy());
+        let context = SchemaValidationContext::from_parser(&mut parser).map_err(|errors| {
+            let messages: Vec<String> = errors.iter().map(message_of).collect();
+            format!(
+                "internal error: schema {} does not compile: {}",
+                kind.xsd_file(),
+                messages.join("; ")
+            )
+        })?;
+        self.compiled.push((kind, context));
+        Ok(&mut self.compiled.last_mut().expect("just pushed").1)
+    }
+
+    /// Validates document text; `file_name` is used in the errors.
+    pub fn validate_bytes(
+        &mut self,
+        bytes: &[u8],
+        file_name: &str,
+        kind: SchemaKind,
+    ) -> Result<(), Vec<XaifError>> {
+        refuse_doctype(bytes, file_name)?;
+        let options = ParserOptions {
+            no_net: true,
+            no_def_dtd: true,
+            ..ParserOptions::default()
+        };
+        let document = match Parser::default().parse_string_with_diagnostics(bytes, options) {
+            Ok((document, _warnings)) => document,
+            Err(XmlParseFailure::ParseFailed(errors)) => {
+                return Err(convert(file_name, &errors, "malformed XML"))
+            }
+            Err(XmlParseFailure::DocumentTooLarge) => {
+                return Err(vec![XaifError::without_position(
+                    file_name,
+                    "document too large for libxml2 (2 GiB limit)",
+                )])
+            }
+            Err(_) => {
+                return Err(vec![XaifError::without_position(
+                    file_name,
+                    "libxml2 could not parse the document",
+                )])
+            }
+        };
+        let context = self
+            .context(kind)
+            .map_err(|m| vec![XaifError::without_position(file_name, m)])?;
+        context
+            .validate_document(&document)
+            .map_err(|errors| convert(file_name, &errors, "not valid"))
+    }
+
+    /// Validates a file.
+    pub fn validate_file(&mut self, path: &Path, kind: SchemaKind) -> Result<(), Vec<XaifError>> {
+        let name = path.display().to_string();
+        let bytes = std::fs::read(path).map_err(|e| {
+            vec![XaifError::without_position(
+                &name,
+                format!("cannot read file: {e}"),
+            )]
+        })?;
+        self.validate_bytes(&bytes, &name, kind)
+    }
+}
+
+/// Validates one file against one schema.
+pub fn validate_file(path: &Path, kind: SchemaKind) -> Result<(), Vec<XaifError>> {
+    let name = path.display().to_string();
+    let mut v = Validator::new().map_err(|e| {
+        vec![XaifError::without_position(
+            &name,
+            format!("cannot set up the schemas: {e}"),
+        )]
+    })?;
+    v.validate_file(path, kind)
+}
+
+/// Refuses any DOCTYPE: XAIF needs none, and without one libxml2 has no
+/// entity to expand or external subset to fetch.
+fn refuse_doctype(bytes: &[u8], file_name: &str) -> Result<(), Vec<XaifError>> {
+    let needle = b"<!DOCTYPE";
+    if let Some(at) = bytes.windows(needle.len()).position(|w| w == needle) {
+        let text = String::from_utf8_lossy(&bytes[..at]);
+        return Err(vec![XaifError::at_offset(
+            file_name,
+            &text,
+            text.len(),
+            "DOCTYPE declarations are refused (XAIF uses no DTD or entities)",
+        )]);
+    }
+    Ok(())
+}
+
+fn message_of(e: &StructuredError) -> String {
+    e.message
+        .as_deref()
+        .unwrap_or("unknown libxml2 error")
+        .trim()
+        .to_string()
+}
+
+fn convert(file_name: &str, errors: &[StructuredError], fallback: &str) -> Vec<XaifError> {
+    let mut out: Vec<XaifError> = errors
+        .iter()
+        .filter(|e| {
+            !matches!(
+                e.level,
+                libxml::error::XmlErrorLevel::Warning | libxml::error::XmlErrorLevel::None
+            )
+        })
+        .map(|e| XaifError {
+            file: file_name.to_string(),
+            line: e.line.and_then(|l| usize::try_from(l).ok()).unwrap_or(0),
+            column: e.col.and_then(|c| usize::try_from(c).ok()).unwrap_or(0),
+            message: message_of(e),
+        })
+        .collect();
+    if out.is_empty() {
+        out.push(XaifError::without_position(file_name, fallback));
+    }
+    out
+}
