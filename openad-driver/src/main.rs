@@ -44,7 +44,8 @@ fn run(cli: &Cli) -> Result<(), Failure> {
     }
 
     for file in &cli.files {
-        if let Err(e) = fs::File::open(file) {
+        // Reading the whole file also rejects directories and unreadable files.
+        if let Err(e) = fs::read(file) {
             // Same diagnostic shape as the stages use for rejected input.
             eprintln!("{}:1:1: error: cannot read input file: {e}", file.display());
             return Err(Failure::StageFailed(1));
@@ -67,8 +68,19 @@ fn run(cli: &Cli) -> Result<(), Failure> {
         .map_err(|e| Failure::Fatal(format!("cannot create a temporary directory: {e}")))?;
     let work = WorkFiles::new(work_dir.path(), &stem);
 
-    for command in stages::stage_commands(cli, programs, &work) {
-        run_stage(&command, cli.verbose)?;
+    let outputs = [&work.xaif, &work.boosted, &work.out_dir.join("SOURCES")];
+    for (command, output) in stages::stage_commands(cli, programs, &work)
+        .iter()
+        .zip(outputs)
+    {
+        run_stage(command, cli.verbose)?;
+        if !output.exists() {
+            return Err(Failure::Fatal(format!(
+                "{} reported success but did not write {}",
+                command.program.display(),
+                output.display()
+            )));
+        }
     }
 
     let mut results = read_sources_list(&work.out_dir)?;

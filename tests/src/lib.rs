@@ -1,1 +1,775 @@
-//! Shared helpers for the end-to-end tests.
+//! Shared helpers for the end-to-end tests: load the example corpus, run
+//! the original program for finite differences, run `openad` in every mode,
+//! compile the result with a generated driver, compare, and report.
+//!
+//! Work directories are kept under `<target>/e2e-work/<leg>/<example>/`
+//! (generated driver, `openad` output, executable, logs) so a failing leg
+//! can be inspected by hand; each run starts from an empty one.
+//!
+//! Environment:
+//! - `OPENAD_BIN_DIR`: take `openad` and the stages from there (no build).
+//! - `OPENAD_EXAMPLES=a,b`: run only these examples.
+
+pub mod drivers;
+pub mod manifest;
+
+use std::collections::{BTreeMap, HashSet};
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
+use std::time::Duration;
+
+use drivers::DotDirections;
+use manifest::Manifest;
+
+/// Seconds any compiled program or tool invocation may take.
+const RUN_TIMEOUT: Duration = Duration::from_secs(120);
+/// Relative agreement required in the dot-product test.
+pub const DOT_TOLERANCE: f64 = 1e-12;
+/// Relative agreement required between y computed by generated code and by the original.
+pub const VALUE_TOLERANCE: f64 = 1e-9;
+/// Allowed relative disagreement of one-sided differences at x0.
+pub const KINK_TOLERANCE: f64 = 1e-3;
+/// Parallel workers per test (the machines have two cores).
+pub const WORKERS: usize = 2;
+
+/// Root of the workspace (the parent of this crate).
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")))
+}
+
+pub fn examples_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples")
+}
+
+pub fn bench_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("bench")
+}
+
+pub fn bad_inputs_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("bad-inputs")
+}
+
+/// `target/<profile>` of the running test executable (`target/<profile>/deps/NAME-HASH`).
+fn profile_dir() -> Result<PathBuf, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
+    let deps = exe.parent().ok_or("test executable has no directory")?;
+    let profile = if deps.file_name().is_some_and(|n| n == "deps") {
+        deps.parent().ok_or("deps has no parent")?
+    } else {
+        deps
+    };
+    Ok(profile.to_path_buf())
+}
+
+/// Scratch space for the legs, inside the target directory.
+pub fn work_root() -> PathBuf {
+    profile_dir()
+        .ok()
+        .and_then(|p| p.parent().map(|t| t.join("e2e-work")))
+        .unwrap_or_else(|| std::env::temp_dir().join("openad-e2e-work"))
+}
+
+/// Directory holding `openad` and the three stages, built on first use
+/// (cargo is quick when they are up to date) unless `OPENAD_BIN_DIR` is set.
+pub fn bin_dir() -> Result<PathBuf, String> {
+    static BIN_DIR: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    BIN_DIR
+        .get_or_init(|| {
+            if let Some(dir) = std::env::var_os("OPENAD_BIN_DIR") {
+                return Ok(PathBuf::from(dir));
+            }
+            let profile = profile_dir()?;
+            let target = profile.parent().ok_or("profile dir has no parent")?;
+            let profile_name = match profile.file_name().and_then(|n| n.to_str()) {
+                Some("debug") => "dev".to_string(),
+                Some(name) => name.to_string(),
+                None => return Err("unnamed profile directory".into()),
+            };
+            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+            let output = Command::new(cargo)
+                .current_dir(workspace_root())
+                .args(["build", "--quiet", "--bins", "--profile", &profile_name])
+                .args(["-p", "openad-driver", "-p", "fortran2xaif"])
+                .args(["-p", "xaif-booster", "-p", "xaif2fortran"])
+                .arg("--target-dir")
+                .arg(target)
+                .output()
+                .map_err(|e| format!("cannot run cargo build: {e}"))?;
+            if !output.status.success() {
+                return Err(format!(
+                    "building openad and the stages failed:\n{}",
+                    String::from_utf8_lossy(&output.stderr)
+                ));
+            }
+            Ok(profile)
+        })
+        .clone()
+}
+
+pub fn openad_program() -> Result<PathBuf, String> {
+    Ok(bin_dir()?.join(format!("openad{}", std::env::consts::EXE_SUFFIX)))
+}
+
+/// One example: a directory with `example.toml` and its sources.
+#[derive(Debug, Clone)]
+pub struct Example {
+    pub name: String,
+    pub dir: PathBuf,
+    pub manifest: Manifest,
+}
+
+/// All examples under `root` (sorted by name), or only those named in `OPENAD_EXAMPLES`.
+pub fn load_examples(root: &Path) -> Result<Vec<Example>, String> {
+    let wanted: Option<HashSet<String>> = std::env::var("OPENAD_EXAMPLES")
+        .ok()
+        .map(|list| list.split(',').map(|s| s.trim().to_string()).collect());
+    let entries = fs::read_dir(root).map_err(|e| format!("{}: {e}", root.display()))?;
+    let mut examples = Vec::new();
+    for entry in entries.filter_map(Result::ok) {
+        let dir = entry.path();
+        let manifest_path = dir.join("example.toml");
+        if !manifest_path.is_file() {
+            continue;
+        }
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if wanted.as_ref().is_some_and(|w| !w.contains(&name)) {
+            continue;
+        }
+        let manifest = Manifest::read(&manifest_path)?;
+        for file in manifest.files.iter().chain(&manifest.data) {
+            if !dir.join(file).is_file() {
+                return Err(format!("{name}: listed file `{file}` does not exist"));
+            }
+        }
+        examples.push(Example {
+            name,
+            dir,
+            manifest,
+        });
+    }
+    examples.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(examples)
+}
+
+/// What a driver printed: y, the Jacobian (ny rows of nx) and the dot-test vector.
+#[derive(Debug, Clone, Default)]
+pub struct DriverOutput {
+    pub values: Vec<f64>,
+    pub jacobian: Vec<Vec<f64>>,
+    pub dot: Vec<f64>,
+    /// Finite differences with a coarser step (original leg only, may be incomplete).
+    pub coarse_jacobian: Vec<Vec<f64>>,
+    /// Forward and backward differences (original leg only).
+    pub forward_jacobian: Vec<Vec<f64>>,
+    pub backward_jacobian: Vec<Vec<f64>>,
+}
+
+/// Reads the `OAD_*` lines; every entry of J must be present.
+pub fn parse_driver_output(text: &str, nx: usize, ny: usize) -> Result<DriverOutput, String> {
+    let mut jacobian: Vec<Vec<Option<f64>>> = vec![vec![None; nx]; ny];
+    let mut values: BTreeMap<usize, f64> = BTreeMap::new();
+    let mut dot: BTreeMap<usize, f64> = BTreeMap::new();
+    let mut coarse = vec![vec![f64::NAN; nx]; ny];
+    let mut forward = coarse.clone();
+    let mut backward = coarse.clone();
+    for line in text.lines() {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let index = |i: usize, bound: usize| -> Result<usize, String> {
+            let value: usize = fields
+                .get(i)
+                .and_then(|s| s.parse().ok())
+                .ok_or_else(|| format!("bad index in `{line}`"))?;
+            if value == 0 || value > bound {
+                return Err(format!("index out of range in `{line}`"));
+            }
+            Ok(value - 1)
+        };
+        let number = |i: usize| -> Result<f64, String> {
+            let text = fields
+                .get(i)
+                .ok_or_else(|| format!("short line `{line}`"))?;
+            // gfortran prints values too large for the exponent field without the `E`.
+            text.parse::<f64>()
+                .map_err(|_| format!("cannot read number `{text}` in `{line}`"))
+        };
+        match fields.first() {
+            Some(&"OAD_J") => {
+                let (k, i) = (index(1, ny)?, index(2, nx)?);
+                jacobian[k][i] = Some(number(3)?);
+            }
+            Some(&"OAD_JC") => {
+                let (k, i) = (index(1, ny)?, index(2, nx)?);
+                coarse[k][i] = number(3)?;
+            }
+            Some(&"OAD_JF") => {
+                let (k, i) = (index(1, ny)?, index(2, nx)?);
+                forward[k][i] = number(3)?;
+            }
+            Some(&"OAD_JB") => {
+                let (k, i) = (index(1, ny)?, index(2, nx)?);
+                backward[k][i] = number(3)?;
+            }
+            Some(&"OAD_Y") => {
+                values.insert(index(1, ny)?, number(2)?);
+            }
+            Some(&"OAD_DOT") => {
+                dot.insert(index(1, nx.max(ny))?, number(2)?);
+            }
+            _ => {}
+        }
+    }
+    let mut complete = Vec::with_capacity(ny);
+    for (k, row) in jacobian.into_iter().enumerate() {
+        let mut full = Vec::with_capacity(nx);
+        for (i, entry) in row.into_iter().enumerate() {
+            full.push(entry.ok_or_else(|| format!("driver did not print J({},{})", k + 1, i + 1))?);
+        }
+        complete.push(full);
+    }
+    Ok(DriverOutput {
+        values: values.into_values().collect(),
+        jacobian: complete,
+        dot: dot.into_values().collect(),
+        coarse_jacobian: coarse,
+        forward_jacobian: forward,
+        backward_jacobian: backward,
+    })
+}
+
+/// Worst column-wise relative error of `computed` against `reference`:
+/// for column i, max_k |a_ki - f_ki| / max(max_k |f_ki|, floor), with the
+/// floor 1e-4 (1 + ‖y‖∞) so that a column that is zero up to finite
+/// difference noise does not count as a huge relative error.
+pub fn worst_relative_error(computed: &[Vec<f64>], reference: &[Vec<f64>], y: &[f64]) -> f64 {
+    let ny = reference.len();
+    let nx = reference.first().map_or(0, Vec::len);
+    let y_norm = y.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let floor = 1e-4 * (1.0 + y_norm);
+    let mut worst = 0.0f64;
+    for i in 0..nx {
+        let column_norm = (0..ny).fold(0.0f64, |m, k| m.max(reference[k][i].abs()));
+        let scale = column_norm.max(floor);
+        for k in 0..ny {
+            let diff = (computed[k][i] - reference[k][i]).abs();
+            // NaN never compares greater; make it the worst possible error.
+            let err = if diff.is_nan() {
+                f64::INFINITY
+            } else {
+                diff / scale
+            };
+            worst = worst.max(err);
+        }
+    }
+    worst
+}
+
+/// Relative difference of two scalars against a given scale (at least tiny).
+fn relative(a: f64, b: f64, scale: f64) -> f64 {
+    let d = (a - b).abs();
+    if d.is_nan() {
+        f64::INFINITY
+    } else {
+        d / scale.max(1e-300)
+    }
+}
+
+/// Runs `command` with a time limit; returns stdout, or an error with stderr.
+fn run_checked(command: &mut Command, what: &str) -> Result<String, String> {
+    let output = command
+        .output()
+        .map_err(|e| format!("{what}: cannot start: {e}"))?;
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    if output.status.success() {
+        Ok(stdout)
+    } else if output.status.code() == Some(124) {
+        Err(format!(
+            "{what}: timed out after {}s",
+            RUN_TIMEOUT.as_secs()
+        ))
+    } else {
+        let first = stderr
+            .lines()
+            .chain(stdout.lines())
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("")
+            .trim()
+            .to_string();
+        Err(format!(
+            "{what}: {first} ({})\n{}{}",
+            output.status,
+            tail(&stderr, 40),
+            tail(&stdout, 10)
+        ))
+    }
+}
+
+/// The last `lines` lines of `text`.
+fn tail(text: &str, lines: usize) -> String {
+    let all: Vec<&str> = text.lines().collect();
+    let start = all.len().saturating_sub(lines);
+    all[start..].iter().map(|l| format!("{l}\n")).collect()
+}
+
+/// `timeout SECONDS program`, so a hanging program fails its leg instead of the suite.
+fn timed(program: &Path) -> Command {
+    let mut command = Command::new("timeout");
+    command.arg(RUN_TIMEOUT.as_secs().to_string()).arg(program);
+    command
+}
+
+/// A fresh work directory for one leg of one example.
+fn fresh_dir(leg: &str, name: &str) -> Result<PathBuf, String> {
+    let dir = work_root().join(leg).join(name);
+    if dir.exists() {
+        fs::remove_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    Ok(dir)
+}
+
+/// Copies the example's files into `work/src`; with `size`, the line tagged
+/// `! bench-size` gets `= size` as its parameter value.
+fn copy_sources(example: &Example, work: &Path, size: Option<u64>) -> Result<PathBuf, String> {
+    let src = work.join("src");
+    fs::create_dir_all(&src).map_err(|e| e.to_string())?;
+    let entries = fs::read_dir(&example.dir).map_err(|e| e.to_string())?;
+    for entry in entries.filter_map(Result::ok) {
+        let path = entry.path();
+        if !path.is_file() {
+            continue;
+        }
+        let target = src.join(entry.file_name());
+        match size {
+            Some(n) => {
+                let text = fs::read_to_string(&path).map_err(|e| e.to_string())?;
+                let resized: Vec<String> =
+                    text.lines().map(|line| set_bench_size(line, n)).collect();
+                fs::write(&target, resized.join("\n") + "\n").map_err(|e| e.to_string())?;
+            }
+            None => {
+                fs::copy(&path, &target).map_err(|e| e.to_string())?;
+            }
+        }
+    }
+    Ok(src)
+}
+
+/// `integer, parameter :: n = 1000 ! bench-size` → `... :: n = SIZE ! bench-size`.
+pub fn set_bench_size(line: &str, size: u64) -> String {
+    let Some(tag) = line.find("! bench-size") else {
+        return line.to_string();
+    };
+    let Some(eq) = line[..tag].rfind('=') else {
+        return line.to_string();
+    };
+    format!("{}= {size} {}", &line[..eq], &line[tag..])
+}
+
+fn gfortran(build: &Path, sources: &[PathBuf], driver: &Path, exe: &Path) -> Result<(), String> {
+    let mut command = Command::new("gfortran");
+    command
+        .current_dir(build)
+        .args(sources)
+        .arg(driver)
+        .arg("-o")
+        .arg(exe);
+    run_checked(&mut command, "gfortran").map(|_| ())
+}
+
+/// The original leg: compile the example with the finite-difference driver and run it.
+pub fn run_original(example: &Example, size: Option<u64>) -> Result<DriverOutput, String> {
+    let m = &example.manifest;
+    let work = fresh_dir("original", &example.name)?;
+    let src = copy_sources(example, &work, size)?;
+    let driver = work.join("fd_driver.f90");
+    fs::write(&driver, drivers::finite_difference_driver(m)).map_err(|e| e.to_string())?;
+    let sources: Vec<PathBuf> = m.files.iter().map(|f| src.join(f)).collect();
+    let exe = work.join("fd_driver");
+    gfortran(&work, &sources, &driver, &exe)?;
+    let stdout = run_checked(timed(&exe).current_dir(&src), "original program")?;
+    let _ = fs::write(work.join("output.txt"), &stdout);
+    let out = parse_driver_output(&stdout, m.nx, m.ny)?;
+    if out.values.len() != m.ny {
+        return Err(format!("driver printed {} values of y", out.values.len()));
+    }
+    let all = out.values.iter().chain(out.jacobian.iter().flatten());
+    if let Some(bad) = all.clone().find(|v| !v.is_finite()) {
+        return Err(format!(
+            "non-finite value {bad} in y or the finite differences"
+        ));
+    }
+    if out.jacobian.iter().flatten().all(|v| *v == 0.0) {
+        return Err("finite differences are all zero: y does not depend on x".into());
+    }
+    // Two steps 100 times apart must agree, else y is not smooth near x0
+    // (a branch or an integer jumps within the step) and FD prove nothing.
+    let disagreement = worst_relative_error(&out.coarse_jacobian, &out.jacobian, &out.values);
+    if disagreement > m.tolerance {
+        return Err(format!(
+            "finite differences with steps h and 100h disagree ({disagreement:.1e}): y is not smooth at x0"
+        ));
+    }
+    // Forward and backward differences differ by h·y'' on smooth functions,
+    // by the jump of the slope at a kink.
+    let kink = worst_relative_error(&out.forward_jacobian, &out.backward_jacobian, &out.values);
+    if kink > KINK_TOLERANCE {
+        return Err(format!(
+            "forward and backward differences disagree ({kink:.1e}): x0 sits on a kink"
+        ));
+    }
+    Ok(out)
+}
+
+/// A mode leg: `openad -m MODE`, compile `SOURCES` + the generated driver, run.
+pub fn run_mode(example: &Example, mode: &str, size: Option<u64>) -> Result<DriverOutput, String> {
+    let m = &example.manifest;
+    let work = fresh_dir(mode, &example.name)?;
+    let src = copy_sources(example, &work, size)?;
+    let out_dir = work.join("out");
+    let openad = openad_program()?;
+    let mut command = timed(&openad);
+    command
+        .current_dir(&src)
+        .args(["-m", mode, "-o"])
+        .arg(&out_dir)
+        .args(&m.files);
+    run_checked(&mut command, "openad")?;
+
+    let listing = fs::read_to_string(out_dir.join("SOURCES"))
+        .map_err(|e| format!("openad wrote no SOURCES: {e}"))?;
+    let sources: Vec<PathBuf> = listing
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(|l| out_dir.join(l))
+        .collect();
+    let dirs = DotDirections::for_example(&example.name, m.nx, m.ny);
+    let text = match mode {
+        "f" => drivers::tangent_driver(m, &dirs),
+        "fv" => drivers::vector_driver(m),
+        "rs" => drivers::split_driver(m, &dirs),
+        "rj" => drivers::joint_driver(m, &dirs),
+        other => return Err(format!("unknown mode {other}")),
+    };
+    let driver = work.join(format!("driver_{mode}.f90"));
+    fs::write(&driver, text).map_err(|e| e.to_string())?;
+    let build = work.join("build");
+    fs::create_dir_all(&build).map_err(|e| e.to_string())?;
+    let exe = work.join(format!("driver_{mode}"));
+    gfortran(&build, &sources, &driver, &exe)?;
+    let stdout = run_checked(timed(&exe).current_dir(&src), "differentiated program")?;
+    let _ = fs::write(work.join("output.txt"), &stdout);
+    parse_driver_output(&stdout, m.nx, m.ny)
+}
+
+/// `NAME MODE reason` lines of `tests/examples/EXPECTED_FAILURES`.
+pub fn expected_failures() -> BTreeMap<(String, String), String> {
+    let path = examples_dir().join("EXPECTED_FAILURES");
+    let text = fs::read_to_string(path).unwrap_or_default();
+    let mut map = BTreeMap::new();
+    for line in text.lines() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let mut parts = line.splitn(3, char::is_whitespace);
+        let (Some(name), Some(mode)) = (parts.next(), parts.next()) else {
+            continue;
+        };
+        let reason = parts.next().unwrap_or("").trim().to_string();
+        map.insert((name.to_string(), mode.to_string()), reason);
+    }
+    map
+}
+
+/// The examples with the results every mode needs, computed once per test process.
+pub struct Corpus {
+    pub examples: Vec<CorpusEntry>,
+}
+
+pub struct CorpusEntry {
+    pub example: Example,
+    pub size: Option<u64>,
+    finite_differences: OnceLock<Result<DriverOutput, String>>,
+    tangent: OnceLock<Result<DriverOutput, String>>,
+}
+
+impl CorpusEntry {
+    pub fn new(example: Example, size: Option<u64>) -> Self {
+        CorpusEntry {
+            example,
+            size,
+            finite_differences: OnceLock::new(),
+            tangent: OnceLock::new(),
+        }
+    }
+
+    pub fn finite_differences(&self) -> &Result<DriverOutput, String> {
+        self.finite_differences
+            .get_or_init(|| run_original(&self.example, self.size))
+    }
+
+    pub fn tangent(&self) -> &Result<DriverOutput, String> {
+        self.tangent
+            .get_or_init(|| run_mode(&self.example, "f", self.size))
+    }
+}
+
+/// The corpus of `tests/examples`, shared by all tests of one test executable.
+pub fn example_corpus() -> &'static Corpus {
+    static CORPUS: OnceLock<Corpus> = OnceLock::new();
+    CORPUS.get_or_init(|| {
+        let examples = load_examples(&examples_dir()).unwrap_or_else(|e| panic!("{e}"));
+        Corpus {
+            examples: examples
+                .into_iter()
+                .map(|e| CorpusEntry::new(e, None))
+                .collect(),
+        }
+    })
+}
+
+/// Runs `job` on every item with `WORKERS` threads; results in item order.
+pub fn parallel_map<T: Sync, R: Send>(items: &[T], job: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<R>>> = Mutex::new((0..items.len()).map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..WORKERS.min(items.len().max(1)) {
+            scope.spawn(|| loop {
+                let index = next.fetch_add(1, Ordering::SeqCst);
+                let Some(item) = items.get(index) else { break };
+                let result = job(item);
+                if let Ok(mut slots) = results.lock() {
+                    slots[index] = Some(result);
+                }
+            });
+        }
+    });
+    results
+        .into_inner()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|r| r.expect("every item was processed"))
+        .collect()
+}
+
+/// How one leg of one example ended.
+#[derive(Debug, Clone)]
+pub struct LegResult {
+    pub name: String,
+    pub mode: String,
+    pub outcome: Result<f64, String>,
+    /// Extra information shown in the table (dot-product test).
+    pub note: String,
+}
+
+/// One leg of a mode test: differentiate, run, compare with finite
+/// differences and (adjoints) with the tangent by the dot-product test.
+pub fn check_leg(entry: &CorpusEntry, mode: &str) -> LegResult {
+    let example = &entry.example;
+    let mut note = String::new();
+    let outcome = (|| {
+        let fd = entry
+            .finite_differences()
+            .as_ref()
+            .map_err(|e| format!("original program failed: {e}"))?;
+        let ad = if mode == "f" {
+            entry.tangent().clone()?
+        } else {
+            run_mode(example, mode, entry.size)?
+        };
+        let m = &example.manifest;
+        if mode != "rj" {
+            if ad.values.len() != m.ny {
+                return Err(format!("driver printed {} values of y", ad.values.len()));
+            }
+            let y_norm = fd.values.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+            for (k, (a, f)) in ad.values.iter().zip(&fd.values).enumerate() {
+                let err = relative(*a, *f, f.abs().max(1e-6 * (1.0 + y_norm)));
+                if err > VALUE_TOLERANCE {
+                    return Err(format!(
+                        "y({}) = {a:e} differs from the original program's {f:e}",
+                        k + 1
+                    ));
+                }
+            }
+        }
+        let worst = worst_relative_error(&ad.jacobian, &fd.jacobian, &fd.values);
+        if worst > m.tolerance {
+            return Err(format!(
+                "worst relative error {worst:.2e} against finite differences exceeds {:.0e}",
+                m.tolerance
+            ));
+        }
+        if mode == "rs" || mode == "rj" {
+            note = dot_product_test(entry, &ad)?;
+        }
+        Ok(worst)
+    })();
+    LegResult {
+        name: example.name.clone(),
+        mode: mode.to_string(),
+        outcome,
+        note,
+    }
+}
+
+/// ⟨ẏ, ȳ⟩ with ẏ = J·ẋ from the tangent leg against ⟨ẋ, x̄⟩ with x̄ = Jᵀ·ȳ
+/// from the adjoint leg. Skipped (with a note) while the tangent leg fails.
+fn dot_product_test(entry: &CorpusEntry, adjoint: &DriverOutput) -> Result<String, String> {
+    let m = &entry.example.manifest;
+    let Ok(tangent) = entry.tangent() else {
+        return Ok("dot test skipped: tangent leg fails".into());
+    };
+    let dirs = DotDirections::for_example(&entry.example.name, m.nx, m.ny);
+    if tangent.dot.len() != m.ny || adjoint.dot.len() != m.nx {
+        return Err("driver did not print the dot-product test vectors".into());
+    }
+    let lhs: Vec<f64> = tangent
+        .dot
+        .iter()
+        .zip(&dirs.ybar)
+        .map(|(a, b)| a * b)
+        .collect();
+    let rhs: Vec<f64> = dirs
+        .xdot
+        .iter()
+        .zip(&adjoint.dot)
+        .map(|(a, b)| a * b)
+        .collect();
+    let (sum_l, sum_r): (f64, f64) = (lhs.iter().sum(), rhs.iter().sum());
+    let scale = lhs
+        .iter()
+        .map(|v| v.abs())
+        .sum::<f64>()
+        .max(rhs.iter().map(|v| v.abs()).sum::<f64>());
+    let err = relative(sum_l, sum_r, scale);
+    if err > DOT_TOLERANCE {
+        return Err(format!(
+            "dot-product test: <J xdot, ybar> = {sum_l:e} but <xdot, J^T ybar> = {sum_r:e} (relative {err:.1e})"
+        ));
+    }
+    Ok(format!("dot {err:.1e}"))
+}
+
+/// Tallies results against EXPECTED_FAILURES, prints the table to stderr
+/// (uncaptured, so it shows on success too) and returns the complaints.
+pub fn report(title: &str, results: &[LegResult]) -> Vec<String> {
+    let expected = expected_failures();
+    let mut table = format!(
+        "\n== {title}\n{:<28} {:<4} {:<8} {:>14}  detail\n",
+        "example", "mode", "status", "worst-rel-err"
+    );
+    let (mut passed, mut failed, mut expected_count) = (0, 0, 0);
+    let mut complaints = Vec::new();
+    for r in results {
+        let listed = expected.get(&(r.name.clone(), r.mode.clone()));
+        let (status, err, detail) = match (&r.outcome, listed) {
+            (Ok(worst), None) => {
+                passed += 1;
+                ("pass", format!("{worst:.2e}"), r.note.clone())
+            }
+            (Ok(worst), Some(_)) => {
+                passed += 1;
+                complaints.push(format!(
+                    "{} {} unexpectedly passes, remove it from EXPECTED_FAILURES",
+                    r.name, r.mode
+                ));
+                (
+                    "XPASS",
+                    format!("{worst:.2e}"),
+                    "UNEXPECTEDLY PASSES: remove from EXPECTED_FAILURES".to_string(),
+                )
+            }
+            (Err(e), Some(_)) => {
+                failed += 1;
+                expected_count += 1;
+                ("xfail", "-".to_string(), first_line(e))
+            }
+            (Err(e), None) => {
+                failed += 1;
+                complaints.push(format!("{} {} FAILED: {e}", r.name, r.mode));
+                ("FAIL", "-".to_string(), first_line(e))
+            }
+        };
+        table.push_str(&format!(
+            "{:<28} {:<4} {:<8} {:>14}  {}\n",
+            r.name, r.mode, status, err, detail
+        ));
+    }
+    table.push_str(&format!(
+        "{passed} passed, {failed} failed ({expected_count} of the failures expected, listed in tests/examples/EXPECTED_FAILURES)\n"
+    ));
+    let _ = std::io::stderr().write_all(table.as_bytes());
+    complaints
+}
+
+fn first_line(text: &str) -> String {
+    let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    let mut short: String = line.chars().take(150).collect();
+    if line.chars().count() > 150 {
+        short.push('…');
+    }
+    short
+}
+
+/// The mode tests: every example that applies to `mode`, in parallel.
+pub fn run_mode_test(mode: &str) {
+    let corpus = example_corpus();
+    let entries: Vec<&CorpusEntry> = corpus
+        .examples
+        .iter()
+        .filter(|e| e.example.manifest.applies_to(mode))
+        .collect();
+    let results = parallel_map(&entries, |entry| check_leg(entry, mode));
+    let complaints = report(&format!("mode {mode}"), &results);
+    assert!(
+        complaints.is_empty(),
+        "{} problem(s):\n{}",
+        complaints.len(),
+        complaints.join("\n\n")
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_driver_output_and_ignores_other_lines() {
+        let text = " x is 3\nOAD_Y      1  2.5000000000000000E+000\nOAD_J      1     2  1.0E-001\nOAD_J      1     1 -3.0E+000\nOAD_DOT      1  4.0E+000\n";
+        let out = parse_driver_output(text, 2, 1).unwrap();
+        assert_eq!(out.values, [2.5]);
+        assert_eq!(out.jacobian, [vec![-3.0, 0.1]]);
+        assert_eq!(out.dot, [4.0]);
+        assert!(parse_driver_output("OAD_J 1 1 1.0\n", 2, 1).is_err());
+    }
+
+    #[test]
+    fn relative_error_is_column_wise_with_a_floor() {
+        let fd = vec![vec![100.0, 1e-12]];
+        let good = vec![vec![100.0001, 0.0]];
+        assert!(worst_relative_error(&good, &fd, &[1.0]) < 2e-6);
+        let bad = vec![vec![100.0, 0.5]];
+        assert!(worst_relative_error(&bad, &fd, &[1.0]) > 1.0);
+        let nan = vec![vec![f64::NAN, 0.0]];
+        assert!(worst_relative_error(&nan, &fd, &[1.0]).is_infinite());
+    }
+
+    #[test]
+    fn bench_size_replaces_the_tagged_parameter_only() {
+        assert_eq!(
+            set_bench_size("  integer, parameter :: n = 1000 ! bench-size", 50),
+            "  integer, parameter :: n = 50 ! bench-size"
+        );
+        assert_eq!(set_bench_size("  n = 1000", 50), "  n = 1000");
+    }
+}

@@ -1,0 +1,109 @@
+//! Rejected input: openad exits 1, names `file:line:column` on stderr and
+//! leaves no output directory behind. Each case is a file in
+//! `tests/bad-inputs/` whose first line says where the error is
+//! (`! error-at: LINE` or `! error-at: any`); cases that do not behave yet
+//! are listed in `tests/examples/EXPECTED_FAILURES` with mode `bad`.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use openad_tests::{bad_inputs_dir, openad_program, parallel_map, report, LegResult};
+
+/// The line the diagnostic must name, from the case's first line; `None` for any line.
+fn expected_line(case: &Path) -> Option<u32> {
+    let text = fs::read_to_string(case)
+        .or_else(|_| fs::read_to_string(case.join("README")))
+        .unwrap_or_default();
+    let spec = text.split("error-at:").nth(1)?;
+    let word = spec
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .find(|w| !w.is_empty())?;
+    word.parse().ok()
+}
+
+/// Is there `NAME:LINE:COLUMN` in `stderr` (LINE as expected, if given)?
+fn names_position(stderr: &str, file_name: &str, line: Option<u32>) -> bool {
+    stderr.match_indices(file_name).any(|(at, _)| {
+        let rest = &stderr[at + file_name.len()..];
+        let mut fields = rest.splitn(3, ':');
+        let (Some(""), Some(l), Some(c)) = (fields.next(), fields.next(), fields.next()) else {
+            return false;
+        };
+        let column_ok = c.chars().next().is_some_and(|ch| ch.is_ascii_digit());
+        let line_ok = match (l.parse::<u32>(), line) {
+            (Ok(found), Some(want)) => found == want,
+            (Ok(_), None) => true,
+            (Err(_), _) => false,
+        };
+        column_ok && line_ok
+    })
+}
+
+fn check_case(case: &PathBuf) -> LegResult {
+    let name = case
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let outcome = (|| {
+        let openad = openad_program()?;
+        let work = tempfile::tempdir().map_err(|e| e.to_string())?;
+        let out = work.path().join("out");
+        let output = Command::new(&openad)
+            .arg("-o")
+            .arg(&out)
+            .arg(case)
+            .output()
+            .map_err(|e| e.to_string())?;
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        if output.status.code() != Some(1) {
+            return Err(format!("exit status {} instead of 1", output.status));
+        }
+        let file_name = case.file_name().unwrap_or_default().to_string_lossy();
+        let line = expected_line(case);
+        if !names_position(&stderr, &file_name, line) {
+            let want = line.map_or("LINE".to_string(), |l| l.to_string());
+            return Err(format!(
+                "stderr lacks `{file_name}:{want}:COLUMN`: {}",
+                stderr.lines().next().unwrap_or("(empty)")
+            ));
+        }
+        if out.exists() {
+            return Err("the output directory was created".into());
+        }
+        Ok(0.0)
+    })();
+    LegResult {
+        name,
+        mode: "bad".into(),
+        outcome,
+        note: String::new(),
+    }
+}
+
+#[test]
+fn rejected_input_names_file_line_column_and_writes_nothing() {
+    let mut cases: Vec<PathBuf> = fs::read_dir(bad_inputs_dir())
+        .expect("tests/bad-inputs")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .collect();
+    cases.sort();
+    assert!(cases.len() >= 5, "expected at least five bad-input cases");
+    let results = parallel_map(&cases, check_case);
+    let complaints = report("bad input", &results);
+    assert!(complaints.is_empty(), "{}", complaints.join("\n\n"));
+}
+
+#[test]
+fn position_matching() {
+    let err = "/tmp/a/syntax_error.f90:6:15: error: expected expression";
+    assert!(names_position(err, "syntax_error.f90", Some(6)));
+    assert!(names_position(err, "syntax_error.f90", None));
+    assert!(!names_position(err, "syntax_error.f90", Some(7)));
+    assert!(!names_position(
+        "syntax_error.f90: error",
+        "syntax_error.f90",
+        None
+    ));
+}

@@ -1,0 +1,54 @@
+//! Every example in `tests/examples/`, one test per leg: the original
+//! program with finite differences, then each derivative mode. Legs listed
+//! in `tests/examples/EXPECTED_FAILURES` are run and reported but do not
+//! fail the test, unless they pass (then the list is stale).
+//!
+//! `cargo test -p openad-tests --test examples -- --nocapture` shows the tables;
+//! `OPENAD_EXAMPLES=box,heat_1d` restricts the run to some examples.
+
+use openad_tests::{example_corpus, parallel_map, report, run_mode_test, LegResult};
+
+/// The original programs must compile with gfortran as they are, run, and
+/// give finite, non-trivial finite-difference Jacobians: every other leg is
+/// compared against them.
+#[test]
+fn original_programs_and_finite_differences() {
+    let corpus = example_corpus();
+    assert!(
+        corpus.examples.len() >= 60 || std::env::var_os("OPENAD_EXAMPLES").is_some(),
+        "the corpus should hold at least 60 examples, found {}",
+        corpus.examples.len()
+    );
+    let results: Vec<LegResult> = parallel_map(&corpus.examples, |entry| LegResult {
+        name: entry.example.name.clone(),
+        mode: "orig".into(),
+        outcome: entry
+            .finite_differences()
+            .as_ref()
+            .map(|_| 0.0)
+            .map_err(Clone::clone),
+        note: String::new(),
+    });
+    let complaints = report("original programs + finite differences", &results);
+    assert!(complaints.is_empty(), "{}", complaints.join("\n\n"));
+}
+
+#[test]
+fn tangent_mode_f() {
+    run_mode_test("f");
+}
+
+#[test]
+fn vector_tangent_mode_fv() {
+    run_mode_test("fv");
+}
+
+#[test]
+fn adjoint_split_mode_rs() {
+    run_mode_test("rs");
+}
+
+#[test]
+fn adjoint_joint_mode_rj() {
+    run_mode_test("rj");
+}
