@@ -113,9 +113,9 @@ mod tests {
     #[test]
     fn builtin_push_pop() {
         let d = InlineDefs::builtin();
-        let push = d.expand("push_s0", &["x%v".into()]).unwrap().unwrap();
+        let push = d.expand("push_real", &["x%v".into()]).unwrap().unwrap();
         assert!(push.iter().any(|l| l == "oad_dt(oad_dt_ptr) = x%v"));
-        assert!(d.expand("push_s0", &[]).unwrap().is_err());
+        assert!(d.expand("push_real", &[]).unwrap().is_err());
         assert!(d.expand("no_such", &[]).is_none());
     }
 }

@@ -5,6 +5,7 @@
 pub mod block;
 pub mod calls;
 pub mod canon;
+pub mod checkpoint;
 pub mod codegen;
 pub mod control_flow;
 pub mod decl;

@@ -7,13 +7,16 @@
 //!   use OAD_rev
 //!   !$template_pragma_declarations    <- the unit's declarations
 //!   if (our_rev_mode%tape) then
-//!     !$placeholder_pragma$ id=2      <- code of Replacement placeholder="2"
+//!     !$placeholder 2                 <- code of Replacement placeholder="2"
 //!   end if
 //! end subroutine template
 //! ```
 //!
 //! Lines after the declarations pragma (declarations of template locals,
 //! then executable statements) replace the unit's executable part.
+//! `!$placeholder arg_store` and `!$placeholder arg_restore` stand for
+//! checkpoint code the back end generates for the arguments. OpenAD's
+//! spelling `!$placeholder_pragma$ id=N` is accepted too.
 
 use crate::error::{Diagnostic, Result};
 use crate::fortran_text::code_part;
@@ -24,7 +27,31 @@ pub const DEFAULT_SPLIT: &str = include_str!("../templates/split.f90");
 pub const DEFAULT_JOINT: &str = include_str!("../templates/joint.f90");
 
 const DECLARATIONS_PRAGMA: &str = "!$template_pragma_declarations";
+/// `!$placeholder ID` (the form of docs/ARCHITECTURE.md).
+const PLACEHOLDER: &str = "!$placeholder";
+/// `!$placeholder_pragma$ id=ID` (OpenAD's spelling, also accepted).
 const PLACEHOLDER_PRAGMA: &str = "!$placeholder_pragma$";
+
+/// For a placeholder line, its id (`None` inside if the id is missing).
+fn placeholder_id(line: &str) -> Option<Option<String>> {
+    let lower = line.to_ascii_lowercase();
+    let rest = if lower.starts_with(PLACEHOLDER_PRAGMA) {
+        let r = line[PLACEHOLDER_PRAGMA.len()..].trim();
+        r.strip_prefix("id=")
+            .or_else(|| r.strip_prefix("ID="))
+            .unwrap_or("")
+    } else if lower.starts_with(PLACEHOLDER)
+        && line[PLACEHOLDER.len()..].starts_with(|c: char| c.is_whitespace())
+    {
+        &line[PLACEHOLDER.len()..]
+    } else if lower == PLACEHOLDER {
+        ""
+    } else {
+        return None;
+    };
+    let id = rest.trim();
+    Some((!id.is_empty()).then(|| id.to_string()))
+}
 
 /// One line of a template body.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -93,28 +120,16 @@ impl Template {
         }
         let mut body = Vec::new();
         for (i, l) in lines.iter().enumerate().take(end).skip(decl + 1) {
-            let t = l.trim();
-            if t.len() >= PLACEHOLDER_PRAGMA.len()
-                && t[..PLACEHOLDER_PRAGMA.len()].eq_ignore_ascii_case(PLACEHOLDER_PRAGMA)
-            {
-                let rest = t[PLACEHOLDER_PRAGMA.len()..].trim();
-                let id = rest
-                    .strip_prefix("id=")
-                    .or_else(|| rest.strip_prefix("ID="))
-                    .map(str::trim)
-                    .filter(|s| !s.is_empty())
-                    .ok_or_else(|| {
-                        err(
-                            i,
-                            l.len() - l.trim_start().len() + 1,
-                            "placeholder pragma without 'id=N'",
-                        )
-                    })?;
-                let indent = (l.len() - l.trim_start().len()) / 2;
-                body.push(TemplateLine::Placeholder {
-                    id: id.to_string(),
-                    indent,
-                });
+            let indent = (l.len() - l.trim_start().len()) / 2;
+            if let Some(id) = placeholder_id(l.trim()) {
+                let id = id.ok_or_else(|| {
+                    err(
+                        i,
+                        l.len() - l.trim_start().len() + 1,
+                        "placeholder line without an id",
+                    )
+                })?;
+                body.push(TemplateLine::Placeholder { id, indent });
             } else {
                 body.push(TemplateLine::Text(l.trim_end().to_string()));
             }
@@ -144,7 +159,20 @@ mod tests {
             })
             .collect();
         assert_eq!(ids, vec!["1", "2", "3"]);
-        assert!(Template::parse("joint.f90", DEFAULT_JOINT).is_ok());
+        let j = Template::parse("joint.f90", DEFAULT_JOINT).unwrap();
+        assert_eq!(
+            j.body
+                .iter()
+                .filter(|l| matches!(l, TemplateLine::Placeholder { .. }))
+                .count(),
+            5
+        );
+        assert_eq!(
+            placeholder_id("!$placeholder_pragma$ id=7"),
+            Some(Some("7".into()))
+        );
+        assert_eq!(placeholder_id("!$placeholder"), Some(None));
+        assert_eq!(placeholder_id("!$placeholders 1"), None);
     }
 
     #[test]

@@ -93,6 +93,18 @@ pub fn unparse_program(
                         for tl in &t.body {
                             match tl {
                                 TemplateLine::Text(s) => body.push(s.clone()),
+                                TemplateLine::Placeholder { id, indent }
+                                    if id == "arg_store" || id == "arg_restore" =>
+                                {
+                                    gen.indent = *indent;
+                                    let args = rl.argument_list.as_deref().unwrap_or(&[]);
+                                    gen.argument_checkpoints(
+                                        args,
+                                        rl.controlflowgraph_scope_id,
+                                        id == "arg_store",
+                                    )?;
+                                    body.append(&mut gen.lines);
+                                }
                                 TemplateLine::Placeholder { id, indent } => {
                                     let Some(r) =
                                         rl.replacements.iter().find(|r| r.placeholder.trim() == id)

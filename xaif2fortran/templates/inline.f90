@@ -1,24 +1,26 @@
 ! Inline definitions of the runtime routines the booster calls through
-! InlinableSubroutineCall. The back end replaces each call by the body of
+! InlinableSubroutineCall (names as in docs/ARCHITECTURE.md: push_real,
+! pop_real, push_int, pop_int, push_bool, pop_bool; the cp_* routines are
+! the argument checkpoints the back end generates for the joint template). The back end replaces each call by the body of
 ! the subroutine of the same name, with the dummy names replaced by the
 ! actual arguments (values of active variables are passed as x%v, their
 ! derivatives as x%d when the reference is marked deriv="true").
 ! The stacks are the public arrays of module OAD_tape.
 
 ! real(8) scalar on the tape
-subroutine push_s0(x)
+subroutine push_real(x)
   if (oad_dt_ptr > oad_dt_sz) call oad_dt_grow()
   oad_dt(oad_dt_ptr) = x
   oad_dt_ptr = oad_dt_ptr + 1
 end subroutine
 
-subroutine pop_s0(x)
+subroutine pop_real(x)
   oad_dt_ptr = oad_dt_ptr - 1
   x = oad_dt(oad_dt_ptr)
 end subroutine
 
 ! real(8) array of any rank on the tape (element order)
-subroutine push_s1(x)
+subroutine push_real_array(x)
   do while (oad_dt_ptr + size(x) - 1 > oad_dt_sz)
     call oad_dt_grow()
   end do
@@ -26,31 +28,31 @@ subroutine push_s1(x)
   oad_dt_ptr = oad_dt_ptr + size(x)
 end subroutine
 
-subroutine pop_s1(x)
+subroutine pop_real_array(x)
   oad_dt_ptr = oad_dt_ptr - size(x)
   x = reshape(oad_dt(oad_dt_ptr:oad_dt_ptr + size(x) - 1), shape(x))
 end subroutine
 
 ! integer scalar (addresses, branch ids, loop counts) on the tape
-subroutine push_i_s0(x)
+subroutine push_int(x)
   if (oad_it_ptr > oad_it_sz) call oad_it_grow()
   oad_it(oad_it_ptr) = x
   oad_it_ptr = oad_it_ptr + 1
 end subroutine
 
-subroutine pop_i_s0(x)
+subroutine pop_int(x)
   oad_it_ptr = oad_it_ptr - 1
   x = oad_it(oad_it_ptr)
 end subroutine
 
 ! logical scalar on the tape
-subroutine push_b(x)
+subroutine push_bool(x)
   if (oad_lt_ptr > oad_lt_sz) call oad_lt_grow()
   oad_lt(oad_lt_ptr) = x
   oad_lt_ptr = oad_lt_ptr + 1
 end subroutine
 
-subroutine pop_b(x)
+subroutine pop_bool(x)
   oad_lt_ptr = oad_lt_ptr - 1
   x = oad_lt(oad_lt_ptr)
 end subroutine
@@ -100,4 +102,30 @@ end subroutine
 subroutine cp_restore_bool_scalar(x)
   oad_clt_ptr = oad_clt_ptr - 1
   x = oad_clt(oad_clt_ptr)
+end subroutine
+
+subroutine cp_store_integer_array(x)
+  do while (oad_cit_ptr + size(x) - 1 > oad_cit_sz)
+    call oad_cit_grow()
+  end do
+  oad_cit(oad_cit_ptr:oad_cit_ptr + size(x) - 1) = reshape(x, (/ size(x) /))
+  oad_cit_ptr = oad_cit_ptr + size(x)
+end subroutine
+
+subroutine cp_restore_integer_array(x)
+  oad_cit_ptr = oad_cit_ptr - size(x)
+  x = reshape(oad_cit(oad_cit_ptr:oad_cit_ptr + size(x) - 1), shape(x))
+end subroutine
+
+subroutine cp_store_bool_array(x)
+  do while (oad_clt_ptr + size(x) - 1 > oad_clt_sz)
+    call oad_clt_grow()
+  end do
+  oad_clt(oad_clt_ptr:oad_clt_ptr + size(x) - 1) = reshape(x, (/ size(x) /))
+  oad_clt_ptr = oad_clt_ptr + size(x)
+end subroutine
+
+subroutine cp_restore_bool_array(x)
+  oad_clt_ptr = oad_clt_ptr - size(x)
+  x = reshape(oad_clt(oad_clt_ptr:oad_clt_ptr + size(x) - 1), shape(x))
 end subroutine

@@ -1,32 +1,38 @@
-! Default subroutine template for the joint adjoint (-m rj).
-! Same expansion rules as split.f90. With tape and adjoint both set the
-! routine runs its forward sweep and then its reverse sweep in one call.
-! The argument store / restore sections let a caller checkpoint the
-! arguments in its forward sweep and restore them before re-running this
-! routine in its reverse sweep.
+! Default subroutine template for the joint adjoint (-m rj); expansion
+! rules as in split.f90.
+! A call with tape and adjoint both set runs the forward sweep with the
+! callees in plain mode storing their arguments (arg_store), then the
+! reverse sweep in which each callee, reached in reverse, restores its
+! arguments (arg_restore) and runs its own forward and reverse sweeps.
 subroutine template()
   use OAD_tape
   use OAD_rev
   !$template_pragma_declarations
+  type(modetype) :: oad_saved_mode
   if (our_rev_mode%arg_store) then
-    !$placeholder_pragma$ id=4
+    !$placeholder arg_store
   end if
   if (our_rev_mode%arg_restore) then
-    !$placeholder_pragma$ id=5
+    !$placeholder arg_restore
   end if
   if (our_rev_mode%plain) then
-    !$placeholder_pragma$ id=1
+    oad_saved_mode = our_rev_mode
+    call OAD_revPlain()
+    !$placeholder 1
+    our_rev_mode = oad_saved_mode
   end if
   if (our_rev_mode%tape) then
-    !$placeholder_pragma$ id=2
-  end if
-  if (our_rev_mode%res_store) then
-    !$placeholder_pragma$ id=6
-  end if
-  if (our_rev_mode%res_restore) then
-    !$placeholder_pragma$ id=7
+    oad_saved_mode = our_rev_mode
+    call OAD_revPlain()
+    call OAD_revArgStore()
+    !$placeholder 2
+    our_rev_mode = oad_saved_mode
   end if
   if (our_rev_mode%adjoint) then
-    !$placeholder_pragma$ id=3
+    oad_saved_mode = our_rev_mode
+    call OAD_revJoint()
+    call OAD_revArgRestore()
+    !$placeholder 3
+    our_rev_mode = oad_saved_mode
   end if
 end subroutine template

@@ -10,9 +10,9 @@ use common::*;
 fn split_template_runs_tape_then_adjoint_sweeps() {
     let (dir, _) = check_case("adjoint", "rs", "adjoint.split_driver.f90");
     let program = std::fs::read_to_string(dir.path().join("adjoint.oad.f90")).unwrap();
-    // push_s0 / pop_s0 are inlined.
+    // push_real / pop_real are inlined.
     assert!(program.contains("oad_dt(oad_dt_ptr) = oad_p1"), "{program}");
-    assert!(!program.contains("call push_s0"));
+    assert!(!program.contains("call push_real"));
 }
 
 #[test]
@@ -42,4 +42,16 @@ fn user_template_replaces_the_default() {
     // Still a working split adjoint (tape and adjoint sections present).
     let stdout = compile_and_run(dir.path(), &fixture("adjoint.split_driver.f90"));
     assert!(stdout.contains("OK"), "{stdout}");
+}
+
+#[test]
+fn split_adjoint_through_a_call() {
+    check_case("adjoint_calls", "rs", "adjoint_calls.split_driver.f90");
+}
+
+#[test]
+fn joint_adjoint_checkpoints_and_reruns_the_callee() {
+    let (dir, _) = check_case("adjoint_calls", "rj", "adjoint_calls.joint_driver.f90");
+    let program = std::fs::read_to_string(dir.path().join("adjoint_calls.oad.f90")).unwrap();
+    assert!(program.contains("oad_cdt(oad_cdt_ptr) = u%v"), "{program}");
 }
