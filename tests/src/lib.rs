@@ -442,7 +442,19 @@ pub fn run_mode(example: &Example, mode: &str, size: Option<u64>) -> Result<Driv
         .arg(&out_dir)
         .args(&m.files);
     run_checked(&mut command, "openad")?;
+    run_generated(&example.name, m, mode, &out_dir, &work, &src)
+}
 
+/// Compiles `out_dir/SOURCES` with the generated driver for `mode` exactly
+/// as CONTRACT.md says, runs it in `run_dir` and reads what it printed.
+pub fn run_generated(
+    name: &str,
+    m: &Manifest,
+    mode: &str,
+    out_dir: &Path,
+    work: &Path,
+    run_dir: &Path,
+) -> Result<DriverOutput, String> {
     let listing = fs::read_to_string(out_dir.join("SOURCES"))
         .map_err(|e| format!("openad wrote no SOURCES: {e}"))?;
     let sources: Vec<PathBuf> = listing
@@ -451,7 +463,7 @@ pub fn run_mode(example: &Example, mode: &str, size: Option<u64>) -> Result<Driv
         .filter(|l| !l.is_empty())
         .map(|l| out_dir.join(l))
         .collect();
-    let dirs = DotDirections::for_example(&example.name, m.nx, m.ny);
+    let dirs = DotDirections::for_example(name, m.nx, m.ny);
     let text = match mode {
         "f" => drivers::tangent_driver(m, &dirs),
         "fv" => drivers::vector_driver(m),
@@ -465,7 +477,7 @@ pub fn run_mode(example: &Example, mode: &str, size: Option<u64>) -> Result<Driv
     fs::create_dir_all(&build).map_err(|e| e.to_string())?;
     let exe = work.join(format!("driver_{mode}"));
     gfortran(&build, &sources, &driver, &exe)?;
-    let stdout = run_checked(timed(&exe).current_dir(&src), "differentiated program")?;
+    let stdout = run_checked(timed(&exe).current_dir(run_dir), "differentiated program")?;
     let _ = fs::write(work.join("output.txt"), &stdout);
     parse_driver_output(&stdout, m.nx, m.ny)
 }
@@ -575,7 +587,6 @@ pub struct LegResult {
 /// differences and (adjoints) with the tangent by the dot-product test.
 pub fn check_leg(entry: &CorpusEntry, mode: &str) -> LegResult {
     let example = &entry.example;
-    let mut note = String::new();
     let outcome = (|| {
         let fd = entry
             .finite_differences()
@@ -586,34 +597,17 @@ pub fn check_leg(entry: &CorpusEntry, mode: &str) -> LegResult {
         } else {
             run_mode(example, mode, entry.size)?
         };
-        let m = &example.manifest;
-        if mode != "rj" {
-            if ad.values.len() != m.ny {
-                return Err(format!("driver printed {} values of y", ad.values.len()));
-            }
-            let y_norm = fd.values.iter().fold(0.0f64, |a, v| a.max(v.abs()));
-            for (k, (a, f)) in ad.values.iter().zip(&fd.values).enumerate() {
-                let err = relative(*a, *f, f.abs().max(1e-6 * (1.0 + y_norm)));
-                if err > VALUE_TOLERANCE {
-                    return Err(format!(
-                        "y({}) = {a:e} differs from the original program's {f:e}",
-                        k + 1
-                    ));
-                }
-            }
-        }
-        let worst = worst_relative_error(&ad.jacobian, &fd.jacobian, &fd.values);
-        if worst > m.tolerance {
-            return Err(format!(
-                "worst relative error {worst:.2e} against finite differences exceeds {:.0e}",
-                m.tolerance
-            ));
-        }
-        if mode == "rs" || mode == "rj" {
-            note = dot_product_test(entry, &ad)?;
-        }
-        Ok(worst)
+        let tangent = if mode == "rs" || mode == "rj" {
+            entry.tangent().as_ref().ok()
+        } else {
+            None
+        };
+        compare_with_references(&example.name, &example.manifest, mode, fd, &ad, tangent)
     })();
+    let (outcome, note) = match outcome {
+        Ok((worst, note)) => (Ok(worst), note),
+        Err(e) => (Err(e), String::new()),
+    };
     LegResult {
         name: example.name.clone(),
         mode: mode.to_string(),
@@ -622,14 +616,60 @@ pub fn check_leg(entry: &CorpusEntry, mode: &str) -> LegResult {
     }
 }
 
-/// ⟨ẏ, ȳ⟩ with ẏ = J·ẋ from the tangent leg against ⟨ẋ, x̄⟩ with x̄ = Jᵀ·ȳ
-/// from the adjoint leg. Skipped (with a note) while the tangent leg fails.
-fn dot_product_test(entry: &CorpusEntry, adjoint: &DriverOutput) -> Result<String, String> {
-    let m = &entry.example.manifest;
-    let Ok(tangent) = entry.tangent() else {
-        return Ok("dot test skipped: tangent leg fails".into());
+/// Checks a leg's output: y against the original program (not in joint
+/// mode, where y%v after the call is not specified), J against finite
+/// differences, and for adjoints the dot-product test against `tangent`.
+/// Returns the worst relative error and a note for the table.
+pub fn compare_with_references(
+    name: &str,
+    m: &Manifest,
+    mode: &str,
+    fd: &DriverOutput,
+    ad: &DriverOutput,
+    tangent: Option<&DriverOutput>,
+) -> Result<(f64, String), String> {
+    if mode != "rj" {
+        if ad.values.len() != m.ny {
+            return Err(format!("driver printed {} values of y", ad.values.len()));
+        }
+        let y_norm = fd.values.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+        for (k, (a, f)) in ad.values.iter().zip(&fd.values).enumerate() {
+            let err = relative(*a, *f, f.abs().max(1e-6 * (1.0 + y_norm)));
+            if err > VALUE_TOLERANCE {
+                return Err(format!(
+                    "y({}) = {a:e} differs from the original program's {f:e}",
+                    k + 1
+                ));
+            }
+        }
+    }
+    let worst = worst_relative_error(&ad.jacobian, &fd.jacobian, &fd.values);
+    if worst > m.tolerance {
+        return Err(format!(
+            "worst relative error {worst:.2e} against finite differences exceeds {:.0e}",
+            m.tolerance
+        ));
+    }
+    let note = if mode == "rs" || mode == "rj" {
+        match tangent {
+            Some(tangent) => dot_product_test(name, m, tangent, ad)?,
+            None => "dot test skipped: tangent leg fails".to_string(),
+        }
+    } else {
+        String::new()
     };
-    let dirs = DotDirections::for_example(&entry.example.name, m.nx, m.ny);
+    Ok((worst, note))
+}
+
+/// ⟨ẏ, ȳ⟩ with ẏ = J·ẋ from the tangent leg against ⟨ẋ, x̄⟩ with x̄ = Jᵀ·ȳ
+/// from the adjoint leg.
+pub fn dot_product_test(
+    name: &str,
+    m: &Manifest,
+    tangent: &DriverOutput,
+    adjoint: &DriverOutput,
+) -> Result<String, String> {
+    let dirs = DotDirections::for_example(name, m.nx, m.ny);
     if tangent.dot.len() != m.ny || adjoint.dot.len() != m.nx {
         return Err("driver did not print the dot-product test vectors".into());
     }
