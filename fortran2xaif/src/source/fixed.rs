@@ -127,7 +127,9 @@ impl Loader {
                     } else {
                         line.to_string()
                     };
-                    self.comment_line(cx, physical_line, line, marker, text)?;
+                    // Like statements, pragmas end at column 72: sequence
+                    // numbers beyond are not part of a name list.
+                    self.comment_line(cx, physical_line, first_72_columns(line), marker, text)?;
                 }
                 FixedLine::Directive => {
                     close_statement(open.take())?;
@@ -312,6 +314,13 @@ fn close_statement(statement: Option<OpenStatement>) -> Result<(), Diagnostic> {
             "unterminated character constant",
         )),
         _ => Ok(()),
+    }
+}
+
+fn first_72_columns(line: &str) -> &str {
+    match line.char_indices().nth(72) {
+        Some((end, _)) => &line[..end],
+        None => line,
     }
 }
 

@@ -255,8 +255,9 @@ impl Loader {
         self.lines.len() - 1
     }
 
-    /// A whole-line comment, copied to the text as `text`; checks for a
-    /// pragma whose comment character is at byte `marker` of `line`.
+    /// A whole-line comment, copied to the text as `text`; checks `line`
+    /// (the comment as far as it counts) for a pragma whose comment
+    /// character is at byte `marker`.
     fn comment_line(
         &mut self,
         cx: &FileContext,

@@ -361,6 +361,7 @@ C$OPENAD DEPENDENT(Y, z)
       ! $openad not a pragma: blank after the comment character
       y = x ! $openad nor is a trailing comment
 D     print *, 'a debug line, a comment as for most compilers'
+c$openad dependent(w)                                                   0001
       end
 ";
     let path = write(dir.path(), "h.f", text);
@@ -397,10 +398,15 @@ D     print *, 'a debug line, a comment as for most compilers'
                 1
             ),
             (PragmaKind::Independent, vec!["x".to_string()], 5, 5, 1),
+            (PragmaKind::Dependent, vec!["w".to_string()], 9, 9, 1),
         ]
     );
     let lines: Vec<&str> = source.text.lines().collect();
     assert_eq!(lines[1], "!$openad independent(x)");
+    assert_eq!(
+        lines[8],
+        "!$openad dependent(w)                                                   0001"
+    );
     assert_eq!(lines[2], "!$OPENAD DEPENDENT(Y, z)");
     assert_eq!(lines[3], "!$OpenAD XXX Template ad_template.f");
     assert_eq!(
@@ -624,5 +630,47 @@ proptest! {
         let path = Path::new("/nonexistent-dir/arbitrary.f");
         let _ = normalize_bytes(path, &bytes, Form::Fixed);
         let _ = normalize_bytes(path, &bytes, Form::Free);
+    }
+}
+
+/// First syntax error tree-sitter-fortran finds in `text`, as 1-based line
+/// and byte column.
+fn first_parse_error(text: &str) -> Option<(usize, usize)> {
+    let mut parser = tree_sitter::Parser::new();
+    parser
+        .set_language(&tree_sitter_fortran::LANGUAGE.into())
+        .unwrap();
+    let tree = parser.parse(text, None).unwrap();
+    let mut cursor = tree.walk();
+    let mut stack = vec![tree.root_node()];
+    while let Some(node) = stack.pop() {
+        if node.is_error() || node.is_missing() {
+            let point = node.start_position();
+            return Some((point.row + 1, point.column + 1));
+        }
+        if node.has_error() {
+            stack.extend(node.children(&mut cursor));
+        }
+    }
+    None
+}
+
+#[test]
+fn normalised_fixed_form_parses_with_tree_sitter() {
+    let dir = tempfile::tempdir().unwrap();
+    let original = write(dir.path(), "sample.f", &fixed_sample());
+    write(dir.path(), "sample.h", SAMPLE_INCLUDE);
+    let source = load(&original, None).unwrap();
+    assert_eq!(
+        first_parse_error("program p\n  x = = 1\nend program p\n").map(|(line, _)| line),
+        Some(2),
+        "the check must be able to fail"
+    );
+    if let Some((line, column)) = first_parse_error(&source.text) {
+        panic!(
+            "tree-sitter error at {line}:{column} ({}):\n{}",
+            source.line_map.location(line, column),
+            source.text
+        );
     }
 }
