@@ -65,3 +65,24 @@ fn sources_lists_runtime_first() {
         ]
     );
 }
+
+#[test]
+fn select_case_while_and_post_test_loops_with_active_module_variable() {
+    let (dir, _) = check_case("constructs", "f", "constructs.driver.f90");
+    let program = std::fs::read_to_string(dir.path().join("constructs.oad.f90")).unwrap();
+    assert!(program.contains("case (1, 2)"), "{program}");
+    assert!(program.contains("do while (n < 2)"), "{program}");
+    assert!(
+        program.contains("type(active) :: g = active(2.0d0)"),
+        "{program}"
+    );
+    assert!(!program.contains("goto"), "{program}");
+}
+
+#[test]
+fn the_same_graph_marked_unstructured_is_lowered_with_gotos() {
+    let (dir, _) = check_case("constructs_goto", "f", "constructs_goto.driver.f90");
+    let program = std::fs::read_to_string(dir.path().join("constructs_goto.oad.f90")).unwrap();
+    assert!(program.contains("goto"), "{program}");
+    assert!(!program.contains("do while"), "{program}");
+}
