@@ -96,7 +96,7 @@ fn int_value(t: &Tree) -> i32 {
 /// Builds the XAIF expression graph of a tree; returns the root id.
 fn build(t: &Tree, e: &mut Expression) -> String {
     let id = (e.vertices.len() + 1).to_string();
-    let mut intrinsic = |name: &str, e: &mut Expression| {
+    let intrinsic = |name: &str, e: &mut Expression| {
         e.vertices.push(ExpressionVertex::Intrinsic(Intrinsic {
             vertex_id: id.clone(),
             annotation: String::new(),
