@@ -7,7 +7,7 @@
 //! the scope", written as the empty statement id in XAIF); the exit uses
 //! them.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use super::alias::Alias;
 use super::bitset::BitSet;
@@ -164,7 +164,7 @@ struct UnitChains {
     sites: Vec<(Option<StmtId>, LocationId)>,
     du: Vec<Vec<ChainPoint>>,
     overwrite: Vec<Vec<ChainPoint>>,
-    ud: HashMap<(StmtId, LocationId), Vec<ChainPoint>>,
+    ud: BTreeMap<(StmtId, LocationId), Vec<ChainPoint>>,
 }
 
 impl UnitChains {
@@ -280,7 +280,7 @@ impl UnitChains {
         // Read the chains off the fixed point.
         let mut du = vec![Vec::new(); nsites];
         let mut overwrite = vec![Vec::new(); nsites];
-        let mut ud: HashMap<(StmtId, LocationId), Vec<ChainPoint>> = HashMap::new();
+        let mut ud: BTreeMap<(StmtId, LocationId), Vec<ChainPoint>> = BTreeMap::new();
         let point = |site: usize| match sites[site].0 {
             None => ChainPoint::Outside,
             Some(s) => ChainPoint::Stmt(s),

@@ -1,0 +1,571 @@
+//! Properties of the analyses on random programs (a small seeded generator,
+//! so failures reproduce).
+
+use fortran2xaif::analysis::bitset::BitSet;
+use fortran2xaif::analysis::builder::{ProgramBuilder, Ty};
+use fortran2xaif::analysis::ir::{
+    Callee, Def, LocationId, LocationKind, Program, Seeds, Stmt, UnitId, Use,
+};
+use fortran2xaif::analysis::{analyze, ChainPoint, Results};
+
+/// xorshift64*.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+    fn chance(&mut self, percent: u64) -> bool {
+        self.next() % 100 < percent
+    }
+    fn pick<T: Copy>(&mut self, v: &[T]) -> Option<T> {
+        if v.is_empty() {
+            None
+        } else {
+            Some(v[self.below(v.len())])
+        }
+    }
+}
+
+fn random_ty(rng: &mut Rng) -> Ty {
+    match rng.below(6) {
+        0 => Ty::Int,
+        1 => Ty::RealArray,
+        _ => Ty::Real,
+    }
+}
+
+/// A random program of up to four units (unit 0 is the top); calls may
+/// recurse; blocks form a chain plus random forward and back edges.
+fn random_program(rng: &mut Rng) -> Program {
+    let mut p = ProgramBuilder::new();
+    let nunits = 1 + rng.below(4);
+    let globals: Vec<LocationId> = (0..rng.below(3))
+        .map(|g| {
+            let ty = random_ty(rng);
+            p.global(&format!("g{g}"), ty)
+        })
+        .collect();
+    let units: Vec<UnitId> = (0..nunits).map(|u| p.unit(&format!("u{u}"))).collect();
+    let mut visible: Vec<Vec<LocationId>> = Vec::new();
+    for &u in &units {
+        let mut locs = globals.clone();
+        for d in 0..1 + rng.below(3) {
+            let ty = random_ty(rng);
+            locs.push(p.dummy(u, &format!("d{d}"), ty));
+        }
+        for l in 0..rng.below(4) {
+            let ty = random_ty(rng);
+            locs.push(p.local(u, &format!("l{l}"), ty));
+        }
+        visible.push(locs);
+    }
+    let ndummies: Vec<usize> = {
+        let prog = p.clone().finish();
+        prog.units.iter().map(|u| u.dummies.len()).collect()
+    };
+    for (ui, &u) in units.iter().enumerate() {
+        let nb = 1 + rng.below(5);
+        let blocks: Vec<_> = (0..nb).map(|_| p.block(u)).collect();
+        p.chain(u, &blocks);
+        for _ in 0..rng.below(3) {
+            let (a, b) = (rng.below(nb), rng.below(nb));
+            p.edge(u, blocks[a], blocks[b]);
+        }
+        let locs = &visible[ui];
+        for &b in &blocks {
+            for _ in 0..rng.below(5) {
+                match rng.below(10) {
+                    0 => {
+                        let defs: Vec<Def> = (0..rng.below(2))
+                            .filter_map(|_| {
+                                let loc = rng.pick(locs)?;
+                                Some(Def {
+                                    loc,
+                                    kills: rng.chance(50),
+                                })
+                            })
+                            .collect();
+                        let uses: Vec<LocationId> =
+                            (0..rng.below(3)).filter_map(|_| rng.pick(locs)).collect();
+                        p.opaque(u, b, &defs, &uses);
+                    }
+                    1 | 2 => {
+                        let callee = units[rng.below(nunits)];
+                        let actuals: Vec<Option<LocationId>> = (0..ndummies[callee.index()])
+                            .map(|_| if rng.chance(15) { None } else { rng.pick(locs) })
+                            .collect();
+                        if rng.chance(10) {
+                            p.call_external(u, b, "ext", &actuals);
+                        } else {
+                            p.call(u, b, callee, &actuals);
+                        }
+                    }
+                    _ => {
+                        let Some(def) = rng.pick(locs) else { continue };
+                        let uses: Vec<Use> = (0..rng.below(4))
+                            .filter_map(|_| {
+                                let loc = rng.pick(locs)?;
+                                Some(Use {
+                                    loc,
+                                    differentiable: rng.chance(75),
+                                })
+                            })
+                            .collect();
+                        if rng.chance(30) {
+                            p.assign_partial(u, b, def, &uses);
+                        } else {
+                            p.assign(u, b, def, &uses);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    p.finish()
+}
+
+fn random_seeds(rng: &mut Rng, prog: &Program) -> Seeds {
+    let candidates: Vec<LocationId> = (0..prog.locations.len())
+        .map(|l| LocationId(l as u32))
+        .filter(|l| match prog.locations[l.index()].kind {
+            LocationKind::Global => true,
+            LocationKind::Dummy { unit, .. } => unit == UnitId(0),
+            LocationKind::Local { .. } => false,
+        })
+        .collect();
+    Seeds {
+        top: UnitId(0),
+        independents: candidates
+            .iter()
+            .copied()
+            .filter(|_| rng.chance(40))
+            .collect(),
+        dependents: candidates
+            .iter()
+            .copied()
+            .filter(|_| rng.chance(40))
+            .collect(),
+    }
+}
+
+fn cases(count: u64, mut check: impl FnMut(&mut Rng, &Program, &Seeds, &Results)) {
+    for case in 0..count {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ (case + 1).wrapping_mul(0x1000_0001));
+        let prog = random_program(&mut rng);
+        let seeds = random_seeds(&mut rng, &prog);
+        let r = analyze(&prog, &seeds);
+        assert!(r.errors.is_empty(), "case {case}: {:?}", r.errors);
+        check(&mut rng, &prog, &seeds, &r);
+    }
+}
+
+#[test]
+fn independents_are_varied_and_integers_never_active() {
+    cases(300, |_, prog, seeds, r| {
+        for x in &seeds.independents {
+            if prog.is_differentiable(*x) {
+                assert!(r.activity.varied.contains(x.index()));
+                assert!(r.activity.entry_varied[0].contains(x.index()));
+            }
+        }
+        for l in r.activity.declared_active.iter() {
+            assert!(prog.locations[l].differentiable_type);
+        }
+        assert!(r
+            .activity
+            .flow_active
+            .is_subset(&r.activity.declared_active));
+    });
+}
+
+#[test]
+fn activity_is_monotone_in_the_seeds() {
+    cases(300, |rng, prog, seeds, r| {
+        let mut more = seeds.clone();
+        let extra: Vec<LocationId> = seeds
+            .dependents
+            .iter()
+            .copied()
+            .filter(|_| rng.chance(50))
+            .collect();
+        more.independents.extend(extra);
+        let extra: Vec<LocationId> = seeds
+            .independents
+            .iter()
+            .copied()
+            .filter(|_| rng.chance(50))
+            .collect();
+        more.dependents.extend(extra);
+        let r2 = analyze(prog, &more);
+        assert!(r.activity.varied.is_subset(&r2.activity.varied));
+        assert!(r.activity.useful.is_subset(&r2.activity.useful));
+        assert!(r.activity.flow_active.is_subset(&r2.activity.flow_active));
+        assert!(r
+            .activity
+            .declared_active
+            .is_subset(&r2.activity.declared_active));
+        for (id, s) in &r.activity.stmts {
+            if s.active {
+                assert!(r2.activity.stmts[id].active, "{id:?}");
+            }
+        }
+    });
+}
+
+/// A flow-insensitive over-approximation of "may flow into": edges from
+/// differentiable reads to definitions (and their aliases), between actuals
+/// and dummies, among the actuals of external calls.
+fn influence_graph(prog: &Program, r: &Results) -> Vec<Vec<usize>> {
+    let n = prog.locations.len();
+    let mut succ = vec![Vec::new(); n];
+    let counts = |l: LocationId| prog.is_differentiable(l);
+    for unit in &prog.units {
+        for stmt in unit.blocks.iter().flat_map(|b| &b.stmts) {
+            match stmt {
+                Stmt::Assign { def, uses, .. } => {
+                    let mut targets = vec![def.loc];
+                    targets.extend(r.alias.partners_of(def.loc).iter().copied());
+                    for u in uses.iter().filter(|u| u.differentiable && counts(u.loc)) {
+                        for t in &targets {
+                            succ[u.loc.index()].push(t.index());
+                        }
+                    }
+                }
+                Stmt::Call {
+                    callee: Callee::Unit(c),
+                    actuals,
+                    ..
+                } => {
+                    for (a, d) in actuals.iter().zip(&prog.units[c.index()].dummies) {
+                        if let Some(a) = a {
+                            succ[a.index()].push(d.index());
+                            succ[d.index()].push(a.index());
+                            for p in r.alias.partners_of(*a) {
+                                succ[d.index()].push(p.index());
+                            }
+                        }
+                    }
+                }
+                Stmt::Call { actuals, .. } => {
+                    for a in actuals.iter().flatten() {
+                        for b in actuals.iter().flatten() {
+                            succ[a.index()].push(b.index());
+                        }
+                    }
+                }
+                Stmt::Opaque { .. } => {}
+            }
+        }
+    }
+    succ
+}
+
+fn reachable(succ: &[Vec<usize>], from: &[usize]) -> BitSet {
+    let mut seen: BitSet = from.iter().copied().collect();
+    let mut stack = from.to_vec();
+    while let Some(v) = stack.pop() {
+        for &w in &succ[v] {
+            if seen.insert(w) {
+                stack.push(w);
+            }
+        }
+    }
+    seen
+}
+
+#[test]
+fn nothing_off_the_paths_from_independents_to_dependents_is_active() {
+    cases(400, |_, prog, seeds, r| {
+        let succ = influence_graph(prog, r);
+        let mut pred = vec![Vec::new(); succ.len()];
+        for (v, ws) in succ.iter().enumerate() {
+            for &w in ws {
+                pred[w].push(v);
+            }
+        }
+        let from: Vec<usize> = seeds.independents.iter().map(|l| l.index()).collect();
+        let to: Vec<usize> = seeds.dependents.iter().map(|l| l.index()).collect();
+        let mut on_path = reachable(&succ, &from);
+        on_path.intersect_with(&reachable(&pred, &to));
+        assert!(
+            r.activity.flow_active.is_subset(&on_path),
+            "flow-active {:?} outside paths {:?}",
+            r.activity.flow_active.iter().collect::<Vec<_>>(),
+            on_path.iter().collect::<Vec<_>>()
+        );
+        assert!(r.activity.varied.is_subset(&reachable(&succ, &from)));
+        assert!(r.activity.useful.is_subset(&reachable(&pred, &to)));
+    });
+}
+
+#[test]
+fn ud_and_du_chains_are_inverse() {
+    cases(300, |_, _, _, r| {
+        let du = &r.du_ud;
+        for (&(stmt, loc), _) in &du.use_keys {
+            for p in du.ud(stmt, loc).unwrap_or(&[]) {
+                if let ChainPoint::Stmt(d) = p {
+                    let uses = du.du(*d, loc).expect("definition has a du chain");
+                    assert!(
+                        uses.contains(&ChainPoint::Stmt(stmt)),
+                        "{d:?} → {stmt:?} of {loc:?}"
+                    );
+                }
+            }
+        }
+        for (&(stmt, loc), _) in &du.def_keys {
+            for p in du.du(stmt, loc).unwrap_or(&[]) {
+                if let ChainPoint::Stmt(u) = p {
+                    let defs = du.ud(*u, loc).expect("use has a ud chain");
+                    assert!(defs.contains(&ChainPoint::Stmt(stmt)));
+                }
+            }
+        }
+        assert!(du.chains[0].is_empty() && du.do_chains[0].is_empty());
+    });
+}
+
+#[test]
+fn analysis_is_deterministic() {
+    cases(100, |_, prog, seeds, r| {
+        let again = analyze(prog, seeds);
+        assert_eq!(&again, r);
+    });
+}
+
+/// One unit, no calls: a random acyclic (forward edges only) or cyclic
+/// block graph of assignments and opaque statements.
+fn random_single_unit(rng: &mut Rng, acyclic: bool) -> (Program, Seeds) {
+    let mut p = ProgramBuilder::new();
+    let u = p.unit("u");
+    let mut locs = Vec::new();
+    for d in 0..1 + rng.below(3) {
+        let ty = random_ty(rng);
+        locs.push(p.dummy(u, &format!("d{d}"), ty));
+    }
+    for l in 0..rng.below(4) {
+        let ty = random_ty(rng);
+        locs.push(p.local(u, &format!("l{l}"), ty));
+    }
+    let nb = 1 + rng.below(6);
+    let blocks: Vec<_> = (0..nb).map(|_| p.block(u)).collect();
+    p.chain(u, &blocks);
+    for _ in 0..rng.below(4) {
+        let (a, b) = (rng.below(nb), rng.below(nb));
+        if !acyclic || a < b {
+            p.edge(u, blocks[a], blocks[b]);
+        }
+    }
+    for &b in &blocks {
+        for _ in 0..rng.below(4) {
+            if rng.chance(15) {
+                let Some(l) = rng.pick(&locs) else { continue };
+                let kills = rng.chance(50);
+                p.opaque(u, b, &[Def { loc: l, kills }], &[]);
+                continue;
+            }
+            let Some(def) = rng.pick(&locs) else { continue };
+            let uses: Vec<Use> = (0..rng.below(3))
+                .filter_map(|_| {
+                    let loc = rng.pick(&locs)?;
+                    Some(Use {
+                        loc,
+                        differentiable: rng.chance(75),
+                    })
+                })
+                .collect();
+            if rng.chance(30) {
+                p.assign_partial(u, b, def, &uses);
+            } else {
+                p.assign(u, b, def, &uses);
+            }
+        }
+    }
+    let prog = p.finish();
+    let dummies = prog.units[0].dummies.clone();
+    let seeds = Seeds {
+        top: UnitId(0),
+        independents: dummies.iter().copied().filter(|_| rng.chance(50)).collect(),
+        dependents: dummies.iter().copied().filter(|_| rng.chance(50)).collect(),
+    };
+    (prog, seeds)
+}
+
+/// Every path from the entry (depth-limited), statement by statement:
+/// calls `visit(stmt, set after it)`.
+fn forward_paths(
+    prog: &Program,
+    block: usize,
+    set: BitSet,
+    depth: usize,
+    visit: &mut impl FnMut(&Stmt, &BitSet),
+    step: &impl Fn(&Stmt, &mut BitSet),
+) {
+    let unit = &prog.units[0];
+    let mut s = set;
+    for stmt in &unit.blocks[block].stmts {
+        step(stmt, &mut s);
+        visit(stmt, &s);
+    }
+    if depth == 0 {
+        return;
+    }
+    for next in &unit.successors[block] {
+        forward_paths(prog, next.index(), s.clone(), depth - 1, visit, step);
+    }
+}
+
+/// Every path to the exit, walked backwards (depth-limited).
+fn backward_paths(
+    prog: &Program,
+    preds: &[Vec<usize>],
+    block: usize,
+    set: BitSet,
+    depth: usize,
+    visit: &mut impl FnMut(&Stmt, &BitSet),
+    step: &impl Fn(&Stmt, &mut BitSet),
+) {
+    let unit = &prog.units[0];
+    let mut s = set;
+    for stmt in unit.blocks[block].stmts.iter().rev() {
+        visit(stmt, &s);
+        step(stmt, &mut s);
+    }
+    if depth == 0 {
+        return;
+    }
+    for &p in &preds[block] {
+        backward_paths(prog, preds, p, s.clone(), depth - 1, visit, step);
+    }
+}
+
+/// Varied and useful on single paths, straight from the definitions,
+/// joined over all paths, must give the data-flow result: equal on acyclic
+/// graphs, and never more than it on cyclic ones (paths are cut off).
+#[test]
+fn activity_equals_the_union_over_paths() {
+    let (mut active_seen, mut passive_seen) = (0, 0);
+    for case in 0..400u64 {
+        let mut rng = Rng(0x51_7cc1_b727_220a ^ (case + 7).wrapping_mul(0x2545_f491));
+        let acyclic = case % 2 == 0;
+        let (prog, seeds) = random_single_unit(&mut rng, acyclic);
+        let r = analyze(&prog, &seeds);
+        let counts = |l: LocationId| prog.is_differentiable(l);
+        let varied_step = |stmt: &Stmt, v: &mut BitSet| match stmt {
+            Stmt::Assign { def, uses, .. } => {
+                let any = counts(def.loc)
+                    && uses
+                        .iter()
+                        .any(|u| u.differentiable && counts(u.loc) && v.contains(u.loc.index()));
+                if any {
+                    v.insert(def.loc.index());
+                } else if def.kills {
+                    v.remove(def.loc.index());
+                }
+            }
+            Stmt::Opaque { defs, .. } => defs
+                .iter()
+                .filter(|d| d.kills)
+                .for_each(|d| v.remove(d.loc.index())),
+            Stmt::Call { .. } => {}
+        };
+        let useful_step = |stmt: &Stmt, w: &mut BitSet| match stmt {
+            Stmt::Assign { def, uses, .. } => {
+                let useful = counts(def.loc) && w.contains(def.loc.index());
+                if def.kills {
+                    w.remove(def.loc.index());
+                }
+                if useful {
+                    for u in uses.iter().filter(|u| u.differentiable && counts(u.loc)) {
+                        w.insert(u.loc.index());
+                    }
+                }
+            }
+            Stmt::Opaque { defs, .. } => defs
+                .iter()
+                .filter(|d| d.kills)
+                .for_each(|d| w.remove(d.loc.index())),
+            Stmt::Call { .. } => {}
+        };
+        let unit = &prog.units[0];
+        let depth = if acyclic {
+            unit.blocks.len()
+        } else {
+            2 * unit.blocks.len() + 2
+        };
+        let mut varied_after: std::collections::HashMap<_, BitSet> = Default::default();
+        let entry: BitSet = seeds
+            .independents
+            .iter()
+            .filter(|l| counts(**l))
+            .map(|l| l.index())
+            .collect();
+        forward_paths(
+            &prog,
+            unit.entry.index(),
+            entry,
+            depth,
+            &mut |s, v| {
+                varied_after.entry(s.id()).or_default().union_with(v);
+            },
+            &varied_step,
+        );
+        let preds: Vec<Vec<usize>> = unit
+            .predecessors()
+            .into_iter()
+            .map(|ps| ps.into_iter().map(|p| p.index()).collect())
+            .collect();
+        let mut useful_after: std::collections::HashMap<_, BitSet> = Default::default();
+        let exit: BitSet = seeds
+            .dependents
+            .iter()
+            .filter(|l| counts(**l))
+            .map(|l| l.index())
+            .collect();
+        backward_paths(
+            &prog,
+            &preds,
+            unit.exit.index(),
+            exit,
+            depth,
+            &mut |s, w| {
+                useful_after.entry(s.id()).or_default().union_with(w);
+            },
+            &useful_step,
+        );
+        for stmt in unit.blocks.iter().flat_map(|b| &b.stmts) {
+            let Stmt::Assign { id, def, .. } = stmt else {
+                continue;
+            };
+            let on_paths = varied_after
+                .get(id)
+                .is_some_and(|v| v.contains(def.loc.index()))
+                && useful_after
+                    .get(id)
+                    .is_some_and(|w| w.contains(def.loc.index()));
+            let analysed = r.activity.stmts[id].active;
+            if analysed {
+                active_seen += 1;
+            } else {
+                passive_seen += 1;
+            }
+            if acyclic {
+                assert_eq!(on_paths, analysed, "case {case} {id:?}: {prog:?}");
+            } else {
+                assert!(!on_paths || analysed, "case {case} {id:?}");
+            }
+        }
+    }
+    // The generator must exercise both outcomes.
+    assert!(
+        active_seen > 50 && passive_seen > 50,
+        "{active_seen} {passive_seen}"
+    );
+}
