@@ -161,7 +161,7 @@ fn render_snippet(diag: &Diagnostic) -> Option<String> {
     term::emit(&mut writer, &config, &file, &codespan_diag).ok()?;
     let rendered = String::from_utf8_lossy(&writer.into_inner()).into_owned();
     let (_header, snippet) = rendered.split_once('\n')?;
-    Some(snippet.to_string())
+    Some(format!("{}\n", snippet.trim_end()))
 }
 
 fn read_lossy(path: &Path) -> Option<String> {
@@ -240,6 +240,7 @@ mod tests {
         assert_eq!(caret_line.find('^'), Some(bar + 14), "{text}");
         assert!(text.contains("note: declare it"), "{text}");
         assert!(!text.contains("\u{1b}["), "no colour codes: {text}");
+        assert!(text.ends_with("note: declare it\n"), "{text:?}");
     }
 
     #[test]
