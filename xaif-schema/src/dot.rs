@@ -303,7 +303,15 @@ fn render(
         ExpressionVertex::BooleanOperation(b) => {
             crate::names::name_of(crate::names::BOOLEAN_OPS, b.name).to_string()
         }
-        ExpressionVertex::FunctionCall(f) => f.symbol_id.clone().unwrap_or_else(|| "?".into()),
+        ExpressionVertex::FunctionCall(f) => {
+            // Arguments of a function call are inside it, not edges.
+            let parts: Vec<String> = f.arguments.iter().map(variable_text).collect();
+            return format!(
+                "{}({})",
+                f.symbol_id.as_deref().unwrap_or("?"),
+                parts.join(", ")
+            );
+        }
     };
     let mut list = args.get(v.vertex_id()).cloned().unwrap_or_default();
     list.sort();

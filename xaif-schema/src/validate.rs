@@ -11,7 +11,7 @@ use crate::error::XaifError;
 use libxml::error::StructuredError;
 use libxml::parser::{Parser, ParserOptions, XmlParseFailure};
 use libxml::schemas::{SchemaParserContext, SchemaValidationContext};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The XSD files of the format, by file name.
 pub const XSD_FILES: [(&str, &str); 6] = [
@@ -77,34 +77,47 @@ impl SchemaKind {
 
 /// Compiled schemas, reusable across documents.
 pub struct Validator {
-    /// Holds the XSD files while libxml2 may read them.
-    dir: tempfile::TempDir,
+    /// Where the XSD files are.
+    dir: PathBuf,
+    /// Keeps the built-in XSD files on disk while libxml2 may read them.
+    _temp: Option<tempfile::TempDir>,
     compiled: Vec<(SchemaKind, SchemaValidationContext)>,
 }
 
 impl Validator {
     /// Writes the XSD files to a private temporary directory.
     pub fn new() -> std::io::Result<Validator> {
-        let dir = tempfile::Builder::new().prefix("xaif-xsd-").tempdir()?;
+        let temp = tempfile::Builder::new().prefix("xaif-xsd-").tempdir()?;
         for (name, text) in XSD_FILES {
-            std::fs::write(dir.path().join(name), text)?;
+            std::fs::write(temp.path().join(name), text)?;
         }
         Ok(Validator {
-            dir,
+            dir: temp.path().to_path_buf(),
+            _temp: Some(temp),
             compiled: Vec::new(),
         })
+    }
+
+    /// Uses the XSD files of another directory with the same file names
+    /// (e.g. the original XAIF schema, to compare against it).
+    pub fn with_xsd_dir(dir: &Path) -> Validator {
+        Validator {
+            dir: dir.to_path_buf(),
+            _temp: None,
+            compiled: Vec::new(),
+        }
     }
 
     fn context(&mut self, kind: SchemaKind) -> Result<&mut SchemaValidationContext, String> {
         if let Some(i) = self.compiled.iter().position(|(k, _)| *k == kind) {
             return Ok(&mut self.compiled[i].1);
         }
-        let path = self.dir.path().join(kind.xsd_file());
+        let path = self.dir.join(kind.xsd_file());
         let mut parser = SchemaParserContext::from_file(&path.to_string_lossy());
         let context = SchemaValidationContext::from_parser(&mut parser).map_err(|errors| {
             let messages: Vec<String> = errors.iter().map(message_of).collect();
             format!(
-                "internal error: schema {} does not compile: {}",
+                "schema {} does not compile: {}",
                 kind.xsd_file(),
                 messages.join("; ")
             )

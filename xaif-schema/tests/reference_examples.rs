@@ -126,3 +126,43 @@ fn every_reference_example_round_trips() {
         }
     }
 }
+
+/// Our XSD accepts every reference example the reference XSD accepts, and
+/// everything our writer makes of them is valid against both.
+#[test]
+fn our_schema_accepts_what_the_reference_schema_accepts() {
+    use xaif_schema::validate::{SchemaKind, Validator};
+    let Some(dir) = reference_dir() else { return };
+    let mut ours = Validator::new().unwrap();
+    let mut reference = Validator::with_xsd_dir(&dir);
+    let mut accepted = 0;
+    for path in reference_files() {
+        let name = path.display().to_string();
+        let bytes = std::fs::read(&path).unwrap();
+        let kind = SchemaKind::detect(&bytes);
+        if reference.validate_bytes(&bytes, &name, kind).is_err() {
+            // Then ours must reject it as well (both are strict about these).
+            assert!(ours.validate_bytes(&bytes, &name, kind).is_err(), "{name}");
+            continue;
+        }
+        accepted += 1;
+        if let Err(e) = ours.validate_bytes(&bytes, &name, kind) {
+            panic!("{name}: reference schema accepts, ours rejects: {e:?}");
+        }
+        if KNOWN_BAD.iter().any(|(f, _, _)| name.ends_with(f)) {
+            continue;
+        }
+        let text = match root_of(&path) {
+            "cg" => write_call_graph(&read_call_graph_file(&path).unwrap()),
+            "ii" => write_inlinable_intrinsics(&read_inlinable_intrinsics_file(&path).unwrap()),
+            _ => write_noninlinable_intrinsics(&read_noninlinable_intrinsics_file(&path).unwrap()),
+        };
+        for (which, v) in [("ours", &mut ours), ("reference", &mut reference)] {
+            if let Err(e) = v.validate_bytes(text.as_bytes(), &name, kind) {
+                panic!("{name}: written form not valid against {which} schema: {e:?}");
+            }
+        }
+    }
+    // 26 of the 29 examples and both catalogues.
+    assert_eq!(accepted, 29);
+}

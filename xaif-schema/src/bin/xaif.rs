@@ -27,9 +27,10 @@ struct Cli {
 enum Command {
     /// Check files against the XAIF schema and the format's graph rules
     ///
-    /// Each file is validated with libxml2 against the XSD files built into
-    /// this program, then read by the XAIF reader, which also checks that
-    /// vertex ids are unique and every edge joins vertices of its own graph.
+    /// Each file is read by the XAIF reader, which checks well-formedness,
+    /// element and attribute names and types, unique vertex ids and that
+    /// every edge joins vertices of its own graph; then it is validated
+    /// with libxml2 against the XSD files built into this program.
     /// The schema is chosen from the content (intrinsic catalogues by their
     /// root element, booster output by its own elements, else input) unless
     /// --schema is given.
@@ -165,15 +166,16 @@ fn validate(schema: Option<SchemaKind>, files: &[PathBuf]) -> Result<(), Vec<Xai
             }
         };
         let kind = schema.unwrap_or_else(|| SchemaKind::detect(&bytes));
-        if let Err(e) = validator.validate_bytes(&bytes, &name, kind) {
-            errors.extend(e);
+        // The reader first: it pinpoints line and column and checks the
+        // graph rules XSD cannot express; then the schema.
+        let read = read::decode(&bytes, &name)
+            .and_then(|text| read_document(&text, &name, kind).map(|_| ()));
+        if let Err(e) = read {
+            errors.push(e);
             continue;
         }
-        // The schema passed; the reader checks what XSD cannot express.
-        let checked = read::decode(&bytes, &name)
-            .and_then(|text| read_document(&text, &name, kind).map(|_| ()));
-        if let Err(e) = checked {
-            errors.push(e);
+        if let Err(e) = validator.validate_bytes(&bytes, &name, kind) {
+            errors.extend(e);
         }
     }
     if errors.is_empty() {
