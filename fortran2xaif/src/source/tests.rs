@@ -674,3 +674,47 @@ fn normalised_fixed_form_parses_with_tree_sitter() {
         );
     }
 }
+
+/// A syntax error tree-sitter finds in the normalised text maps back to
+/// the planted token: through tab format, an include, and a continuation
+/// with a comment line in between.
+#[test]
+fn planted_parse_errors_map_back_to_the_original() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: [(&str, &str, &str); 3] = [
+        (
+            "      subroutine s(x)\n      double precision x\n\tx = x +\n\t1  2.0d0 * )\n      end\n",
+            "",
+            "* )",
+        ),
+        (
+            "      subroutine s(x)\n      include 'bad.h'\n      end\n",
+            "c     bad include\n      double precision x\n      x = x + 2.0d0 * )\n",
+            "* )",
+        ),
+        (
+            "      subroutine s(x)\n      double precision x\n      x = 1.0d0 +\nc     between\n     &    3.0d0 * )\n      end\n",
+            "",
+            "* )",
+        ),
+    ];
+    for (index, (main, include, planted)) in cases.into_iter().enumerate() {
+        let path = write(dir.path(), &format!("case{index}.f"), main);
+        let include_path = write(dir.path(), "bad.h", include);
+        let source = load(&path, None).unwrap();
+        let (line, column) = first_parse_error(&source.text).expect("a syntax error");
+        let location = source.line_map.location(line, column);
+        let (file, original) = if main.contains(planted) {
+            (path, main)
+        } else {
+            (include_path, include)
+        };
+        let planted_at = position_of(original, planted);
+        assert_eq!(
+            location,
+            Location::new(file, planted_at.0, planted_at.1),
+            "{}",
+            source.text
+        );
+    }
+}
