@@ -309,7 +309,7 @@ fn nothing_off_the_paths_from_independents_to_dependents_is_active() {
 fn ud_and_du_chains_are_inverse() {
     cases(300, |_, _, _, r| {
         let du = &r.du_ud;
-        for (&(stmt, loc), _) in &du.use_keys {
+        for &(stmt, loc) in du.use_keys.keys() {
             for p in du.ud(stmt, loc).unwrap_or(&[]) {
                 if let ChainPoint::Stmt(d) = p {
                     let uses = du.du(*d, loc).expect("definition has a du chain");
@@ -320,7 +320,7 @@ fn ud_and_du_chains_are_inverse() {
                 }
             }
         }
-        for (&(stmt, loc), _) in &du.def_keys {
+        for &(stmt, loc) in du.def_keys.keys() {
             for p in du.du(stmt, loc).unwrap_or(&[]) {
                 if let ChainPoint::Stmt(u) = p {
                     let defs = du.ud(*u, loc).expect("use has a ud chain");
