@@ -29,6 +29,32 @@ pub enum Form {
     Free,
 }
 
+impl std::fmt::Display for Form {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Form::Fixed => "fixed",
+            Form::Free => "free",
+        })
+    }
+}
+
+/// `fixed` or `free`, any case (for command-line options).
+impl std::str::FromStr for Form {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        if text.eq_ignore_ascii_case("fixed") {
+            Ok(Form::Fixed)
+        } else if text.eq_ignore_ascii_case("free") {
+            Ok(Form::Free)
+        } else {
+            Err(format!(
+                "unknown source form `{text}` (expected `fixed` or `free`)"
+            ))
+        }
+    }
+}
+
 /// The form a file's extension stands for: `.f .for .ftn` fixed, `.f90 .f95
 /// .f03 .f08` free, in either case (`.F`, `.F90`, ...).
 pub fn form_from_extension(path: impl AsRef<Path>) -> Option<Form> {

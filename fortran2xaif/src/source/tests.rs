@@ -461,6 +461,15 @@ fn unreadable_files_and_unknown_forms() {
 }
 
 #[test]
+fn forms_by_name() {
+    assert_eq!("fixed".parse::<Form>(), Ok(Form::Fixed));
+    assert_eq!("FREE".parse::<Form>(), Ok(Form::Free));
+    assert!("f90".parse::<Form>().is_err());
+    assert_eq!(Form::Fixed.to_string(), "fixed");
+    assert_eq!(Form::Free.to_string().parse::<Form>(), Ok(Form::Free));
+}
+
+#[test]
 fn forms_from_extensions() {
     for fixed in ["a.f", "a.F", "a.for", "a.FOR", "a.ftn", "dir.x/a.f"] {
         assert_eq!(form_from_extension(fixed), Some(Form::Fixed), "{fixed}");
