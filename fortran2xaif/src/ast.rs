@@ -233,11 +233,18 @@ impl TypeSpec {
 /// One dimension of an array declaration.
 #[derive(Debug, Clone, PartialEq)]
 pub enum DimSpec {
-    Explicit { lo: Option<Expr>, hi: Expr },
+    Explicit {
+        lo: Option<Expr>,
+        hi: Expr,
+    },
     /// `:` or `lo:` (assumed shape, or deferred for allocatables/pointers).
-    Colon { lo: Option<Expr> },
+    Colon {
+        lo: Option<Expr>,
+    },
     /// `*` or `lo:*`.
-    AssumedSize { lo: Option<Expr> },
+    AssumedSize {
+        lo: Option<Expr>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -415,6 +422,9 @@ pub enum StmtKind {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Stmt {
+    /// Program-wide statement number, given after canonicalisation to
+    /// assignments, calls and opaque statements (0 until then).
+    pub id: usize,
     pub label: Option<String>,
     pub span: Span,
     pub kind: StmtKind,

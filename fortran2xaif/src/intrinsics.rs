@@ -79,14 +79,84 @@ const CATALOGUE: &[(&str, &str)] = &[
 /// integer, logical and character data (the statement stays opaque),
 /// rejected where a real value would flow through them.
 const OTHER: &[&str] = &[
-    "len", "len_trim", "trim", "adjustl", "adjustr", "index", "char", "ichar", "achar", "iachar", "repeat",
-    "present", "allocated", "associated", "huge", "tiny", "epsilon", "kind", "selected_real_kind",
-    "selected_int_kind", "cmplx", "dcmplx", "conjg", "aimag", "dimag", "dim", "dprod", "modulo", "sum",
-    "product", "dot_product", "matmul", "maxval", "minval", "transpose", "count", "any", "all", "merge",
-    "reshape", "spread", "maxloc", "minloc", "iand", "ior", "ieor", "not", "btest", "ibset", "ibclr",
-    "ishft", "shape", "digits", "precision", "range", "radix", "maxexponent", "minexponent", "bit_size",
-    "lge", "lgt", "lle", "llt", "scan", "verify", "logical", "null", "pack", "unpack", "cshift",
-    "eoshift", "hypot", "erf", "erfc", "gamma", "log_gamma", "new_line", "storage_size",
+    "len",
+    "len_trim",
+    "trim",
+    "adjustl",
+    "adjustr",
+    "index",
+    "char",
+    "ichar",
+    "achar",
+    "iachar",
+    "repeat",
+    "present",
+    "allocated",
+    "associated",
+    "huge",
+    "tiny",
+    "epsilon",
+    "kind",
+    "selected_real_kind",
+    "selected_int_kind",
+    "cmplx",
+    "dcmplx",
+    "conjg",
+    "aimag",
+    "dimag",
+    "dim",
+    "dprod",
+    "modulo",
+    "sum",
+    "product",
+    "dot_product",
+    "matmul",
+    "maxval",
+    "minval",
+    "transpose",
+    "count",
+    "any",
+    "all",
+    "merge",
+    "reshape",
+    "spread",
+    "maxloc",
+    "minloc",
+    "iand",
+    "ior",
+    "ieor",
+    "not",
+    "btest",
+    "ibset",
+    "ibclr",
+    "ishft",
+    "shape",
+    "digits",
+    "precision",
+    "range",
+    "radix",
+    "maxexponent",
+    "minexponent",
+    "bit_size",
+    "lge",
+    "lgt",
+    "lle",
+    "llt",
+    "scan",
+    "verify",
+    "logical",
+    "null",
+    "pack",
+    "unpack",
+    "cshift",
+    "eoshift",
+    "hypot",
+    "erf",
+    "erfc",
+    "gamma",
+    "log_gamma",
+    "new_line",
+    "storage_size",
 ];
 
 /// Array intrinsics the canonicaliser scalarises on real data.
@@ -103,10 +173,16 @@ pub fn xaif_name(name: &str) -> Option<&'static str> {
 
 /// Result type of an intrinsic reference.
 pub fn result_type(prog: &Program, unit: usize, name: &str, args: &[Arg], tys: &[Ty]) -> Ty {
-    let first = tys.first().copied().unwrap_or(Ty { cat: Cat::Unknown, rank: 0 });
+    let first = tys.first().copied().unwrap_or(Ty {
+        cat: Cat::Unknown,
+        rank: 0,
+    });
     let elemental_rank = tys.iter().map(|t| t.rank).max().unwrap_or(0);
     let scalar = |cat| Ty { cat, rank: 0 };
-    let elem = |cat| Ty { cat, rank: elemental_rank };
+    let elem = |cat| Ty {
+        cat,
+        rank: elemental_rank,
+    };
     let kind_arg = || {
         args.iter()
             .find(|a| a.keyword.as_deref() == Some("kind"))
@@ -114,56 +190,90 @@ pub fn result_type(prog: &Program, unit: usize, name: &str, args: &[Arg], tys: &
             .and_then(|a| prog.const_int(unit, &a.value))
     };
     match name {
-        "int" | "ifix" | "idint" | "nint" | "idnint" | "floor" | "ceiling" | "ichar" | "iachar" | "len"
-        | "len_trim" | "index" | "iand" | "ior" | "ieor" | "ishft" | "ibset" | "ibclr" | "not" | "scan"
-        | "verify" => elem(Cat::Int),
-        "size" | "lbound" | "ubound" | "count" | "kind" | "selected_real_kind" | "selected_int_kind"
-        | "digits" | "precision" | "range" | "radix" | "maxexponent" | "minexponent" | "bit_size"
-        | "storage_size" => {
+        "int" | "ifix" | "idint" | "nint" | "idnint" | "floor" | "ceiling" | "ichar" | "iachar"
+        | "len" | "len_trim" | "index" | "iand" | "ior" | "ieor" | "ishft" | "ibset" | "ibclr"
+        | "not" | "scan" | "verify" => elem(Cat::Int),
+        "size" | "lbound" | "ubound" | "count" | "kind" | "selected_real_kind"
+        | "selected_int_kind" | "digits" | "precision" | "range" | "radix" | "maxexponent"
+        | "minexponent" | "bit_size" | "storage_size" => {
             if (name == "lbound" || name == "ubound") && args.len() == 1 {
-                Ty { cat: Cat::Int, rank: 1 }
+                Ty {
+                    cat: Cat::Int,
+                    rank: 1,
+                }
             } else {
                 scalar(Cat::Int)
             }
         }
-        "maxloc" | "minloc" | "shape" => Ty { cat: Cat::Int, rank: 1 },
-        "real" | "float" | "sngl" => elem(Cat::Real(if name == "real" { kind_arg().unwrap_or(4) as u8 } else { 4 })),
+        "maxloc" | "minloc" | "shape" => Ty {
+            cat: Cat::Int,
+            rank: 1,
+        },
+        "real" | "float" | "sngl" => elem(Cat::Real(if name == "real" {
+            kind_arg().unwrap_or(4) as u8
+        } else {
+            4
+        })),
         "dble" | "dfloat" | "dprod" => elem(Cat::Real(8)),
-        "cmplx" => elem(Cat::Complex(kind_arg().filter(|_| args.len() > 2).unwrap_or(4) as u8)),
+        "cmplx" => elem(Cat::Complex(
+            kind_arg().filter(|_| args.len() > 2).unwrap_or(4) as u8,
+        )),
         "dcmplx" => elem(Cat::Complex(8)),
         "aimag" | "dimag" => elem(match first.cat {
             Cat::Complex(k) => Cat::Real(k),
             c => c,
         }),
-        "present" | "allocated" | "associated" | "any" | "all" | "btest" | "lge" | "lgt" | "lle" | "llt"
-        | "logical" => {
+        "present" | "allocated" | "associated" | "any" | "all" | "btest" | "lge" | "lgt"
+        | "lle" | "llt" | "logical" => {
             if name == "btest" || name == "logical" {
                 elem(Cat::Logical)
             } else {
                 scalar(Cat::Logical)
             }
         }
-        "trim" | "adjustl" | "adjustr" | "char" | "achar" | "repeat" | "new_line" => scalar(Cat::Char),
-        "sign" | "dsign" | "isign" | "min" | "max" | "amin1" | "amax1" | "dmin1" | "dmax1" | "min0"
-        | "max0" | "mod" | "amod" | "dmod" | "modulo" | "dim" | "atan2" | "datan2" | "hypot" => {
+        "trim" | "adjustl" | "adjustr" | "char" | "achar" | "repeat" | "new_line" => {
+            scalar(Cat::Char)
+        }
+        "sign" | "dsign" | "isign" | "min" | "max" | "amin1" | "amax1" | "dmin1" | "dmax1"
+        | "min0" | "max0" | "mod" | "amod" | "dmod" | "modulo" | "dim" | "atan2" | "datan2"
+        | "hypot" => {
             let cat = tys.iter().skip(1).fold(first.cat, |a, t| promote(a, t.cat));
-            elem(if name.starts_with("amin") || name.starts_with("amax") { Cat::Real(4) } else { cat })
+            elem(if name.starts_with("amin") || name.starts_with("amax") {
+                Cat::Real(4)
+            } else {
+                cat
+            })
         }
         "sum" | "product" | "maxval" | "minval" => {
             if args.len() > 1 && args[1].keyword.as_deref() != Some("mask") {
-                Ty { cat: first.cat, rank: first.rank.saturating_sub(1) }
+                Ty {
+                    cat: first.cat,
+                    rank: first.rank.saturating_sub(1),
+                }
             } else {
                 scalar(first.cat)
             }
         }
-        "dot_product" => scalar(promote(first.cat, tys.get(1).map_or(Cat::Unknown, |t| t.cat))),
+        "dot_product" => scalar(promote(
+            first.cat,
+            tys.get(1).map_or(Cat::Unknown, |t| t.cat),
+        )),
         "matmul" => {
             let b = tys.get(1).copied().unwrap_or(first);
             let rank = if first.rank == 2 && b.rank == 2 { 2 } else { 1 };
-            Ty { cat: promote(first.cat, b.cat), rank }
+            Ty {
+                cat: promote(first.cat, b.cat),
+                rank,
+            }
         }
-        "transpose" => Ty { cat: first.cat, rank: 2 },
-        "reshape" | "spread" | "pack" | "unpack" | "cshift" | "eoshift" => Ty { cat: first.cat, rank: first.rank.max(1) },
+        "transpose" => Ty {
+            cat: first.cat,
+            rank: 2,
+        },
+        "reshape" | "spread" | "pack" | "unpack" | "cshift" | "eoshift" => Ty {
+            cat: first.cat,
+            rank: first.rank.max(1),
+        },
         "merge" => elem(first.cat),
         "null" => scalar(Cat::Unknown),
         _ => elem(first.cat),
@@ -174,7 +284,9 @@ pub fn result_type(prog: &Program, unit: usize, name: &str, args: &[Arg], tys: &
 pub fn is_intrinsic_ref(prog: &Program, unit: usize, e: &Expr) -> Option<String> {
     match e {
         Expr::Apply { name, .. } => match prog.resolve(unit, name) {
-            None | Some(crate::sema::Binding::Intrinsic) if is_intrinsic(name) => Some(name.clone()),
+            None | Some(crate::sema::Binding::Intrinsic) if is_intrinsic(name) => {
+                Some(name.clone())
+            }
             _ => None,
         },
         _ => None,

@@ -1,10 +1,17 @@
 //! fortran2xaif: the front end. Fortran source in, XAIF and the canonical
 //! source out (see docs/frontend.md).
 
-pub mod ast;
-pub mod intrinsics;
-pub mod parse;
-pub mod sema;
-pub mod diagnostics;
-pub mod source;
 pub mod analysis;
+pub mod ast;
+pub mod canon;
+pub mod cfg;
+pub mod diagnostics;
+pub mod emit_canon;
+pub mod emit_xaif;
+pub mod intrinsics;
+pub mod lower;
+pub mod parse;
+pub mod pipeline;
+pub mod sema;
+pub mod source;
+pub mod unparse;

@@ -1,1 +1,78 @@
-fn main() {}
+//! `fortran2xaif [--form fixed|free] -o P.xaif --canon P.canon.f90 FILE...`
+
+use clap::Parser;
+use fortran2xaif::diagnostics::{render, Diagnostic, Location};
+use fortran2xaif::pipeline;
+use fortran2xaif::source::Form;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Fortran front end: writes the XAIF of the numerical core and the
+/// canonical source the back end rebuilds from.
+#[derive(Parser)]
+#[command(name = "fortran2xaif", version)]
+struct Cli {
+    /// Source form of every input (default: from each file's extension).
+    #[arg(long, value_name = "fixed|free")]
+    form: Option<Form>,
+    /// The XAIF file to write.
+    #[arg(short = 'o', long = "output", value_name = "P.xaif")]
+    output: PathBuf,
+    /// The canonical source to write.
+    #[arg(long, value_name = "P.canon.f90")]
+    canon: PathBuf,
+    /// Fortran sources, one program, in compile order.
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<PathBuf>,
+}
+
+/// Writes through a temporary file in the same directory and a rename.
+fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let res = std::fs::write(&tmp, bytes).and_then(|_| std::fs::rename(&tmp, path));
+    if res.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    res
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let out = match pipeline::run(&cli.files, cli.form) {
+        Ok(o) => o,
+        Err(d) => {
+            eprint!("{}", render(&d));
+            return ExitCode::from(1);
+        }
+    };
+    for w in &out.warnings {
+        eprint!("{}", render(w));
+    }
+    let xaif = xaif_schema::write::write_call_graph(&out.xaif);
+    if let Err(e) = write_atomically(&cli.output, xaif.as_bytes()) {
+        let d = Diagnostic::error(
+            Location::start_of(&cli.output),
+            format!("cannot write the XAIF: {e}"),
+        );
+        eprint!("{}", render(&d));
+        return ExitCode::from(1);
+    }
+    if let Err(e) = write_atomically(&cli.canon, out.canon.as_bytes()) {
+        let _ = std::fs::remove_file(&cli.output);
+        let d = Diagnostic::error(
+            Location::start_of(&cli.canon),
+            format!("cannot write the canonical source: {e}"),
+        );
+        eprint!("{}", render(&d));
+        return ExitCode::from(1);
+    }
+    ExitCode::SUCCESS
+}

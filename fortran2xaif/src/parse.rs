@@ -14,10 +14,22 @@ pub fn parse_file(text: &str, file: usize) -> FrontResult<SourceFile> {
     let mut parser = Parser::new();
     parser
         .set_language(&tree_sitter_fortran::LANGUAGE.into())
-        .map_err(|e| FrontError::new(Span::default(), format!("cannot load the Fortran grammar: {e}")))?;
-    let tree = parser
-        .parse(text, None)
-        .ok_or_else(|| FrontError::new(Span { file, line: 1, column: 1 }, "the parser gave up"))?;
+        .map_err(|e| {
+            FrontError::new(
+                Span::default(),
+                format!("cannot load the Fortran grammar: {e}"),
+            )
+        })?;
+    let tree = parser.parse(text, None).ok_or_else(|| {
+        FrontError::new(
+            Span {
+                file,
+                line: 1,
+                column: 1,
+            },
+            "the parser gave up",
+        )
+    })?;
     let p = P { src: text, file };
     let root = tree.root_node();
     if let Some(bad) = first_error(root) {
@@ -36,7 +48,10 @@ pub fn parse_file(text: &str, file: usize) -> FrontResult<SourceFile> {
             "comment" => {}
             "module" | "subroutine" | "function" | "program" => units.push(p.unit(child)?),
             "block_data" => {
-                return Err(FrontError::new(p.span(child), "unsupported construct: block data"))
+                return Err(FrontError::new(
+                    p.span(child),
+                    "unsupported construct: block data",
+                ))
             }
             _ => {
                 return Err(FrontError::new(
@@ -167,7 +182,10 @@ impl<'a> P<'a> {
         for child in named_children(node) {
             match child.kind() {
                 "module_statement" | "program_statement" => {
-                    if let Some(n) = named_children(child).into_iter().find(|c| c.kind() == "name") {
+                    if let Some(n) = named_children(child)
+                        .into_iter()
+                        .find(|c| c.kind() == "name")
+                    {
                         unit.name = self.lower(n);
                     }
                 }
@@ -250,12 +268,18 @@ impl<'a> P<'a> {
                         match p.kind() {
                             "identifier" => unit.params.push(self.lower(p)),
                             "comment" => {}
-                            _ => return self.unsupported(p, "alternate return or unusual dummy argument"),
+                            _ => {
+                                return self
+                                    .unsupported(p, "alternate return or unusual dummy argument")
+                            }
                         }
                     }
                 }
                 "function_result" => {
-                    if let Some(id) = named_children(c).into_iter().find(|x| x.kind() == "identifier") {
+                    if let Some(id) = named_children(c)
+                        .into_iter()
+                        .find(|x| x.kind() == "identifier")
+                    {
                         unit.result = Some(self.lower(id));
                     }
                 }
@@ -285,12 +309,15 @@ impl<'a> P<'a> {
         let name = self.lower(name_node);
         // An element assignment needs the array declared before it.
         !spec.iter().any(|st| match st {
-            SpecStmt::TypeDecl { attrs, entities, .. } => entities.iter().any(|e| {
-                e.name == name && (e.dims.is_some() || attrs.iter().any(|a| matches!(a, Attr::Dimension(_))))
+            SpecStmt::TypeDecl {
+                attrs, entities, ..
+            } => entities.iter().any(|e| {
+                e.name == name
+                    && (e.dims.is_some() || attrs.iter().any(|a| matches!(a, Attr::Dimension(_))))
             }),
-            SpecStmt::AttrStmt { attr, entities, .. } => {
-                entities.iter().any(|e| e.name == name && (e.dims.is_some() || matches!(attr, Attr::Dimension(_))))
-            }
+            SpecStmt::AttrStmt { attr, entities, .. } => entities.iter().any(|e| {
+                e.name == name && (e.dims.is_some() || matches!(attr, Attr::Dimension(_)))
+            }),
             SpecStmt::Common(blocks, _) => blocks
                 .iter()
                 .any(|(_, es)| es.iter().any(|e| e.name == name && e.dims.is_some())),
@@ -300,10 +327,15 @@ impl<'a> P<'a> {
 
     fn stmt_function(&self, s: Node) -> FrontResult<SpecStmt> {
         let lhs = s.child_by_field_name("left").expect("checked");
-        let rhs = s.child_by_field_name("right").ok_or_else(|| FrontError::new(self.span(s), "statement function without a body"))?;
+        let rhs = s
+            .child_by_field_name("right")
+            .ok_or_else(|| FrontError::new(self.span(s), "statement function without a body"))?;
         let name = self.lower(lhs.named_child(0).expect("checked"));
         let mut params = Vec::new();
-        if let Some(args) = named_children(lhs).into_iter().find(|c| c.kind() == "argument_list") {
+        if let Some(args) = named_children(lhs)
+            .into_iter()
+            .find(|c| c.kind() == "argument_list")
+        {
             for a in named_children(args) {
                 if a.kind() != "identifier" {
                     return self.err(a, "statement function dummy arguments must be names");
@@ -341,14 +373,22 @@ impl<'a> P<'a> {
                                     "use_alias" => {
                                         let kids = named_children(it);
                                         let local = kids.iter().find(|k| k.kind() == "local_name");
-                                        let remote = kids.iter().rev().find(|k| k.kind() == "identifier");
+                                        let remote =
+                                            kids.iter().rev().find(|k| k.kind() == "identifier");
                                         match (local, remote) {
-                                            (Some(l), Some(r)) => items.push((self.lower(*l), self.lower(*r))),
+                                            (Some(l), Some(r)) => {
+                                                items.push((self.lower(*l), self.lower(*r)))
+                                            }
                                             _ => return self.unsupported(it, "use rename form"),
                                         }
                                     }
                                     "only" => {}
-                                    _ => return self.unsupported(it, "operator or assignment in a use list"),
+                                    _ => {
+                                        return self.unsupported(
+                                            it,
+                                            "operator or assignment in a use list",
+                                        )
+                                    }
                                 }
                             }
                         }
@@ -359,7 +399,12 @@ impl<'a> P<'a> {
                 if all_children(s).iter().any(|c| c.kind() == "intrinsic") {
                     return self.unsupported(s, "use, intrinsic");
                 }
-                out.push(SpecStmt::Use { module, only, items, span });
+                out.push(SpecStmt::Use {
+                    module,
+                    only,
+                    items,
+                    span,
+                });
             }
             "implicit_statement" => {
                 if all_children(s).iter().any(|c| c.kind() == "none") {
@@ -402,11 +447,14 @@ impl<'a> P<'a> {
                     match c.kind() {
                         "intrinsic_type" | "derived_type" => ty = Some(self.type_spec(c)?),
                         "type_qualifier" => attrs.push(self.attr(c)?),
-                        "identifier" | "sized_declarator" | "init_declarator" | "pointer_init_declarator" => {
-                            entities.push(self.entity(c)?)
-                        }
+                        "identifier"
+                        | "sized_declarator"
+                        | "init_declarator"
+                        | "pointer_init_declarator" => entities.push(self.entity(c)?),
                         "comment" => {}
-                        "procedure_kind" | "procedure_interface" => return self.unsupported(c, "procedure pointer"),
+                        "procedure_kind" | "procedure_interface" => {
+                            return self.unsupported(c, "procedure pointer")
+                        }
                         other => return self.unsupported(c, &format!("{other} in a declaration")),
                     }
                 }
@@ -414,7 +462,12 @@ impl<'a> P<'a> {
                     Some(t) => t,
                     None => return self.err(s, "declaration without a type"),
                 };
-                out.push(SpecStmt::TypeDecl { ty, attrs, entities, span });
+                out.push(SpecStmt::TypeDecl {
+                    ty,
+                    attrs,
+                    entities,
+                    span,
+                });
             }
             "variable_modification" => {
                 let mut attr = None;
@@ -424,11 +477,20 @@ impl<'a> P<'a> {
                         "type_qualifier" => attr = Some(self.attr(c)?),
                         "identifier" | "sized_declarator" => entities.push(self.entity(c)?),
                         "comment" => {}
-                        other => return self.unsupported(c, &format!("{other} in an attribute statement")),
+                        other => {
+                            return self
+                                .unsupported(c, &format!("{other} in an attribute statement"))
+                        }
                     }
                 }
-                let attr = attr.ok_or_else(|| FrontError::new(span, "attribute statement without an attribute"))?;
-                out.push(SpecStmt::AttrStmt { attr, entities, span });
+                let attr = attr.ok_or_else(|| {
+                    FrontError::new(span, "attribute statement without an attribute")
+                })?;
+                out.push(SpecStmt::AttrStmt {
+                    attr,
+                    entities,
+                    span,
+                });
             }
             "parameter_statement" => {
                 let mut list = Vec::new();
@@ -499,11 +561,13 @@ impl<'a> P<'a> {
                                     }
                                     // `3 * 0.0` is a repeat count.
                                     if k + 2 < kids.len() && kids[k + 1].kind() == "*" {
-                                        let count: usize = self
-                                            .text(n)
-                                            .trim()
-                                            .parse()
-                                            .map_err(|_| FrontError::new(self.span(n), "data repeat count must be an integer literal"))?;
+                                        let count: usize =
+                                            self.text(n).trim().parse().map_err(|_| {
+                                                FrontError::new(
+                                                    self.span(n),
+                                                    "data repeat count must be an integer literal",
+                                                )
+                                            })?;
                                         values.push((count, self.expr(kids[k + 2])?));
                                         k += 3;
                                     } else {
@@ -530,8 +594,15 @@ impl<'a> P<'a> {
                 if ents.is_empty() {
                     out.push(SpecStmt::SaveAll(span));
                 } else {
-                    let entities = ents.iter().map(|e| self.entity(*e)).collect::<FrontResult<_>>()?;
-                    out.push(SpecStmt::AttrStmt { attr: Attr::Save, entities, span });
+                    let entities = ents
+                        .iter()
+                        .map(|e| self.entity(*e))
+                        .collect::<FrontResult<_>>()?;
+                    out.push(SpecStmt::AttrStmt {
+                        attr: Attr::Save,
+                        entities,
+                        span,
+                    });
                 }
                 if named_children(s).iter().any(|c| c.kind() == "name") {
                     return self.unsupported(s, "save of a common block");
@@ -546,16 +617,27 @@ impl<'a> P<'a> {
                 if ents.is_empty() {
                     out.push(SpecStmt::DefaultAccess(public, span));
                 } else {
-                    let entities = ents.iter().map(|e| self.entity(*e)).collect::<FrontResult<_>>()?;
+                    let entities = ents
+                        .iter()
+                        .map(|e| self.entity(*e))
+                        .collect::<FrontResult<_>>()?;
                     let attr = if public { Attr::Public } else { Attr::Private };
-                    out.push(SpecStmt::AttrStmt { attr, entities, span });
+                    out.push(SpecStmt::AttrStmt {
+                        attr,
+                        entities,
+                        span,
+                    });
                 }
             }
             "derived_type_definition" => {
                 let mut name = String::new();
                 for c in named_children(s) {
                     if c.kind() == "derived_type_statement" {
-                        if let Some(n) = named_children(c).into_iter().rev().find(|x| x.kind() == "type_name") {
+                        if let Some(n) = named_children(c)
+                            .into_iter()
+                            .rev()
+                            .find(|x| x.kind() == "type_name")
+                        {
                             name = self.lower(n);
                         }
                     }
@@ -572,10 +654,15 @@ impl<'a> P<'a> {
                 for c in named_children(s) {
                     match c.kind() {
                         "interface_statement" => {
-                            if let Some(n) = named_children(c).into_iter().find(|x| x.kind() == "name") {
+                            if let Some(n) =
+                                named_children(c).into_iter().find(|x| x.kind() == "name")
+                            {
                                 generic = Some(self.lower(n));
                             }
-                            if named_children(c).iter().any(|x| x.kind() == "abstract_specifier") {
+                            if named_children(c)
+                                .iter()
+                                .any(|x| x.kind() == "abstract_specifier")
+                            {
                                 return self.unsupported(c, "abstract interface");
                             }
                         }
@@ -584,7 +671,9 @@ impl<'a> P<'a> {
                         "module_procedure_statement" | "procedure_statement" => {
                             return self.unsupported(c, "generic interface with module procedures")
                         }
-                        other => return self.unsupported(c, &format!("{other} in an interface block")),
+                        other => {
+                            return self.unsupported(c, &format!("{other} in an interface block"))
+                        }
                     }
                 }
                 out.push(SpecStmt::Interface {
@@ -614,7 +703,9 @@ impl<'a> P<'a> {
                 .find(|c| c.kind() == "type_name")
                 .map(|c| self.lower(c))
                 .unwrap_or_default();
-            if all_children(node).iter().any(|c| c.kind() == "class") || self.lower(node).starts_with("class") {
+            if all_children(node).iter().any(|c| c.kind() == "class")
+                || self.lower(node).starts_with("class")
+            {
                 return self.unsupported(node, "class (polymorphic) declaration");
             }
             return Ok(TypeSpec::new(BaseType::Derived(name)));
@@ -644,14 +735,17 @@ impl<'a> P<'a> {
                         .child_by_field_name("name")
                         .map(|n| self.lower(n))
                         .unwrap_or_default();
-                    let val = item
-                        .child_by_field_name("value")
-                        .ok_or_else(|| FrontError::new(self.span(item), "kind or length without a value"))?;
+                    let val = item.child_by_field_name("value").ok_or_else(|| {
+                        FrontError::new(self.span(item), "kind or length without a value")
+                    })?;
                     (key, val)
                 } else {
                     (String::new(), item)
                 };
-                let is_len = key == "len" || (key.is_empty() && ts.base == BaseType::Character && (star || ts.len.is_none()));
+                let is_len = key == "len"
+                    || (key.is_empty()
+                        && ts.base == BaseType::Character
+                        && (star || ts.len.is_none()));
                 if is_len {
                     if val.kind() == "assumed_size" || self.text(val).trim() == "*" {
                         ts.len_star = true;
@@ -672,7 +766,11 @@ impl<'a> P<'a> {
                 }
             }
             if star && ts.base == BaseType::Character && ts.len.is_none() && !ts.len_star {
-                let t = self.text(*k).trim_start_matches('*').trim().trim_matches(|c| c == '(' || c == ')');
+                let t = self
+                    .text(*k)
+                    .trim_start_matches('*')
+                    .trim()
+                    .trim_matches(|c| c == '(' || c == ')');
                 if t == "*" {
                     ts.len_star = true;
                 }
@@ -683,7 +781,10 @@ impl<'a> P<'a> {
 
     fn attr(&self, q: Node) -> FrontResult<Attr> {
         let kids = all_children(q);
-        let first = kids.first().map(|k| k.kind().to_ascii_lowercase()).unwrap_or_default();
+        let first = kids
+            .first()
+            .map(|k| k.kind().to_ascii_lowercase())
+            .unwrap_or_default();
         Ok(match first.as_str() {
             "parameter" => Attr::Parameter,
             "optional" => Attr::Optional,
@@ -728,25 +829,43 @@ impl<'a> P<'a> {
             match d.kind() {
                 "comment" => {}
                 "assumed_size" => {
-                    let lo = named_children(d).into_iter().next().map(|n| self.expr(n)).transpose()?;
+                    let lo = named_children(d)
+                        .into_iter()
+                        .next()
+                        .map(|n| self.expr(n))
+                        .transpose()?;
                     dims.push(DimSpec::AssumedSize { lo });
                 }
                 "extent_specifier" => {
                     let kids = all_children(d);
                     let colon = kids.iter().position(|c| c.kind() == ":");
                     let Some(colon) = colon else {
-                        dims.push(DimSpec::Explicit { lo: None, hi: self.expr(d)? });
+                        dims.push(DimSpec::Explicit {
+                            lo: None,
+                            hi: self.expr(d)?,
+                        });
                         continue;
                     };
-                    let before: Vec<Node> = kids[..colon].iter().copied().filter(|c| c.is_named()).collect();
-                    let after: Vec<Node> = kids[colon + 1..].iter().copied().filter(|c| c.is_named()).collect();
+                    let before: Vec<Node> = kids[..colon]
+                        .iter()
+                        .copied()
+                        .filter(|c| c.is_named())
+                        .collect();
+                    let after: Vec<Node> = kids[colon + 1..]
+                        .iter()
+                        .copied()
+                        .filter(|c| c.is_named())
+                        .collect();
                     let lo = before.first().map(|n| self.expr(*n)).transpose()?;
                     match after.first() {
                         None => dims.push(DimSpec::Colon { lo }),
                         Some(h) if h.kind() == "assumed_size" || self.text(*h).trim() == "*" => {
                             dims.push(DimSpec::AssumedSize { lo })
                         }
-                        Some(h) => dims.push(DimSpec::Explicit { lo, hi: self.expr(*h)? }),
+                        Some(h) => dims.push(DimSpec::Explicit {
+                            lo,
+                            hi: self.expr(*h)?,
+                        }),
                     }
                 }
                 "assumed_shape" => dims.push(DimSpec::Colon { lo: None }),
@@ -755,7 +874,10 @@ impl<'a> P<'a> {
                     if self.text(d).trim() == "*" {
                         dims.push(DimSpec::AssumedSize { lo: None });
                     } else {
-                        dims.push(DimSpec::Explicit { lo: None, hi: self.expr(d)? });
+                        dims.push(DimSpec::Explicit {
+                            lo: None,
+                            hi: self.expr(d)?,
+                        });
                     }
                 }
             }
@@ -792,7 +914,8 @@ impl<'a> P<'a> {
                             let t = self.text(c).trim_start_matches('*').trim();
                             let t = t.trim_start_matches('(').trim_end_matches(')').trim();
                             if t == "*" {
-                                return self.unsupported(c, "assumed character length on an entity");
+                                return self
+                                    .unsupported(c, "assumed character length on an entity");
                             }
                             e.char_len = Some(match t.parse::<i64>() {
                                 Ok(v) => Expr::int(v, self.span(c)),
@@ -831,7 +954,12 @@ impl<'a> P<'a> {
     /// Reads statements until the end of the list, or (for a labelled `do`)
     /// until the statement carrying `end_label`. Returns the statements
     /// and the label of the statement that ended the block, if any.
-    fn block(&self, nodes: &[Node], idx: &mut usize, end_label: Option<&str>) -> FrontResult<(Vec<Stmt>, Option<String>)> {
+    fn block(
+        &self,
+        nodes: &[Node],
+        idx: &mut usize,
+        end_label: Option<&str>,
+    ) -> FrontResult<(Vec<Stmt>, Option<String>)> {
         let mut out = Vec::new();
         let mut label: Option<String> = None;
         while *idx < nodes.len() {
@@ -853,6 +981,7 @@ impl<'a> P<'a> {
                         None => self.text(n).to_string(),
                     };
                     out.push(Stmt {
+                        id: 0,
                         label: None,
                         span: self.span(n),
                         kind: StmtKind::Opaque {
@@ -867,7 +996,13 @@ impl<'a> P<'a> {
                 if n.kind() == "data_statement" {
                     return self.unsupported(n, "data statement among executable statements");
                 }
-                return self.err(n, format!("specification statement ({}) after executable statements", n.kind()));
+                return self.err(
+                    n,
+                    format!(
+                        "specification statement ({}) after executable statements",
+                        n.kind()
+                    ),
+                );
             }
             let this_label = label.take();
             if n.kind() == "do_label_statement" {
@@ -876,24 +1011,46 @@ impl<'a> P<'a> {
                     .find(|c| c.kind() == "statement_label_reference")
                     .map(|c| self.text(c).trim().trim_start_matches('0').to_string())
                     .ok_or_else(|| FrontError::new(self.span(n), "labelled do without a label"))?;
-                let control = match named_children(n).into_iter().find(|c| c.kind() == "loop_control_expression") {
+                let control = match named_children(n)
+                    .into_iter()
+                    .find(|c| c.kind() == "loop_control_expression")
+                {
                     Some(c) => Some(self.do_control(c)?),
                     None => None,
                 };
                 let start = *idx;
                 let (body, ended) = self.block(nodes, idx, Some(&target))?;
                 if ended.as_deref() != Some(target.as_str()) {
-                    return self.err(nodes[start.saturating_sub(1)], format!("labelled do loop: no statement labelled {target} ends it"));
+                    return self.err(
+                        nodes[start.saturating_sub(1)],
+                        format!("labelled do loop: no statement labelled {target} ends it"),
+                    );
                 }
                 let mut cond_while = None;
-                if let Some(w) = named_children(n).into_iter().find(|c| c.kind() == "while_statement") {
+                if let Some(w) = named_children(n)
+                    .into_iter()
+                    .find(|c| c.kind() == "while_statement")
+                {
                     cond_while = Some(self.while_cond(w)?);
                 }
                 let kind = match cond_while {
-                    Some(cond) => StmtKind::DoWhile { construct: None, cond, body },
-                    None => StmtKind::Do { construct: None, control, body },
+                    Some(cond) => StmtKind::DoWhile {
+                        construct: None,
+                        cond,
+                        body,
+                    },
+                    None => StmtKind::Do {
+                        construct: None,
+                        control,
+                        body,
+                    },
                 };
-                out.push(Stmt { label: this_label, span: self.span(n), kind });
+                out.push(Stmt {
+                    id: 0,
+                    label: this_label,
+                    span: self.span(n),
+                    kind,
+                });
                 if let Some(end) = end_label {
                     if end == target {
                         return Ok((out, Some(target)));
@@ -921,11 +1078,20 @@ impl<'a> P<'a> {
 
     fn stmt(&self, n: Node, label: Option<String>) -> FrontResult<Vec<Stmt>> {
         let span = self.span(n);
-        let mk = |kind| Stmt { label: label.clone(), span, kind };
+        let mk = |kind| Stmt {
+            id: 0,
+            label: label.clone(),
+            span,
+            kind,
+        };
         let kind = match n.kind() {
             "assignment_statement" => {
-                let lhs = n.child_by_field_name("left").ok_or_else(|| FrontError::new(span, "assignment without a left side"))?;
-                let rhs = n.child_by_field_name("right").ok_or_else(|| FrontError::new(span, "assignment without a right side"))?;
+                let lhs = n
+                    .child_by_field_name("left")
+                    .ok_or_else(|| FrontError::new(span, "assignment without a left side"))?;
+                let rhs = n
+                    .child_by_field_name("right")
+                    .ok_or_else(|| FrontError::new(span, "assignment without a right side"))?;
                 StmtKind::Assign {
                     lhs: self.expr(lhs)?,
                     rhs: self.expr(rhs)?,
@@ -938,7 +1104,9 @@ impl<'a> P<'a> {
                     match c.kind() {
                         "identifier" => name = self.lower(c),
                         "argument_list" => args = self.args(c)?,
-                        "derived_type_member_expression" => return self.unsupported(c, "type-bound procedure call"),
+                        "derived_type_member_expression" => {
+                            return self.unsupported(c, "type-bound procedure call")
+                        }
                         _ => {}
                     }
                 }
@@ -957,11 +1125,29 @@ impl<'a> P<'a> {
                     return self.err(n, "arithmetic if needs three labels");
                 }
                 let zero = Expr::int(0, span);
-                let goto = |l: &String| vec![Stmt { label: None, span, kind: StmtKind::Goto(l.clone()) }];
+                let goto = |l: &String| {
+                    vec![Stmt {
+                        id: 0,
+                        label: None,
+                        span,
+                        kind: StmtKind::Goto(l.clone()),
+                    }]
+                };
                 StmtKind::If {
                     arms: vec![
-                        (Expr::Binary(BinOp::Lt, Box::new(e.clone()), Box::new(zero.clone()), span), goto(&labels[0])),
-                        (Expr::Binary(BinOp::Eq, Box::new(e), Box::new(zero), span), goto(&labels[1])),
+                        (
+                            Expr::Binary(
+                                BinOp::Lt,
+                                Box::new(e.clone()),
+                                Box::new(zero.clone()),
+                                span,
+                            ),
+                            goto(&labels[0]),
+                        ),
+                        (
+                            Expr::Binary(BinOp::Eq, Box::new(e), Box::new(zero), span),
+                            goto(&labels[1]),
+                        ),
                     ],
                     otherwise: Some(goto(&labels[2])),
                 }
@@ -985,8 +1171,16 @@ impl<'a> P<'a> {
                 }
                 let body = self.nested(&body_nodes)?;
                 match cond {
-                    Some(cond) => StmtKind::DoWhile { construct, cond, body },
-                    None => StmtKind::Do { construct, control, body },
+                    Some(cond) => StmtKind::DoWhile {
+                        construct,
+                        cond,
+                        body,
+                    },
+                    None => StmtKind::Do {
+                        construct,
+                        control,
+                        body,
+                    },
                 }
             }
             "select_case_statement" => {
@@ -998,7 +1192,9 @@ impl<'a> P<'a> {
                             let e = named_children(c)
                                 .into_iter()
                                 .find(|x| x.kind() != "comment")
-                                .ok_or_else(|| FrontError::new(self.span(c), "select case without a selector"))?;
+                                .ok_or_else(|| {
+                                    FrontError::new(self.span(c), "select case without a selector")
+                                })?;
                             selector = Some(self.expr(e)?);
                         }
                         "case_statement" => {
@@ -1025,21 +1221,30 @@ impl<'a> P<'a> {
                             if is_default {
                                 values = None;
                             }
-                            cases.push(CaseBlock { values, body: self.nested(&body_nodes)? });
+                            cases.push(CaseBlock {
+                                values,
+                                body: self.nested(&body_nodes)?,
+                            });
                         }
                         "end_select_statement" | "comment" => {}
-                        "block_label_start_expression" => return self.unsupported(c, "named select case"),
+                        "block_label_start_expression" => {
+                            return self.unsupported(c, "named select case")
+                        }
                         other => return self.unsupported(c, &format!("{other} in select case")),
                     }
                 }
                 StmtKind::Select {
-                    selector: selector.ok_or_else(|| FrontError::new(span, "select case without a selector"))?,
+                    selector: selector
+                        .ok_or_else(|| FrontError::new(span, "select case without a selector"))?,
                     cases,
                 }
             }
             "keyword_statement" => {
                 let kids = all_children(n);
-                let word = kids.first().map(|k| k.kind().to_ascii_lowercase()).unwrap_or_default();
+                let word = kids
+                    .first()
+                    .map(|k| k.kind().to_ascii_lowercase())
+                    .unwrap_or_default();
                 let name = named_children(n)
                     .into_iter()
                     .find(|c| c.kind() == "identifier")
@@ -1062,11 +1267,18 @@ impl<'a> P<'a> {
                             .or_else(|_| self.unsupported(n, "computed goto"))?;
                         StmtKind::Goto(self.text(target).trim().trim_start_matches('0').to_string())
                     }
-                    _ => return self.unsupported(n, &format!("statement '{}'", self.text(n).trim())),
+                    _ => {
+                        return self.unsupported(n, &format!("statement '{}'", self.text(n).trim()))
+                    }
                 }
             }
-            "print_statement" | "write_statement" | "read_statement" | "open_statement" | "close_statement"
-            | "inquire_statement" | "file_position_statement" => {
+            "print_statement"
+            | "write_statement"
+            | "read_statement"
+            | "open_statement"
+            | "close_statement"
+            | "inquire_statement"
+            | "file_position_statement" => {
                 let (reads, writes) = self.io_items(n)?;
                 StmtKind::Opaque {
                     kind: OpaqueKind::Io,
@@ -1079,7 +1291,11 @@ impl<'a> P<'a> {
                 let mut writes = Vec::new();
                 for c in named_children(n) {
                     if c.kind() == "sized_allocation" || c.kind() == "identifier" {
-                        if let Some(id) = named_children(c).into_iter().find(|x| x.kind() == "identifier").or(Some(c)) {
+                        if let Some(id) = named_children(c)
+                            .into_iter()
+                            .find(|x| x.kind() == "identifier")
+                            .or(Some(c))
+                        {
                             writes.push(Expr::Name(self.lower(id), self.span(id)));
                         }
                     }
@@ -1108,7 +1324,10 @@ impl<'a> P<'a> {
                 let head = n.named_child(0).map(|h| self.lower(h)).unwrap_or_default();
                 if head == "deallocate" || head == "nullify" {
                     let mut writes = Vec::new();
-                    if let Some(al) = named_children(n).into_iter().find(|c| c.kind() == "argument_list") {
+                    if let Some(al) = named_children(n)
+                        .into_iter()
+                        .find(|c| c.kind() == "argument_list")
+                    {
                         for a in named_children(al) {
                             if a.kind() == "identifier" {
                                 writes.push(Expr::Name(self.lower(a), self.span(a)));
@@ -1179,7 +1398,9 @@ impl<'a> P<'a> {
         for c in &kids {
             match c.kind() {
                 "parenthesized_expression" if cond.is_none() => cond = Some(self.paren_inner(*c)?),
-                "block_label_start_expression" => return self.unsupported(*c, "named if construct"),
+                "block_label_start_expression" => {
+                    return self.unsupported(*c, "named if construct")
+                }
                 "elseif_clause" => {
                     if let Some(cd) = cond.take() {
                         arms.push((cd, self.nested(&body_nodes)?));
@@ -1189,13 +1410,17 @@ impl<'a> P<'a> {
                     let mut cnodes = Vec::new();
                     for k in named_children(*c) {
                         match k.kind() {
-                            "parenthesized_expression" if ccond.is_none() => ccond = Some(self.paren_inner(k)?),
+                            "parenthesized_expression" if ccond.is_none() => {
+                                ccond = Some(self.paren_inner(k)?)
+                            }
                             "block_label" => {}
                             _ => cnodes.push(k),
                         }
                     }
                     arms.push((
-                        ccond.ok_or_else(|| FrontError::new(self.span(*c), "else if without a condition"))?,
+                        ccond.ok_or_else(|| {
+                            FrontError::new(self.span(*c), "else if without a condition")
+                        })?,
                         self.nested(&cnodes)?,
                     ));
                 }
@@ -1204,7 +1429,10 @@ impl<'a> P<'a> {
                         arms.push((cd, self.nested(&body_nodes)?));
                         body_nodes.clear();
                     }
-                    let cnodes: Vec<Node> = named_children(*c).into_iter().filter(|k| k.kind() != "block_label").collect();
+                    let cnodes: Vec<Node> = named_children(*c)
+                        .into_iter()
+                        .filter(|k| k.kind() != "block_label")
+                        .collect();
                     otherwise = Some(self.nested(&cnodes)?);
                 }
                 "end_if_statement" => {}
@@ -1221,6 +1449,7 @@ impl<'a> P<'a> {
             return self.err(n, "logical if needs exactly one statement");
         }
         Ok(vec![Stmt {
+            id: 0,
             label,
             span,
             kind: StmtKind::If { arms, otherwise },
@@ -1244,7 +1473,10 @@ impl<'a> P<'a> {
     }
 
     fn do_control(&self, c: Node) -> FrontResult<DoControl> {
-        let kids: Vec<Node> = named_children(c).into_iter().filter(|k| k.kind() != "comment").collect();
+        let kids: Vec<Node> = named_children(c)
+            .into_iter()
+            .filter(|k| k.kind() != "comment")
+            .collect();
         if kids.len() < 3 || kids[0].kind() != "identifier" {
             return self.err(c, "malformed do loop control");
         }
@@ -1274,7 +1506,9 @@ impl<'a> P<'a> {
                     let value = a
                         .child_by_field_name("value")
                         .or_else(|| a.named_child(1))
-                        .ok_or_else(|| FrontError::new(self.span(a), "keyword argument without a value"))?;
+                        .ok_or_else(|| {
+                            FrontError::new(self.span(a), "keyword argument without a value")
+                        })?;
                     out.push(Arg {
                         keyword: Some(name),
                         value: self.expr(value)?,
@@ -1322,11 +1556,19 @@ impl<'a> P<'a> {
             "number_literal" => {
                 let t = self.text(n).trim().to_string();
                 let body = t.split('_').next().unwrap_or("");
-                let is_real = body.contains('.') || body.chars().any(|c| matches!(c, 'e' | 'E' | 'd' | 'D'));
+                let is_real =
+                    body.contains('.') || body.chars().any(|c| matches!(c, 'e' | 'E' | 'd' | 'D'));
                 if body.starts_with(['b', 'B', 'o', 'O', 'z', 'Z']) {
                     return self.unsupported(n, "boz literal");
                 }
-                Ok(Expr::Lit(if is_real { Literal::Real(t) } else { Literal::Int(t) }, span))
+                Ok(Expr::Lit(
+                    if is_real {
+                        Literal::Real(t)
+                    } else {
+                        Literal::Int(t)
+                    },
+                    span,
+                ))
             }
             "string_literal" => Ok(Expr::Lit(Literal::Str(self.text(n).to_string()), span)),
             "boolean_literal" => {
@@ -1337,7 +1579,9 @@ impl<'a> P<'a> {
             "parenthesized_expression" => Ok(Expr::Paren(Box::new(self.paren_inner(n)?), span)),
             "math_expression" | "unary_expression" => self.arith(n),
             "call_expression" => {
-                let head = n.named_child(0).ok_or_else(|| FrontError::new(span, "malformed call"))?;
+                let head = n
+                    .named_child(0)
+                    .ok_or_else(|| FrontError::new(span, "malformed call"))?;
                 if head.kind() == "unary_expression" {
                     return self.arith(n);
                 }
@@ -1345,7 +1589,11 @@ impl<'a> P<'a> {
             }
             "relational_expression" | "logical_expression" | "concatenation_expression" => {
                 let kids = all_children(n);
-                let named: Vec<Node> = kids.iter().copied().filter(|k| k.is_named() && k.kind() != "comment").collect();
+                let named: Vec<Node> = kids
+                    .iter()
+                    .copied()
+                    .filter(|k| k.is_named() && k.kind() != "comment")
+                    .collect();
                 let op_node = kids
                     .iter()
                     .copied()
@@ -1372,11 +1620,18 @@ impl<'a> P<'a> {
                     "//" => BinOp::Concat,
                     other => return self.unsupported(op_node, &format!("operator {other}")),
                 };
-                Ok(Expr::Binary(op, Box::new(self.expr(named[0])?), Box::new(self.expr(named[1])?), span))
+                Ok(Expr::Binary(
+                    op,
+                    Box::new(self.expr(named[0])?),
+                    Box::new(self.expr(named[1])?),
+                    span,
+                ))
             }
             "derived_type_member_expression" => {
                 let kids = named_children(n);
-                let base = kids.first().ok_or_else(|| FrontError::new(span, "malformed component reference"))?;
+                let base = kids
+                    .first()
+                    .ok_or_else(|| FrontError::new(span, "malformed component reference"))?;
                 let field = kids
                     .iter()
                     .find(|k| k.kind() == "type_member")
@@ -1393,7 +1648,9 @@ impl<'a> P<'a> {
                 for c in named_children(n) {
                     match c.kind() {
                         "comment" => {}
-                        "implied_do_loop_expression" => return self.unsupported(c, "implied do loop in an array constructor"),
+                        "implied_do_loop_expression" => {
+                            return self.unsupported(c, "implied do loop in an array constructor")
+                        }
                         _ => items.push(self.expr(c)?),
                     }
                 }
@@ -1412,12 +1669,22 @@ impl<'a> P<'a> {
 
     fn call_expr(&self, n: Node) -> FrontResult<Expr> {
         let span = self.span(n);
-        let head = n.named_child(0).ok_or_else(|| FrontError::new(span, "malformed call"))?;
-        let args = match named_children(n).into_iter().find(|c| c.kind() == "argument_list") {
+        let head = n
+            .named_child(0)
+            .ok_or_else(|| FrontError::new(span, "malformed call"))?;
+        let args = match named_children(n)
+            .into_iter()
+            .find(|c| c.kind() == "argument_list")
+        {
             Some(a) => self.args(a)?,
             None => Vec::new(),
         };
-        if named_children(n).iter().filter(|c| c.kind() == "argument_list").count() > 1 {
+        if named_children(n)
+            .iter()
+            .filter(|c| c.kind() == "argument_list")
+            .count()
+            > 1
+        {
             return self.unsupported(n, "substring of an array element");
         }
         match head.kind() {
@@ -1427,7 +1694,12 @@ impl<'a> P<'a> {
                 span,
             }),
             "derived_type_member_expression" => match self.expr(head)? {
-                Expr::Member { base, field, args: None, span } => Ok(Expr::Member {
+                Expr::Member {
+                    base,
+                    field,
+                    args: None,
+                    span,
+                } => Ok(Expr::Member {
                     base,
                     field,
                     args: Some(args),
@@ -1445,7 +1717,8 @@ impl<'a> P<'a> {
         let mut toks = Vec::new();
         self.flatten(n, &mut toks)?;
         let mut pos = 0;
-        let e = parse_level_add(&toks, &mut pos).ok_or_else(|| FrontError::new(self.span(n), "malformed arithmetic expression"))?;
+        let e = parse_level_add(&toks, &mut pos)
+            .ok_or_else(|| FrontError::new(self.span(n), "malformed arithmetic expression"))?;
         if pos != toks.len() {
             return self.err(n, "malformed arithmetic expression");
         }
@@ -1455,9 +1728,15 @@ impl<'a> P<'a> {
     fn flatten(&self, n: Node, out: &mut Vec<Tok>) -> FrontResult<()> {
         match n.kind() {
             "math_expression" => {
-                let left = n.child_by_field_name("left").ok_or_else(|| FrontError::new(self.span(n), "malformed expression"))?;
-                let right = n.child_by_field_name("right").ok_or_else(|| FrontError::new(self.span(n), "malformed expression"))?;
-                let op = n.child_by_field_name("operator").ok_or_else(|| FrontError::new(self.span(n), "malformed expression"))?;
+                let left = n
+                    .child_by_field_name("left")
+                    .ok_or_else(|| FrontError::new(self.span(n), "malformed expression"))?;
+                let right = n
+                    .child_by_field_name("right")
+                    .ok_or_else(|| FrontError::new(self.span(n), "malformed expression"))?;
+                let op = n
+                    .child_by_field_name("operator")
+                    .ok_or_else(|| FrontError::new(self.span(n), "malformed expression"))?;
                 self.flatten(left, out)?;
                 let o = match self.text(op).trim() {
                     "+" => BinOp::Add,
@@ -1471,7 +1750,10 @@ impl<'a> P<'a> {
                 self.flatten(right, out)
             }
             "unary_expression" => {
-                let op = n.child_by_field_name("operator").or_else(|| n.child(0)).ok_or_else(|| FrontError::new(self.span(n), "malformed expression"))?;
+                let op = n
+                    .child_by_field_name("operator")
+                    .or_else(|| n.child(0))
+                    .ok_or_else(|| FrontError::new(self.span(n), "malformed expression"))?;
                 let arg = n
                     .child_by_field_name("argument")
                     .or_else(|| named_children(n).into_iter().last())
@@ -1483,7 +1765,11 @@ impl<'a> P<'a> {
                     other => return self.unsupported(op, &format!("unary operator {other}")),
                 };
                 if u == UnOp::Not {
-                    out.push(Tok::Operand(Expr::Unary(u, Box::new(self.expr(arg)?), self.span(n))));
+                    out.push(Tok::Operand(Expr::Unary(
+                        u,
+                        Box::new(self.expr(arg)?),
+                        self.span(n),
+                    )));
                     return Ok(());
                 }
                 out.push(Tok::Prefix(u, self.span(n)));
@@ -1492,8 +1778,13 @@ impl<'a> P<'a> {
             "call_expression" if n.named_child(0).map(|h| h.kind()) == Some("unary_expression") => {
                 // `-x(1)` parsed as `(-x)(1)`: move the sign out.
                 let head = n.named_child(0).expect("checked");
-                let op = head.child(0).ok_or_else(|| FrontError::new(self.span(n), "malformed expression"))?;
-                let inner = named_children(head).into_iter().last().ok_or_else(|| FrontError::new(self.span(n), "malformed expression"))?;
+                let op = head
+                    .child(0)
+                    .ok_or_else(|| FrontError::new(self.span(n), "malformed expression"))?;
+                let inner = named_children(head)
+                    .into_iter()
+                    .last()
+                    .ok_or_else(|| FrontError::new(self.span(n), "malformed expression"))?;
                 let u = match self.text(op).trim() {
                     "-" => UnOp::Neg,
                     "+" => UnOp::Plus,
@@ -1502,7 +1793,10 @@ impl<'a> P<'a> {
                 if inner.kind() != "identifier" {
                     return self.unsupported(n, "signed call of a complex reference");
                 }
-                let args = match named_children(n).into_iter().find(|c| c.kind() == "argument_list") {
+                let args = match named_children(n)
+                    .into_iter()
+                    .find(|c| c.kind() == "argument_list")
+                {
                     Some(a) => self.args(a)?,
                     None => Vec::new(),
                 };
@@ -1581,7 +1875,11 @@ fn parse_primary(t: &[Tok], pos: &mut usize) -> Option<Expr> {
             let (u, s) = (*u, *s);
             *pos += 1;
             let e = parse_level_pow(t, pos)?;
-            Some(if u == UnOp::Plus { e } else { Expr::Unary(u, Box::new(e), s) })
+            Some(if u == UnOp::Plus {
+                e
+            } else {
+                Expr::Unary(u, Box::new(e), s)
+            })
         }
         Tok::Op(..) => None,
     }
@@ -1607,7 +1905,9 @@ mod tests {
     fn unary_minus_binds_looser_than_power() {
         let e = rhs("subroutine s\n z = -a**2\nend\n");
         match e {
-            Expr::Unary(UnOp::Neg, inner, _) => assert!(matches!(*inner, Expr::Binary(BinOp::Pow, ..))),
+            Expr::Unary(UnOp::Neg, inner, _) => {
+                assert!(matches!(*inner, Expr::Binary(BinOp::Pow, ..)))
+            }
             other => panic!("{other:?}"),
         }
     }
@@ -1638,7 +1938,8 @@ mod tests {
 
     #[test]
     fn labelled_do_loops_nest_with_shared_end() {
-        let b = body_of("subroutine s\n do 10 i=1,3\n do 10 j=1,2\n x = 1\n10 continue\n y = 2\nend\n");
+        let b =
+            body_of("subroutine s\n do 10 i=1,3\n do 10 j=1,2\n x = 1\n10 continue\n y = 2\nend\n");
         assert_eq!(b.len(), 2);
         match &b[0].kind {
             StmtKind::Do { body, .. } => {
@@ -1658,9 +1959,15 @@ mod tests {
 
     #[test]
     fn declarations_and_statement_functions() {
-        let f = parse_file("subroutine s(x)\n real*8 x(2,*)\n f(u) = u*2\n x(1) = f(x(2))\nend\n", 0).unwrap();
+        let f = parse_file(
+            "subroutine s(x)\n real*8 x(2,*)\n f(u) = u*2\n x(1) = f(x(2))\nend\n",
+            0,
+        )
+        .unwrap();
         let u = &f.units[0];
-        assert!(matches!(&u.spec[0], SpecStmt::TypeDecl { entities, .. } if entities[0].dims.as_ref().unwrap().len() == 2));
+        assert!(
+            matches!(&u.spec[0], SpecStmt::TypeDecl { entities, .. } if entities[0].dims.as_ref().unwrap().len() == 2)
+        );
         assert!(matches!(&u.spec[1], SpecStmt::StmtFunction { name, .. } if name == "f"));
         assert_eq!(u.body.len(), 1);
     }

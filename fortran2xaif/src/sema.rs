@@ -147,6 +147,11 @@ impl UnitInfo {
         }
     }
 
+    /// Last line of the unit in its file's normalised text.
+    pub fn end_line_or_span(&self) -> usize {
+        self.ast.end_line.max(self.ast.span.line)
+    }
+
     pub fn is_function(&self) -> bool {
         self.ast.kind == UnitKind::Function
     }
@@ -192,7 +197,10 @@ impl Program {
                 if let Some(prev) = prog.globals.insert(name.clone(), idx) {
                     let span = prog.units[idx].ast.span;
                     let _ = prev;
-                    return Err(FrontError::new(span, format!("program unit '{name}' is defined twice")));
+                    return Err(FrontError::new(
+                        span,
+                        format!("program unit '{name}' is defined twice"),
+                    ));
                 }
             }
         }
@@ -221,7 +229,11 @@ impl Program {
         };
         let n = tags.entry(base_tag.clone()).or_insert(0);
         *n += 1;
-        let tag = if *n == 1 { base_tag.clone() } else { format!("{base_tag}.{n}") };
+        let tag = if *n == 1 {
+            base_tag.clone()
+        } else {
+            format!("{base_tag}.{n}")
+        };
         let canon_name = if u.kind == UnitKind::Function {
             format!("oad_s_{}", u.name)
         } else {
@@ -259,7 +271,9 @@ impl Program {
 
     /// Interface bodies declared in unit `i`.
     pub fn interfaces_of(&self, i: usize) -> Vec<usize> {
-        (0..self.units.len()).filter(|&k| self.units[k].interface_of == Some(i)).collect()
+        (0..self.units.len())
+            .filter(|&k| self.units[k].interface_of == Some(i))
+            .collect()
     }
 
     fn declare_unit(&mut self, i: usize) -> FrontResult<()> {
@@ -286,12 +300,20 @@ impl Program {
         let unit = &mut self.units[i];
         for s in &spec {
             match s {
-                SpecStmt::TypeDecl { ty, attrs, entities, .. } => {
+                SpecStmt::TypeDecl {
+                    ty,
+                    attrs,
+                    entities,
+                    ..
+                } => {
                     for e in entities {
                         let k = get_or_add(unit, &e.name, e.span);
                         let sym = &mut unit.symbols[k];
                         if sym.explicit_type {
-                            return Err(FrontError::new(e.span, format!("'{}' is declared twice", e.name)));
+                            return Err(FrontError::new(
+                                e.span,
+                                format!("'{}' is declared twice", e.name),
+                            ));
                         }
                         sym.ty = ty.clone();
                         sym.explicit_type = true;
@@ -334,7 +356,10 @@ impl Program {
                             let k = get_or_add(unit, &e.name, e.span);
                             let sym = &mut unit.symbols[k];
                             if sym.common.is_some() {
-                                return Err(FrontError::new(*span, format!("'{}' is in two common blocks", e.name)));
+                                return Err(FrontError::new(
+                                    *span,
+                                    format!("'{}' is in two common blocks", e.name),
+                                ));
                             }
                             sym.common = Some((block.clone(), pos));
                             if e.dims.is_some() {
@@ -366,6 +391,8 @@ impl Program {
                 unit.symbols[k].ty = t;
                 unit.symbols[k].explicit_type = true;
             }
+            // The function becomes a subroutine with the result as last dummy.
+            unit.symbols[k].dummy = Some(params.len());
         }
         // Resolve implicit types of names declared without a type.
         for k in 0..unit.symbols.len() {
@@ -456,7 +483,9 @@ impl Program {
                         .ast
                         .spec
                         .iter()
-                        .position(|x| matches!(x, SpecStmt::StmtFunction { name: m, .. } if m == name))
+                        .position(
+                            |x| matches!(x, SpecStmt::StmtFunction { name: m, .. } if m == name),
+                        )
                         .unwrap_or(0);
                     return Some(Binding::StmtFunction(i, k));
                 }
@@ -464,7 +493,13 @@ impl Program {
         }
         if let Some(k) = unit.lookup_local(name) {
             let sym = &unit.symbols[k];
-            if sym.external || sym.intrinsic_attr || (sym.dims.is_none() && !sym.parameter && self.proc_named(i, name).is_some() && sym.dummy.is_none()) {
+            if sym.external
+                || sym.intrinsic_attr
+                || (sym.dims.is_none()
+                    && !sym.parameter
+                    && self.proc_named(i, name).is_some()
+                    && sym.dummy.is_none())
+            {
                 // `external f` / `real f` for a procedure defined elsewhere.
                 if let Some(p) = self.proc_named(i, name) {
                     return Some(Binding::Proc(p));
@@ -493,7 +528,10 @@ impl Program {
         }
         // Global procedures.
         if let Some(&g) = self.globals.get(name) {
-            if matches!(self.units[g].ast.kind, UnitKind::Subroutine | UnitKind::Function) {
+            if matches!(
+                self.units[g].ast.kind,
+                UnitKind::Subroutine | UnitKind::Function
+            ) {
                 return Some(Binding::Proc(g));
             }
         }
@@ -505,8 +543,18 @@ impl Program {
             return None;
         }
         for s in &self.units[i].ast.spec {
-            let SpecStmt::Use { module, only, items, .. } = s else { continue };
-            let Some(&m) = self.globals.get(module) else { continue };
+            let SpecStmt::Use {
+                module,
+                only,
+                items,
+                ..
+            } = s
+            else {
+                continue;
+            };
+            let Some(&m) = self.globals.get(module) else {
+                continue;
+            };
             let remote = match items.iter().find(|(l, _)| l == name) {
                 Some((_, r)) => r.clone(),
                 None if *only => continue,
@@ -557,7 +605,14 @@ impl Program {
             u = self.units[k].parent;
         }
         match self.globals.get(name) {
-            Some(&g) if matches!(self.units[g].ast.kind, UnitKind::Subroutine | UnitKind::Function) => Some(g),
+            Some(&g)
+                if matches!(
+                    self.units[g].ast.kind,
+                    UnitKind::Subroutine | UnitKind::Function
+                ) =>
+            {
+                Some(g)
+            }
             _ => None,
         }
     }
@@ -624,25 +679,41 @@ impl Program {
                     _ => None,
                 }
             }
-            Expr::Apply { name, args, .. } if self.resolve(i, name).is_none() => match name.as_str() {
-                "kind" => {
-                    let t = self.type_of(i, &args.first()?.value);
-                    match t.cat {
-                        Cat::Real(k) | Cat::Complex(k) => Some(k as i64),
-                        Cat::Int => Some(4),
-                        _ => None,
+            Expr::Apply { name, args, .. } if self.resolve(i, name).is_none() => {
+                match name.as_str() {
+                    "kind" => {
+                        let t = self.type_of(i, &args.first()?.value);
+                        match t.cat {
+                            Cat::Real(k) | Cat::Complex(k) => Some(k as i64),
+                            Cat::Int => Some(4),
+                            _ => None,
+                        }
                     }
+                    "selected_real_kind" => {
+                        let p = self.const_int_depth(i, &args.first()?.value, depth + 1)?;
+                        Some(if p <= 6 {
+                            4
+                        } else if p <= 15 {
+                            8
+                        } else {
+                            16
+                        })
+                    }
+                    "selected_int_kind" => {
+                        let r = self.const_int_depth(i, &args.first()?.value, depth + 1)?;
+                        Some(if r <= 2 {
+                            1
+                        } else if r <= 4 {
+                            2
+                        } else if r <= 9 {
+                            4
+                        } else {
+                            8
+                        })
+                    }
+                    _ => None,
                 }
-                "selected_real_kind" => {
-                    let p = self.const_int_depth(i, &args.first()?.value, depth + 1)?;
-                    Some(if p <= 6 { 4 } else if p <= 15 { 8 } else { 16 })
-                }
-                "selected_int_kind" => {
-                    let r = self.const_int_depth(i, &args.first()?.value, depth + 1)?;
-                    Some(if r <= 2 { 1 } else if r <= 4 { 2 } else if r <= 9 { 4 } else { 8 })
-                }
-                _ => None,
-            },
+            }
             _ => None,
         }
     }
@@ -656,7 +727,10 @@ impl Program {
                 Literal::Real(t) => {
                     let t = t.to_ascii_lowercase();
                     if let Some((_, k)) = t.split_once('_') {
-                        let kv = k.parse::<i64>().ok().or_else(|| self.const_int(i, &Expr::Name(k.to_string(), e.span())));
+                        let kv = k
+                            .parse::<i64>()
+                            .ok()
+                            .or_else(|| self.const_int(i, &Expr::Name(k.to_string(), e.span())));
                         Cat::Real(kv.unwrap_or(4) as u8)
                     } else if t.contains('d') {
                         Cat::Real(8)
@@ -681,7 +755,13 @@ impl Program {
             Expr::Apply { name, args, .. } => match self.resolve(i, name) {
                 Some(Binding::Var { owner, sym }) => {
                     let s = self.symbol(owner, sym);
-                    let rank = args.iter().filter(|a| matches!(a.value, Expr::Range { .. }) || self.type_of(i, &a.value).rank > 0).count();
+                    let rank = args
+                        .iter()
+                        .filter(|a| {
+                            matches!(a.value, Expr::Range { .. })
+                                || self.type_of(i, &a.value).rank > 0
+                        })
+                        .count();
                     Ty {
                         cat: self.cat_of(owner, &s.ty),
                         rank,
@@ -698,10 +778,16 @@ impl Program {
                     }
                 }
                 Some(Binding::StmtFunction(owner, k)) => match &self.units[owner].ast.spec[k] {
-                    SpecStmt::StmtFunction { name, .. } => match self.units[owner].lookup_local(name) {
-                        Some(s) => scalar(self.cat_of(owner, &self.units[owner].symbols[s].ty)),
-                        None => scalar(self.units[owner].implicit_type(name).map_or(Cat::Unknown, |t| self.cat_of(owner, &t))),
-                    },
+                    SpecStmt::StmtFunction { name, .. } => {
+                        match self.units[owner].lookup_local(name) {
+                            Some(s) => scalar(self.cat_of(owner, &self.units[owner].symbols[s].ty)),
+                            None => scalar(
+                                self.units[owner]
+                                    .implicit_type(name)
+                                    .map_or(Cat::Unknown, |t| self.cat_of(owner, &t)),
+                            ),
+                        }
+                    }
                     _ => scalar(Cat::Unknown),
                 },
                 Some(Binding::Intrinsic) | None => {
@@ -717,10 +803,16 @@ impl Program {
                 let b = self.type_of(i, r);
                 let rank = a.rank.max(b.rank);
                 if op.is_relational() || op.is_logical() {
-                    return Ty { cat: Cat::Logical, rank };
+                    return Ty {
+                        cat: Cat::Logical,
+                        rank,
+                    };
                 }
                 if *op == BinOp::Concat {
-                    return Ty { cat: Cat::Char, rank };
+                    return Ty {
+                        cat: Cat::Char,
+                        rank,
+                    };
                 }
                 Ty {
                     cat: promote(a.cat, b.cat),
@@ -729,7 +821,9 @@ impl Program {
             }
             Expr::Range { .. } => scalar(Cat::Int),
             Expr::ArrayCtor(items, _) => Ty {
-                cat: items.first().map_or(Cat::Unknown, |x| self.type_of(i, x).cat),
+                cat: items
+                    .first()
+                    .map_or(Cat::Unknown, |x| self.type_of(i, x).cat),
                 rank: 1,
             },
         }
@@ -786,7 +880,10 @@ fn data_to_init(unit: &mut UnitInfo, set: &DataSet, span: Span) -> FrontResult<(
     }
     if set.names.len() == 1 {
         let Expr::Name(name, s) = &set.names[0] else {
-            return Err(FrontError::new(span, "unsupported construct: data statement on an array element or section"));
+            return Err(FrontError::new(
+                span,
+                "unsupported construct: data statement on an array element or section",
+            ));
         };
         let k = get_or_add(unit, name, *s);
         let is_array = unit.symbols[k].dims.is_some();
@@ -795,21 +892,33 @@ fn data_to_init(unit: &mut UnitInfo, set: &DataSet, span: Span) -> FrontResult<(
         } else if values.len() == 1 {
             values.pop().expect("one value")
         } else {
-            return Err(FrontError::new(span, "data statement: number of values does not match"));
+            return Err(FrontError::new(
+                span,
+                "data statement: number of values does not match",
+            ));
         });
         unit.symbols[k].save = true;
         return Ok(());
     }
     if set.names.len() != values.len() {
-        return Err(FrontError::new(span, "unsupported construct: data statement with arrays in a list"));
+        return Err(FrontError::new(
+            span,
+            "unsupported construct: data statement with arrays in a list",
+        ));
     }
     for (n, v) in set.names.iter().zip(values) {
         let Expr::Name(name, s) = n else {
-            return Err(FrontError::new(span, "unsupported construct: data statement on an array element"));
+            return Err(FrontError::new(
+                span,
+                "unsupported construct: data statement on an array element",
+            ));
         };
         let k = get_or_add(unit, name, *s);
         if unit.symbols[k].dims.is_some() {
-            return Err(FrontError::new(span, "unsupported construct: data statement with arrays in a list"));
+            return Err(FrontError::new(
+                span,
+                "unsupported construct: data statement with arrays in a list",
+            ));
         }
         unit.symbols[k].init = Some(v);
         unit.symbols[k].save = true;
@@ -886,7 +995,9 @@ fn collect_do_vars(stmts: &[Stmt], out: &mut Vec<(String, Span)>) {
                     collect_do_vars(b, out);
                 }
             }
-            StmtKind::Select { cases, .. } => cases.iter().for_each(|c| collect_do_vars(&c.body, out)),
+            StmtKind::Select { cases, .. } => {
+                cases.iter().for_each(|c| collect_do_vars(&c.body, out))
+            }
             _ => {}
         }
     }
@@ -905,10 +1016,22 @@ mod tests {
     fn implicit_typing_and_kinds() {
         let p = build("subroutine s(x, n)\n double precision x\n y = x * n\n k = 1\nend\n");
         let u = 0;
-        assert_eq!(p.type_of(u, &Expr::Name("x".into(), Span::default())).cat, Cat::Real(8));
-        assert_eq!(p.type_of(u, &Expr::Name("n".into(), Span::default())).cat, Cat::Int);
-        assert_eq!(p.type_of(u, &Expr::Name("y".into(), Span::default())).cat, Cat::Real(4));
-        assert_eq!(p.type_of(u, &Expr::Name("k".into(), Span::default())).cat, Cat::Int);
+        assert_eq!(
+            p.type_of(u, &Expr::Name("x".into(), Span::default())).cat,
+            Cat::Real(8)
+        );
+        assert_eq!(
+            p.type_of(u, &Expr::Name("n".into(), Span::default())).cat,
+            Cat::Int
+        );
+        assert_eq!(
+            p.type_of(u, &Expr::Name("y".into(), Span::default())).cat,
+            Cat::Real(4)
+        );
+        assert_eq!(
+            p.type_of(u, &Expr::Name("k".into(), Span::default())).cat,
+            Cat::Int
+        );
     }
 
     #[test]
@@ -919,8 +1042,14 @@ mod tests {
         let s = *p.globals.get("s").unwrap();
         assert!(matches!(p.resolve(s, "h"), Some(Binding::Var { .. })));
         assert!(p.resolve(s, "g").is_none());
-        assert_eq!(p.type_of(s, &Expr::Name("z".into(), Span::default())).cat, Cat::Real(8));
-        assert_eq!(p.type_of(s, &Expr::Name("h".into(), Span::default())).cat, Cat::Real(8));
+        assert_eq!(
+            p.type_of(s, &Expr::Name("z".into(), Span::default())).cat,
+            Cat::Real(8)
+        );
+        assert_eq!(
+            p.type_of(s, &Expr::Name("h".into(), Span::default())).cat,
+            Cat::Real(8)
+        );
     }
 
     #[test]

@@ -1,0 +1,1890 @@
+//! Canonicalisation (C1–C5 of the design): after this pass every assignment
+//! writes one scalar variable from a side-effect-free expression over
+//! variables, constants and catalogue intrinsics; user functions are
+//! subroutine calls whose result lands in a temporary; non-variable actual
+//! arguments are temporaries; statement functions are expanded; array
+//! assignments and real array intrinsics are `do` loops; n-ary min/max are
+//! nested binary calls. Statements the booster must not touch become
+//! `Opaque`.
+
+use crate::ast::*;
+use crate::intrinsics::{self, REDUCTIONS};
+use crate::sema::{Binding, Cat, Program, Symbol, Ty};
+use crate::unparse;
+
+/// Canonicalises every unit with a body.
+pub fn canonicalise(prog: &mut Program) -> FrontResult<()> {
+    for i in 0..prog.units.len() {
+        if prog.units[i].interface_of.is_some() || prog.units[i].ast.kind == UnitKind::Module {
+            continue;
+        }
+        let body = std::mem::take(&mut prog.units[i].ast.body);
+        let mut c = Canon {
+            prog,
+            unit: i,
+            temps: 0,
+            loops: 0,
+        };
+        let body = c.expand_stmt_functions_in(body)?;
+        let body = c.block(body)?;
+        prog.units[i].ast.body = body;
+    }
+    Ok(())
+}
+
+struct Canon<'p> {
+    prog: &'p mut Program,
+    unit: usize,
+    temps: usize,
+    loops: usize,
+}
+
+/// One dimension of an array operand: a fixed subscript or a range.
+#[derive(Clone, Debug)]
+enum Sub {
+    Fixed(Expr),
+    Range {
+        lo: Expr,
+        hi: Expr,
+        stride: Option<Expr>,
+    },
+}
+
+/// An array operand with every section dimension made explicit.
+#[derive(Clone, Debug)]
+struct View {
+    name: String,
+    subs: Vec<Sub>,
+}
+
+impl View {
+    fn ranges(&self) -> Vec<(&Expr, &Expr, Option<&Expr>)> {
+        self.subs
+            .iter()
+            .filter_map(|s| match s {
+                Sub::Range { lo, hi, stride } => Some((lo, hi, stride.as_ref())),
+                Sub::Fixed(_) => None,
+            })
+            .collect()
+    }
+}
+
+fn stmt(kind: StmtKind, span: Span) -> Stmt {
+    Stmt {
+        id: 0,
+        label: None,
+        span,
+        kind,
+    }
+}
+
+fn bin(op: BinOp, a: Expr, b: Expr, span: Span) -> Expr {
+    Expr::Binary(op, Box::new(a), Box::new(b), span)
+}
+
+fn name(n: &str, span: Span) -> Expr {
+    Expr::Name(n.to_string(), span)
+}
+
+fn first_user_call(prog: &Program, unit: usize, e: &Expr) -> Option<(String, Span)> {
+    let mut found = None;
+    e.walk(&mut |x| {
+        if found.is_some() {
+            return;
+        }
+        if let Expr::Apply { name, span, .. } = x {
+            match prog.resolve(unit, name) {
+                Some(Binding::Proc(_)) | Some(Binding::StmtFunction(..)) => {
+                    found = Some((name.clone(), *span))
+                }
+                _ => {}
+            }
+        }
+    });
+    found
+}
+
+impl<'p> Canon<'p> {
+    fn err<T>(&self, span: Span, msg: impl Into<String>) -> FrontResult<T> {
+        Err(FrontError::new(span, msg))
+    }
+
+    fn ty(&self, e: &Expr) -> Ty {
+        self.prog.type_of(self.unit, e)
+    }
+
+    /// A new local temporary of the given type category.
+    fn temp(&mut self, cat: Cat, span: Span) -> FrontResult<String> {
+        let ts = match cat {
+            Cat::Int => TypeSpec::new(BaseType::Integer),
+            Cat::Real(4) => TypeSpec::new(BaseType::Real),
+            Cat::Real(k) => TypeSpec {
+                kind: Some(Expr::int(k as i64, span)),
+                ..TypeSpec::new(BaseType::Real)
+            },
+            Cat::Complex(k) => TypeSpec {
+                kind: Some(Expr::int(k as i64, span)),
+                ..TypeSpec::new(BaseType::Complex)
+            },
+            Cat::Logical => TypeSpec::new(BaseType::Logical),
+            Cat::Char => {
+                return self.err(
+                    span,
+                    "unsupported construct: character-valued expression that needs a temporary",
+                )
+            }
+            Cat::Derived => {
+                return self.err(
+                    span,
+                    "unsupported construct: derived-type value that needs a temporary",
+                )
+            }
+            Cat::Unknown => return self.err(span, "cannot determine the type of this expression"),
+        };
+        let unit = &mut self.prog.units[self.unit];
+        let n = unit.fresh_name("oad_t", &mut self.temps);
+        let mut sym = Symbol::new(&n, ts, span);
+        sym.explicit_type = true;
+        sym.temp = true;
+        unit.add_symbol(sym);
+        Ok(n)
+    }
+
+    fn loop_var(&mut self, span: Span) -> String {
+        let unit = &mut self.prog.units[self.unit];
+        let n = unit.fresh_name("oad_i", &mut self.loops);
+        let mut sym = Symbol::new(&n, TypeSpec::new(BaseType::Integer), span);
+        sym.explicit_type = true;
+        sym.temp = true;
+        unit.add_symbol(sym);
+        n
+    }
+
+    // ------------------------------------------------------------------
+    // Statement functions
+    // ------------------------------------------------------------------
+
+    fn expand_stmt_functions_in(&self, body: Vec<Stmt>) -> FrontResult<Vec<Stmt>> {
+        let has_any = self.prog.units[self.unit]
+            .ast
+            .spec
+            .iter()
+            .any(|s| matches!(s, SpecStmt::StmtFunction { .. }));
+        if !has_any {
+            return Ok(body);
+        }
+        let mut out = Vec::new();
+        for mut s in body {
+            map_stmt_exprs(&mut s, &mut |e| self.expand_sf(e, 0))?;
+            out.push(s);
+        }
+        Ok(out)
+    }
+
+    fn expand_sf(&self, e: &mut Expr, depth: usize) -> FrontResult<()> {
+        if depth > 50 {
+            return self.err(e.span(), "statement functions nest too deeply");
+        }
+        if let Expr::Apply { name, args, span } = e {
+            if let Some(Binding::StmtFunction(owner, k)) = self.prog.resolve(self.unit, name) {
+                let SpecStmt::StmtFunction { params, body, .. } =
+                    &self.prog.units[owner].ast.spec[k]
+                else {
+                    return self.err(*span, "internal error: statement function");
+                };
+                if params.len() != args.len() {
+                    return self.err(
+                        *span,
+                        format!(
+                            "statement function '{name}' takes {} arguments",
+                            params.len()
+                        ),
+                    );
+                }
+                for a in args.iter_mut() {
+                    self.expand_sf(&mut a.value, depth + 1)?;
+                }
+                let mut b = body.clone();
+                substitute(&mut b, params, args);
+                self.expand_sf(&mut b, depth + 1)?;
+                *e = Expr::Paren(Box::new(b), *span);
+                return Ok(());
+            }
+        }
+        match e {
+            Expr::Apply { args, .. } => args
+                .iter_mut()
+                .try_for_each(|a| self.expand_sf(&mut a.value, depth + 1)),
+            Expr::Member { base, args, .. } => {
+                self.expand_sf(base, depth + 1)?;
+                if let Some(a) = args {
+                    a.iter_mut()
+                        .try_for_each(|a| self.expand_sf(&mut a.value, depth + 1))?;
+                }
+                Ok(())
+            }
+            Expr::Unary(_, x, _) | Expr::Paren(x, _) => self.expand_sf(x, depth + 1),
+            Expr::Binary(_, l, r, _) => {
+                self.expand_sf(l, depth + 1)?;
+                self.expand_sf(r, depth + 1)
+            }
+            Expr::Range { lo, hi, stride, .. } => {
+                for x in [lo, hi, stride].into_iter().flatten() {
+                    self.expand_sf(x, depth + 1)?;
+                }
+                Ok(())
+            }
+            Expr::ArrayCtor(items, _) => items
+                .iter_mut()
+                .try_for_each(|x| self.expand_sf(x, depth + 1)),
+            Expr::Lit(..) | Expr::Name(..) => Ok(()),
+        }
+    }
+
+    // ------------------------------------------------------------------
+    // Statements
+    // ------------------------------------------------------------------
+
+    fn block(&mut self, stmts: Vec<Stmt>) -> FrontResult<Vec<Stmt>> {
+        let mut out = Vec::new();
+        for s in stmts {
+            let label = s.label.clone();
+            let start = out.len();
+            self.stmt(s, &mut out)?;
+            if let Some(l) = label {
+                if out.len() == start {
+                    out.push(Stmt {
+                        id: 0,
+                        label: None,
+                        span: Span::default(),
+                        kind: StmtKind::Continue,
+                    });
+                }
+                out[start].label = Some(l);
+            }
+        }
+        Ok(out)
+    }
+
+    fn stmt(&mut self, s: Stmt, out: &mut Vec<Stmt>) -> FrontResult<()> {
+        let span = s.span;
+        match s.kind {
+            StmtKind::Assign { lhs, rhs } => self.assign(lhs, rhs, span, out),
+            StmtKind::Call { name, args } => self.call(name, args, span, out),
+            StmtKind::If { arms, otherwise } => self.if_chain(arms, otherwise, span, out),
+            StmtKind::Do {
+                construct,
+                control,
+                body,
+            } => {
+                let control = match control {
+                    Some(c) => {
+                        match self.prog.var(self.unit, &c.var) {
+                            Some((o, k))
+                                if self.prog.cat_of(o, &self.prog.symbol(o, k).ty.clone())
+                                    == Cat::Int => {}
+                            _ => {
+                                return self.err(
+                                    span,
+                                    format!("do variable '{}' must be an integer variable", c.var),
+                                )
+                            }
+                        }
+                        let lo = self.value(c.lo, out)?;
+                        let hi = self.value(c.hi, out)?;
+                        let step = match c.step {
+                            Some(st) => Some(self.value(st, out)?),
+                            None => None,
+                        };
+                        Some(DoControl {
+                            var: c.var,
+                            lo,
+                            hi,
+                            step,
+                        })
+                    }
+                    None => None,
+                };
+                let body = self.block(body)?;
+                out.push(stmt(
+                    StmtKind::Do {
+                        construct,
+                        control,
+                        body,
+                    },
+                    span,
+                ));
+                Ok(())
+            }
+            StmtKind::DoWhile {
+                construct,
+                cond,
+                body,
+            } => {
+                let mut pre = Vec::new();
+                let c = self.value(cond.clone(), &mut pre)?;
+                let mut body = self.block(body)?;
+                if !pre.is_empty() {
+                    if contains_cycle(&body, construct.as_deref(), 0) {
+                        return self.err(span, "unsupported construct: cycle in a do while loop whose condition calls a function");
+                    }
+                    // Re-evaluate the condition's calls at the end of each trip.
+                    let mut again = Vec::new();
+                    let c2 = self.value(cond, &mut again)?;
+                    debug_assert_eq!(c2, c);
+                    out.extend(pre);
+                    body.extend(again);
+                }
+                out.push(stmt(
+                    StmtKind::DoWhile {
+                        construct,
+                        cond: c,
+                        body,
+                    },
+                    span,
+                ));
+                Ok(())
+            }
+            StmtKind::Select { selector, cases } => self.select(selector, cases, span, out),
+            StmtKind::Continue => {
+                // Only a labelled continue matters (a jump target).
+                if s.label.is_some() {
+                    out.push(stmt(StmtKind::Continue, span));
+                }
+                Ok(())
+            }
+            k @ (StmtKind::Exit(_) | StmtKind::Cycle(_) | StmtKind::Goto(_) | StmtKind::Return) => {
+                out.push(stmt(k, span));
+                Ok(())
+            }
+            StmtKind::Opaque {
+                kind,
+                text,
+                reads,
+                writes,
+            } => {
+                for e in reads.iter().chain(&writes) {
+                    if let Some((f, sp)) = first_user_call(self.prog, self.unit, e) {
+                        return self.err(sp, format!("unsupported construct: reference to user function '{f}' in an I/O or other opaque statement; assign it to a variable first"));
+                    }
+                }
+                out.push(stmt(
+                    StmtKind::Opaque {
+                        kind,
+                        text,
+                        reads,
+                        writes,
+                    },
+                    span,
+                ));
+                Ok(())
+            }
+        }
+    }
+
+    /// An if / else if chain. An `else if` condition that needs statements
+    /// (function calls) turns the rest of the chain into a nested `if` in
+    /// the `else` branch, after those statements.
+    fn if_chain(
+        &mut self,
+        arms: Vec<(Expr, Vec<Stmt>)>,
+        otherwise: Option<Vec<Stmt>>,
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) -> FrontResult<()> {
+        let mut rest = arms.into_iter();
+        let (c0, b0) = rest
+            .next()
+            .ok_or_else(|| FrontError::new(span, "if without a condition"))?;
+        let c = self.value(c0, out)?;
+        let mut new_arms = vec![(c, self.block(b0)?)];
+        let mut rest: Vec<(Expr, Vec<Stmt>)> = rest.collect();
+        while !rest.is_empty() {
+            if self.needs_statements(&rest[0].0) {
+                let mut else_body = Vec::new();
+                self.if_chain(rest, otherwise, span, &mut else_body)?;
+                out.push(stmt(
+                    StmtKind::If {
+                        arms: new_arms,
+                        otherwise: Some(else_body),
+                    },
+                    span,
+                ));
+                return Ok(());
+            }
+            let (c, b) = rest.remove(0);
+            let mut pre = Vec::new();
+            let cv = self.value(c, &mut pre)?;
+            debug_assert!(pre.is_empty());
+            out.extend(pre);
+            new_arms.push((cv, self.block(b)?));
+        }
+        let otherwise = match otherwise {
+            Some(o) => Some(self.block(o)?),
+            None => None,
+        };
+        out.push(stmt(
+            StmtKind::If {
+                arms: new_arms,
+                otherwise,
+            },
+            span,
+        ));
+        Ok(())
+    }
+
+    /// Does canonicalising this expression emit statements?
+    fn needs_statements(&self, e: &Expr) -> bool {
+        let mut needs = false;
+        e.walk(&mut |x| match x {
+            Expr::Apply { name, .. } => match self.prog.resolve(self.unit, name) {
+                Some(Binding::Proc(_)) | Some(Binding::StmtFunction(..)) => needs = true,
+                Some(Binding::Var { .. }) => {}
+                _ => {
+                    if intrinsics::xaif_name(name).is_none() {
+                        needs = true;
+                    }
+                }
+            },
+            Expr::Member { .. } => needs = true,
+            _ => {}
+        });
+        needs
+    }
+
+    fn select(
+        &mut self,
+        selector: Expr,
+        cases: Vec<CaseBlock>,
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) -> FrontResult<()> {
+        let sel = self.value(selector, out)?;
+        let sel_ty = self.ty(&sel);
+        let simple = sel_ty.cat == Cat::Int
+            && cases.iter().all(|c| match &c.values {
+                None => true,
+                Some(vs) => vs.len() == 1 && vs[0].const_int().is_some(),
+            });
+        if simple {
+            let mut new_cases = Vec::new();
+            for c in cases {
+                new_cases.push(CaseBlock {
+                    values: c.values,
+                    body: self.block(c.body)?,
+                });
+            }
+            out.push(stmt(
+                StmtKind::Select {
+                    selector: sel,
+                    cases: new_cases,
+                },
+                span,
+            ));
+            return Ok(());
+        }
+        // Lower to an if chain over a selector evaluated once.
+        let sel = match &sel {
+            Expr::Name(..) => sel,
+            _ => {
+                let t = self.temp(sel_ty.cat, span)?;
+                out.push(stmt(
+                    StmtKind::Assign {
+                        lhs: name(&t, span),
+                        rhs: sel,
+                    },
+                    span,
+                ));
+                name(&t, span)
+            }
+        };
+        let mut arms = Vec::new();
+        let mut default = None;
+        for c in cases {
+            let body = self.block(c.body)?;
+            match c.values {
+                None => default = Some(body),
+                Some(vs) => {
+                    let mut cond: Option<Expr> = None;
+                    for v in vs {
+                        let test = match v {
+                            Expr::Range { lo, hi, .. } => {
+                                let a = lo.map(|l| bin(BinOp::Ge, sel.clone(), *l, span));
+                                let b = hi.map(|h| bin(BinOp::Le, sel.clone(), *h, span));
+                                match (a, b) {
+                                    (Some(a), Some(b)) => bin(BinOp::And, a, b, span),
+                                    (Some(a), None) => a,
+                                    (None, Some(b)) => b,
+                                    (None, None) => return self.err(span, "empty case range"),
+                                }
+                            }
+                            v => {
+                                let op = if sel_ty.cat == Cat::Logical {
+                                    BinOp::Eqv
+                                } else {
+                                    BinOp::Eq
+                                };
+                                bin(op, sel.clone(), v, span)
+                            }
+                        };
+                        cond = Some(match cond {
+                            None => test,
+                            Some(c) => bin(BinOp::Or, c, test, span),
+                        });
+                    }
+                    let cond = cond.ok_or_else(|| FrontError::new(span, "case without values"))?;
+                    arms.push((cond, body));
+                }
+            }
+        }
+        if arms.is_empty() {
+            out.extend(default.unwrap_or_default());
+            return Ok(());
+        }
+        out.push(stmt(
+            StmtKind::If {
+                arms,
+                otherwise: default,
+            },
+            span,
+        ));
+        Ok(())
+    }
+
+    fn call(
+        &mut self,
+        callee: String,
+        args: Vec<Arg>,
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) -> FrontResult<()> {
+        match self.prog.resolve(self.unit, &callee) {
+            Some(Binding::Proc(p)) => {
+                if self.prog.units[p].ast.kind != UnitKind::Subroutine {
+                    return self.err(
+                        span,
+                        format!("'{callee}' is a function; it cannot be called with call"),
+                    );
+                }
+                let args = self.actuals(args, out)?;
+                out.push(stmt(StmtKind::Call { name: callee, args }, span));
+                Ok(())
+            }
+            _ => {
+                // A subroutine without source: allowed only when no real
+                // data goes in or out (otherwise derivatives would be lost).
+                for a in &args {
+                    let t = self.ty(&a.value);
+                    if matches!(t.cat, Cat::Real(_) | Cat::Complex(_)) {
+                        return self.err(
+                            a.value.span(),
+                            format!("call of subroutine '{callee}' whose source is not among the inputs passes real data"),
+                        );
+                    }
+                    if let Some((f, sp)) = first_user_call(self.prog, self.unit, &a.value) {
+                        return self.err(sp, format!("unsupported construct: user function '{f}' in a call of external '{callee}'"));
+                    }
+                }
+                let text = format!("call {callee}({})", unparse::args_text(&args));
+                let reads = args.iter().map(|a| a.value.clone()).collect();
+                out.push(stmt(
+                    StmtKind::Opaque {
+                        kind: OpaqueKind::Other,
+                        text,
+                        reads,
+                        writes: vec![],
+                    },
+                    span,
+                ));
+                Ok(())
+            }
+        }
+    }
+
+    /// Actual arguments of a user procedure: variables and constants stay,
+    /// anything else goes through a temporary.
+    fn actuals(&mut self, args: Vec<Arg>, out: &mut Vec<Stmt>) -> FrontResult<Vec<Arg>> {
+        let mut res = Vec::new();
+        for a in args {
+            let v = match a.value {
+                Expr::Lit(..) => a.value,
+                Expr::Name(ref n, sp) => match self.prog.resolve(self.unit, n) {
+                    Some(Binding::Var { .. }) => a.value,
+                    _ => {
+                        return self.err(
+                            sp,
+                            format!("unsupported construct: procedure '{n}' passed as an argument"),
+                        )
+                    }
+                },
+                Expr::Apply { ref name, .. }
+                    if matches!(
+                        self.prog.resolve(self.unit, name),
+                        Some(Binding::Var { .. })
+                    ) =>
+                {
+                    self.designator(a.value, out)?
+                }
+                other => {
+                    let sp = other.span();
+                    let t = self.ty(&other);
+                    if t.rank > 0 {
+                        return self.err(
+                            sp,
+                            "unsupported construct: array expression as an actual argument",
+                        );
+                    }
+                    let v = self.value(other, out)?;
+                    if matches!(v, Expr::Lit(..)) {
+                        v
+                    } else {
+                        let tmp = self.temp(t.cat, sp)?;
+                        self.assign_scalar(name(&tmp, sp), v, sp, out)?;
+                        name(&tmp, sp)
+                    }
+                }
+            };
+            res.push(Arg {
+                keyword: a.keyword,
+                value: v,
+            });
+        }
+        Ok(res)
+    }
+
+    /// An array element or section reference with canonical subscripts.
+    fn designator(&mut self, e: Expr, out: &mut Vec<Stmt>) -> FrontResult<Expr> {
+        match e {
+            Expr::Apply {
+                name: n,
+                args,
+                span,
+            } => {
+                let mut subs = Vec::new();
+                for a in args {
+                    if a.keyword.is_some() {
+                        return self.err(span, "keyword in an array subscript");
+                    }
+                    let v = match a.value {
+                        Expr::Range {
+                            lo,
+                            hi,
+                            stride,
+                            span: rs,
+                        } => {
+                            let mut f =
+                                |x: Option<Box<Expr>>,
+                                 out: &mut Vec<Stmt>|
+                                 -> FrontResult<Option<Box<Expr>>> {
+                                    x.map(|b| self.value(*b, out).map(Box::new)).transpose()
+                                };
+                            let lo = f(lo, out)?;
+                            let hi = f(hi, out)?;
+                            let stride = f(stride, out)?;
+                            Expr::Range {
+                                lo,
+                                hi,
+                                stride,
+                                span: rs,
+                            }
+                        }
+                        v => {
+                            if self.ty(&v).rank > 0 {
+                                return self
+                                    .err(v.span(), "unsupported construct: vector subscript");
+                            }
+                            self.value(v, out)?
+                        }
+                    };
+                    subs.push(Arg {
+                        keyword: None,
+                        value: v,
+                    });
+                }
+                Ok(Expr::Apply {
+                    name: n,
+                    args: subs,
+                    span,
+                })
+            }
+            other => Ok(other),
+        }
+    }
+
+    // ------------------------------------------------------------------
+    // Assignments
+    // ------------------------------------------------------------------
+
+    fn assign(&mut self, lhs: Expr, rhs: Expr, span: Span, out: &mut Vec<Stmt>) -> FrontResult<()> {
+        let lt = self.ty(&lhs);
+        let target_name = match &lhs {
+            Expr::Name(n, _) | Expr::Apply { name: n, .. } => Some(n.clone()),
+            _ => None,
+        };
+        if let Some(n) = &target_name {
+            match self.prog.resolve(self.unit, n) {
+                Some(Binding::Var { owner, sym }) => {
+                    if self.prog.symbol(owner, sym).parameter {
+                        return self.err(span, format!("assignment to parameter '{n}'"));
+                    }
+                }
+                Some(Binding::Proc(p))
+                    if self.prog.units[p].ast.result.as_deref() == Some(n.as_str()) => {}
+                _ => return self.err(span, format!("'{n}' is not a variable")),
+            }
+        }
+        // Passive data: character, logical-free derived, complex.
+        if matches!(lhs, Expr::Member { .. })
+            || matches!(lt.cat, Cat::Char | Cat::Derived | Cat::Complex(_))
+        {
+            return self.passive_assign(lhs, rhs, lt, span, out);
+        }
+        if lt.rank > 0 {
+            return self.array_assign(lhs, rhs, span, out);
+        }
+        // Integer and logical targets whose right side uses intrinsics
+        // outside the catalogue stay opaque.
+        if !lt.cat.is_real() && !self.xaif_expressible(&rhs) {
+            if let Some((f, sp)) = first_user_call(self.prog, self.unit, &rhs) {
+                let _ = (f, sp);
+            } else {
+                return self.passive_assign(lhs, rhs, lt, span, out);
+            }
+        }
+        let lhs = self.designator(lhs, out)?;
+        let rhs = self.value(rhs, out)?;
+        if self.ty(&rhs).rank > 0 {
+            return self.err(span, "array value assigned to a scalar");
+        }
+        out.push(stmt(StmtKind::Assign { lhs, rhs }, span));
+        Ok(())
+    }
+
+    /// `lhs = rhs` where `rhs` is already canonical.
+    fn assign_scalar(
+        &mut self,
+        lhs: Expr,
+        rhs: Expr,
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) -> FrontResult<()> {
+        out.push(stmt(StmtKind::Assign { lhs, rhs }, span));
+        Ok(())
+    }
+
+    fn passive_assign(
+        &mut self,
+        lhs: Expr,
+        rhs: Expr,
+        lt: Ty,
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) -> FrontResult<()> {
+        if let Some((f, sp)) = first_user_call(self.prog, self.unit, &rhs)
+            .or_else(|| first_user_call(self.prog, self.unit, &lhs))
+        {
+            if lt.rank > 0 || !matches!(lt.cat, Cat::Int | Cat::Logical) {
+                return self.err(
+                    sp,
+                    format!(
+                        "unsupported construct: user function '{f}' in a {} assignment",
+                        describe(lt.cat)
+                    ),
+                );
+            }
+        }
+        // Real data flowing into passive storage would lose derivatives.
+        let mut real_source = None;
+        rhs.walk(&mut |e| {
+            if real_source.is_some() {
+                return;
+            }
+            if let Expr::Name(n, sp)
+            | Expr::Apply {
+                name: n, span: sp, ..
+            } = e
+            {
+                if let Some((o, k)) = self.prog.var(self.unit, n) {
+                    let s = self.prog.symbol(o, k);
+                    if !s.parameter && self.prog.cat_of(o, &s.ty).is_real() {
+                        real_source = Some((n.clone(), *sp));
+                    }
+                }
+            }
+        });
+        if let Some((n, sp)) = real_source {
+            if matches!(lt.cat, Cat::Complex(_) | Cat::Derived)
+                || matches!(lhs, Expr::Member { .. })
+            {
+                return self.err(
+                    sp,
+                    format!(
+                        "unsupported construct: real variable '{n}' flows into {} data, which is passive (derivatives would be lost)",
+                        describe(lt.cat)
+                    ),
+                );
+            }
+        }
+        let text = format!("{} = {}", unparse::expr(&lhs), unparse::expr(&rhs));
+        out.push(stmt(
+            StmtKind::Opaque {
+                kind: OpaqueKind::PassiveAssign,
+                text,
+                reads: vec![rhs],
+                writes: vec![lhs],
+            },
+            span,
+        ));
+        Ok(())
+    }
+
+    /// Can the expression go into XAIF as it is (catalogue intrinsics only,
+    /// no derived-type components)?
+    fn xaif_expressible(&self, e: &Expr) -> bool {
+        let mut ok = true;
+        e.walk(&mut |x| match x {
+            Expr::Member { .. } | Expr::ArrayCtor(..) => ok = false,
+            Expr::Binary(BinOp::Concat, ..) => ok = false,
+            Expr::Lit(Literal::Str(_) | Literal::Complex(_), _) => ok = false,
+            Expr::Apply { name, .. } => {
+                if let Some(n) = intrinsics::is_intrinsic_ref(self.prog, self.unit, x) {
+                    if intrinsics::xaif_name(&n).is_none() && !REDUCTIONS.contains(&n.as_str()) {
+                        ok = false;
+                    }
+                }
+                let _ = name;
+            }
+            _ => {}
+        });
+        ok
+    }
+
+    // ------------------------------------------------------------------
+    // Expressions
+    // ------------------------------------------------------------------
+
+    /// Rewrites an expression into canonical form, appending the statements
+    /// it needs (function calls, reductions) to `out`.
+    fn value(&mut self, e: Expr, out: &mut Vec<Stmt>) -> FrontResult<Expr> {
+        match e {
+            Expr::Lit(..) => Ok(e),
+            Expr::Name(ref n, sp) => match self.prog.resolve(self.unit, n) {
+                Some(Binding::Var { .. }) => Ok(e),
+                Some(Binding::Proc(_)) => self.err(
+                    sp,
+                    format!("unsupported construct: procedure name '{n}' used as a value"),
+                ),
+                _ => self.err(sp, format!("'{n}' is not a variable")),
+            },
+            Expr::Apply {
+                name: ref n, span, ..
+            } => {
+                let n = n.clone();
+                match self.prog.resolve(self.unit, &n) {
+                    Some(Binding::Var { .. }) => self.designator(e, out),
+                    Some(Binding::Proc(p)) => {
+                        let Expr::Apply { args, .. } = e else {
+                            unreachable!()
+                        };
+                        self.function_call(p, args, span, out)
+                    }
+                    Some(Binding::StmtFunction(..)) => {
+                        self.err(span, "internal error: statement function left")
+                    }
+                    Some(Binding::Intrinsic) | None => {
+                        let Expr::Apply { args, .. } = e else {
+                            unreachable!()
+                        };
+                        self.intrinsic(n, args, span, out)
+                    }
+                }
+            }
+            Expr::Member { span, .. } => {
+                // Derived types are passive: read the component into a
+                // temporary through an opaque statement.
+                let t = self.ty(&e);
+                let _ = t;
+                self.err(span, "unsupported construct: derived-type component in an expression of the numerical core (derived types are passive containers)")
+            }
+            Expr::Unary(op, x, sp) => Ok(Expr::Unary(op, Box::new(self.value(*x, out)?), sp)),
+            Expr::Binary(op, l, r, sp) => {
+                let l = self.value(*l, out)?;
+                let r = self.value(*r, out)?;
+                Ok(Expr::Binary(op, Box::new(l), Box::new(r), sp))
+            }
+            Expr::Paren(x, sp) => {
+                let v = self.value(*x, out)?;
+                Ok(match v {
+                    Expr::Name(..) | Expr::Lit(..) | Expr::Apply { .. } | Expr::Paren(..) => v,
+                    v => Expr::Paren(Box::new(v), sp),
+                })
+            }
+            Expr::Range { span, .. } => self.err(span, "array section outside a subscript"),
+            Expr::ArrayCtor(_, span) => self.err(
+                span,
+                "unsupported construct: array constructor inside an expression",
+            ),
+        }
+    }
+
+    fn function_call(
+        &mut self,
+        p: usize,
+        args: Vec<Arg>,
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) -> FrontResult<Expr> {
+        let callee = &self.prog.units[p];
+        if callee.ast.kind != UnitKind::Function {
+            return self.err(
+                span,
+                format!("subroutine '{}' referenced as a function", callee.ast.name),
+            );
+        }
+        let rname = callee
+            .ast
+            .result
+            .clone()
+            .unwrap_or_else(|| callee.ast.name.clone());
+        let rsym = callee
+            .lookup_local(&rname)
+            .ok_or_else(|| FrontError::new(span, "function without a result variable"))?;
+        if callee.symbols[rsym].rank() > 0 {
+            return self.err(
+                span,
+                format!(
+                    "unsupported construct: array-valued function '{}'",
+                    callee.ast.name
+                ),
+            );
+        }
+        let cat = self
+            .prog
+            .cat_of(p, &self.prog.units[p].symbols[rsym].ty.clone());
+        let sub_name = self.prog.units[p].canon_name.clone();
+        let fname = self.prog.units[p].ast.name.clone();
+        let mut actuals = self.actuals(args, out)?;
+        let t = self.temp(cat, span)?;
+        let keyword = if actuals.iter().any(|a| a.keyword.is_some()) {
+            Some(rname)
+        } else {
+            None
+        };
+        actuals.push(Arg {
+            keyword,
+            value: name(&t, span),
+        });
+        let _ = fname;
+        out.push(stmt(
+            StmtKind::Call {
+                name: sub_name,
+                args: actuals,
+            },
+            span,
+        ));
+        Ok(name(&t, span))
+    }
+
+    fn intrinsic(
+        &mut self,
+        n: String,
+        args: Vec<Arg>,
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) -> FrontResult<Expr> {
+        if REDUCTIONS.contains(&n.as_str()) {
+            return self.reduction(&n, args, span, out);
+        }
+        if n == "matmul" || n == "transpose" {
+            return self.err(span, format!("unsupported construct: {n} inside an expression (assign it to an array directly)"));
+        }
+        // Inquiries about arrays keep the whole array as argument.
+        let inquiry = matches!(
+            n.as_str(),
+            "size"
+                | "lbound"
+                | "ubound"
+                | "present"
+                | "allocated"
+                | "associated"
+                | "len"
+                | "kind"
+                | "huge"
+                | "tiny"
+                | "epsilon"
+                | "digits"
+                | "precision"
+                | "shape"
+        );
+        let mut new_args = Vec::new();
+        for a in args {
+            let v = if inquiry && matches!(a.value, Expr::Name(..)) {
+                a.value
+            } else {
+                self.value(a.value, out)?
+            };
+            new_args.push(Arg {
+                keyword: a.keyword,
+                value: v,
+            });
+        }
+        // n-ary min/max as nested binary calls.
+        if (intrinsics::xaif_name(&n) == Some("min_scal_scal")
+            || intrinsics::xaif_name(&n) == Some("max_scal_scal"))
+            && new_args.len() > 2
+        {
+            let mut it = new_args.into_iter();
+            let first = it.next().expect("args");
+            let mut acc = first.value;
+            for a in it {
+                acc = Expr::Apply {
+                    name: n.clone(),
+                    args: vec![
+                        Arg {
+                            keyword: None,
+                            value: acc,
+                        },
+                        Arg {
+                            keyword: None,
+                            value: a.value,
+                        },
+                    ],
+                    span,
+                };
+            }
+            return Ok(acc);
+        }
+        let e = Expr::Apply {
+            name: n.clone(),
+            args: new_args,
+            span,
+        };
+        let t = self.ty(&e);
+        if t.rank > 0 {
+            return Ok(e); // elemental on arrays: handled by scalarisation
+        }
+        if intrinsics::xaif_name(&n).is_some() {
+            return Ok(e);
+        }
+        // Outside the catalogue: fine when no derivative can flow through.
+        let Expr::Apply { args: ref a, .. } = e else {
+            unreachable!()
+        };
+        let real_arg = a.iter().any(|x| {
+            self.ty(&x.value).cat.is_real() || matches!(self.ty(&x.value).cat, Cat::Complex(_))
+        });
+        let value_free = matches!(
+            n.as_str(),
+            "huge"
+                | "tiny"
+                | "epsilon"
+                | "kind"
+                | "digits"
+                | "precision"
+                | "present"
+                | "allocated"
+                | "associated"
+                | "size"
+                | "shape"
+                | "range"
+                | "radix"
+                | "maxexponent"
+                | "minexponent"
+        );
+        if real_arg && !value_free && (t.cat.is_real() || matches!(t.cat, Cat::Complex(_))) {
+            return self.err(
+                span,
+                format!("unsupported construct: intrinsic '{n}' on real data (no derivative rule)"),
+            );
+        }
+        let tmp = self.temp(t.cat, span)?;
+        let text = format!("{tmp} = {}", unparse::expr(&e));
+        out.push(stmt(
+            StmtKind::Opaque {
+                kind: OpaqueKind::PassiveAssign,
+                text,
+                reads: vec![e],
+                writes: vec![name(&tmp, span)],
+            },
+            span,
+        ));
+        Ok(name(&tmp, span))
+    }
+
+    // ------------------------------------------------------------------
+    // Arrays
+    // ------------------------------------------------------------------
+
+    /// Declared bounds of dimension `d` of array `n`.
+    fn bounds(&self, n: &str, d: usize, span: Span) -> FrontResult<(Expr, Expr)> {
+        let (o, k) = self
+            .prog
+            .var(self.unit, n)
+            .ok_or_else(|| FrontError::new(span, format!("'{n}' is not an array")))?;
+        let sym = self.prog.symbol(o, k);
+        let dims = sym
+            .dims
+            .as_ref()
+            .ok_or_else(|| FrontError::new(span, format!("'{n}' is not an array")))?;
+        let inquiry = |f: &str| Expr::Apply {
+            name: f.to_string(),
+            args: vec![
+                Arg {
+                    keyword: None,
+                    value: name(n, span),
+                },
+                Arg {
+                    keyword: None,
+                    value: Expr::int(d as i64 + 1, span),
+                },
+            ],
+            span,
+        };
+        match dims.get(d) {
+            Some(DimSpec::Explicit { lo, hi })
+                if o == self.unit || self.is_constant_bounds(o, lo.as_ref(), hi) =>
+            {
+                Ok((lo.clone().unwrap_or_else(|| Expr::int(1, span)), hi.clone()))
+            }
+            Some(DimSpec::Explicit { .. }) | Some(DimSpec::Colon { .. }) => {
+                Ok((inquiry("lbound"), inquiry("ubound")))
+            }
+            Some(DimSpec::AssumedSize { .. }) => self.err(
+                span,
+                format!("unsupported construct: whole-array operation on assumed-size array '{n}'"),
+            ),
+            None => self.err(span, format!("'{n}' has fewer dimensions")),
+        }
+    }
+
+    fn is_constant_bounds(&self, owner: usize, lo: Option<&Expr>, hi: &Expr) -> bool {
+        lo.is_none_or(|l| self.prog.const_int(owner, l).is_some())
+            && self.prog.const_int(owner, hi).is_some()
+    }
+
+    /// The view of an array operand (`a` or `a(1, 2:n)`).
+    fn view(&self, e: &Expr) -> FrontResult<Option<View>> {
+        match e {
+            Expr::Name(n, sp) => match self.prog.var(self.unit, n) {
+                Some((o, k)) if self.prog.symbol(o, k).rank() > 0 => {
+                    let rank = self.prog.symbol(o, k).rank();
+                    let mut subs = Vec::new();
+                    for d in 0..rank {
+                        let (lo, hi) = self.bounds(n, d, *sp)?;
+                        subs.push(Sub::Range {
+                            lo,
+                            hi,
+                            stride: None,
+                        });
+                    }
+                    Ok(Some(View {
+                        name: n.clone(),
+                        subs,
+                    }))
+                }
+                _ => Ok(None),
+            },
+            Expr::Apply {
+                name: n,
+                args,
+                span,
+            } => match self.prog.var(self.unit, n) {
+                Some((o, k)) if self.prog.symbol(o, k).rank() > 0 => {
+                    let mut subs = Vec::new();
+                    let mut any_range = false;
+                    for (d, a) in args.iter().enumerate() {
+                        match &a.value {
+                            Expr::Range { lo, hi, stride, .. } => {
+                                any_range = true;
+                                let (dlo, dhi) = if lo.is_none() || hi.is_none() {
+                                    self.bounds(n, d, *span)?
+                                } else {
+                                    (Expr::int(1, *span), Expr::int(1, *span))
+                                };
+                                subs.push(Sub::Range {
+                                    lo: lo.as_deref().cloned().unwrap_or(dlo),
+                                    hi: hi.as_deref().cloned().unwrap_or(dhi),
+                                    stride: stride.as_deref().cloned(),
+                                });
+                            }
+                            v => {
+                                if self.ty(v).rank > 0 {
+                                    return self
+                                        .err(v.span(), "unsupported construct: vector subscript");
+                                }
+                                subs.push(Sub::Fixed(v.clone()));
+                            }
+                        }
+                    }
+                    Ok(if any_range {
+                        Some(View {
+                            name: n.clone(),
+                            subs,
+                        })
+                    } else {
+                        None
+                    })
+                }
+                _ => Ok(None),
+            },
+            _ => Ok(None),
+        }
+    }
+
+    /// The element of `view` at the iteration point `idx` of the space
+    /// `space` (the ranges of the target).
+    fn element(
+        &self,
+        view: &View,
+        idx: &[Expr],
+        space: &[(Expr, Expr, Option<Expr>)],
+        span: Span,
+    ) -> FrontResult<Expr> {
+        let ranges = view.ranges();
+        if ranges.len() != idx.len() {
+            return self.err(
+                span,
+                format!(
+                    "array '{}' does not conform (rank {} against {})",
+                    view.name,
+                    ranges.len(),
+                    idx.len()
+                ),
+            );
+        }
+        let mut args = Vec::new();
+        let mut k = 0;
+        for s in &view.subs {
+            let v = match s {
+                Sub::Fixed(e) => e.clone(),
+                Sub::Range { lo, stride, .. } => {
+                    let (slo, _, sst) = &space[k];
+                    let i = idx[k].clone();
+                    k += 1;
+                    if lo == slo && stride == sst {
+                        i
+                    } else {
+                        // lo + (i - slo) / sst * stride
+                        let mut off = bin(BinOp::Sub, i, slo.clone(), span);
+                        if let Some(st) = sst {
+                            off = bin(
+                                BinOp::Div,
+                                Expr::Paren(Box::new(off), span),
+                                st.clone(),
+                                span,
+                            );
+                        }
+                        if let Some(st) = stride {
+                            off = bin(
+                                BinOp::Mul,
+                                Expr::Paren(Box::new(off), span),
+                                st.clone(),
+                                span,
+                            );
+                        }
+                        bin(
+                            BinOp::Add,
+                            lo.clone(),
+                            Expr::Paren(Box::new(off), span),
+                            span,
+                        )
+                    }
+                }
+            };
+            args.push(Arg {
+                keyword: None,
+                value: v,
+            });
+        }
+        Ok(Expr::Apply {
+            name: view.name.clone(),
+            args,
+            span,
+        })
+    }
+
+    /// Replaces every array operand of `e` by its element at `idx`.
+    fn elementwise(
+        &self,
+        e: &Expr,
+        idx: &[Expr],
+        space: &[(Expr, Expr, Option<Expr>)],
+        target: Option<&View>,
+    ) -> FrontResult<Expr> {
+        if let Some(v) = self.view(e)? {
+            if let Some(t) = target {
+                if t.name == v.name && !same_view(t, &v) {
+                    return self.err(e.span(), format!("unsupported construct: array assignment reads '{}' through a different section than it writes", v.name));
+                }
+            }
+            return self.element(&v, idx, space, e.span());
+        }
+        Ok(match e {
+            Expr::Apply {
+                name: n,
+                args,
+                span,
+            } if self.prog.var(self.unit, n).is_none() => {
+                let mut new = Vec::new();
+                for a in args {
+                    new.push(Arg {
+                        keyword: a.keyword.clone(),
+                        value: self.elementwise(&a.value, idx, space, target)?,
+                    });
+                }
+                Expr::Apply {
+                    name: n.clone(),
+                    args: new,
+                    span: *span,
+                }
+            }
+            Expr::Unary(op, x, sp) => {
+                Expr::Unary(*op, Box::new(self.elementwise(x, idx, space, target)?), *sp)
+            }
+            Expr::Binary(op, l, r, sp) => Expr::Binary(
+                *op,
+                Box::new(self.elementwise(l, idx, space, target)?),
+                Box::new(self.elementwise(r, idx, space, target)?),
+                *sp,
+            ),
+            Expr::Paren(x, sp) => {
+                Expr::Paren(Box::new(self.elementwise(x, idx, space, target)?), *sp)
+            }
+            other => other.clone(),
+        })
+    }
+
+    /// Nested loops over `space` (first dimension innermost) around `body`.
+    fn loops(
+        &self,
+        vars: &[String],
+        space: &[(Expr, Expr, Option<Expr>)],
+        body: Vec<Stmt>,
+        span: Span,
+    ) -> Vec<Stmt> {
+        let mut inner = body;
+        for (k, (lo, hi, st)) in space.iter().enumerate() {
+            inner = vec![stmt(
+                StmtKind::Do {
+                    construct: None,
+                    control: Some(DoControl {
+                        var: vars[k].clone(),
+                        lo: lo.clone(),
+                        hi: hi.clone(),
+                        step: st.clone(),
+                    }),
+                    body: inner,
+                },
+                span,
+            )];
+        }
+        inner
+    }
+
+    fn array_assign(
+        &mut self,
+        lhs: Expr,
+        rhs: Expr,
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) -> FrontResult<()> {
+        let lhs = self.designator(lhs, out)?;
+        let target = self
+            .view(&lhs)?
+            .ok_or_else(|| FrontError::new(span, "array assignment to a non-array"))?;
+        let space: Vec<(Expr, Expr, Option<Expr>)> = target
+            .ranges()
+            .into_iter()
+            .map(|(l, h, s)| (l.clone(), h.clone(), s.cloned()))
+            .collect();
+        // matmul / transpose on the whole right side.
+        if let Expr::Apply { name: n, args, .. } = &rhs {
+            if (n == "matmul" || n == "transpose") && self.prog.var(self.unit, n).is_none() {
+                return self.matrix_op(n, args.clone(), &target, &space, span, out);
+            }
+        }
+        if let Expr::ArrayCtor(items, _) = rhs {
+            if space.len() != 1 {
+                return self.err(span, "unsupported construct: array constructor assigned to a multi-dimensional array");
+            }
+            let (lo, _, st) = &space[0];
+            for (j, it) in items.into_iter().enumerate() {
+                let mut off = Expr::int(j as i64, span);
+                if let Some(s) = st {
+                    off = bin(BinOp::Mul, off, s.clone(), span);
+                }
+                let idx = bin(BinOp::Add, lo.clone(), off, span);
+                let el = self.element(&target, &[idx], &space, span)?;
+                let v = self.value(it, out)?;
+                out.push(stmt(StmtKind::Assign { lhs: el, rhs: v }, span));
+            }
+            return Ok(());
+        }
+        // Reductions and function calls first, then the elementwise loop.
+        let rhs = self.value(rhs, out)?;
+        let vars: Vec<String> = (0..space.len()).map(|_| self.loop_var(span)).collect();
+        let idx: Vec<Expr> = vars.iter().map(|v| name(v, span)).collect();
+        let el_l = self.element(&target, &idx, &space, span)?;
+        let el_r = self.elementwise(&rhs, &idx, &space, Some(&target))?;
+        let body = vec![stmt(
+            StmtKind::Assign {
+                lhs: el_l,
+                rhs: el_r,
+            },
+            span,
+        )];
+        out.extend(self.loops(&vars, &space, body, span));
+        Ok(())
+    }
+
+    fn matrix_op(
+        &mut self,
+        n: &str,
+        args: Vec<Arg>,
+        target: &View,
+        space: &[(Expr, Expr, Option<Expr>)],
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) -> FrontResult<()> {
+        let views: Vec<View> = args
+            .iter()
+            .map(|a| match &a.value {
+                e @ Expr::Name(..) => self
+                    .view(e)?
+                    .ok_or_else(|| FrontError::new(e.span(), format!("{n} of a non-array"))),
+                e => self.err(
+                    e.span(),
+                    format!("unsupported construct: {n} of an expression (use whole arrays)"),
+                ),
+            })
+            .collect::<FrontResult<_>>()?;
+        if views.iter().any(|v| v.name == target.name) {
+            return self.err(
+                span,
+                format!("unsupported construct: {n} whose result overwrites an argument"),
+            );
+        }
+        let vars: Vec<String> = (0..space.len()).map(|_| self.loop_var(span)).collect();
+        let idx: Vec<Expr> = vars.iter().map(|v| name(v, span)).collect();
+        let el_c = self.element(target, &idx, space, span)?;
+        let ranges = |v: &View| -> Vec<(Expr, Expr, Option<Expr>)> {
+            v.ranges()
+                .into_iter()
+                .map(|(l, h, s)| (l.clone(), h.clone(), s.cloned()))
+                .collect()
+        };
+        let body = if n == "transpose" {
+            let a = &views[0];
+            let ra = ranges(a);
+            if ra.len() != 2 || space.len() != 2 {
+                return self.err(span, "transpose needs rank-2 arrays");
+            }
+            // c(i, j) = a(j, i), aligned by offsets from each lower bound.
+            let i_a = bin(
+                BinOp::Add,
+                ra[0].0.clone(),
+                bin(BinOp::Sub, idx[1].clone(), space[1].0.clone(), span),
+                span,
+            );
+            let j_a = bin(
+                BinOp::Add,
+                ra[1].0.clone(),
+                bin(BinOp::Sub, idx[0].clone(), space[0].0.clone(), span),
+                span,
+            );
+            let el_a = Expr::Apply {
+                name: a.name.clone(),
+                args: vec![
+                    Arg {
+                        keyword: None,
+                        value: i_a,
+                    },
+                    Arg {
+                        keyword: None,
+                        value: j_a,
+                    },
+                ],
+                span,
+            };
+            vec![stmt(
+                StmtKind::Assign {
+                    lhs: el_c,
+                    rhs: el_a,
+                },
+                span,
+            )]
+        } else {
+            if views.len() != 2 {
+                return self.err(span, "matmul needs two arguments");
+            }
+            let (a, b) = (&views[0], &views[1]);
+            let (ra, rb) = (ranges(a), ranges(b));
+            let k = self.loop_var(span);
+            let kk = name(&k, span);
+            // Index of a's last dimension = k; b's first = offset by k.
+            let b_first = bin(
+                BinOp::Add,
+                rb[0].0.clone(),
+                bin(BinOp::Sub, kk.clone(), ra[ra.len() - 1].0.clone(), span),
+                span,
+            );
+            let (el_a, el_b) = match (ra.len(), rb.len()) {
+                (2, 2) => {
+                    let ai = bin(
+                        BinOp::Add,
+                        ra[0].0.clone(),
+                        bin(BinOp::Sub, idx[0].clone(), space[0].0.clone(), span),
+                        span,
+                    );
+                    let bj = bin(
+                        BinOp::Add,
+                        rb[1].0.clone(),
+                        bin(BinOp::Sub, idx[1].clone(), space[1].0.clone(), span),
+                        span,
+                    );
+                    (vec![ai, kk.clone()], vec![b_first, bj])
+                }
+                (2, 1) => {
+                    let ai = bin(
+                        BinOp::Add,
+                        ra[0].0.clone(),
+                        bin(BinOp::Sub, idx[0].clone(), space[0].0.clone(), span),
+                        span,
+                    );
+                    (vec![ai, kk.clone()], vec![b_first])
+                }
+                (1, 2) => {
+                    let bj = bin(
+                        BinOp::Add,
+                        rb[1].0.clone(),
+                        bin(BinOp::Sub, idx[0].clone(), space[0].0.clone(), span),
+                        span,
+                    );
+                    (vec![kk.clone()], vec![b_first, bj])
+                }
+                _ => return self.err(span, "matmul needs rank-1 or rank-2 arrays"),
+            };
+            let mk = |nm: &str, ix: Vec<Expr>| Expr::Apply {
+                name: nm.to_string(),
+                args: ix
+                    .into_iter()
+                    .map(|v| Arg {
+                        keyword: None,
+                        value: v,
+                    })
+                    .collect(),
+                span,
+            };
+            let prod = bin(BinOp::Mul, mk(&a.name, el_a), mk(&b.name, el_b), span);
+            let acc = stmt(
+                StmtKind::Assign {
+                    lhs: el_c.clone(),
+                    rhs: bin(BinOp::Add, el_c.clone(), prod, span),
+                },
+                span,
+            );
+            let (klo, khi, _) = ra[ra.len() - 1].clone();
+            vec![
+                stmt(
+                    StmtKind::Assign {
+                        lhs: el_c,
+                        rhs: Expr::Lit(Literal::Real("0.0d0".into()), span),
+                    },
+                    span,
+                ),
+                stmt(
+                    StmtKind::Do {
+                        construct: None,
+                        control: Some(DoControl {
+                            var: k,
+                            lo: klo,
+                            hi: khi,
+                            step: None,
+                        }),
+                        body: vec![acc],
+                    },
+                    span,
+                ),
+            ]
+        };
+        out.extend(self.loops(&vars, space, body, span));
+        Ok(())
+    }
+
+    /// sum / product / maxval / minval / dot_product over real data become a
+    /// scalar temporary computed by a loop.
+    fn reduction(
+        &mut self,
+        n: &str,
+        args: Vec<Arg>,
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) -> FrontResult<Expr> {
+        if args.iter().any(|a| {
+            a.keyword
+                .as_deref()
+                .is_some_and(|k| k != "array" && k != "vector_a" && k != "vector_b")
+        }) || (n != "dot_product" && args.len() > 1)
+        {
+            return self.err(span, format!("unsupported construct: {n} with dim or mask"));
+        }
+        let mut vals = Vec::new();
+        for a in args {
+            vals.push(self.value(a.value, out)?);
+        }
+        let e_ty = self.ty(&Expr::Apply {
+            name: n.to_string(),
+            args: vals
+                .iter()
+                .map(|v| Arg {
+                    keyword: None,
+                    value: v.clone(),
+                })
+                .collect(),
+            span,
+        });
+        let arg_cat = vals.first().map(|v| self.ty(v).cat).unwrap_or(Cat::Unknown);
+        if !arg_cat.is_real() {
+            // Passive data: keep the intrinsic, opaque.
+            let e = Expr::Apply {
+                name: n.to_string(),
+                args: vals
+                    .into_iter()
+                    .map(|v| Arg {
+                        keyword: None,
+                        value: v,
+                    })
+                    .collect(),
+                span,
+            };
+            let t = self.temp(e_ty.cat, span)?;
+            out.push(stmt(
+                StmtKind::Opaque {
+                    kind: OpaqueKind::PassiveAssign,
+                    text: format!("{t} = {}", unparse::expr(&e)),
+                    reads: vec![e],
+                    writes: vec![name(&t, span)],
+                },
+                span,
+            ));
+            return Ok(name(&t, span));
+        }
+        let elem_src = if n == "dot_product" {
+            if vals.len() != 2 {
+                return self.err(span, "dot_product needs two arguments");
+            }
+            bin(BinOp::Mul, vals[0].clone(), vals[1].clone(), span)
+        } else {
+            vals[0].clone()
+        };
+        // The iteration space comes from the first array operand.
+        let mut first_view = None;
+        let mut search_err = None;
+        elem_src.walk(&mut |x| {
+            if first_view.is_none() && search_err.is_none() {
+                match self.view(x) {
+                    Ok(Some(v)) => first_view = Some(v),
+                    Ok(None) => {}
+                    Err(e) => search_err = Some(e),
+                }
+            }
+        });
+        if let Some(e) = search_err {
+            return Err(e);
+        }
+        let view = first_view.ok_or_else(|| FrontError::new(span, format!("{n} of a scalar")))?;
+        let space: Vec<(Expr, Expr, Option<Expr>)> = view
+            .ranges()
+            .into_iter()
+            .map(|(l, h, s)| (l.clone(), h.clone(), s.cloned()))
+            .collect();
+        let t = self.temp(e_ty.cat, span)?;
+        let tn = name(&t, span);
+        let vars: Vec<String> = (0..space.len()).map(|_| self.loop_var(span)).collect();
+        let idx: Vec<Expr> = vars.iter().map(|v| name(v, span)).collect();
+        let el = self.elementwise(&elem_src, &idx, &space, None)?;
+        let (init, upd) = match n {
+            "sum" | "dot_product" => (Expr::int(0, span), bin(BinOp::Add, tn.clone(), el, span)),
+            "product" => (Expr::int(1, span), bin(BinOp::Mul, tn.clone(), el, span)),
+            "maxval" | "minval" => {
+                let lows: Vec<Expr> = space.iter().map(|(l, _, _)| l.clone()).collect();
+                let first = self.elementwise(&elem_src, &lows, &space, None)?;
+                let f = if n == "maxval" { "max" } else { "min" };
+                (
+                    first,
+                    Expr::Apply {
+                        name: f.into(),
+                        args: vec![
+                            Arg {
+                                keyword: None,
+                                value: tn.clone(),
+                            },
+                            Arg {
+                                keyword: None,
+                                value: el,
+                            },
+                        ],
+                        span,
+                    },
+                )
+            }
+            _ => return self.err(span, format!("internal error: reduction {n}")),
+        };
+        out.push(stmt(
+            StmtKind::Assign {
+                lhs: tn.clone(),
+                rhs: init,
+            },
+            span,
+        ));
+        let body = vec![stmt(
+            StmtKind::Assign {
+                lhs: tn.clone(),
+                rhs: upd,
+            },
+            span,
+        )];
+        out.extend(self.loops(&vars, &space, body, span));
+        Ok(tn)
+    }
+}
+
+fn same_view(a: &View, b: &View) -> bool {
+    a.subs.len() == b.subs.len()
+        && a.subs.iter().zip(&b.subs).all(|(x, y)| match (x, y) {
+            (Sub::Fixed(p), Sub::Fixed(q)) => strip(p) == strip(q),
+            (
+                Sub::Range {
+                    lo: l1,
+                    hi: h1,
+                    stride: s1,
+                },
+                Sub::Range {
+                    lo: l2,
+                    hi: h2,
+                    stride: s2,
+                },
+            ) => {
+                strip(l1) == strip(l2)
+                    && strip(h1) == strip(h2)
+                    && s1.as_ref().map(strip) == s2.as_ref().map(strip)
+            }
+            _ => false,
+        })
+}
+
+/// Expression text without positions, for structural comparison.
+fn strip(e: &Expr) -> String {
+    unparse::expr(e)
+}
+
+fn describe(c: Cat) -> &'static str {
+    match c {
+        Cat::Char => "character",
+        Cat::Derived => "derived-type",
+        Cat::Complex(_) => "complex",
+        Cat::Int => "integer",
+        Cat::Logical => "logical",
+        _ => "passive",
+    }
+}
+
+fn contains_cycle(stmts: &[Stmt], construct: Option<&str>, depth: usize) -> bool {
+    stmts.iter().any(|s| match &s.kind {
+        StmtKind::Cycle(None) => depth == 0,
+        StmtKind::Cycle(Some(n)) => Some(n.as_str()) == construct,
+        StmtKind::Do { body, .. } | StmtKind::DoWhile { body, .. } => {
+            contains_cycle(body, construct, depth + 1)
+        }
+        StmtKind::If { arms, otherwise } => {
+            arms.iter()
+                .any(|(_, b)| contains_cycle(b, construct, depth))
+                || otherwise
+                    .as_ref()
+                    .is_some_and(|b| contains_cycle(b, construct, depth))
+        }
+        StmtKind::Select { cases, .. } => cases
+            .iter()
+            .any(|c| contains_cycle(&c.body, construct, depth)),
+        _ => false,
+    })
+}
+
+/// Replaces dummy names by (parenthesised) actual arguments.
+fn substitute(e: &mut Expr, params: &[String], args: &[Arg]) {
+    match e {
+        Expr::Name(n, sp) => {
+            if let Some(k) = params.iter().position(|p| p == n) {
+                *e = Expr::Paren(Box::new(args[k].value.clone()), *sp);
+            }
+        }
+        Expr::Apply { args: a, .. } => a
+            .iter_mut()
+            .for_each(|x| substitute(&mut x.value, params, args)),
+        Expr::Member { base, args: a, .. } => {
+            substitute(base, params, args);
+            if let Some(a) = a {
+                a.iter_mut()
+                    .for_each(|x| substitute(&mut x.value, params, args));
+            }
+        }
+        Expr::Unary(_, x, _) | Expr::Paren(x, _) => substitute(x, params, args),
+        Expr::Binary(_, l, r, _) => {
+            substitute(l, params, args);
+            substitute(r, params, args);
+        }
+        Expr::Range { lo, hi, stride, .. } => {
+            for x in [lo, hi, stride].into_iter().flatten() {
+                substitute(x, params, args);
+            }
+        }
+        Expr::ArrayCtor(items, _) => items.iter_mut().for_each(|x| substitute(x, params, args)),
+        Expr::Lit(..) => {}
+    }
+}
+
+/// Applies `f` to every top-level expression of a statement, recursively.
+fn map_stmt_exprs(
+    s: &mut Stmt,
+    f: &mut dyn FnMut(&mut Expr) -> FrontResult<()>,
+) -> FrontResult<()> {
+    match &mut s.kind {
+        StmtKind::Assign { lhs, rhs } => {
+            f(lhs)?;
+            f(rhs)
+        }
+        StmtKind::Call { args, .. } => args.iter_mut().try_for_each(|a| f(&mut a.value)),
+        StmtKind::If { arms, otherwise } => {
+            for (c, b) in arms {
+                f(c)?;
+                b.iter_mut().try_for_each(|s| map_stmt_exprs(s, f))?;
+            }
+            if let Some(b) = otherwise {
+                b.iter_mut().try_for_each(|s| map_stmt_exprs(s, f))?;
+            }
+            Ok(())
+        }
+        StmtKind::Do { control, body, .. } => {
+            if let Some(c) = control {
+                f(&mut c.lo)?;
+                f(&mut c.hi)?;
+                if let Some(st) = &mut c.step {
+                    f(st)?;
+                }
+            }
+            body.iter_mut().try_for_each(|s| map_stmt_exprs(s, f))
+        }
+        StmtKind::DoWhile { cond, body, .. } => {
+            f(cond)?;
+            body.iter_mut().try_for_each(|s| map_stmt_exprs(s, f))
+        }
+        StmtKind::Select { selector, cases } => {
+            f(selector)?;
+            for c in cases {
+                c.body.iter_mut().try_for_each(|s| map_stmt_exprs(s, f))?;
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}

@@ -1,0 +1,499 @@
+//! The canonical source: free-form Fortran the back end rebuilds from, with
+//! the `!$oad` tag lines of docs/ARCHITECTURE.md. Declarations are one
+//! entity per statement, user functions are subroutines, the executable
+//! part is the canonical statement list the XAIF describes.
+
+use crate::ast::*;
+use crate::sema::{Binding, Program, Symbol, UnitInfo};
+use crate::unparse::{self, args_text, dims, type_spec};
+use std::fmt::Write;
+
+/// The canonical source of the whole program.
+pub fn emit(prog: &Program) -> String {
+    let mut out = String::new();
+    for (i, u) in prog.units.iter().enumerate() {
+        if u.parent.is_none() && u.interface_of.is_none() {
+            emit_unit(prog, i, 0, &mut out);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+fn ind(level: usize) -> String {
+    "  ".repeat(level)
+}
+
+/// Header keyword and name as the unit appears in the canonical source.
+fn header(u: &UnitInfo) -> (String, String) {
+    let kw = match u.ast.kind {
+        UnitKind::Program => "program",
+        UnitKind::Module => "module",
+        UnitKind::BlockData => "block data",
+        UnitKind::Subroutine | UnitKind::Function => "subroutine",
+    };
+    (kw.to_string(), u.canon_name.clone())
+}
+
+/// Dummy argument names in order (function results last).
+pub fn dummies(u: &UnitInfo) -> Vec<String> {
+    let mut d: Vec<(usize, String)> = u
+        .symbols
+        .iter()
+        .filter_map(|s| s.dummy.map(|p| (p, s.name.clone())))
+        .collect();
+    d.sort();
+    d.into_iter().map(|(_, n)| n).collect()
+}
+
+fn emit_unit(prog: &Program, i: usize, level: usize, out: &mut String) {
+    let u = &prog.units[i];
+    let (kw, name) = header(u);
+    let pad = ind(level);
+    let _ = writeln!(out, "!$oad unit {}", u.tag);
+    let prefixes: String = u.ast.prefixes.iter().map(|p| format!("{p} ")).collect();
+    match u.ast.kind {
+        UnitKind::Program | UnitKind::Module | UnitKind::BlockData => {
+            let _ = writeln!(out, "{pad}{kw} {name}");
+        }
+        _ => {
+            let _ = writeln!(out, "{pad}{prefixes}{kw} {name}({})", dummies(u).join(", "));
+        }
+    }
+    let inner = ind(level + 1);
+    emit_spec(prog, i, level + 1, out);
+    let has_body =
+        matches!(u.ast.kind, UnitKind::Subroutine | UnitKind::Function) && u.interface_of.is_none();
+    if has_body {
+        out.push_str("!$oad body\n");
+    }
+    if u.ast.kind != UnitKind::Module && u.interface_of.is_none() {
+        stmts(prog, &u.ast.body, level + 1, out);
+    }
+    if has_body {
+        out.push_str("!$oad end-body\n");
+    }
+    if !u.contained.is_empty() {
+        let _ = writeln!(out, "{pad}contains");
+        for &c in &u.contained {
+            emit_unit(prog, c, level + 1, out);
+        }
+    }
+    let _ = inner;
+    let _ = writeln!(out, "{pad}end {kw} {name}");
+}
+
+fn emit_spec(prog: &Program, i: usize, level: usize, out: &mut String) {
+    let u = &prog.units[i];
+    let pad = ind(level);
+    let tagged = u.ast.kind != UnitKind::Program;
+    for s in &u.ast.spec {
+        if let SpecStmt::Use {
+            module,
+            only,
+            items,
+            ..
+        } = s
+        {
+            let m = prog.globals.get(module).copied();
+            let item = |(l, r): &(String, String)| -> String {
+                // A module function is now the subroutine oad_s_<name>.
+                if let Some(m) = m {
+                    if let Some(&p) = prog.units[m]
+                        .contained
+                        .iter()
+                        .find(|&&c| prog.units[c].ast.name == *r)
+                    {
+                        return prog.units[p].canon_name.clone();
+                    }
+                    let _ = m;
+                }
+                if l == r {
+                    l.clone()
+                } else {
+                    format!("{l} => {r}")
+                }
+            };
+            if *only {
+                let list: Vec<String> = items.iter().map(item).collect();
+                let _ = writeln!(out, "{pad}use {module}, only: {}", list.join(", "));
+            } else if items.is_empty() {
+                let _ = writeln!(out, "{pad}use {module}");
+            } else {
+                let list: Vec<String> = items.iter().map(item).collect();
+                let _ = writeln!(out, "{pad}use {module}, {}", list.join(", "));
+            }
+        }
+    }
+    if u.implicit_none
+        || u.ast
+            .spec
+            .iter()
+            .any(|s| matches!(s, SpecStmt::ImplicitNone(_)))
+    {
+        let _ = writeln!(out, "{pad}implicit none");
+    }
+    for s in &u.ast.spec {
+        match s {
+            SpecStmt::DefaultAccess(public, _) => {
+                let _ = writeln!(out, "{pad}{}", if *public { "public" } else { "private" });
+            }
+            SpecStmt::DerivedType { text, .. } => {
+                let _ = writeln!(out, "{pad}{}", text.trim());
+            }
+            _ => {}
+        }
+    }
+    // Interface blocks, regenerated (functions inside become subroutines).
+    let ifaces = prog.interfaces_of(i);
+    for s in &u.ast.spec {
+        if let SpecStmt::Interface { generic, .. } = s {
+            let _ = match generic {
+                Some(g) => writeln!(out, "{pad}interface {g}"),
+                None => writeln!(out, "{pad}interface"),
+            };
+            for &b in &ifaces {
+                emit_unit(prog, b, level + 1, out);
+            }
+            let _ = writeln!(out, "{pad}end interface");
+            break;
+        }
+    }
+    for k in decl_order(prog, i) {
+        let sym = &u.symbols[k];
+        if tagged {
+            let _ = writeln!(out, "!$oad decl {}", sym.name);
+        }
+        let _ = writeln!(out, "{pad}{}", decl_text(sym));
+    }
+    // Common blocks, members in order.
+    let mut blocks: Vec<(String, Vec<(usize, String)>)> = Vec::new();
+    for s in &u.symbols {
+        if let Some((b, pos)) = &s.common {
+            match blocks.iter_mut().find(|(n, _)| n == b) {
+                Some((_, m)) => m.push((*pos, s.name.clone())),
+                None => blocks.push((b.clone(), vec![(*pos, s.name.clone())])),
+            }
+        }
+    }
+    for (b, mut members) in blocks {
+        members.sort();
+        let names: Vec<String> = members.into_iter().map(|(_, n)| n).collect();
+        let _ = writeln!(out, "{pad}common /{b}/ {}", names.join(", "));
+    }
+    for s in &u.ast.spec {
+        match s {
+            SpecStmt::SaveAll(_) => {
+                let _ = writeln!(out, "{pad}save");
+            }
+            SpecStmt::Verbatim(t, _) => {
+                let _ = writeln!(out, "{}", t.trim());
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Does this symbol get a declaration (variables and parameters, not
+/// procedure names)?
+fn is_declared_entity(prog: &Program, i: usize, k: usize) -> bool {
+    let u = &prog.units[i];
+    let s = &u.symbols[k];
+    if s.dummy.is_some()
+        || s.parameter
+        || s.dims.is_some()
+        || s.common.is_some()
+        || s.temp
+        || s.init.is_some()
+    {
+        return true;
+    }
+    if s.intrinsic_attr || s.external {
+        return false;
+    }
+    // `real f` naming a function defined elsewhere, or a statement function.
+    if u.ast
+        .spec
+        .iter()
+        .any(|x| matches!(x, SpecStmt::StmtFunction { name, .. } if *name == s.name))
+    {
+        return false;
+    }
+    !matches!(
+        prog.resolve(i, &s.name),
+        Some(Binding::Proc(_)) | Some(Binding::Intrinsic)
+    )
+}
+
+/// Declaration order: every entity after the ones its kind, length, bounds
+/// and initial value refer to; otherwise the order of the symbol table.
+pub fn decl_order(prog: &Program, i: usize) -> Vec<usize> {
+    let u = &prog.units[i];
+    let n = u.symbols.len();
+    let mut state = vec![0u8; n];
+    let mut order = Vec::new();
+    fn deps(u: &UnitInfo, s: &Symbol) -> Vec<usize> {
+        let mut names = Vec::new();
+        let mut collect = |e: &Expr| {
+            e.walk(&mut |x| {
+                if let Expr::Name(nm, _) | Expr::Apply { name: nm, .. } = x {
+                    names.push(nm.clone());
+                }
+            })
+        };
+        if let Some(k) = &s.ty.kind {
+            collect(k);
+        }
+        if let Some(l) = &s.ty.len {
+            collect(l);
+        }
+        if let Some(l) = &s.char_len {
+            collect(l);
+        }
+        if let Some(init) = &s.init {
+            collect(init);
+        }
+        for d in s.dims.iter().flatten() {
+            match d {
+                DimSpec::Explicit { lo, hi } => {
+                    if let Some(l) = lo {
+                        collect(l);
+                    }
+                    collect(hi);
+                }
+                DimSpec::Colon { lo: Some(l) } | DimSpec::AssumedSize { lo: Some(l) } => collect(l),
+                _ => {}
+            }
+        }
+        names
+            .iter()
+            .filter_map(|nm| u.lookup_local(nm))
+            .filter(|&k| u.symbols[k].name != s.name)
+            .collect()
+    }
+    fn visit(u: &UnitInfo, k: usize, state: &mut [u8], order: &mut Vec<usize>) {
+        if state[k] != 0 {
+            return;
+        }
+        state[k] = 1;
+        for d in deps(u, &u.symbols[k]) {
+            visit(u, d, state, order);
+        }
+        state[k] = 2;
+        order.push(k);
+    }
+    // Implicitly typed scalars first, then the declared ones in order.
+    let mut roots: Vec<usize> = (0..n).filter(|&k| !u.symbols[k].explicit_type).collect();
+    roots.extend((0..n).filter(|&k| u.symbols[k].explicit_type));
+    for k in roots {
+        visit(u, k, &mut state, &mut order);
+    }
+    order
+        .into_iter()
+        .filter(|&k| is_declared_entity(prog, i, k))
+        .collect()
+}
+
+/// `type-spec[, attributes] :: NAME[(dims)][ = init]`.
+pub fn decl_text(s: &Symbol) -> String {
+    let mut ty = s.ty.clone();
+    if let Some(l) = &s.char_len {
+        ty.len = Some(l.clone());
+        ty.len_star = false;
+    }
+    let mut t = type_spec(&ty);
+    let mut attrs = Vec::new();
+    if s.parameter {
+        attrs.push("parameter".to_string());
+    }
+    if let Some(i) = &s.intent {
+        attrs.push(
+            match i {
+                Intent::In => "intent(in)",
+                Intent::Out => "intent(out)",
+                Intent::InOut => "intent(inout)",
+            }
+            .to_string(),
+        );
+    }
+    if s.optional {
+        attrs.push("optional".into());
+    }
+    if s.allocatable {
+        attrs.push("allocatable".into());
+    }
+    if s.pointer {
+        attrs.push("pointer".into());
+    }
+    if s.target {
+        attrs.push("target".into());
+    }
+    if s.save && !s.parameter && s.dummy.is_none() && s.common.is_none() {
+        attrs.push("save".into());
+    }
+    match s.access {
+        Some(true) => attrs.push("public".into()),
+        Some(false) => attrs.push("private".into()),
+        None => {}
+    }
+    for a in attrs {
+        t.push_str(", ");
+        t.push_str(&a);
+    }
+    t.push_str(" :: ");
+    t.push_str(&s.name);
+    if let Some(d) = &s.dims {
+        let _ = write!(t, "({})", dims(d));
+    }
+    if let Some(init) = &s.init {
+        let _ = write!(t, " = {}", unparse::expr(init));
+    }
+    t
+}
+
+fn stmts(prog: &Program, body: &[Stmt], level: usize, out: &mut String) {
+    for s in body {
+        stmt(prog, s, level, out);
+    }
+}
+
+fn stmt(prog: &Program, s: &Stmt, level: usize, out: &mut String) {
+    let pad = ind(level);
+    let label = s
+        .label
+        .as_ref()
+        .map(|l| format!("{l} "))
+        .unwrap_or_default();
+    match &s.kind {
+        StmtKind::Assign { lhs, rhs } => {
+            let _ = writeln!(
+                out,
+                "{pad}{label}{} = {}",
+                unparse::expr(lhs),
+                unparse::expr(rhs)
+            );
+        }
+        StmtKind::Call { name, args } => {
+            let _ = writeln!(out, "{pad}{label}call {name}({})", args_text(args));
+        }
+        StmtKind::If { arms, otherwise } => {
+            for (k, (c, b)) in arms.iter().enumerate() {
+                if k == 0 {
+                    let _ = writeln!(out, "{pad}{label}if ({}) then", unparse::expr(c));
+                } else {
+                    let _ = writeln!(out, "{pad}else if ({}) then", unparse::expr(c));
+                }
+                stmts(prog, b, level + 1, out);
+            }
+            if let Some(b) = otherwise {
+                let _ = writeln!(out, "{pad}else");
+                stmts(prog, b, level + 1, out);
+            }
+            let _ = writeln!(out, "{pad}end if");
+        }
+        StmtKind::Do {
+            construct,
+            control,
+            body,
+        } => {
+            let cn = construct
+                .as_ref()
+                .map(|c| format!("{c}: "))
+                .unwrap_or_default();
+            match control {
+                Some(c) => {
+                    let step = c
+                        .step
+                        .as_ref()
+                        .map(|s| format!(", {}", unparse::expr(s)))
+                        .unwrap_or_default();
+                    let _ = writeln!(
+                        out,
+                        "{pad}{label}{cn}do {} = {}, {}{step}",
+                        c.var,
+                        unparse::expr(&c.lo),
+                        unparse::expr(&c.hi)
+                    );
+                }
+                None => {
+                    let _ = writeln!(out, "{pad}{label}{cn}do");
+                }
+            }
+            stmts(prog, body, level + 1, out);
+            let _ = writeln!(
+                out,
+                "{pad}end do{}",
+                construct
+                    .as_ref()
+                    .map(|c| format!(" {c}"))
+                    .unwrap_or_default()
+            );
+        }
+        StmtKind::DoWhile {
+            construct,
+            cond,
+            body,
+        } => {
+            let cn = construct
+                .as_ref()
+                .map(|c| format!("{c}: "))
+                .unwrap_or_default();
+            let _ = writeln!(out, "{pad}{label}{cn}do while ({})", unparse::expr(cond));
+            stmts(prog, body, level + 1, out);
+            let _ = writeln!(
+                out,
+                "{pad}end do{}",
+                construct
+                    .as_ref()
+                    .map(|c| format!(" {c}"))
+                    .unwrap_or_default()
+            );
+        }
+        StmtKind::Select { selector, cases } => {
+            let _ = writeln!(out, "{pad}{label}select case ({})", unparse::expr(selector));
+            for c in cases {
+                match &c.values {
+                    None => {
+                        let _ = writeln!(out, "{pad}case default");
+                    }
+                    Some(v) => {
+                        let _ = writeln!(
+                            out,
+                            "{pad}case ({})",
+                            v.iter().map(unparse::expr).collect::<Vec<_>>().join(", ")
+                        );
+                    }
+                }
+                stmts(prog, &c.body, level + 1, out);
+            }
+            let _ = writeln!(out, "{pad}end select");
+        }
+        StmtKind::Exit(n) => {
+            let _ = writeln!(
+                out,
+                "{pad}{label}exit{}",
+                n.as_ref().map(|c| format!(" {c}")).unwrap_or_default()
+            );
+        }
+        StmtKind::Cycle(n) => {
+            let _ = writeln!(
+                out,
+                "{pad}{label}cycle{}",
+                n.as_ref().map(|c| format!(" {c}")).unwrap_or_default()
+            );
+        }
+        StmtKind::Goto(l) => {
+            let _ = writeln!(out, "{pad}{label}goto {l}");
+        }
+        StmtKind::Continue => {
+            let _ = writeln!(out, "{pad}{label}continue");
+        }
+        StmtKind::Return => {
+            let _ = writeln!(out, "{pad}{label}return");
+        }
+        StmtKind::Opaque { text, .. } => {
+            let _ = writeln!(out, "!$oad stmt {}", s.id);
+            let _ = writeln!(out, "{pad}{label}{}", text.trim());
+        }
+    }
+}

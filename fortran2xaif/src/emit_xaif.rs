@@ -1,0 +1,957 @@
+//! XAIF emission: scopes and symbol tables, the analysis maps, one control
+//! flow graph per subprogram, call graph edges; expression graphs in the
+//! style of the reference examples.
+
+use crate::analysis::ir::StmtId;
+use crate::analysis::Results;
+use crate::ast::*;
+use crate::cfg::{Cfg, NodeKind};
+use crate::emit_canon::dummies;
+use crate::intrinsics;
+use crate::lower::Lowered;
+use crate::sema::{Binding, Cat, Program, Ty};
+use crate::unparse;
+use std::collections::HashMap;
+use xaif_schema::model as x;
+
+pub struct Emitter<'a> {
+    pub prog: &'a Program,
+    pub lowered: &'a mut Lowered,
+    pub results: &'a Results,
+    /// Front-end unit → scope id.
+    pub scope_of: HashMap<usize, u64>,
+    /// Original line numbers, by (file, normalised line).
+    pub line_of: &'a dyn Fn(Span) -> u64,
+}
+
+fn symbol_type(c: Cat) -> x::SymbolType {
+    match c {
+        Cat::Int => x::SymbolType::Integer,
+        Cat::Real(_) => x::SymbolType::Real,
+        Cat::Complex(_) => x::SymbolType::Complex,
+        Cat::Logical => x::SymbolType::Bool,
+        Cat::Char => x::SymbolType::String,
+        Cat::Derived | Cat::Unknown => x::SymbolType::Opaque,
+    }
+}
+
+fn shape(rank: usize) -> x::SymbolShape {
+    x::SymbolShape::from_rank(rank).unwrap_or(x::SymbolShape::SevenTensor)
+}
+
+fn stmt_name(id: usize) -> String {
+    format!("s{id}")
+}
+
+/// Builds the XAIF call graph of the program.
+pub fn emit(
+    e: &mut Emitter,
+    cfgs: &[(usize, Cfg)],
+    program_name: &str,
+) -> FrontResult<x::CallGraph> {
+    let prog = e.prog;
+    let mut scopes = Vec::new();
+    let mut scope_edges = Vec::new();
+    // Scope 1: global, with every top-level subroutine.
+    let mut global = Vec::new();
+    for (i, u) in prog.units.iter().enumerate() {
+        if u.parent.is_none()
+            && u.interface_of.is_none()
+            && matches!(u.ast.kind, UnitKind::Subroutine | UnitKind::Function)
+        {
+            global.push(proc_symbol(e, i));
+        }
+    }
+    scopes.push(x::Scope {
+        vertex_id: "1".into(),
+        annotation: "global".into(),
+        symbol_tables: vec![x::SymbolTable { symbols: global }],
+    });
+    // One scope per unit, parents first (units are stored parents first).
+    for (i, u) in prog.units.iter().enumerate() {
+        let id = scopes.len() as u64 + 1;
+        e.scope_of.insert(i, id);
+        let parent = match (u.parent, u.interface_of) {
+            (Some(p), _) | (None, Some(p)) => e.scope_of.get(&p).copied().unwrap_or(1),
+            _ => 1,
+        };
+        let mut symbols = Vec::new();
+        for (k, s) in u.symbols.iter().enumerate() {
+            if !is_variable_symbol(prog, i, k) {
+                continue;
+            }
+            let cat = prog.cat_of(i, &s.ty);
+            let active = match e.lowered.locs.get(&(i, k)) {
+                Some(l) => {
+                    e.results.activity.declared_active.contains(l.index())
+                        || (e.results.activity.conservative && cat.is_real() && !s.parameter)
+                }
+                None => false,
+            } && matches!(cat, Cat::Real(_))
+                && !s.parameter;
+            let mut bounds = Vec::new();
+            if let Some(d) = &s.dims {
+                for dim in d {
+                    match dim {
+                        DimSpec::Explicit { lo, hi } => {
+                            let l = lo.as_ref().map_or(Some(1), |l| prog.const_int(i, l));
+                            let h = prog.const_int(i, hi);
+                            match (l, h) {
+                                (Some(l), Some(h)) => {
+                                    bounds.push(x::DimensionBounds { lower: l, upper: h })
+                                }
+                                _ => {
+                                    bounds.clear();
+                                    break;
+                                }
+                            }
+                        }
+                        _ => {
+                            bounds.clear();
+                            break;
+                        }
+                    }
+                }
+                if bounds.len() != d.len() {
+                    bounds.clear();
+                }
+            }
+            symbols.push(x::Symbol {
+                symbol_id: s.name.clone(),
+                kind: x::SymbolKind::Variable,
+                type_: symbol_type(cat),
+                fe_type: unparse::type_spec(&s.ty),
+                shape: shape(s.rank()),
+                active,
+                temp: s.temp,
+                pointer: s.pointer,
+                annotation: String::new(),
+                dimension_bounds: bounds,
+            });
+        }
+        for &c in &u.contained {
+            symbols.push(proc_symbol(e, c));
+        }
+        scopes.push(x::Scope {
+            vertex_id: id.to_string(),
+            annotation: format!("unit:{}", u.tag),
+            symbol_tables: vec![x::SymbolTable { symbols }],
+        });
+        scope_edges.push(x::Edge {
+            edge_id: (scope_edges.len() + 1).to_string(),
+            source: id.to_string(),
+            target: parent.to_string(),
+            annotation: String::new(),
+        });
+    }
+    let mut vertices = Vec::new();
+    let mut cg_ids: HashMap<usize, String> = HashMap::new();
+    for (k, (u, _)) in cfgs.iter().enumerate() {
+        cg_ids.insert(*u, (k + 1).to_string());
+    }
+    let mut cg_edges = Vec::new();
+    for (k, (u, cfg)) in cfgs.iter().enumerate() {
+        let g = cfg_xaif(e, *u, cfg, &(k + 1).to_string())?;
+        // Call graph edges caller → callee, once per pair.
+        let mut seen = std::collections::HashSet::new();
+        for node in &cfg.nodes {
+            if let NodeKind::Block(stmts) = &node.kind {
+                for s in stmts {
+                    if let StmtKind::Call { name, .. } = &s.kind {
+                        if let Some(p) = callee_unit(prog, *u, name) {
+                            if let Some(t) = cg_ids.get(&p) {
+                                if seen.insert(t.clone()) {
+                                    cg_edges.push(x::Edge {
+                                        edge_id: (cg_edges.len() + 1).to_string(),
+                                        source: (k + 1).to_string(),
+                                        target: t.clone(),
+                                        annotation: String::new(),
+                                    });
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        vertices.push(x::CallGraphVertex::ControlFlowGraph(g));
+    }
+    let name_of = |s: StmtId| stmt_name(s.0 as usize);
+    let mut alias_set_map = e.results.alias.alias_set_map();
+    if !alias_set_map.sets.iter().any(|s| s.key == 0) {
+        alias_set_map.sets.insert(
+            0,
+            x::AliasSet {
+                key: 0,
+                ranges: vec![x::AliasRange {
+                    from_virtual_address: 1,
+                    to_virtual_address: 1,
+                    partial: true,
+                }],
+            },
+        );
+    }
+    let mut duud = e.results.du_ud.duud_set_map(name_of);
+    if !duud.sets.iter().any(|s| s.key == 0) {
+        duud.sets.insert(
+            0,
+            x::StmtIdSet {
+                key: 0,
+                statement_ids: vec![],
+            },
+        );
+    }
+    let mut doset = e.results.du_ud.do_set_map(name_of);
+    if !doset.sets.iter().any(|s| s.key == 0) {
+        doset.sets.insert(
+            0,
+            x::StmtIdSet {
+                key: 0,
+                statement_ids: vec![],
+            },
+        );
+    }
+    Ok(x::CallGraph {
+        program_name: Some(program_name.to_string()),
+        prefix: "oad_".into(),
+        scope_hierarchy: x::ScopeHierarchy {
+            scopes,
+            edges: scope_edges,
+        },
+        alias_set_map,
+        duud_set_map: duud,
+        do_set_map: doset,
+        vertices,
+        edges: cg_edges,
+    })
+}
+
+fn callee_unit(prog: &Program, u: usize, name: &str) -> Option<usize> {
+    match prog.resolve(u, name) {
+        Some(Binding::Proc(p)) => Some(p),
+        _ => prog.units.iter().position(|x| {
+            x.canon_name == name
+                && x.interface_of.is_none()
+                && matches!(x.ast.kind, UnitKind::Subroutine | UnitKind::Function)
+        }),
+    }
+}
+
+fn proc_symbol(e: &Emitter, p: usize) -> x::Symbol {
+    let active = e
+        .lowered
+        .unit_ids
+        .get(&p)
+        .is_some_and(|u| e.results.activity.is_active_unit(*u));
+    x::Symbol {
+        symbol_id: e.prog.units[p].canon_name.clone(),
+        kind: x::SymbolKind::Subroutine,
+        type_: x::SymbolType::Void,
+        fe_type: String::new(),
+        shape: x::SymbolShape::Scalar,
+        active,
+        temp: false,
+        pointer: false,
+        annotation: String::new(),
+        dimension_bounds: vec![],
+    }
+}
+
+/// Symbols that describe storage (not procedure names).
+fn is_variable_symbol(prog: &Program, i: usize, k: usize) -> bool {
+    let s = &prog.units[i].symbols[k];
+    if s.dummy.is_some() || s.temp || s.dims.is_some() || s.parameter || s.common.is_some() {
+        return true;
+    }
+    if s.external || s.intrinsic_attr {
+        return false;
+    }
+    !matches!(
+        prog.resolve(i, &s.name),
+        Some(Binding::Proc(_)) | Some(Binding::Intrinsic) | Some(Binding::StmtFunction(..))
+    )
+}
+
+struct ExprBuilder {
+    expr: x::Expression,
+    next: usize,
+}
+
+impl ExprBuilder {
+    fn new() -> Self {
+        ExprBuilder {
+            expr: x::Expression::default(),
+            next: 0,
+        }
+    }
+    fn id(&mut self) -> String {
+        self.next += 1;
+        self.next.to_string()
+    }
+    fn edge(&mut self, from: &str, to: &str, pos: usize) {
+        let id = (self.expr.edges.len() + 1).to_string();
+        self.expr.edges.push(x::ExpressionEdge {
+            edge_id: id,
+            source: from.into(),
+            target: to.into(),
+            position: pos as i64,
+            annotation: String::new(),
+        });
+    }
+}
+
+/// How a variable reference is used, for its activity and du/ud keys.
+#[derive(Clone, Copy)]
+enum RefUse {
+    Read(usize),
+    Def(usize),
+    None,
+}
+
+impl<'a> Emitter<'a> {
+    fn constant(&self, lit: &Literal, vid: String) -> x::Constant {
+        let (t, v) = match lit {
+            Literal::Int(t) => (x::ConstantType::Integer, t.clone()),
+            Literal::Real(t) => {
+                let lt = t.to_ascii_lowercase();
+                let double = lt.contains('d') || lt.ends_with("_8");
+                (
+                    if double {
+                        x::ConstantType::Double
+                    } else {
+                        x::ConstantType::Real
+                    },
+                    t.clone(),
+                )
+            }
+            Literal::Logical(b) => (
+                x::ConstantType::Bool,
+                if *b {
+                    ".true.".into()
+                } else {
+                    ".false.".into()
+                },
+            ),
+            Literal::Str(t) => (x::ConstantType::String, t.clone()),
+            Literal::Complex(t) => (x::ConstantType::Real, t.clone()),
+        };
+        x::Constant {
+            vertex_id: vid,
+            annotation: String::new(),
+            type_: t,
+            fe_type: String::new(),
+            value: v,
+        }
+    }
+
+    /// A variable reference graph: symbol, then an array element.
+    fn var_ref(
+        &mut self,
+        u: usize,
+        e: &Expr,
+        vid: String,
+        how: RefUse,
+    ) -> FrontResult<x::VariableReference> {
+        let (name, args, span) = match e {
+            Expr::Name(n, s) => (n, None, *s),
+            Expr::Apply { name, args, span } => (name, Some(args), *span),
+            _ => {
+                return Err(FrontError::new(
+                    e.span(),
+                    "internal error: not a variable reference",
+                ))
+            }
+        };
+        let (owner, sym) = self
+            .prog
+            .var(u, name)
+            .ok_or_else(|| FrontError::new(span, format!("'{name}' is not a variable")))?;
+        let scope = *self.scope_of.get(&owner).unwrap_or(&1);
+        let s = self.prog.symbol(owner, sym);
+        let loc = if s.parameter {
+            None
+        } else {
+            Some(self.lowered.loc(self.prog, owner, sym))
+        };
+        let (active, du_ud) = match (how, loc) {
+            (RefUse::Read(st), Some(l)) => {
+                let a = self.results.activity.is_active_use(StmtId(st as u32), l);
+                (
+                    if a {
+                        x::ActiveUse::True
+                    } else {
+                        x::ActiveUse::False
+                    },
+                    self.results.du_ud.use_key(StmtId(st as u32), l) as i64,
+                )
+            }
+            (RefUse::Def(st), Some(l)) => {
+                let a = self.results.activity.is_active_def(StmtId(st as u32), l);
+                (
+                    if a {
+                        x::ActiveUse::True
+                    } else {
+                        x::ActiveUse::False
+                    },
+                    self.results.du_ud.def_key(StmtId(st as u32), l) as i64,
+                )
+            }
+            (_, None) => (x::ActiveUse::False, 0),
+            _ => (x::ActiveUse::Undefined, 0),
+        };
+        let alias = loc.map_or(0, |l| self.results.alias.key_of(l) as i64);
+        let mut r = x::VariableReference {
+            vertex_id: vid,
+            active,
+            alias,
+            du_ud,
+            constant: s.parameter,
+            ..x::VariableReference::default()
+        };
+        r.vertices.push(x::VariableReferenceVertex::SymbolReference(
+            x::SymbolReference {
+                vertex_id: "1".into(),
+                annotation: String::new(),
+                symbol_id: s.name.clone(),
+                scope_id: scope,
+                properties: vec![],
+            },
+        ));
+        if let Some(args) = args {
+            let mut triplets = Vec::new();
+            for a in args {
+                let t = match &a.value {
+                    Expr::Range { lo, hi, stride, .. } => {
+                        let f = |me: &mut Self,
+                                 v: &Option<Box<Expr>>|
+                         -> FrontResult<Option<x::Expression>> {
+                            v.as_ref()
+                                .map(|b| me.expression(u, b, RefUse::None))
+                                .transpose()
+                        };
+                        x::IndexTriplet {
+                            index: f(self, lo)?,
+                            bound: f(self, hi)?,
+                            stride: f(self, stride)?,
+                        }
+                    }
+                    v => x::IndexTriplet {
+                        index: Some(self.expression(u, v, RefUse::None)?),
+                        bound: None,
+                        stride: None,
+                    },
+                };
+                triplets.push(t);
+            }
+            r.vertices
+                .push(x::VariableReferenceVertex::ArrayElementReference(
+                    x::ArrayElementReference {
+                        vertex_id: "2".into(),
+                        annotation: String::new(),
+                        index_triplets: triplets,
+                    },
+                ));
+            r.edges.push(x::Edge {
+                edge_id: "1".into(),
+                source: "1".into(),
+                target: "2".into(),
+                annotation: String::new(),
+            });
+        }
+        Ok(r)
+    }
+
+    /// An expression graph (reads attributed to statement `how`).
+    fn expression(&mut self, u: usize, e: &Expr, how: RefUse) -> FrontResult<x::Expression> {
+        let mut b = ExprBuilder::new();
+        self.expr_into(u, e, how, &mut b)?;
+        Ok(b.expr)
+    }
+
+    fn expr_into(
+        &mut self,
+        u: usize,
+        e: &Expr,
+        how: RefUse,
+        b: &mut ExprBuilder,
+    ) -> FrontResult<String> {
+        match e {
+            Expr::Lit(l, _) => {
+                let id = b.id();
+                let c = self.constant(l, id.clone());
+                b.expr.vertices.push(x::ExpressionVertex::Constant(c));
+                Ok(id)
+            }
+            Expr::Name(..) => {
+                let id = b.id();
+                let r = self.var_ref(u, e, id.clone(), how)?;
+                b.expr
+                    .vertices
+                    .push(x::ExpressionVertex::VariableReference(r));
+                Ok(id)
+            }
+            Expr::Apply { name, args, span } => {
+                match self.prog.resolve(u, name) {
+                    Some(Binding::Var { .. }) => {
+                        let id = b.id();
+                        let r = self.var_ref(u, e, id.clone(), how)?;
+                        b.expr
+                            .vertices
+                            .push(x::ExpressionVertex::VariableReference(r));
+                        Ok(id)
+                    }
+                    Some(Binding::Proc(_)) | Some(Binding::StmtFunction(..)) => {
+                        Err(FrontError::new(
+                            *span,
+                            format!("internal error: function '{name}' left in an expression"),
+                        ))
+                    }
+                    _ => {
+                        let xname = intrinsics::xaif_name(name).ok_or_else(|| FrontError::new(*span, format!("unsupported construct: intrinsic '{name}' in the numerical core")))?;
+                        // Kind arguments are not operands.
+                        let keep = match xname {
+                            "int_scal" | "nint_scal" | "aint_scal" | "anint_scal"
+                            | "floor_scal" | "ceiling_scal" | "real_scal" => 1,
+                            _ => args.len(),
+                        };
+                        let inquiry = matches!(xname, "size" | "lbound" | "ubound");
+                        let arg_how = if inquiry { RefUse::None } else { how };
+                        let mut ids = Vec::new();
+                        for a in args.iter().take(keep) {
+                            ids.push(self.expr_into(u, &a.value, arg_how, b)?);
+                        }
+                        let id = b.id();
+                        let t: Ty = self.prog.type_of(u, e);
+                        b.expr
+                            .vertices
+                            .push(x::ExpressionVertex::Intrinsic(x::Intrinsic {
+                                vertex_id: id.clone(),
+                                annotation: String::new(),
+                                name: xname.to_string(),
+                                type_: "inlinable".into(),
+                                r_type: symbol_type(t.cat),
+                                r_shape: x::SymbolShape::Scalar,
+                            }));
+                        for (k, a) in ids.iter().enumerate() {
+                            b.edge(a, &id, k + 1);
+                        }
+                        Ok(id)
+                    }
+                }
+            }
+            Expr::Paren(x, _) | Expr::Unary(UnOp::Plus, x, _) => self.expr_into(u, x, how, b),
+            Expr::Unary(op, a, _) => {
+                let aid = self.expr_into(u, a, how, b)?;
+                let id = b.id();
+                match op {
+                    UnOp::Neg => {
+                        let t = self.prog.type_of(u, e);
+                        b.expr
+                            .vertices
+                            .push(x::ExpressionVertex::Intrinsic(x::Intrinsic {
+                                vertex_id: id.clone(),
+                                annotation: String::new(),
+                                name: "minus_scal".into(),
+                                type_: "inlinable".into(),
+                                r_type: symbol_type(t.cat),
+                                r_shape: x::SymbolShape::Scalar,
+                            }));
+                    }
+                    _ => b.expr.vertices.push(x::ExpressionVertex::BooleanOperation(
+                        x::BooleanOperation {
+                            vertex_id: id.clone(),
+                            annotation: String::new(),
+                            name: x::BooleanOp::Not,
+                        },
+                    )),
+                }
+                b.edge(&aid, &id, 1);
+                Ok(id)
+            }
+            Expr::Binary(op, l, r, sp) => {
+                let lid = self.expr_into(u, l, how, b)?;
+                let rid = self.expr_into(u, r, how, b)?;
+                let id = b.id();
+                let bool_op = match op {
+                    BinOp::Lt => Some(x::BooleanOp::LessThan),
+                    BinOp::Le => Some(x::BooleanOp::LessOrEqual),
+                    BinOp::Gt => Some(x::BooleanOp::GreaterThan),
+                    BinOp::Ge => Some(x::BooleanOp::GreaterOrEqual),
+                    BinOp::Eq | BinOp::Eqv => Some(x::BooleanOp::Equal),
+                    BinOp::Ne | BinOp::Neqv => Some(x::BooleanOp::NotEqual),
+                    BinOp::And => Some(x::BooleanOp::And),
+                    BinOp::Or => Some(x::BooleanOp::Or),
+                    _ => None,
+                };
+                match bool_op {
+                    Some(bo) => b.expr.vertices.push(x::ExpressionVertex::BooleanOperation(
+                        x::BooleanOperation {
+                            vertex_id: id.clone(),
+                            annotation: String::new(),
+                            name: bo,
+                        },
+                    )),
+                    None => {
+                        let name = match op {
+                            BinOp::Add => "add_scal_scal",
+                            BinOp::Sub => "sub_scal_scal",
+                            BinOp::Mul => "mul_scal_scal",
+                            BinOp::Div => "div_scal_scal",
+                            BinOp::Pow => "pow_scal_scal",
+                            _ => return Err(FrontError::new(*sp, "unsupported construct: character concatenation in the numerical core")),
+                        };
+                        let t = self.prog.type_of(u, e);
+                        b.expr
+                            .vertices
+                            .push(x::ExpressionVertex::Intrinsic(x::Intrinsic {
+                                vertex_id: id.clone(),
+                                annotation: String::new(),
+                                name: name.into(),
+                                type_: "inlinable".into(),
+                                r_type: symbol_type(t.cat),
+                                r_shape: x::SymbolShape::Scalar,
+                            }));
+                    }
+                }
+                b.edge(&lid, &id, 1);
+                b.edge(&rid, &id, 2);
+                Ok(id)
+            }
+            Expr::Member { span, .. } => Err(FrontError::new(
+                *span,
+                "unsupported construct: derived-type component in the numerical core",
+            )),
+            Expr::Range { span, .. } => Err(FrontError::new(
+                *span,
+                "unsupported construct: array section in an expression",
+            )),
+            Expr::ArrayCtor(_, span) => Err(FrontError::new(
+                *span,
+                "unsupported construct: array constructor in an expression",
+            )),
+        }
+    }
+
+    fn assignment(
+        &mut self,
+        u: usize,
+        id: usize,
+        lhs: &Expr,
+        rhs: &Expr,
+        line: u64,
+    ) -> FrontResult<x::Assignment> {
+        let l = self.var_ref(u, lhs, "1".into(), RefUse::Def(id))?;
+        let r = self.expression(u, rhs, RefUse::Read(id))?;
+        let do_chain = match self.prog.var(
+            u,
+            match lhs {
+                Expr::Name(n, _) | Expr::Apply { name: n, .. } => n,
+                _ => "",
+            },
+        ) {
+            Some((o, s)) => {
+                let loc = self.lowered.loc(self.prog, o, s);
+                self.results.du_ud.do_key(StmtId(id as u32), loc) as i64
+            }
+            None => 0,
+        };
+        Ok(x::Assignment {
+            statement_id: stmt_name(id),
+            do_chain,
+            line_number: line,
+            lhs: x::AssignmentLhs {
+                reference: l,
+                live: true,
+            },
+            rhs: r,
+        })
+    }
+
+    fn element(&mut self, u: usize, s: &Stmt) -> FrontResult<x::BasicBlockElement> {
+        let line = (self.line_of)(s.span);
+        Ok(match &s.kind {
+            StmtKind::Assign { lhs, rhs } => {
+                x::BasicBlockElement::Assignment(self.assignment(u, s.id, lhs, rhs, line)?)
+            }
+            StmtKind::Call { name, args } => {
+                let p = callee_unit(self.prog, u, name);
+                let (formals, scope, sym) = match p {
+                    Some(p) => {
+                        let scope = match self.prog.units[p].parent {
+                            Some(h) => *self.scope_of.get(&h).unwrap_or(&1),
+                            None => 1,
+                        };
+                        (
+                            dummies(&self.prog.units[p]),
+                            scope,
+                            self.prog.units[p].canon_name.clone(),
+                        )
+                    }
+                    None => (Vec::new(), 1, name.clone()),
+                };
+                let mut xargs = Vec::new();
+                for (k, a) in args.iter().enumerate() {
+                    let pos = match &a.keyword {
+                        Some(kw) => formals.iter().position(|f| f == kw).ok_or_else(|| {
+                            FrontError::new(
+                                s.span,
+                                format!("'{kw}' is not a dummy argument of '{name}'"),
+                            )
+                        })?,
+                        None => k,
+                    };
+                    let value = match &a.value {
+                        Expr::Lit(l, _) => x::ArgumentValue::Constant(self.constant(l, "1".into())),
+                        v => {
+                            let mut r = self.var_ref(u, v, "1".into(), RefUse::Read(s.id))?;
+                            // An actual argument may be defined by the call too.
+                            if r.active == x::ActiveUse::False {
+                                if let Some((o, sy)) = self.prog.var(
+                                    u,
+                                    match v {
+                                        Expr::Name(n, _) | Expr::Apply { name: n, .. } => n,
+                                        _ => "",
+                                    },
+                                ) {
+                                    let l = self.lowered.loc(self.prog, o, sy);
+                                    if self.results.activity.is_active_def(StmtId(s.id as u32), l) {
+                                        r.active = x::ActiveUse::True;
+                                    }
+                                }
+                            }
+                            x::ArgumentValue::Variable(r)
+                        }
+                    };
+                    xargs.push(x::Argument {
+                        position: pos as u64 + 1,
+                        annotation: String::new(),
+                        value,
+                    });
+                }
+                let active = if self.results.activity.is_active_stmt(StmtId(s.id as u32)) {
+                    x::ActiveUse::True
+                } else {
+                    x::ActiveUse::False
+                };
+                x::BasicBlockElement::SubroutineCall(x::SubroutineCall {
+                    statement_id: stmt_name(s.id),
+                    symbol_id: Some(sym),
+                    scope_id: Some(scope),
+                    active,
+                    line_number: line,
+                    formal_arg_count: formals.len().max(args.len()) as u64,
+                    arguments: xargs,
+                })
+            }
+            StmtKind::Opaque { .. } => x::BasicBlockElement::Marker(x::Marker {
+                statement_id: stmt_name(s.id),
+                annotation: format!("canon:{}", s.id),
+            }),
+            _ => {
+                return Err(FrontError::new(
+                    s.span,
+                    "internal error: control statement in a basic block",
+                ))
+            }
+        })
+    }
+}
+
+fn cfg_xaif(
+    e: &mut Emitter,
+    u: usize,
+    cfg: &Cfg,
+    vertex_id: &str,
+) -> FrontResult<x::ControlFlowGraph> {
+    let prog = e.prog;
+    let unit = &prog.units[u];
+    let own_scope = *e.scope_of.get(&u).unwrap_or(&1);
+    let sym_scope = match unit.parent {
+        Some(p) => *e.scope_of.get(&p).unwrap_or(&1),
+        None => 1,
+    };
+    let mut args = Vec::new();
+    for (k, d) in dummies(unit).iter().enumerate() {
+        let s = &unit.symbols[unit.lookup_local(d).expect("dummy symbol")];
+        args.push(x::ArgumentSymbolReference {
+            position: k as u64 + 1,
+            symbol_id: d.clone(),
+            scope_id: own_scope,
+            deriv: false,
+            intent: match s.intent {
+                Some(Intent::In) => x::Intent::In,
+                Some(Intent::Out) => x::Intent::Out,
+                _ => x::Intent::InOut,
+            },
+            annotation: String::new(),
+        });
+    }
+    let mut vertices = Vec::new();
+    for (k, node) in cfg.nodes.iter().enumerate() {
+        let vid = (k + 1).to_string();
+        let line = (e.line_of)(node.span);
+        let plain = x::PlainVertex {
+            vertex_id: vid.clone(),
+            annotation: String::new(),
+        };
+        vertices.push(match &node.kind {
+            NodeKind::Entry => x::ControlFlowVertex::Entry(plain),
+            NodeKind::Exit => x::ControlFlowVertex::Exit(plain),
+            NodeKind::EndBranch => x::ControlFlowVertex::EndBranch(plain),
+            NodeKind::EndLoop => x::ControlFlowVertex::EndLoop(plain),
+            NodeKind::Goto => x::ControlFlowVertex::Goto(plain),
+            NodeKind::Label(l) => x::ControlFlowVertex::Label(x::PlainVertex {
+                vertex_id: vid,
+                annotation: l.clone(),
+            }),
+            NodeKind::Block(stmts) => {
+                let mut elements = Vec::new();
+                for s in stmts {
+                    elements.push(e.element(u, s)?);
+                }
+                x::ControlFlowVertex::BasicBlock(x::BasicBlock {
+                    vertex_id: vid,
+                    annotation: String::new(),
+                    scope_id: own_scope,
+                    elements,
+                })
+            }
+            NodeKind::If(c) | NodeKind::Branch(c) | NodeKind::PreLoop(c) => {
+                let cond = e.expression(u, c, RefUse::Read(node.ids[0]))?;
+                let cv = x::ConditionVertex {
+                    vertex_id: vid,
+                    annotation: String::new(),
+                    line_number: line,
+                    condition: Some(cond),
+                };
+                match &node.kind {
+                    NodeKind::If(_) => x::ControlFlowVertex::If(cv),
+                    NodeKind::Branch(_) => x::ControlFlowVertex::Branch(cv),
+                    _ => x::ControlFlowVertex::PreLoop(cv),
+                }
+            }
+            NodeKind::ForLoop(c) => {
+                let sp = node.span;
+                let var = Expr::Name(c.var.clone(), sp);
+                let init = e.assignment(u, node.ids[0], &var, &c.lo, line)?;
+                let negative = c
+                    .step
+                    .as_ref()
+                    .and_then(|s| s.const_int())
+                    .is_some_and(|v| v < 0);
+                let cond_e = Expr::Binary(
+                    if negative { BinOp::Ge } else { BinOp::Le },
+                    Box::new(var.clone()),
+                    Box::new(c.hi.clone()),
+                    sp,
+                );
+                let cond = e.expression(u, &cond_e, RefUse::Read(node.ids[1]))?;
+                let step = c.step.clone().unwrap_or_else(|| Expr::int(1, sp));
+                let upd_e = Expr::Binary(BinOp::Add, Box::new(var.clone()), Box::new(step), sp);
+                let update = e.assignment(u, node.ids[2], &var, &upd_e, line)?;
+                x::ControlFlowVertex::ForLoop(x::ForLoop {
+                    vertex_id: vid,
+                    annotation: String::new(),
+                    line_number: line,
+                    reversal: x::ForLoopReversal::Anonymous,
+                    initialization: Some(init),
+                    condition: Some(cond),
+                    update: Some(update),
+                })
+            }
+        });
+    }
+    let edges = cfg
+        .edges
+        .iter()
+        .enumerate()
+        .map(|(k, ed)| x::ControlFlowEdge {
+            edge_id: (k + 1).to_string(),
+            source: (ed.from + 1).to_string(),
+            target: (ed.to + 1).to_string(),
+            annotation: String::new(),
+            has_condition_value: ed.cond.is_some(),
+            condition_value: ed.cond.unwrap_or(1),
+        })
+        .collect();
+    let side = e
+        .lowered
+        .unit_ids
+        .get(&u)
+        .and_then(|id| e.results.side_effects.units.get(id.index()).cloned());
+    let refs = |e: &mut Emitter,
+                set: Option<&crate::analysis::bitset::BitSet>|
+     -> Option<Vec<x::VariableReference>> {
+        let set = set?;
+        let mut v = Vec::new();
+        let locs: Vec<(usize, usize)> = {
+            let mut pairs: Vec<((usize, usize), usize)> = e
+                .lowered
+                .locs
+                .iter()
+                .map(|(k, l)| (*k, l.index()))
+                .collect();
+            pairs.sort();
+            pairs
+                .into_iter()
+                .filter(|(_, l)| set.contains(*l))
+                .map(|(k, _)| k)
+                .collect()
+        };
+        let mut seen = std::collections::HashSet::new();
+        for (o, s) in locs {
+            let loc = e.lowered.locs[&(o, s)];
+            if !seen.insert(loc) {
+                continue;
+            }
+            let sym = e.prog.symbol(o, s);
+            let scope = *e.scope_of.get(&o).unwrap_or(&1);
+            let mut r = x::VariableReference {
+                vertex_id: "1".into(),
+                ..x::VariableReference::default()
+            };
+            r.vertices.push(x::VariableReferenceVertex::SymbolReference(
+                x::SymbolReference {
+                    vertex_id: "1".into(),
+                    annotation: String::new(),
+                    symbol_id: sym.name.clone(),
+                    scope_id: scope,
+                    properties: vec![],
+                },
+            ));
+            v.push(r);
+        }
+        Some(v)
+    };
+    let (mod_local, mod_, read_local, read) = match &side {
+        Some(s) => (
+            refs(e, Some(&s.mod_local)),
+            refs(e, Some(&s.mod_)),
+            refs(e, Some(&s.read_local)),
+            refs(e, Some(&s.read)),
+        ),
+        None => (None, None, None, None),
+    };
+    let active = e
+        .lowered
+        .unit_ids
+        .get(&u)
+        .is_some_and(|id| e.results.activity.is_active_unit(*id));
+    Ok(x::ControlFlowGraph {
+        vertex_id: vertex_id.to_string(),
+        annotation: format!("unit:{}", unit.tag),
+        symbol_id: unit.canon_name.clone(),
+        scope_id: sym_scope,
+        controlflowgraph_scope_id: own_scope,
+        active,
+        structured: cfg.structured,
+        argument_list: Some(args),
+        mod_local,
+        mod_,
+        read_local,
+        read,
+        on_entry: None,
+        vertices,
+        edges,
+    })
+}

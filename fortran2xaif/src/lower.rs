@@ -1,0 +1,358 @@
+//! Lowering the control flow graphs to the analyses' data-flow IR
+//! (`analysis::ir`): one location per variable (common block members by
+//! block and position), one IR block per CFG vertex (plus a preheader per
+//! counted loop for its initialisation).
+
+use crate::analysis::ir::{
+    self, BlockId, Callee, Def, LocationId, LocationInfo, LocationKind, StmtId, UnitId, Use,
+};
+use crate::ast::*;
+use crate::cfg::{Cfg, NodeKind};
+use crate::intrinsics;
+use crate::sema::{Binding, Cat, Program};
+use std::collections::HashMap;
+
+pub struct Lowered {
+    pub program: ir::Program,
+    /// (owner unit, symbol) → location.
+    pub locs: HashMap<(usize, usize), LocationId>,
+    /// Front-end unit index → IR unit.
+    pub unit_ids: HashMap<usize, UnitId>,
+    commons: HashMap<(String, usize), LocationId>,
+}
+
+/// Intrinsics whose arguments never carry a derivative into the result.
+fn passive_intrinsic(name: &str) -> bool {
+    matches!(
+        intrinsics::xaif_name(name),
+        Some(
+            "int_scal" | "nint_scal" | "floor_scal" | "ceiling_scal" | "size" | "lbound" | "ubound"
+        )
+    ) || intrinsics::xaif_name(name).is_none()
+}
+
+impl Lowered {
+    /// The location of a variable, created on first use.
+    pub fn loc(&mut self, prog: &Program, owner: usize, sym: usize) -> LocationId {
+        if let Some(l) = self.locs.get(&(owner, sym)) {
+            return *l;
+        }
+        let s = prog.symbol(owner, sym);
+        let key = s.common.clone();
+        if let Some(k) = &key {
+            if let Some(l) = self.commons.get(k) {
+                self.locs.insert((owner, sym), *l);
+                return *l;
+            }
+        }
+        let is_module = prog.units[owner].ast.kind == UnitKind::Module;
+        let kind = match (s.dummy, self.unit_ids.get(&owner)) {
+            (Some(p), Some(u)) => LocationKind::Dummy {
+                unit: *u,
+                position: p,
+            },
+            _ if is_module || s.common.is_some() || s.save || s.init.is_some() => {
+                LocationKind::Global
+            }
+            (_, Some(u)) => LocationKind::Local { unit: *u },
+            _ => LocationKind::Global,
+        };
+        let cat = prog.cat_of(owner, &s.ty);
+        let id = LocationId(self.program.locations.len() as u32);
+        self.program.locations.push(LocationInfo {
+            name: match &s.common {
+                Some((b, p)) => format!("/{b}/{p}"),
+                None => format!("{}:{}", prog.units[owner].tag, s.name),
+            },
+            kind,
+            differentiable_type: matches!(cat, Cat::Real(_) | Cat::Complex(_)) && !s.parameter,
+            is_array: s.dims.is_some(),
+        });
+        self.locs.insert((owner, sym), id);
+        if let Some(k) = key {
+            self.commons.insert(k, id);
+        }
+        id
+    }
+
+    /// The location a name denotes in unit `u`, if it is a variable.
+    pub fn name_loc(&mut self, prog: &Program, u: usize, name: &str) -> Option<LocationId> {
+        match prog.resolve(u, name)? {
+            Binding::Var { owner, sym } => {
+                if prog.symbol(owner, sym).parameter {
+                    return None;
+                }
+                Some(self.loc(prog, owner, sym))
+            }
+            _ => None,
+        }
+    }
+
+    fn uses(&mut self, prog: &Program, u: usize, e: &Expr, diff: bool, out: &mut Vec<Use>) {
+        match e {
+            Expr::Name(n, _) => {
+                if let Some(l) = self.name_loc(prog, u, n) {
+                    out.push(if diff { Use::diff(l) } else { Use::passive(l) });
+                }
+            }
+            Expr::Apply { name, args, .. } => match prog.resolve(u, name) {
+                Some(Binding::Var { .. }) => {
+                    if let Some(l) = self.name_loc(prog, u, name) {
+                        out.push(if diff { Use::diff(l) } else { Use::passive(l) });
+                    }
+                    for a in args {
+                        self.uses(prog, u, &a.value, false, out);
+                    }
+                }
+                _ => {
+                    let d = diff && !passive_intrinsic(name);
+                    for (k, a) in args.iter().enumerate() {
+                        // sign(a, b): only a's magnitude carries a derivative.
+                        let dk =
+                            d && !(intrinsics::xaif_name(name) == Some("sign_scal_scal") && k == 1);
+                        self.uses(prog, u, &a.value, dk, out);
+                    }
+                }
+            },
+            Expr::Binary(op, l, r, _) => {
+                let d = diff && !op.is_relational() && !op.is_logical();
+                self.uses(prog, u, l, d, out);
+                self.uses(prog, u, r, d, out);
+            }
+            Expr::Unary(UnOp::Not, x, _) => self.uses(prog, u, x, false, out),
+            Expr::Unary(_, x, _) | Expr::Paren(x, _) => self.uses(prog, u, x, diff, out),
+            Expr::Range { lo, hi, stride, .. } => {
+                for x in [lo, hi, stride].into_iter().flatten() {
+                    self.uses(prog, u, x, false, out);
+                }
+            }
+            Expr::Member { base, .. } => self.uses(prog, u, base, false, out),
+            Expr::ArrayCtor(items, _) => {
+                items.iter().for_each(|x| self.uses(prog, u, x, diff, out))
+            }
+            Expr::Lit(..) => {}
+        }
+    }
+
+    fn def(&mut self, prog: &Program, u: usize, lhs: &Expr, uses: &mut Vec<Use>) -> Option<Def> {
+        match lhs {
+            Expr::Name(n, _) => self.name_loc(prog, u, n).map(|l| {
+                let whole = prog
+                    .var(u, n)
+                    .is_some_and(|(o, s)| prog.symbol(o, s).dims.is_none());
+                if whole {
+                    Def::whole(l)
+                } else {
+                    Def::partial(l)
+                }
+            }),
+            Expr::Apply { name, args, .. } => {
+                for a in args {
+                    self.uses(prog, u, &a.value, false, uses);
+                }
+                self.name_loc(prog, u, name).map(Def::partial)
+            }
+            Expr::Member { base, .. } => self.def(prog, u, base, uses).map(|d| Def::partial(d.loc)),
+            _ => None,
+        }
+    }
+
+    fn plain_uses(&mut self, prog: &Program, u: usize, e: &Expr) -> Vec<LocationId> {
+        let mut v = Vec::new();
+        self.uses(prog, u, e, false, &mut v);
+        v.into_iter().map(|x| x.loc).collect()
+    }
+
+    fn stmt(&mut self, prog: &Program, u: usize, s: &Stmt) -> Option<ir::Stmt> {
+        let id = StmtId(s.id as u32);
+        Some(match &s.kind {
+            StmtKind::Assign { lhs, rhs } => {
+                let mut uses = Vec::new();
+                let def = self.def(prog, u, lhs, &mut uses)?;
+                self.uses(prog, u, rhs, true, &mut uses);
+                ir::Stmt::Assign { id, def, uses }
+            }
+            StmtKind::Call { name, args } => {
+                let p = match prog.resolve(u, name) {
+                    Some(Binding::Proc(p)) => Some(p),
+                    _ => prog
+                        .units
+                        .iter()
+                        .position(|x| x.canon_name == *name && x.interface_of.is_none()),
+                };
+                let callee = match p.and_then(|p| self.unit_ids.get(&p).copied()) {
+                    Some(c) => Callee::Unit(c),
+                    None => Callee::External(name.clone()),
+                };
+                let formals = p
+                    .map(|p| crate::emit_canon::dummies(&prog.units[p]))
+                    .unwrap_or_default();
+                let n = formals.len().max(args.len());
+                let mut actuals = vec![None; n];
+                for (k, a) in args.iter().enumerate() {
+                    let pos = match &a.keyword {
+                        Some(kw) => formals.iter().position(|f| f == kw).unwrap_or(k),
+                        None => k,
+                    };
+                    let loc = match &a.value {
+                        Expr::Name(nm, _) | Expr::Apply { name: nm, .. } => {
+                            self.name_loc(prog, u, nm)
+                        }
+                        _ => None,
+                    };
+                    if pos < actuals.len() {
+                        actuals[pos] = loc;
+                    }
+                }
+                ir::Stmt::Call {
+                    id,
+                    callee,
+                    actuals,
+                }
+            }
+            StmtKind::Opaque { reads, writes, .. } => {
+                let mut uses = Vec::new();
+                for r in reads {
+                    uses.extend(self.plain_uses(prog, u, r));
+                }
+                let mut defs = Vec::new();
+                for w in writes {
+                    let mut sub = Vec::new();
+                    if let Some(d) = self.def(prog, u, w, &mut sub) {
+                        defs.push(d);
+                    }
+                    uses.extend(sub.into_iter().map(|x| x.loc));
+                }
+                ir::Stmt::Opaque { id, defs, uses }
+            }
+            _ => return None,
+        })
+    }
+}
+
+/// Builds the IR of every unit that has a control flow graph.
+pub fn lower(prog: &Program, cfgs: &[(usize, Cfg)]) -> Lowered {
+    let mut l = Lowered {
+        program: ir::Program::default(),
+        locs: HashMap::new(),
+        unit_ids: HashMap::new(),
+        commons: HashMap::new(),
+    };
+    for (k, (u, _)) in cfgs.iter().enumerate() {
+        l.unit_ids.insert(*u, UnitId(k as u32));
+    }
+    // Dummies first: their positions must match.
+    for (u, _) in cfgs {
+        let unit = &prog.units[*u];
+        let mut dummies: Vec<(usize, usize)> = unit
+            .symbols
+            .iter()
+            .enumerate()
+            .filter_map(|(k, s)| s.dummy.map(|p| (p, k)))
+            .collect();
+        dummies.sort();
+        let ids: Vec<LocationId> = dummies.iter().map(|(_, k)| l.loc(prog, *u, *k)).collect();
+        l.program.units.push(ir::Unit {
+            name: unit.canon_name.clone(),
+            dummies: ids,
+            ..ir::Unit::default()
+        });
+    }
+    for (k, (u, cfg)) in cfgs.iter().enumerate() {
+        let unit = lower_cfg(&mut l, prog, *u, cfg);
+        let dummies = std::mem::take(&mut l.program.units[k].dummies);
+        l.program.units[k] = ir::Unit { dummies, ..unit };
+    }
+    l
+}
+
+fn lower_cfg(l: &mut Lowered, prog: &Program, u: usize, cfg: &Cfg) -> ir::Unit {
+    let n = cfg.nodes.len();
+    let mut blocks: Vec<ir::Block> = vec![ir::Block::default(); n];
+    let mut succ: Vec<Vec<BlockId>> = vec![Vec::new(); n];
+    // Preheaders of counted loops, appended after the vertex blocks.
+    let mut pre: HashMap<usize, usize> = HashMap::new();
+    for (k, node) in cfg.nodes.iter().enumerate() {
+        match &node.kind {
+            NodeKind::Block(stmts) => {
+                for s in stmts {
+                    if let Some(x) = l.stmt(prog, u, s) {
+                        blocks[k].stmts.push(x);
+                    }
+                }
+            }
+            NodeKind::If(c) | NodeKind::Branch(c) | NodeKind::PreLoop(c) => {
+                let uses = l.plain_uses(prog, u, c);
+                blocks[k].stmts.push(ir::Stmt::Opaque {
+                    id: StmtId(node.ids[0] as u32),
+                    defs: vec![],
+                    uses,
+                });
+            }
+            NodeKind::ForLoop(c) => {
+                let var = l.name_loc(prog, u, &c.var);
+                let mut cond_uses = l.plain_uses(prog, u, &c.hi);
+                cond_uses.extend(var);
+                blocks[k].stmts.push(ir::Stmt::Opaque {
+                    id: StmtId(node.ids[1] as u32),
+                    defs: vec![],
+                    uses: cond_uses,
+                });
+                let ph = blocks.len();
+                pre.insert(k, ph);
+                let lo_uses: Vec<Use> = l
+                    .plain_uses(prog, u, &c.lo)
+                    .into_iter()
+                    .map(Use::passive)
+                    .collect();
+                let mut b = ir::Block::default();
+                if let Some(v) = var {
+                    b.stmts.push(ir::Stmt::Assign {
+                        id: StmtId(node.ids[0] as u32),
+                        def: Def::whole(v),
+                        uses: lo_uses,
+                    });
+                }
+                blocks.push(b);
+                succ.push(vec![BlockId(k as u32)]);
+            }
+            _ => {}
+        }
+    }
+    // The loop update happens on the way back from the EndLoop.
+    for e in &cfg.edges {
+        let from_kind = &cfg.nodes[e.from].kind;
+        let to = match (&cfg.nodes[e.to].kind, pre.get(&e.to)) {
+            (NodeKind::ForLoop(_), Some(ph)) if !matches!(from_kind, NodeKind::EndLoop) => *ph,
+            _ => e.to,
+        };
+        if let (NodeKind::EndLoop, NodeKind::ForLoop(c)) = (from_kind, &cfg.nodes[e.to].kind) {
+            if let Some(v) = l.name_loc(prog, u, &c.var) {
+                let mut uses = vec![Use::passive(v)];
+                if let Some(st) = &c.step {
+                    uses.extend(l.plain_uses(prog, u, st).into_iter().map(Use::passive));
+                }
+                let id = StmtId(cfg.nodes[e.to].ids[2] as u32);
+                blocks[e.from].stmts.push(ir::Stmt::Assign {
+                    id,
+                    def: Def::whole(v),
+                    uses,
+                });
+            }
+        }
+        succ[e.from].push(BlockId(to as u32));
+    }
+    let exit = cfg
+        .nodes
+        .iter()
+        .position(|x| x.kind == NodeKind::Exit)
+        .unwrap_or(n - 1);
+    ir::Unit {
+        name: prog.units[u].canon_name.clone(),
+        dummies: Vec::new(),
+        blocks,
+        successors: succ,
+        entry: BlockId(0),
+        exit: BlockId(exit as u32),
+    }
+}
