@@ -189,7 +189,7 @@ impl<'a> Env<'a> {
     }
 
     fn vertex(&self, g: &ExprGraph, v: &ExpressionVertex, depth: usize) -> Result<(String, u8)> {
-        if depth > 10_000 {
+        if depth > 1_000 {
             return Err(self.xaif.error(
                 &format!("vertex_id=\"{}\"", v.vertex_id()),
                 "expression graph has a cycle",

@@ -4,7 +4,10 @@
 //! executable part regenerated from its control flow graph (or, in the
 //! adjoint modes, from the unit's replacement list through a template).
 
-use xaif_schema::{CallGraph, SymbolKind};
+use std::collections::HashMap;
+use std::path::Path;
+
+use xaif_schema::{CallGraph, CallGraphVertex, SymbolKind};
 
 use crate::canon::{join_statement, CanonItem, CanonSource};
 use crate::codegen::UnitGen;
@@ -52,6 +55,24 @@ pub fn unparse_program(
         }
         _ => None,
     };
+    // Templates a subroutine asks for by name (`template_name`), looked up
+    // next to the canonical source, then in the working directory.
+    let mut named_templates: HashMap<String, Template> = HashMap::new();
+    if template.is_some() {
+        for v in &cg.vertices {
+            if let CallGraphVertex::ReplacementList(rl) = v {
+                let name = rl.template_name.trim();
+                let Some(tag) = crate::symbols::unit_tag(&rl.annotation) else {
+                    continue;
+                };
+                if name.is_empty() || name == "template" {
+                    continue;
+                }
+                named_templates.insert(tag.to_string(), load_named_template(name, canon, xaif)?);
+            }
+        }
+    }
+    let template_of = |tag: &str| named_templates.get(tag).or(template);
     let env = Env {
         index: &index,
         xaif,
@@ -65,7 +86,9 @@ pub fn unparse_program(
             CanonItem::UnitHeader { tag, lines } => {
                 out.extend(lines.iter().map(|&i| canon.lines[i].clone()));
                 out.push("  use OAD_active".into());
-                if let Some(t) = template.filter(|_| index.replacements_of_unit(tag).is_some()) {
+                if let Some(t) =
+                    template_of(tag).filter(|_| index.replacements_of_unit(tag).is_some())
+                {
                     // Inlined push/pop need OAD_tape whatever the template uses.
                     let mut uses = vec!["use OAD_tape".to_string(), "use OAD_rev".to_string()];
                     for u in &t.uses {
@@ -83,7 +106,7 @@ pub fn unparse_program(
                 let scope = index.unit_scope(unit);
                 match (
                     scope,
-                    template,
+                    template_of(unit),
                     index.replacements_of_unit(unit),
                     index.cfg_of_unit(unit),
                 ) {
@@ -208,4 +231,28 @@ fn temporaries(
                 .map_err(|e| xaif.error(&format!("symbol_id=\"{}\"", s.symbol_id), e.0))
         })
         .collect()
+}
+
+/// A template named by a replacement list: the file `name` (or
+/// `name.f90`) next to the canonical source or in the working directory.
+fn load_named_template(name: &str, canon: &CanonSource, xaif: &XaifLocator) -> Result<Template> {
+    let dir = Path::new(&canon.file).parent().unwrap_or(Path::new(""));
+    let candidates = [
+        dir.join(name),
+        dir.join(format!("{name}.f90")),
+        Path::new(name).to_path_buf(),
+        Path::new(&format!("{name}.f90")).to_path_buf(),
+    ];
+    for c in &candidates {
+        if let Ok(text) = std::fs::read_to_string(c) {
+            return Template::parse(&c.display().to_string(), &text);
+        }
+    }
+    Err(xaif.error(
+        &format!("template_name=\"{name}\""),
+        format!(
+            "template '{name}' not found next to {} nor in the working directory",
+            canon.file
+        ),
+    ))
 }

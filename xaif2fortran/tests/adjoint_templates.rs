@@ -55,3 +55,57 @@ fn joint_adjoint_checkpoints_and_reruns_the_callee() {
     let program = std::fs::read_to_string(dir.path().join("adjoint_calls.oad.f90")).unwrap();
     assert!(program.contains("oad_cdt(oad_cdt_ptr) = u%v"), "{program}");
 }
+
+/// The booster output with `template_name` set, written to a temporary
+/// directory.
+fn xaif_with_template_name(dir: &std::path::Path, name: &str) -> std::path::PathBuf {
+    let text = std::fs::read_to_string(fixture("adjoint.xb.xaif")).unwrap();
+    let text = text.replace("template_name=\"\"", &format!("template_name=\"{name}\""));
+    let path = dir.join("named.xb.xaif");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn template_named_by_the_subroutine_is_found_next_to_the_canonical_source() {
+    let work = tempfile::tempdir().unwrap();
+    let xaif = xaif_with_template_name(work.path(), "custom_template");
+    let out_dir = work.path().join("out");
+    let out = xaif2fortran()
+        .args(["-m", "rs", "--canon"])
+        .arg(fixture("adjoint.canon.f90"))
+        .arg("-o")
+        .arg(&out_dir)
+        .arg(&xaif)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let program = std::fs::read_to_string(out_dir.join("adjoint.oad.f90")).unwrap();
+    assert!(program.contains("oad_custom_calls = 1"), "{program}");
+}
+
+#[test]
+fn missing_named_template_is_an_error() {
+    let work = tempfile::tempdir().unwrap();
+    let xaif = xaif_with_template_name(work.path(), "no_such_template");
+    let out_dir = work.path().join("out");
+    let out = xaif2fortran()
+        .args(["-m", "rj", "--canon"])
+        .arg(fixture("adjoint.canon.f90"))
+        .arg("-o")
+        .arg(&out_dir)
+        .arg(&xaif)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("template 'no_such_template' not found"),
+        "{stderr}"
+    );
+    assert!(!out_dir.exists());
+}
