@@ -306,6 +306,7 @@ impl UnitGen<'_, '_> {
                 let c = self.env.subexpression(&update.rhs, uargs[1].vertex_id())?;
                 match c.strip_prefix('-') {
                     Some(pos) => pos.to_string(),
+                    None if c.parse::<i64>().is_ok() => format!("-{c}"),
                     None => format!("-({c})"),
                 }
             }

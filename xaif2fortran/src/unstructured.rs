@@ -122,6 +122,16 @@ impl UnitGen<'_, '_> {
                         items.push(Item::Stmt(format!("  goto {}", target(&e.target)?)));
                     }
                     items.push(Item::Stmt("end select".into()));
+                    // Without a default edge a value matching no case would
+                    // fall through to whatever vertex is laid out next.
+                    if view.out_edges(id).iter().all(|e| e.has_condition_value) {
+                        return Err(self.env.xaif.error(
+                            &format!("vertex_id=\"{id}\""),
+                            format!(
+                                "Branch '{id}' of {what} has no default edge (needed in an unstructured graph)"
+                            ),
+                        ));
+                    }
                 }
                 ControlFlowVertex::EndLoop(_) => {
                     let Some(back) = view.single_successor(id) else {

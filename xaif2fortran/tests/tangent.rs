@@ -86,3 +86,10 @@ fn the_same_graph_marked_unstructured_is_lowered_with_gotos() {
     assert!(program.contains("goto"), "{program}");
     assert!(!program.contains("do while ("), "{program}");
 }
+
+#[test]
+fn downward_counted_loop_keeps_its_negative_step() {
+    let (dir, _) = check_case("loop_down", "f", "loop_down.driver.f90");
+    let program = std::fs::read_to_string(dir.path().join("loop_down.oad.f90")).unwrap();
+    assert!(program.contains("do i = 3, 1, -1"), "{program}");
+}
