@@ -5,10 +5,12 @@
 //! `preaccumulate` (local Jacobian by the chain rule) → `propagate`
 //! (derivative propagator entries), driven over the call graph by `tangent`.
 
+pub mod block_accumulate;
 pub mod catalogue;
 pub mod dot;
 pub mod elimination;
 pub mod expr;
+pub mod flatten;
 pub mod linearize;
 pub mod preaccumulate;
 pub mod propagate;

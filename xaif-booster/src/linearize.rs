@@ -75,6 +75,9 @@ impl Linearizer<'_> {
         if !self.symbols.is_active_use(lhs)? {
             return Ok(Linearization::Passive);
         }
+        if !self.symbols.is_scalar_reference(lhs) {
+            return Err(array_error(lhs));
+        }
         let view = ExprView::new(&a.rhs)?;
         let root = view.root()?;
         let order = view.postorder(root);
@@ -91,10 +94,15 @@ impl Linearizer<'_> {
             }
             match view.vertex(v) {
                 ExpressionVertex::VariableReference(r) => {
+                    if !self.symbols.is_scalar_reference(r) {
+                        return Err(array_error(r));
+                    }
                     // Several uses of one variable are one independent.
                     let key = variable_key(r);
                     let g = *independent_of.entry(key).or_insert_with(|| {
-                        graph.vertices.push(LinVertexKind::Independent(r.clone()));
+                        let mut r = r.clone();
+                        r.vertex_id = "1".into();
+                        graph.vertices.push(LinVertexKind::Independent(r));
                         graph.vertices.len() - 1
                     });
                     vertex_of.insert(v, g);
@@ -123,7 +131,9 @@ impl Linearizer<'_> {
                 _ => {}
             }
         }
-        graph.dependents.push((vertex_of[&root], lhs.clone()));
+        let mut dependent = lhs.clone();
+        dependent.vertex_id = "1".into();
+        graph.dependents.push((vertex_of[&root], dependent));
         Ok(Linearization::Graph(graph))
     }
 
@@ -226,6 +236,14 @@ impl Linearizer<'_> {
         }
         Ok(Some(PartialValue::Expr(expr)))
     }
+}
+
+fn array_error(r: &VariableReference) -> String {
+    let name = crate::expr::base_symbol(r).map_or("?", |(s, _)| s);
+    format!(
+        "active array-valued reference to '{name}' (whole array or section) is not supported; \
+         the front end scalarises array expressions"
+    )
 }
 
 /// Builds vertex `f` of a catalogue formula into `b`, replacing argument

@@ -4,7 +4,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, ValueEnum};
+use xaif_booster::block_accumulate::EliminationChoice;
 use xaif_booster::catalogue::Catalogue;
+use xaif_booster::elimination::{Chain, Filter, Method};
 use xaif_booster::tangent::{transform_tangent, BoostError, Preaccumulation, TangentOptions};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -84,6 +86,7 @@ fn run(cli: &Cli) -> Result<(), String> {
             "{input_name}:1:1: error: adjoint mode is not implemented yet"
         ));
     }
+    let elimination = elimination_choice(cli)?;
     let catalogue = match &cli.intrinsics {
         Some(path) => Catalogue::load(path),
         None => Catalogue::builtin(),
@@ -93,23 +96,21 @@ fn run(cli: &Cli) -> Result<(), String> {
         .map_err(|e| format!("{input_name}:1:1: error: cannot read input: {e}"))?;
     let mut cg =
         xaif_schema::read::read_call_graph(&text, &input_name).map_err(|e| e.to_string())?;
-    if cli.dot.is_some() || cli.preaccumulation == PreaccumulationArg::BasicBlock {
-        // Options that only matter for the engines below; validated here.
-        if let Some(dir) = &cli.dot {
-            std::fs::create_dir_all(dir).map_err(|e| {
-                format!(
-                    "{}:1:1: error: cannot create {}: {e}",
-                    input_name,
-                    dir.display()
-                )
-            })?;
-        }
+    if let Some(dir) = &cli.dot {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            format!(
+                "{}:1:1: error: cannot create {}: {e}",
+                input_name,
+                dir.display()
+            )
+        })?;
     }
     let options = TangentOptions {
         preaccumulation: match cli.preaccumulation {
             PreaccumulationArg::Statement => Preaccumulation::Statement,
             PreaccumulationArg::BasicBlock => Preaccumulation::BasicBlock,
         },
+        elimination,
         dot_dir: cli.dot.clone(),
     };
     let stats = transform_tangent(&mut cg, &catalogue, &options)
@@ -123,6 +124,25 @@ fn run(cli: &Cli) -> Result<(), String> {
             input_name,
             cli.output.display()
         )
+    })
+}
+
+/// The elimination method and heuristic chain from the options. The
+/// default chain breaks Markowitz ties in reverse order.
+fn elimination_choice(cli: &Cli) -> Result<EliminationChoice, String> {
+    let chain = match &cli.heuristic {
+        Some(text) => text
+            .parse::<Chain>()
+            .map_err(|e| format!("xaif-booster: error: --heuristic: {e}"))?,
+        None => Chain::new(vec![Filter::Markowitz, Filter::Reverse]),
+    };
+    Ok(match cli.elimination {
+        EliminationArg::Vertex => EliminationChoice::One(Method::Vertex, chain),
+        EliminationArg::Edge => EliminationChoice::One(Method::Edge, chain),
+        EliminationArg::Face => EliminationChoice::One(Method::Face, chain),
+        EliminationArg::Best => {
+            EliminationChoice::Best(vec![Method::Vertex, Method::Edge, Method::Face])
+        }
     })
 }
 

@@ -111,7 +111,7 @@ pub struct Accumulation {
 /// Emits the factor arithmetic into temporaries.
 pub struct FactorCode<'a> {
     pub pool: &'a mut TempPool,
-    pub symbols: &'a mut SymbolIndex,
+    pub symbols: &'a SymbolIndex,
     /// The statement the temporaries are computed for (ids, line numbers).
     pub anchor: &'a Assignment,
     /// Symbols the statements overwrite: a partial mentioning one of them
@@ -274,7 +274,7 @@ pub fn preaccumulate_statement(
     graph: &LinearizedGraph,
     statement: &Assignment,
     pool: &mut TempPool,
-    symbols: &mut SymbolIndex,
+    symbols: &SymbolIndex,
 ) -> Accumulation {
     let mut overwritten = HashSet::new();
     if let Some((id, scope)) = crate::expr::base_symbol(&statement.lhs.reference) {

@@ -105,22 +105,43 @@ impl SymbolIndex {
         }
     }
 
+    /// Whether a reference denotes one scalar value: a scalar symbol, or an
+    /// array element with a plain subscript in every dimension.
+    pub fn is_scalar_reference(&self, r: &VariableReference) -> bool {
+        let Some((id, scope)) = base_symbol(r) else {
+            return false;
+        };
+        let Some(info) = self.lookup(scope, id) else {
+            return false;
+        };
+        if info.shape.rank() == 0 {
+            return true;
+        }
+        let mut element = false;
+        for v in &r.vertices {
+            if let xaif_schema::model::VariableReferenceVertex::ArrayElementReference(a) = v {
+                element = true;
+                if a.index_triplets.len() != info.shape.rank()
+                    || a.index_triplets
+                        .iter()
+                        .any(|t| t.index.is_none() || t.bound.is_some() || t.stride.is_some())
+                {
+                    return false;
+                }
+            }
+        }
+        element
+    }
+
     /// Type of the variable a reference names (for integer arguments).
     pub fn type_of(&self, r: &VariableReference) -> Option<SymbolType> {
         let (id, scope) = base_symbol(r)?;
         self.lookup(scope, id).map(|s| s.type_)
     }
 
-    /// A name no scope uses yet; reserves it.
-    pub fn fresh_name(&mut self, stem: &str) -> String {
-        let mut candidate = stem.to_string();
-        let mut k = 0;
-        while self.all_names.contains(&candidate) {
-            k += 1;
-            candidate = format!("{stem}_{k}");
-        }
-        self.all_names.insert(candidate.clone());
-        candidate
+    /// Whether some scope of the program declares `name`.
+    pub fn is_name_used(&self, name: &str) -> bool {
+        self.all_names.contains(&name.to_ascii_lowercase())
     }
 }
 

@@ -4,18 +4,20 @@
 //! called routines propagate their own derivatives, since active actual
 //! arguments are passed as `type(active)`.
 
+use rayon::prelude::*;
 use std::path::PathBuf;
 use xaif_schema::model::{
-    AliasSet, Assignment, BasicBlock, BasicBlockElement, CallGraph, CallGraphVertex,
-    ControlFlowGraph, ControlFlowVertex, DerivativePropagator, PropagatorEntry, StmtIdSet,
-    SymbolTable,
+    AliasSet, BasicBlock, BasicBlockElement, CallGraph, CallGraphVertex, ControlFlowGraph,
+    ControlFlowVertex, DerivativePropagator, PropagatorEntry, StmtIdSet, Symbol, SymbolTable,
 };
 
+use crate::block_accumulate::{accumulate_sequence, EliminationChoice};
 use crate::catalogue::Catalogue;
+use crate::flatten::Flattener;
 use crate::linearize::{Linearization, LinearizedGraph, Linearizer};
 use crate::preaccumulate::{preaccumulate_statement, OpCounts};
 use crate::propagate::row_entries;
-use crate::symbols::{temporary_symbol, SymbolIndex};
+use crate::symbols::SymbolIndex;
 use crate::temporaries::TempPool;
 
 /// The unit of preaccumulation.
@@ -28,6 +30,8 @@ pub enum Preaccumulation {
 #[derive(Debug, Clone)]
 pub struct TangentOptions {
     pub preaccumulation: Preaccumulation,
+    /// How basic-block graphs are eliminated.
+    pub elimination: EliminationChoice,
     /// Write each linearised graph as Graphviz into this directory.
     pub dot_dir: Option<PathBuf>,
 }
@@ -61,51 +65,51 @@ impl std::fmt::Display for BoostError {
     }
 }
 
+/// What one subroutine yields: block statistics, its scope, its temporaries.
+type CfgResult = (Vec<BlockStats>, u64, Vec<Symbol>);
+
 /// Transforms `cg` in place into tangent-mode XAIF.
 pub fn transform_tangent(
     cg: &mut CallGraph,
     catalogue: &Catalogue,
     options: &TangentOptions,
 ) -> Result<Vec<BlockStats>, BoostError> {
-    if options.preaccumulation == Preaccumulation::BasicBlock {
-        return Err(BoostError {
-            statement_id: None,
-            cfg_symbol: None,
-            message: "basic-block preaccumulation is not implemented yet \
-                      (use --preaccumulation statement)"
-                .into(),
-        });
-    }
     ensure_default_map_keys(cg);
-    let mut symbols = SymbolIndex::new(cg);
+    let symbols = SymbolIndex::new(cg);
+    // Subroutines are independent: transform them in parallel, then merge
+    // results in call graph order (deterministic output and first error).
+    let results: Vec<Result<CfgResult, BoostError>> = cg
+        .vertices
+        .par_iter_mut()
+        .filter_map(|vertex| match vertex {
+            CallGraphVertex::ControlFlowGraph(cfg) => Some(cfg),
+            _ => None,
+        })
+        .map(|cfg| {
+            if !symbols.has_scope(cfg.controlflowgraph_scope_id) {
+                return Err(BoostError {
+                    statement_id: None,
+                    cfg_symbol: Some(cfg.symbol_id.clone()),
+                    message: format!(
+                        "controlflowgraph_scope_id {} names no scope",
+                        cfg.controlflowgraph_scope_id
+                    ),
+                });
+            }
+            let mut pool = TempPool::new(cfg.controlflowgraph_scope_id);
+            let mut stats = Vec::new();
+            transform_cfg(cfg, catalogue, &symbols, &mut pool, options, &mut stats)?;
+            Ok((stats, cfg.controlflowgraph_scope_id, pool.symbols()))
+        })
+        .collect();
     let mut stats = Vec::new();
-    let mut new_temporaries: Vec<(u64, Vec<String>)> = Vec::new();
-    for vertex in &mut cg.vertices {
-        let CallGraphVertex::ControlFlowGraph(cfg) = vertex else {
-            continue;
-        };
-        let fail = |message: String, statement_id: Option<String>| BoostError {
-            statement_id,
-            cfg_symbol: Some(cfg.symbol_id.clone()),
-            message,
-        };
-        if !symbols.has_scope(cfg.controlflowgraph_scope_id) {
-            return Err(fail(
-                format!(
-                    "controlflowgraph_scope_id {} names no scope",
-                    cfg.controlflowgraph_scope_id
-                ),
-                None,
-            ));
-        }
-        let mut pool = TempPool::new(cfg.controlflowgraph_scope_id);
-        transform_cfg(cfg, catalogue, &mut symbols, &mut pool, options, &mut stats)?;
-        let names: Vec<String> = pool.names().map(str::to_string).collect();
-        if !names.is_empty() {
-            new_temporaries.push((cfg.controlflowgraph_scope_id, names));
-        }
+    let mut new_temporaries: Vec<(u64, Vec<Symbol>)> = Vec::new();
+    for r in results {
+        let (s, scope, temporaries) = r?;
+        stats.extend(s);
+        new_temporaries.push((scope, temporaries));
     }
-    for (scope_id, names) in new_temporaries {
+    for (scope_id, temporaries) in new_temporaries {
         let scope_key = scope_id.to_string();
         if let Some(scope) = cg
             .scope_hierarchy
@@ -117,9 +121,12 @@ pub fn transform_tangent(
                 scope.symbol_tables.push(SymbolTable::default());
             }
             let table = &mut scope.symbol_tables[0];
-            table
-                .symbols
-                .extend(names.iter().map(|n| temporary_symbol(n)));
+            for t in temporaries {
+                // Two subroutines sharing a scope share their temporaries.
+                if !table.symbols.iter().any(|s| s.symbol_id == t.symbol_id) {
+                    table.symbols.push(t);
+                }
+            }
         }
     }
     Ok(stats)
@@ -141,7 +148,7 @@ fn ensure_default_map_keys(cg: &mut CallGraph) {
 fn transform_cfg(
     cfg: &mut ControlFlowGraph,
     catalogue: &Catalogue,
-    symbols: &mut SymbolIndex,
+    symbols: &SymbolIndex,
     pool: &mut TempPool,
     options: &TangentOptions,
     stats: &mut Vec<BlockStats>,
@@ -172,7 +179,7 @@ type BlockError = (Option<String>, String);
 fn transform_block(
     bb: &mut BasicBlock,
     catalogue: &Catalogue,
-    symbols: &mut SymbolIndex,
+    symbols: &SymbolIndex,
     pool: &mut TempPool,
     options: &TangentOptions,
     cfg_symbol: &str,
@@ -180,8 +187,20 @@ fn transform_block(
     let mut counts = OpCounts::default();
     let old = std::mem::take(&mut bb.elements);
     let mut elements = Vec::with_capacity(old.len() * 3);
+    let mut sequence = Flattener::new();
+    let block_mode = options.preaccumulation == Preaccumulation::BasicBlock;
     for element in old {
         let BasicBlockElement::Assignment(a) = element else {
+            flush(
+                &mut sequence,
+                &mut elements,
+                &mut counts,
+                symbols,
+                pool,
+                options,
+                cfg_symbol,
+                &bb.vertex_id,
+            )?;
             elements.push(element);
             continue;
         };
@@ -189,31 +208,128 @@ fn transform_block(
         let lin = linearizer
             .linearize_assignment(&a)
             .map_err(|m| (Some(a.statement_id.clone()), m))?;
-        match lin {
-            Linearization::Passive => elements.push(BasicBlockElement::Assignment(a)),
+        let graph = match lin {
+            Linearization::Graph(graph) => graph,
+            Linearization::Passive => {
+                flush(
+                    &mut sequence,
+                    &mut elements,
+                    &mut counts,
+                    symbols,
+                    pool,
+                    options,
+                    cfg_symbol,
+                    &bb.vertex_id,
+                )?;
+                elements.push(BasicBlockElement::Assignment(a));
+                continue;
+            }
             Linearization::ZeroDerivative(y) => {
+                flush(
+                    &mut sequence,
+                    &mut elements,
+                    &mut counts,
+                    symbols,
+                    pool,
+                    options,
+                    cfg_symbol,
+                    &bb.vertex_id,
+                )?;
                 elements.push(BasicBlockElement::Assignment(a));
                 elements.push(propagator(vec![PropagatorEntry::ZeroDeriv(y)]));
+                continue;
             }
-            Linearization::Graph(graph) => {
-                if let Some(dir) = &options.dot_dir {
-                    write_dot(dir, cfg_symbol, &bb.vertex_id, &a, &graph)
-                        .map_err(|m| (Some(a.statement_id.clone()), m))?;
-                }
-                pool.reset();
-                let acc = preaccumulate_statement(&graph, &a, pool, symbols);
-                counts += acc.counts;
-                elements.extend(acc.preamble.into_iter().map(BasicBlockElement::Assignment));
-                elements.push(BasicBlockElement::Assignment(a));
-                let entries: Vec<PropagatorEntry> = acc.rows.iter().flat_map(row_entries).collect();
-                if !entries.is_empty() {
-                    elements.push(propagator(entries));
-                }
+        };
+        if !block_mode {
+            if let Some(dir) = &options.dot_dir {
+                write_dot(dir, cfg_symbol, &bb.vertex_id, &a.statement_id, &graph)
+                    .map_err(|m| (Some(a.statement_id.clone()), m))?;
+            }
+            pool.reset();
+            let acc = preaccumulate_statement(&graph, &a, pool, symbols);
+            counts += acc.counts;
+            elements.extend(acc.preamble.into_iter().map(BasicBlockElement::Assignment));
+            elements.push(BasicBlockElement::Assignment(a));
+            let entries: Vec<PropagatorEntry> = acc.rows.iter().flat_map(row_entries).collect();
+            if !entries.is_empty() {
+                elements.push(propagator(entries));
+            }
+            continue;
+        }
+        if let Err((a, graph)) = sequence.try_append(a, graph) {
+            flush(
+                &mut sequence,
+                &mut elements,
+                &mut counts,
+                symbols,
+                pool,
+                options,
+                cfg_symbol,
+                &bb.vertex_id,
+            )?;
+            let statement_id = a.statement_id.clone();
+            if sequence.try_append(a, graph).is_err() {
+                return Err((
+                    Some(statement_id),
+                    "internal error: a new graph rejected a statement".into(),
+                ));
             }
         }
     }
+    flush(
+        &mut sequence,
+        &mut elements,
+        &mut counts,
+        symbols,
+        pool,
+        options,
+        cfg_symbol,
+        &bb.vertex_id,
+    )?;
     bb.elements = elements;
     Ok(counts)
+}
+
+/// Emits the flattened sequence gathered so far (basic-block mode):
+/// partials before each statement, accumulation after the last one, then
+/// the propagator.
+#[allow(clippy::too_many_arguments)]
+fn flush(
+    sequence: &mut Flattener,
+    elements: &mut Vec<BasicBlockElement>,
+    counts: &mut OpCounts,
+    symbols: &SymbolIndex,
+    pool: &mut TempPool,
+    options: &TangentOptions,
+    cfg_symbol: &str,
+    block: &str,
+) -> Result<(), BlockError> {
+    if sequence.is_empty() {
+        return Ok(());
+    }
+    let seq = std::mem::take(sequence).finish();
+    let first_id = seq.statements[0].assignment.statement_id.clone();
+    if let Some(dir) = &options.dot_dir {
+        write_dot(dir, cfg_symbol, block, &first_id, &seq.graph)
+            .map_err(|m| (Some(first_id.clone()), m))?;
+    }
+    pool.reset();
+    let code = accumulate_sequence(&seq, &options.elimination, pool, symbols)
+        .map_err(|m| (Some(first_id.clone()), m))?;
+    *counts += code.counts;
+    for (st, before) in seq.statements.into_iter().zip(code.before_statement) {
+        elements.extend(before.into_iter().map(BasicBlockElement::Assignment));
+        elements.push(BasicBlockElement::Assignment(st.assignment));
+    }
+    elements.extend(
+        code.accumulation
+            .into_iter()
+            .map(BasicBlockElement::Assignment),
+    );
+    if !code.propagator.is_empty() {
+        elements.push(propagator(code.propagator));
+    }
+    Ok(())
 }
 
 fn propagator(entries: Vec<PropagatorEntry>) -> BasicBlockElement {
@@ -224,7 +340,7 @@ fn write_dot(
     dir: &std::path::Path,
     cfg: &str,
     block: &str,
-    a: &Assignment,
+    statement_id: &str,
     graph: &LinearizedGraph,
 ) -> Result<(), String> {
     let clean = |s: &str| -> String {
@@ -236,7 +352,7 @@ fn write_dot(
         "{}_{}_{}.dot",
         clean(cfg),
         clean(block),
-        clean(&a.statement_id)
+        clean(statement_id)
     ));
     crate::dot::write_atomically(&path, &crate::dot::linearized_graph_dot(graph))
         .map_err(|e| format!("cannot write {}: {e}", path.display()))

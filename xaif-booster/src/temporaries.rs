@@ -8,11 +8,11 @@
 //! symbol table only gets as many as one statement needs.
 
 use xaif_schema::model::{
-    ActiveUse, Assignment, AssignmentLhs, Expression, SymbolReference, VariableReference,
+    ActiveUse, Assignment, AssignmentLhs, Expression, Symbol, SymbolReference, VariableReference,
     VariableReferenceVertex,
 };
 
-use crate::symbols::SymbolIndex;
+use crate::symbols::{temporary_symbol, SymbolIndex};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TempKind {
@@ -20,6 +20,8 @@ pub enum TempKind {
     Partial,
     /// An accumulated Jacobian entry or intermediate product.
     Accumulated,
+    /// An active temporary whose derivative holds a copy (`oad_dtmp_N`).
+    Derivative,
 }
 
 /// The temporaries of one control flow graph.
@@ -27,8 +29,10 @@ pub struct TempPool {
     pub scope_id: u64,
     partial_names: Vec<String>,
     accumulated_names: Vec<String>,
+    derivative_names: Vec<String>,
     next_partial: usize,
     next_accumulated: usize,
+    next_derivative: usize,
     statement_counter: usize,
 }
 
@@ -38,8 +42,10 @@ impl TempPool {
             scope_id,
             partial_names: Vec::new(),
             accumulated_names: Vec::new(),
+            derivative_names: Vec::new(),
             next_partial: 0,
             next_accumulated: 0,
+            next_derivative: 0,
             statement_counter: 0,
         }
     }
@@ -48,10 +54,11 @@ impl TempPool {
     pub fn reset(&mut self) {
         self.next_partial = 0;
         self.next_accumulated = 0;
+        self.next_derivative = 0;
     }
 
     /// A reference to a free temporary of the given kind.
-    pub fn take(&mut self, kind: TempKind, symbols: &mut SymbolIndex) -> VariableReference {
+    pub fn take(&mut self, kind: TempKind, symbols: &SymbolIndex) -> VariableReference {
         let (names, next, stem) = match kind {
             TempKind::Partial => (&mut self.partial_names, &mut self.next_partial, "oad_lin"),
             TempKind::Accumulated => (
@@ -59,13 +66,31 @@ impl TempPool {
                 &mut self.next_accumulated,
                 "oad_acc",
             ),
+            TempKind::Derivative => (
+                &mut self.derivative_names,
+                &mut self.next_derivative,
+                "oad_dtmp",
+            ),
         };
         if *next == names.len() {
-            names.push(symbols.fresh_name(&format!("{stem}_{}", names.len() + 1)));
+            // A name no scope of the program declares: a temporary must
+            // not shadow a host or module variable.
+            let stem = format!("{stem}_{}", names.len() + 1);
+            let mut candidate = stem.clone();
+            let mut k = 0;
+            while symbols.is_name_used(&candidate) {
+                k += 1;
+                candidate = format!("{stem}_{k}");
+            }
+            names.push(candidate);
         }
         let name = names[*next].clone();
         *next += 1;
-        temp_reference(&name, self.scope_id)
+        let mut r = temp_reference(&name, self.scope_id);
+        if kind == TempKind::Derivative {
+            r.active = ActiveUse::True;
+        }
+        r
     }
 
     /// `temp = value`, a new statement placed before `original`.
@@ -88,12 +113,19 @@ impl TempPool {
         }
     }
 
-    /// Every temporary name handed out, partials first.
-    pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.partial_names
+    /// The symbols of every temporary handed out: passive reals, and
+    /// active ones for derivative copies.
+    pub fn symbols(&self) -> Vec<Symbol> {
+        let passive = self
+            .partial_names
             .iter()
             .chain(&self.accumulated_names)
-            .map(|s| s.as_str())
+            .map(|n| temporary_symbol(n));
+        let active = self.derivative_names.iter().map(|n| Symbol {
+            active: true,
+            ..temporary_symbol(n)
+        });
+        passive.chain(active).collect()
     }
 }
 

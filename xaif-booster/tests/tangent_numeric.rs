@@ -8,22 +8,64 @@ mod common;
 use std::collections::HashMap;
 
 use common::*;
+use xaif_booster::block_accumulate::EliminationChoice;
 use xaif_booster::catalogue::Catalogue;
+use xaif_booster::elimination::{Chain, Method};
 use xaif_booster::tangent::{transform_tangent, Preaccumulation, TangentOptions};
 use xaif_schema::model::*;
 
 fn options() -> TangentOptions {
     TangentOptions {
         preaccumulation: Preaccumulation::Statement,
+        elimination: EliminationChoice::Best(vec![Method::Vertex]),
         dot_dir: None,
     }
 }
 
-fn transformed(assignments: &[(&str, &str)]) -> CallGraph {
+fn block_options(elimination: EliminationChoice) -> TangentOptions {
+    TangentOptions {
+        preaccumulation: Preaccumulation::BasicBlock,
+        elimination,
+        dot_dir: None,
+    }
+}
+
+/// Statement-level preaccumulation and basic-block preaccumulation with
+/// several elimination methods and heuristics.
+fn all_options() -> Vec<TangentOptions> {
+    let chain = |s: &str| s.parse::<Chain>().unwrap();
+    vec![
+        options(),
+        block_options(EliminationChoice::One(
+            Method::Vertex,
+            chain("markowitz,reverse"),
+        )),
+        block_options(EliminationChoice::One(Method::Vertex, chain("forward"))),
+        block_options(EliminationChoice::One(
+            Method::Edge,
+            chain("relative-markowitz,forward"),
+        )),
+        block_options(EliminationChoice::One(
+            Method::Face,
+            chain("markowitz,forward"),
+        )),
+        block_options(EliminationChoice::Best(vec![
+            Method::Vertex,
+            Method::Edge,
+            Method::Face,
+        ])),
+    ]
+}
+
+fn transformed_with(assignments: &[(&str, &str)], options: &TangentOptions) -> CallGraph {
     let mut cg = program(assignments);
     let catalogue = Catalogue::builtin().expect("built-in catalogue");
-    transform_tangent(&mut cg, &catalogue, &options()).expect("tangent transformation");
+    transform_tangent(&mut cg, &catalogue, options).expect("tangent transformation");
     cg
+}
+
+fn transformed(assignments: &[(&str, &str)]) -> CallGraph {
+    transformed_with(assignments, &options())
 }
 
 fn point_map(point: &[(&str, f64)]) -> HashMap<String, f64> {
@@ -33,6 +75,9 @@ fn point_map(point: &[(&str, f64)]) -> HashMap<String, f64> {
     }
     for n in INTEGER {
         vars.entry(n.to_string()).or_insert(3.0);
+    }
+    for (k, n) in VECTOR.iter().enumerate() {
+        vars.entry(n.to_string()).or_insert(0.3 + 0.25 * k as f64);
     }
     vars
 }
@@ -47,7 +92,11 @@ fn tangent_derivative(
 ) -> f64 {
     let mut state = State {
         v: point.clone(),
-        d: ACTIVE.iter().map(|n| (n.to_string(), 0.0)).collect(),
+        d: ACTIVE
+            .iter()
+            .chain(VECTOR)
+            .map(|n| (n.to_string(), 0.0))
+            .collect(),
     };
     state.d.insert(input.to_string(), 1.0);
     execute(block_elements(cg), &mut state);
@@ -78,7 +127,20 @@ fn close(got: f64, want: f64, tol: f64) -> bool {
 /// Checks every active input against finite differences, and the given
 /// exact derivatives `(input, value)` to 1e-12.
 fn check(assignments: &[(&str, &str)], output: &str, point: &[(&str, f64)], exact: &[(&str, f64)]) {
-    let cg = transformed(assignments);
+    for opts in all_options() {
+        check_with(assignments, output, point, exact, &opts);
+    }
+}
+
+fn check_with(
+    assignments: &[(&str, &str)],
+    output: &str,
+    point: &[(&str, f64)],
+    exact: &[(&str, f64)],
+    opts: &TangentOptions,
+) {
+    let cg = transformed_with(assignments, opts);
+    let mode = format!("{:?} {:?}", opts.preaccumulation, opts.elimination);
     let point = point_map(point);
     // The transformed block must compute the same values.
     let mut plain = point.clone();
@@ -90,21 +152,21 @@ fn check(assignments: &[(&str, &str)], output: &str, point: &[(&str, f64)], exac
     execute(block_elements(&cg), &mut state);
     assert!(
         close(state.v[output], plain[output], 1e-15),
-        "value changed"
+        "{mode}: value changed"
     );
-    for input in ACTIVE {
+    for input in ACTIVE.iter().chain(VECTOR) {
         let got = tangent_derivative(&cg, &point, input, output);
         let fd = finite_difference(assignments, &point, input, output);
         assert!(
             close(got, fd, 1e-7),
-            "{assignments:?}: d{output}/d{input}: tangent {got}, finite difference {fd}"
+            "{mode} {assignments:?}: d{output}/d{input}: tangent {got}, finite difference {fd}"
         );
     }
     for (input, want) in exact {
         let got = tangent_derivative(&cg, &point, input, output);
         assert!(
             close(got, *want, 1e-12),
-            "{assignments:?}: d{output}/d{input}: tangent {got}, exact {want}"
+            "{mode} {assignments:?}: d{output}/d{input}: tangent {got}, exact {want}"
         );
     }
 }
@@ -490,4 +552,90 @@ fn unknown_intrinsic_with_active_argument_is_rejected() {
     let err = transform_tangent(&mut cg, &Catalogue::builtin().unwrap(), &options()).unwrap_err();
     assert_eq!(err.statement_id.as_deref(), Some("s1"));
     assert!(err.message.contains("gamma_scal"), "{}", err.message);
+}
+
+fn propagator_count(cg: &CallGraph) -> usize {
+    block_elements(cg)
+        .iter()
+        .filter(|e| matches!(e, BasicBlockElement::DerivativePropagator(_)))
+        .count()
+}
+
+#[test]
+fn block_mode_flattens_a_chain_into_one_graph() {
+    let stmts = [
+        ("z", "(mul x y)"),
+        ("a", "(sin z)"),
+        ("b", "(mul a (exp z))"),
+        ("y", "(add b (mul a x))"),
+    ];
+    let best = block_options(EliminationChoice::Best(vec![Method::Vertex, Method::Edge]));
+    let cg = transformed_with(&stmts, &best);
+    assert_eq!(propagator_count(&cg), 1);
+    for out in ["z", "a", "b", "y"] {
+        check(&stmts, out, &[("x", 0.3), ("y", -0.7)], &[]);
+    }
+    // Exact: y = sin(xy)*exp(xy) + sin(xy)*x with y0 the input y.
+    let (x, y0): (f64, f64) = (0.3, -0.7);
+    let z = x * y0;
+    let dy_dz = z.cos() * z.exp() + z.sin() * z.exp() + z.cos() * x;
+    check(
+        &stmts,
+        "y",
+        &[("x", x), ("y", y0)],
+        &[("x", dy_dz * y0 + z.sin()), ("y", dy_dz * x)],
+    );
+}
+
+#[test]
+fn block_mode_reassignment_and_swap() {
+    // Overwritten values, non-maximal dependents, and a swap through a
+    // temporary: every row must read the derivatives on entry.
+    let cases: &[&[(&str, &str)]] = &[
+        &[("y", "(sin x)"), ("y", "(mul y x)"), ("x", "(mul y y)")],
+        &[("z", "x"), ("x", "y"), ("y", "z")],
+        &[
+            ("a", "(mul x 2)"),
+            ("b", "(add a x)"),
+            ("a", "(mul b b)"),
+            ("x", "(sub a b)"),
+        ],
+        &[("x", "(mul x x)"), ("x", "(mul x x)"), ("y", "(div y x)")],
+        &[("y", "x"), ("z", "y")],
+        &[("y", "(mul p q)"), ("z", "(add y x)")],
+    ];
+    for stmts in cases {
+        for out in ["x", "y", "z", "a", "b"] {
+            check(stmts, out, &[("x", 0.6), ("y", 1.3), ("z", -0.4)], &[]);
+        }
+    }
+}
+
+#[test]
+fn array_elements_that_may_alias() {
+    // v[n] and v[m] are the same element when n = m: the flattening must
+    // not identify or separate them wrongly, and the propagator must read
+    // derivatives before writing the aliased element.
+    let cases: &[&[(&str, &str)]] = &[
+        &[("v[n]", "(mul v[m] x)"), ("y", "(mul v[m] v[n])")],
+        &[
+            ("v[n]", "(sin v[m])"),
+            ("v[m]", "(mul v[n] 2)"),
+            ("y", "(add v[n] v[m])"),
+        ],
+        &[("v[n]", "(mul v[n] v[m])"), ("v[m]", "(add v[m] v[n])")],
+        &[("v[1]", "(mul v[n] y)"), ("y", "(mul v[1] v[n])")],
+    ];
+    for stmts in cases {
+        for (n, m) in [(2.0, 2.0), (2.0, 3.0)] {
+            for out in ["y", "v(1)", "v(2)", "v(3)"] {
+                check(
+                    stmts,
+                    out,
+                    &[("n", n), ("m", m), ("x", 0.7), ("y", 1.1)],
+                    &[],
+                );
+            }
+        }
+    }
 }

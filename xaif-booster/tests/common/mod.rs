@@ -123,8 +123,31 @@ fn intrinsic_name(op: &str) -> (&'static str, SymbolType) {
     }
 }
 
-/// A reference to a scalar of the test scope (scope 2).
+/// A reference to a variable of the test scope (scope 2): `x`, or an
+/// element of the vector `v` as `v[n]` or `v[2]`.
 pub fn var_ref(name: &str) -> VariableReference {
+    if let Some((array, index)) = name.strip_suffix(']').and_then(|n| n.split_once('[')) {
+        let mut r = var_ref(array);
+        r.vertices
+            .push(VariableReferenceVertex::ArrayElementReference(
+                ArrayElementReference {
+                    vertex_id: "2".into(),
+                    annotation: String::new(),
+                    index_triplets: vec![IndexTriplet {
+                        index: Some(parse_expression(index)),
+                        bound: None,
+                        stride: None,
+                    }],
+                },
+            ));
+        r.edges.push(Edge {
+            edge_id: "1".into(),
+            source: "1".into(),
+            target: "2".into(),
+            annotation: String::new(),
+        });
+        return r;
+    }
     VariableReference {
         vertex_id: "1".into(),
         vertices: vec![VariableReferenceVertex::SymbolReference(SymbolReference {
@@ -144,6 +167,8 @@ pub const ACTIVE: &[&str] = &["x", "y", "z", "a", "b"];
 pub const PASSIVE: &[&str] = &["p", "q"];
 /// Integer scalars.
 pub const INTEGER: &[&str] = &["n", "m"];
+/// Active real vector `v(1:4)`: its elements as the interpreter names them.
+pub const VECTOR: &[&str] = &["v(1)", "v(2)", "v(3)", "v(4)"];
 
 fn symbol(name: &str, type_: SymbolType, active: bool) -> Symbol {
     Symbol {
@@ -167,6 +192,11 @@ pub fn program(assignments: &[(&str, &str)]) -> CallGraph {
     for n in INTEGER {
         local.symbols.push(symbol(n, SymbolType::Integer, false));
     }
+    local.symbols.push(Symbol {
+        shape: SymbolShape::Vector,
+        dimension_bounds: vec![DimensionBounds { lower: 1, upper: 4 }],
+        ..symbol("v", SymbolType::Real, true)
+    });
     let global = SymbolTable {
         symbols: vec![Symbol {
             symbol_id: "head".into(),
@@ -283,13 +313,20 @@ pub fn block_elements(cg: &CallGraph) -> &[BasicBlockElement] {
     panic!("no basic block")
 }
 
-fn name_of(r: &VariableReference) -> String {
+/// The storage a reference denotes: `x`, or `v(2)` with the subscript
+/// evaluated in `vars`.
+pub fn location(r: &VariableReference, vars: &HashMap<String, f64>) -> String {
+    let mut name = None;
     for v in &r.vertices {
-        if let VariableReferenceVertex::SymbolReference(s) = v {
-            return s.symbol_id.clone();
+        match v {
+            VariableReferenceVertex::SymbolReference(s) => name = Some(s.symbol_id.clone()),
+            VariableReferenceVertex::ArrayElementReference(a) => {
+                let index = eval(a.index_triplets[0].index.as_ref().unwrap(), vars, &[]);
+                return format!("{}({})", name.expect("symbol before subscript"), index);
+            }
         }
     }
-    panic!("reference without symbol")
+    name.expect("reference without symbol")
 }
 
 /// Values of the intrinsics, written from their mathematical definitions.
@@ -389,7 +426,7 @@ pub fn eval(expr: &Expression, vars: &HashMap<String, f64>, args: &[f64]) -> f64
             .collect();
         match &expr.vertices[v] {
             ExpressionVertex::VariableReference(r) => {
-                let n = name_of(r);
+                let n = location(r, vars);
                 *vars.get(&n).unwrap_or_else(|| panic!("unset variable {n}"))
             }
             ExpressionVertex::Constant(c) => literal_value(c),
@@ -416,12 +453,14 @@ pub fn execute(elements: &[BasicBlockElement], state: &mut State) {
         match el {
             BasicBlockElement::Assignment(a) => {
                 let value = eval(&a.rhs, &state.v, &[]);
-                state.v.insert(name_of(&a.lhs.reference), value);
+                let target = location(&a.lhs.reference, &state.v);
+                state.v.insert(target, value);
             }
             BasicBlockElement::DerivativePropagator(p) => {
                 for e in &p.entries {
-                    let d =
-                        |r: &VariableReference, s: &State| *s.d.get(&name_of(r)).unwrap_or(&0.0);
+                    let d = |r: &VariableReference, s: &State| {
+                        *s.d.get(&location(r, &s.v)).unwrap_or(&0.0)
+                    };
                     let (tgt, value) = match e {
                         PropagatorEntry::SetDeriv { tgt, src } => (tgt, d(src, state)),
                         PropagatorEntry::SetNegDeriv { tgt, src } => (tgt, -d(src, state)),
@@ -446,7 +485,8 @@ pub fn execute(elements: &[BasicBlockElement], state: &mut State) {
                         ),
                         PropagatorEntry::ZeroDeriv(y) => (y, 0.0),
                     };
-                    state.d.insert(name_of(tgt), value);
+                    let target = location(tgt, &state.v);
+                    state.d.insert(target, value);
                 }
             }
             _ => {}
@@ -458,6 +498,7 @@ pub fn execute(elements: &[BasicBlockElement], state: &mut State) {
 pub fn execute_original(assignments: &[(&str, &str)], vars: &mut HashMap<String, f64>) {
     for (lhs, rhs) in assignments {
         let value = eval(&parse_expression(rhs), vars, &[]);
-        vars.insert(lhs.to_string(), value);
+        let target = location(&var_ref(lhs), vars);
+        vars.insert(target, value);
     }
 }

@@ -1,0 +1,282 @@
+//! Basic-block preaccumulation: the graph of a flattened sequence of
+//! assignments is eliminated by `crate::elimination` (vertex, edge or face
+//! elimination chosen by a heuristic chain, or the best of several), and the
+//! recorded operations become assignments to temporaries.
+//!
+//! Placement: the partials of statement k read the values right before
+//! statement k, so their temporaries are assigned right before it; the
+//! elimination products only read temporaries and variables the sequence
+//! does not overwrite, so they follow the last statement, and then the
+//! propagator.
+
+use std::collections::HashMap;
+use xaif_schema::model::{Assignment, PropagatorEntry, VariableReference};
+
+use crate::elimination::{
+    self, best_of, default_candidates, Chain, CostModel, Label, LabelDef, LabelId, Method,
+};
+use crate::expr::base_symbol;
+use crate::flatten::FlatSequence;
+use crate::linearize::{LinVertexKind, PartialValue};
+use crate::preaccumulate::{Factor, FactorCode, JacobianRow, OpCounts};
+use crate::propagate::row_entries;
+use crate::symbols::SymbolIndex;
+use crate::temporaries::{TempKind, TempPool};
+
+/// How to eliminate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EliminationChoice {
+    One(Method, Chain),
+    /// The cheapest (multiplications, then additions) of the default
+    /// candidates over these methods.
+    Best(Vec<Method>),
+}
+
+/// The code of one flattened sequence.
+#[derive(Debug, Clone, Default)]
+pub struct SequenceCode {
+    /// Temporary assignments to place right before each statement.
+    pub before_statement: Vec<Vec<Assignment>>,
+    /// Accumulation assignments after the last statement.
+    pub accumulation: Vec<Assignment>,
+    pub propagator: Vec<PropagatorEntry>,
+    pub counts: OpCounts,
+}
+
+pub fn accumulate_sequence(
+    seq: &FlatSequence,
+    choice: &EliminationChoice,
+    pool: &mut TempPool,
+    symbols: &SymbolIndex,
+) -> Result<SequenceCode, String> {
+    let g = &seq.graph;
+    // Vertices that reach a dependent; the rest (values overwritten unused)
+    // need no partials.
+    let mut live = vec![false; g.vertices.len()];
+    for (v, _) in &g.dependents {
+        live[*v] = true;
+    }
+    for e in g.edges.iter().rev() {
+        // Edges of later statements come later, so one backward pass suffices.
+        if live[e.target] {
+            live[e.source] = true;
+        }
+    }
+    let Some(anchor) = seq.statements.first().map(|s| &s.assignment) else {
+        return Ok(SequenceCode::default());
+    };
+    let mut code = FactorCode {
+        pool,
+        symbols,
+        anchor,
+        overwritten: seq
+            .statements
+            .iter()
+            .filter_map(|s| base_symbol(&s.assignment.lhs.reference))
+            .map(|(s, scope)| (s.to_string(), scope))
+            .collect(),
+        preamble: Vec::new(),
+        counts: OpCounts::default(),
+    };
+
+    // Partials, statement by statement.
+    let mut factors: Vec<Option<Factor>> = vec![None; g.edges.len()];
+    let mut before_statement = Vec::with_capacity(seq.statements.len());
+    for st in &seq.statements {
+        code.anchor = &st.assignment;
+        for k in st.edges.clone() {
+            if live[g.edges[k].target] {
+                factors[k] = Some(code.partial(&g.edges[k].partial));
+            }
+        }
+        before_statement.push(std::mem::take(&mut code.preamble));
+    }
+    if let Some(last) = seq.statements.last() {
+        code.anchor = &last.assignment;
+    }
+
+    // The elimination graph over the live vertices.
+    let mut eg = elimination::LinearizedGraph::new();
+    let mut vid = vec![None; g.vertices.len()];
+    for (v, kind) in g.vertices.iter().enumerate() {
+        if !live[v] {
+            continue;
+        }
+        vid[v] = Some(match kind {
+            LinVertexKind::Independent(_) => eg.add_independent(),
+            LinVertexKind::Intermediate(_) => eg.add_vertex(),
+        });
+    }
+    let mut symbol_factor: Vec<Factor> = Vec::new();
+    let mut edge_count = 0;
+    for (k, e) in g.edges.iter().enumerate() {
+        let (Some(s), Some(t), Some(f)) = (vid[e.source], vid[e.target], &factors[k]) else {
+            continue;
+        };
+        let label = match (&e.partial, f) {
+            (PartialValue::One, _) | (_, Factor::Int(1)) => Label::One,
+            (PartialValue::MinusOne, _) | (_, Factor::Int(-1)) => Label::MinusOne,
+            _ => {
+                symbol_factor.push(f.clone());
+                Label::Symbol(symbol_factor.len() as u32 - 1)
+            }
+        };
+        eg.add_edge(s, t, label).map_err(|e| e.to_string())?;
+        edge_count += 1;
+    }
+    for (v, _) in &g.dependents {
+        if let Some(d) = vid[*v] {
+            eg.mark_dependent(d).map_err(|e| e.to_string())?;
+        }
+    }
+    let result = match choice {
+        EliminationChoice::One(method, chain) => elimination::eliminate(&eg, *method, chain),
+        EliminationChoice::Best(methods) => best_of(
+            &eg,
+            &default_candidates(methods),
+            CostModel::Multiplications,
+        ),
+    }
+    .map_err(|e| format!("elimination failed: {e}"))?;
+
+    // Replay the recorded operations as factor arithmetic.
+    let labels = &result.labels;
+    let mut value: HashMap<LabelId, Factor> = HashMap::new();
+    let factor_of = |id: LabelId, value: &HashMap<LabelId, Factor>| -> Result<Factor, String> {
+        if let Some(f) = value.get(&id) {
+            return Ok(f.clone());
+        }
+        match labels.def(id) {
+            LabelDef::Input(Label::One) => Ok(Factor::Int(1)),
+            LabelDef::Input(Label::MinusOne) => Ok(Factor::Int(-1)),
+            LabelDef::Input(Label::Symbol(k)) => symbol_factor
+                .get(k as usize)
+                .cloned()
+                .ok_or_else(|| format!("elimination label {id} has no partial")),
+            other => Err(format!(
+                "elimination label {id} ({other:?}) used before defined"
+            )),
+        }
+    };
+    for op in result.ops() {
+        let (out, f) = match *op {
+            elimination::Op::Mul { lhs, rhs, out } => {
+                let a = factor_of(lhs, &value)?;
+                let b = factor_of(rhs, &value)?;
+                (out, code.mul(&a, &b))
+            }
+            elimination::Op::Add { lhs, rhs, out } => {
+                let a = factor_of(lhs, &value)?;
+                let b = factor_of(rhs, &value)?;
+                (out, code.add(&a, &b))
+            }
+            elimination::Op::Neg { arg, out } => {
+                let a = factor_of(arg, &value)?;
+                (out, code.mul(&Factor::Int(-1), &a))
+            }
+        };
+        value.insert(out, f);
+    }
+
+    // Jacobian rows, in order of the dependents.
+    let mut original = vec![None; eg.vertex_count()];
+    for (v, id) in vid.iter().enumerate() {
+        if let Some(id) = id {
+            original[id.0 as usize] = Some(v);
+        }
+    }
+    let mut entries_of: HashMap<usize, Vec<(usize, Factor)>> = HashMap::new();
+    for entry in &result.jacobian.entries {
+        let f = factor_of(entry.label, &value)?;
+        if f == Factor::Int(0) {
+            continue;
+        }
+        let (Some(d), Some(i)) = (
+            original.get(entry.dependent.0 as usize).copied().flatten(),
+            original
+                .get(entry.independent.0 as usize)
+                .copied()
+                .flatten(),
+        ) else {
+            return Err("elimination returned an unknown vertex".into());
+        };
+        entries_of.entry(d).or_default().push((i, f));
+    }
+    let independent_ref = |i: usize| -> Result<VariableReference, String> {
+        match &g.vertices[i] {
+            LinVertexKind::Independent(r) => Ok(r.clone()),
+            LinVertexKind::Intermediate(_) => Err("Jacobian entry from an intermediate".into()),
+        }
+    };
+    let mut rows = Vec::new();
+    for (v, dep) in &g.dependents {
+        let mut entries = Vec::new();
+        for (i, f) in entries_of.get(v).cloned().unwrap_or_default() {
+            entries.push((independent_ref(i)?, f));
+        }
+        rows.push(JacobianRow {
+            dependent: dep.clone(),
+            entries,
+        });
+    }
+    let counts = OpCounts {
+        vertices: live.iter().filter(|&&l| l).count(),
+        edges: edge_count,
+        ..code.counts
+    };
+    let accumulation = std::mem::take(&mut code.preamble);
+    let propagator = sequence_propagator(rows, code.pool, code.symbols);
+    Ok(SequenceCode {
+        before_statement,
+        accumulation,
+        propagator,
+        counts,
+    })
+}
+
+/// The propagator of several rows. A row must not read a derivative that
+/// an earlier row of the same propagator has already overwritten, so when
+/// there are several rows, every independent whose symbol some row writes
+/// is first copied into an active temporary and read from there.
+fn sequence_propagator(
+    mut rows: Vec<JacobianRow>,
+    pool: &mut TempPool,
+    symbols: &SymbolIndex,
+) -> Vec<PropagatorEntry> {
+    let mut out = Vec::new();
+    if rows.len() > 1 {
+        let written: std::collections::HashSet<_> = rows
+            .iter()
+            .filter_map(|r| base_symbol(&r.dependent).map(|(s, c)| (s.to_string(), c)))
+            .collect();
+        let mut saved: HashMap<String, VariableReference> = HashMap::new();
+        for row in &mut rows {
+            for (x, _) in &mut row.entries {
+                let Some((s, c)) = base_symbol(x) else {
+                    continue;
+                };
+                if !written.contains(&(s.to_string(), c)) {
+                    continue;
+                }
+                let key = crate::expr::variable_key(x);
+                let copy = match saved.get(&key) {
+                    Some(t) => t.clone(),
+                    None => {
+                        let t = pool.take(TempKind::Derivative, symbols);
+                        out.push(PropagatorEntry::SetDeriv {
+                            tgt: t.clone(),
+                            src: x.clone(),
+                        });
+                        saved.insert(key, t.clone());
+                        t
+                    }
+                };
+                *x = copy;
+            }
+        }
+    }
+    for row in &rows {
+        out.extend(row_entries(row));
+    }
+    out
+}
