@@ -48,6 +48,8 @@ pub struct CanonSource {
     pub units: Vec<String>,
     /// Names declared with `!$oad decl`, per unit.
     pub declared: HashMap<String, HashSet<String>>,
+    /// Statement labels used in the body of each unit.
+    body_labels: HashMap<String, HashSet<u32>>,
 }
 
 /// A tag line: `!$oad KEYWORD [ARG]`.
@@ -187,6 +189,11 @@ impl CanonSource {
                         }
                     }
                     // `i` is at the end-body line.
+                    let labels = leading_labels(&lines, &body);
+                    src.body_labels
+                        .entry(unit.clone())
+                        .or_default()
+                        .extend(labels);
                     src.items.push(CanonItem::Body {
                         unit,
                         tag_line,
@@ -206,23 +213,21 @@ impl CanonSource {
     /// Numeric statement labels used anywhere in the body lines of a unit
     /// (so generated labels can avoid them).
     pub fn labels_in_body(&self, unit: &str) -> HashSet<u32> {
-        let mut labels = HashSet::new();
-        for item in &self.items {
-            if let CanonItem::Body { unit: u, lines, .. } = item {
-                if u != unit {
-                    continue;
-                }
-                for &l in lines {
-                    let t = self.lines[l].trim_start();
-                    let digits: String = t.chars().take_while(|c| c.is_ascii_digit()).collect();
-                    if let Ok(n) = digits.parse::<u32>() {
-                        labels.insert(n);
-                    }
-                }
-            }
-        }
-        labels
+        self.body_labels.get(unit).cloned().unwrap_or_default()
     }
+}
+
+/// Numeric labels at the start of the given lines.
+fn leading_labels(lines: &[String], which: &[usize]) -> HashSet<u32> {
+    let mut labels = HashSet::new();
+    for &l in which {
+        let t = lines[l].trim_start();
+        let digits: String = t.chars().take_while(|c| c.is_ascii_digit()).collect();
+        if let Ok(n) = digits.parse::<u32>() {
+            labels.insert(n);
+        }
+    }
+    labels
 }
 
 /// The lines of the statement starting at line `start`: the line and its

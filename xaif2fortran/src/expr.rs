@@ -1,7 +1,7 @@
 //! Expressions and variable references from XAIF to Fortran text, with
 //! the precedence rules of Fortran (parentheses only where needed).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use xaif_schema::{
     BooleanOp, Constant, ConstantType, Expression, ExpressionVertex, IndexTriplet, Symbol,
@@ -136,10 +136,11 @@ impl<'a> Env<'a> {
     /// The text of an expression and the precedence of its top operator.
     pub fn expression_prec(&self, e: &Expression) -> Result<(String, u8)> {
         let g = self.graph(e)?;
+        let sources: HashSet<&str> = e.edges.iter().map(|ed| ed.source.as_str()).collect();
         let roots: Vec<&ExpressionVertex> = e
             .vertices
             .iter()
-            .filter(|v| !e.edges.iter().any(|ed| ed.source == v.vertex_id()))
+            .filter(|v| !sources.contains(v.vertex_id()))
             .collect();
         let [root] = roots.as_slice() else {
             let what = e.vertices.first().map(|v| v.vertex_id()).unwrap_or("");
@@ -499,10 +500,11 @@ pub fn as_factor(text: String, prec: u8) -> String {
 
 /// The root of an expression and its arguments in position order.
 pub fn root_and_args(e: &Expression) -> Option<(&ExpressionVertex, Vec<&ExpressionVertex>)> {
+    let sources: HashSet<&str> = e.edges.iter().map(|ed| ed.source.as_str()).collect();
     let mut roots = e
         .vertices
         .iter()
-        .filter(|v| !e.edges.iter().any(|ed| ed.source == v.vertex_id()));
+        .filter(|v| !sources.contains(v.vertex_id()));
     let root = roots.next()?;
     if roots.next().is_some() {
         return None;
