@@ -3,7 +3,9 @@
 
 use rayon::prelude::*;
 
-use super::eliminator::{eliminate, Elimination, Method};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use super::eliminator::{Elimination, Eliminator, Method};
 use super::graph::LinearizedGraph;
 use super::heuristics::{Chain, Filter};
 use super::label::OpCounts;
@@ -60,12 +62,18 @@ pub fn default_candidates(methods: &[Method]) -> Vec<Candidate> {
     let mut out: Vec<Candidate> = Vec::new();
     for base in [Method::Vertex] {
         for f in [vec![Forward], vec![Reverse]] {
-            out.push(Candidate { method: base, chain: Chain(f) });
+            out.push(Candidate {
+                method: base,
+                chain: Chain(f),
+            });
         }
     }
     for &m in methods {
         for c in &chains {
-            let cand = Candidate { method: m, chain: Chain(c.clone()) };
+            let cand = Candidate {
+                method: m,
+                chain: Chain(c.clone()),
+            };
             if !out.contains(&cand) {
                 out.push(cand);
             }
@@ -74,14 +82,43 @@ pub fn default_candidates(methods: &[Method]) -> Vec<Candidate> {
     out
 }
 
-/// Run every candidate and keep the cheapest (first one on ties).
-pub fn best_of(graph: &LinearizedGraph, candidates: &[Candidate], cost: CostModel) -> Result<Elimination, EliminationError> {
-    let results: Vec<Result<Elimination, EliminationError>> =
-        candidates.par_iter().map(|c| eliminate(graph, c.method, &c.chain)).collect();
+/// Run every candidate and keep the cheapest (the first one on ties).
+///
+/// Candidates run in parallel and share the cheapest multiplication count
+/// found so far: a run is abandoned as soon as it is strictly more
+/// expensive, so hopeless sequences (fill-in explosions) cost little.  Only
+/// strictly worse runs are abandoned, hence the choice is deterministic.
+pub fn best_of(
+    graph: &LinearizedGraph,
+    candidates: &[Candidate],
+    cost: CostModel,
+) -> Result<Elimination, EliminationError> {
+    let bound = AtomicUsize::new(usize::MAX);
+    // vertex sequences are cheap to run: they set the bound for the others
+    let (first, rest): (Vec<_>, Vec<_>) = candidates.iter().enumerate().partition(|(_, c)| c.method == Method::Vertex);
+    let run = |c: &Candidate| -> Result<Option<Elimination>, EliminationError> {
+            let mut e = Eliminator::new(graph)?;
+            let done = e.run_within(c.method, &c.chain, |counts| {
+                cost.multiplications(counts) > bound.load(Ordering::Relaxed)
+            })?;
+            if !done {
+                return Ok(None);
+            }
+            let e = e.finish()?;
+            bound.fetch_min(cost.multiplications(&e.counts), Ordering::Relaxed);
+            Ok(Some(e))
+    };
+    let mut results: Vec<(usize, Result<Option<Elimination>, EliminationError>)> =
+        first.par_iter().map(|(k, c)| (*k, run(c))).collect();
+    results.extend(rest.par_iter().map(|(k, c)| (*k, run(c))).collect::<Vec<_>>());
+    results.sort_by_key(|(k, _)| *k);
     let mut best: Option<Elimination> = None;
-    for r in results {
-        let r = r?;
-        if best.as_ref().is_none_or(|b| cost.key(&r.counts) < cost.key(&b.counts)) {
+    for (_, r) in results {
+        let Some(r) = r? else { continue };
+        if best
+            .as_ref()
+            .is_none_or(|b| cost.key(&r.counts) < cost.key(&b.counts))
+        {
             best = Some(r);
         }
     }

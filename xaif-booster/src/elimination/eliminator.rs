@@ -7,7 +7,7 @@ use std::str::FromStr;
 
 use super::face::LineGraph;
 use super::graph::{dot_escape, LinearizedGraph, VertexId};
-use super::heuristics::{Chain, Space, StepSets, Target};
+use super::heuristics::{Chain, Filter, Space, StepSets, Target};
 use super::label::{LabelId, Labels, Op, OpCounts};
 use super::work::{EliminationError, Role, WorkGraph};
 
@@ -157,7 +157,11 @@ impl Elimination {
                 Some(v) => format!("{v:.4}"),
                 None => e.label.to_string(),
             };
-            let _ = writeln!(out, "  x{} -> y{} [label=\"{}\"];", e.independent.0, e.dependent.0, text);
+            let _ = writeln!(
+                out,
+                "  x{} -> y{} [label=\"{}\"];",
+                e.independent.0, e.dependent.0, text
+            );
         }
         out.push_str("}\n");
         out
@@ -185,7 +189,14 @@ impl Eliminator {
         let mut labels = Labels::new();
         let work = WorkGraph::build(graph, &mut labels)?;
         let origin = work.origin.clone();
-        Ok(Eliminator { labels, phase: Phase::Graph(work), steps: Vec::new(), last: None, origin, strategy: Vec::new() })
+        Ok(Eliminator {
+            labels,
+            phase: Phase::Graph(work),
+            steps: Vec::new(),
+            last: None,
+            origin,
+            strategy: Vec::new(),
+        })
     }
 
     /// Counts so far (normalisation of parallel edges included).
@@ -216,7 +227,11 @@ impl Eliminator {
     pub fn edges(&self) -> Vec<(VertexId, VertexId)> {
         match &self.phase {
             Phase::Graph(w) => {
-                let mut e: Vec<_> = w.label.keys().map(|(s, d)| (VertexId(*s), VertexId(*d))).collect();
+                let mut e: Vec<_> = w
+                    .label
+                    .keys()
+                    .map(|(s, d)| (VertexId(*s), VertexId(*d)))
+                    .collect();
                 e.sort();
                 e
             }
@@ -234,15 +249,18 @@ impl Eliminator {
     }
 
     pub fn eliminate_vertex(&mut self, v: VertexId) -> Result<(), EliminationError> {
-        self.perform(Target::Vertex(v.0)).map_err(|_| EliminationError::NotIntermediate(v))
+        self.perform(Target::Vertex(v.0))
+            .map_err(|_| EliminationError::NotIntermediate(v))
     }
 
     pub fn front_eliminate(&mut self, i: VertexId, j: VertexId) -> Result<(), EliminationError> {
-        self.perform(Target::Front(i.0, j.0)).map_err(|_| EliminationError::NotEliminableEdge(i, j))
+        self.perform(Target::Front(i.0, j.0))
+            .map_err(|_| EliminationError::NotEliminableEdge(i, j))
     }
 
     pub fn back_eliminate(&mut self, j: VertexId, k: VertexId) -> Result<(), EliminationError> {
-        self.perform(Target::Back(j.0, k.0)).map_err(|_| EliminationError::NotEliminableEdge(j, k))
+        self.perform(Target::Back(j.0, k.0))
+            .map_err(|_| EliminationError::NotEliminableEdge(j, k))
     }
 
     pub fn eliminate_face(&mut self, face: FaceId) -> Result<(), EliminationError> {
@@ -288,7 +306,10 @@ impl Eliminator {
             (_, Target::Face(i, j)) => return Err(EliminationError::NotEliminableFace(i, j)),
             (_, Target::Vertex(v)) => return Err(EliminationError::NotIntermediate(VertexId(v))),
             (_, Target::Front(i, j) | Target::Back(i, j)) => {
-                return Err(EliminationError::NotEliminableEdge(VertexId(i), VertexId(j)))
+                return Err(EliminationError::NotEliminableEdge(
+                    VertexId(i),
+                    VertexId(j),
+                ))
             }
         };
         self.last = Some(sets);
@@ -303,7 +324,10 @@ impl Eliminator {
         }
         match &self.phase {
             Phase::Graph(w) => match method {
-                Method::Vertex => (0..w.role.len() as u32).filter(|v| w.is_intermediate(*v)).map(Target::Vertex).collect(),
+                Method::Vertex => (0..w.role.len() as u32)
+                    .filter(|v| w.is_intermediate(*v))
+                    .map(Target::Vertex)
+                    .collect(),
                 Method::Edge => {
                     let mut t = Vec::new();
                     for j in 0..w.role.len() as u32 {
@@ -317,7 +341,11 @@ impl Eliminator {
                 }
                 Method::Face => unreachable!(),
             },
-            Phase::Faces(l) => l.faces().into_iter().map(|(i, j)| Target::Face(i, j)).collect(),
+            Phase::Faces(l) => l
+                .faces()
+                .into_iter()
+                .map(|(i, j)| Target::Face(i, j))
+                .collect(),
         }
     }
 
@@ -326,16 +354,73 @@ impl Eliminator {
         if self.in_face_phase() && method != Method::Face {
             return Err(EliminationError::AfterFaces);
         }
-        let targets = self.targets(method);
-        if targets.is_empty() {
-            return Ok(false);
+        if method == Method::Face {
+            self.enter_face_phase();
         }
-        let chosen = match &self.phase {
-            Phase::Graph(w) => chain.select(w, targets, self.last.as_ref()),
-            Phase::Faces(l) => chain.select(l, targets, self.last.as_ref()),
+        // forward / reverse pick a unique target: find it without listing all
+        let chosen = match chain.0.first() {
+            Some(&f @ (Filter::Forward | Filter::Reverse)) => {
+                self.direct(method, f == Filter::Forward)
+            }
+            _ => {
+                let targets = self.targets(method);
+                if targets.is_empty() {
+                    None
+                } else {
+                    Some(match &self.phase {
+                        Phase::Graph(w) => chain.select(w, targets, self.last.as_ref()),
+                        Phase::Faces(l) => chain.select(l, targets, self.last.as_ref()),
+                    })
+                }
+            }
         };
-        self.perform(chosen)?;
-        Ok(true)
+        match chosen {
+            Some(t) => {
+                self.perform(t)?;
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    /// The target the forward (or reverse) filter would keep out of all
+    /// targets of `method`, found by walking the topological order.
+    fn direct(&self, method: Method, forward: bool) -> Option<Target> {
+        match &self.phase {
+            Phase::Graph(w) => {
+                let pos = |v: &&u32| w.topo[**v as usize];
+                let mut order: Box<dyn Iterator<Item = &u32>> = if forward {
+                    Box::new(w.by_topo.iter())
+                } else {
+                    Box::new(w.by_topo.iter().rev())
+                };
+                let j = *order.find(|v| w.is_intermediate(**v))?;
+                Some(match (method, forward) {
+                    (Method::Vertex, _) => Target::Vertex(j),
+                    (_, true) => Target::Front(*w.pred[j as usize].iter().min_by_key(pos)?, j),
+                    (_, false) => Target::Back(j, *w.succ[j as usize].iter().max_by_key(pos)?),
+                })
+            }
+            Phase::Faces(l) => {
+                // faces through the earliest (latest) middle vertex b first
+                let mut order: Box<dyn Iterator<Item = &u32>> =
+                    if forward { Box::new(l.by_topo.iter()) } else { Box::new(l.by_topo.iter().rev()) };
+                let b = *order.find(|b| l.ending_at[**b as usize].iter().any(|i| l.has_face(*i)))?;
+                let mut best: Option<([i64; 5], Target)> = None;
+                for &i in &l.ending_at[b as usize] {
+                    if !l.is_inner(i) {
+                        continue;
+                    }
+                    for &j in l.succ[i as usize].iter().filter(|j| l.is_inner(**j)) {
+                        let key = if forward { l.face_forward_key(i, j) } else { l.face_reverse_key(i, j) };
+                        if best.as_ref().is_none_or(|(k, _)| key < *k) {
+                            best = Some((key, Target::Face(i, j)));
+                        }
+                    }
+                }
+                best.map(|(_, t)| t)
+            }
+        }
     }
 
     /// Eliminate until no target of `method` is left.
@@ -343,6 +428,23 @@ impl Eliminator {
         self.strategy.push(format!("{method} {chain}"));
         while self.step(method, chain)? {}
         Ok(())
+    }
+
+    /// Like [`Self::run`], but gives up (returning `Ok(false)`) as soon as
+    /// `over_budget` says the counts so far are too high.
+    pub fn run_within(
+        &mut self,
+        method: Method,
+        chain: &Chain,
+        over_budget: impl Fn(&OpCounts) -> bool,
+    ) -> Result<bool, EliminationError> {
+        self.strategy.push(format!("{method} {chain}"));
+        while self.step(method, chain)? {
+            if over_budget(&self.labels.counts()) {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 
     pub fn is_complete(&self) -> bool {
@@ -383,13 +485,27 @@ impl Eliminator {
                 value: labels.value(l),
             })
             .collect();
-        let strategy = if self.strategy.is_empty() { "manual".to_string() } else { self.strategy.join(" then ") };
-        Ok(Elimination { jacobian: Jacobian { entries }, counts: labels.counts(), labels, steps: self.steps, strategy })
+        let strategy = if self.strategy.is_empty() {
+            "manual".to_string()
+        } else {
+            self.strategy.join(" then ")
+        };
+        Ok(Elimination {
+            jacobian: Jacobian { entries },
+            counts: labels.counts(),
+            labels,
+            steps: self.steps,
+            strategy,
+        })
     }
 }
 
 /// Eliminate completely with one method and chain.
-pub fn eliminate(graph: &LinearizedGraph, method: Method, chain: &Chain) -> Result<Elimination, EliminationError> {
+pub fn eliminate(
+    graph: &LinearizedGraph,
+    method: Method,
+    chain: &Chain,
+) -> Result<Elimination, EliminationError> {
     let mut e = Eliminator::new(graph)?;
     e.run(method, chain)?;
     e.finish()
@@ -404,7 +520,8 @@ pub fn eliminate_mixed(
     face_chain: &Chain,
 ) -> Result<Elimination, EliminationError> {
     let mut e = Eliminator::new(graph)?;
-    e.strategy.push(format!("{first_steps} {first} steps by {first_chain}"));
+    e.strategy
+        .push(format!("{first_steps} {first} steps by {first_chain}"));
     for _ in 0..first_steps {
         if !e.step(first, first_chain)? {
             break;
@@ -412,4 +529,38 @@ pub fn eliminate_mixed(
     }
     e.run(Method::Face, face_chain)?;
     e.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::elimination::random::{random_graph, RandomGraphConfig};
+
+    /// The topological-walk shortcut must pick what the generic filter picks.
+    #[test]
+    fn direct_forward_and_reverse_match_the_generic_filters() {
+        for seed in 0..30 {
+            let cfg = RandomGraphConfig { unit_probability: 0.2, non_maximal_dependents: 0.1, ..RandomGraphConfig::new(25) };
+            let g = random_graph(seed, &cfg);
+            for method in [Method::Vertex, Method::Edge, Method::Face] {
+                for (forward, chain) in [(true, Chain::forward()), (false, Chain::reverse())] {
+                    let mut e = Eliminator::new(&g).unwrap();
+                    loop {
+                        let targets = e.targets(method);
+                        let direct = e.direct(method, forward);
+                        if targets.is_empty() {
+                            assert!(direct.is_none());
+                            break;
+                        }
+                        let generic = match &e.phase {
+                            Phase::Graph(w) => chain.select(w, targets, None),
+                            Phase::Faces(l) => chain.select(l, targets, None),
+                        };
+                        assert_eq!(direct, Some(generic), "seed {seed} {method} forward={forward}");
+                        e.perform(generic).unwrap();
+                    }
+                }
+            }
+        }
+    }
 }

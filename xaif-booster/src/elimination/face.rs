@@ -43,6 +43,11 @@ pub(crate) struct LineGraph {
     pub succ: Vec<Vec<u32>>,
     /// Topological positions of the computational-graph vertices.
     pub topo: Vec<u32>,
+    /// Computational-graph vertices in topological order.
+    pub by_topo: Vec<u32>,
+    /// Line vertices (ever) ending at each computational-graph vertex; may
+    /// hold removed ones.  Faces through b start at these.
+    pub ending_at: Vec<Vec<u32>>,
 }
 
 impl LineGraph {
@@ -55,6 +60,8 @@ impl LineGraph {
             pred: Vec::new(),
             succ: Vec::new(),
             topo: w.topo.clone(),
+            by_topo: w.by_topo.clone(),
+            ending_at: vec![Vec::new(); w.role.len()],
         };
         let n = w.role.len();
         // line vertex of each edge, and of the source/sink attachments
@@ -100,11 +107,20 @@ impl LineGraph {
         self.label.push(label);
         self.pred.push(Vec::new());
         self.succ.push(Vec::new());
-        self.kind.len() as u32 - 1
+        let id = self.kind.len() as u32 - 1;
+        if kind == LineKind::Inner {
+            self.ending_at[ends.1 as usize].push(id);
+        }
+        id
     }
 
     pub fn is_inner(&self, v: u32) -> bool {
         self.kind.get(v as usize) == Some(&LineKind::Inner)
+    }
+
+    /// Whether some face starts at line vertex `i`.
+    pub fn has_face(&self, i: u32) -> bool {
+        self.is_inner(i) && self.succ[i as usize].iter().any(|j| self.is_inner(*j))
     }
 
     pub fn is_face(&self, i: u32, j: u32) -> bool {

@@ -26,7 +26,10 @@ mod vertex;
 mod work;
 
 pub use best_of::{best_of, default_candidates, Candidate, CostModel};
-pub use eliminator::{eliminate, eliminate_mixed, Elimination, Eliminator, FaceId, Jacobian, JacobianEntry, Method, Step};
+pub use eliminator::{
+    eliminate, eliminate_mixed, Elimination, Eliminator, FaceId, Jacobian, JacobianEntry, Method,
+    Step,
+};
 pub use graph::{GraphError, LinearizedGraph, VertexId};
 pub use heuristics::{Chain, Filter};
 pub use label::{Label, LabelDef, LabelId, Labels, Op, OpCounts};

@@ -37,7 +37,9 @@ pub enum EliminationError {
     AfterFaces,
     #[error("the elimination is not complete: intermediate vertices remain")]
     Incomplete,
-    #[error("unknown heuristic `{0}` (known: forward, reverse, markowitz, relative-markowitz, sibling)")]
+    #[error(
+        "unknown heuristic `{0}` (known: forward, reverse, markowitz, relative-markowitz, sibling)"
+    )]
     UnknownHeuristic(String),
     #[error("unknown method `{0}` (known: vertex, edge, face)")]
     UnknownMethod(String),
@@ -52,6 +54,8 @@ pub(crate) struct WorkGraph {
     pub label: HashMap<(u32, u32), LabelId>,
     /// Position in a fixed topological order; eliminations never invalidate it.
     pub topo: Vec<u32>,
+    /// Vertices in that order.
+    pub by_topo: Vec<u32>,
     /// The caller's vertex a (possibly auxiliary) vertex stands for.
     pub origin: Vec<u32>,
     pub intermediates: usize,
@@ -87,7 +91,10 @@ pub(crate) fn intersection_len(a: &[u32], b: &[u32]) -> usize {
 }
 
 impl WorkGraph {
-    pub fn build(graph: &LinearizedGraph, labels: &mut Labels) -> Result<WorkGraph, EliminationError> {
+    pub fn build(
+        graph: &LinearizedGraph,
+        labels: &mut Labels,
+    ) -> Result<WorkGraph, EliminationError> {
         let n = graph.vertex_count();
         let mut w = WorkGraph {
             role: (0..n as u32)
@@ -103,6 +110,7 @@ impl WorkGraph {
             succ: vec![Vec::new(); n],
             label: HashMap::with_capacity(graph.edge_count() * 2),
             topo: Vec::new(),
+            by_topo: Vec::new(),
             origin: (0..n as u32).collect(),
             intermediates: 0,
         };
@@ -127,6 +135,10 @@ impl WorkGraph {
             }
         }
         w.topo = w.topological_positions()?;
+        w.by_topo = vec![0; w.topo.len()];
+        for (v, &t) in w.topo.iter().enumerate() {
+            w.by_topo[t as usize] = v as u32;
+        }
         let all: Vec<u32> = (0..w.role.len() as u32).collect();
         w.remove_isolated(all);
         w.intermediates = w.role.iter().filter(|r| **r == Role::Intermediate).count();
@@ -191,7 +203,9 @@ impl WorkGraph {
     pub fn remove_isolated(&mut self, mut work: Vec<u32>) {
         while let Some(v) = work.pop() {
             let vi = v as usize;
-            if self.role[vi] != Role::Intermediate || (!self.pred[vi].is_empty() && !self.succ[vi].is_empty()) {
+            if self.role[vi] != Role::Intermediate
+                || (!self.pred[vi].is_empty() && !self.succ[vi].is_empty())
+            {
                 continue;
             }
             work.extend(self.pred[vi].iter().chain(self.succ[vi].iter()).copied());
@@ -203,8 +217,10 @@ impl WorkGraph {
         let n = self.role.len();
         let mut indegree: Vec<usize> = self.pred.iter().map(|p| p.len()).collect();
         // smallest id first among ready vertices: deterministic and close to code order
-        let mut ready: BinaryHeap<std::cmp::Reverse<u32>> =
-            (0..n as u32).filter(|v| indegree[*v as usize] == 0).map(std::cmp::Reverse).collect();
+        let mut ready: BinaryHeap<std::cmp::Reverse<u32>> = (0..n as u32)
+            .filter(|v| indegree[*v as usize] == 0)
+            .map(std::cmp::Reverse)
+            .collect();
         let mut topo = vec![u32::MAX; n];
         let mut next = 0;
         while let Some(std::cmp::Reverse(v)) = ready.pop() {

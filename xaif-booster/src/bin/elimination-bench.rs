@@ -1,0 +1,222 @@
+//! Operation-count benchmark of the elimination heuristics.
+//!
+//! `cargo run --release -p xaif-booster --bin elimination-bench [-- --quick]`
+//!
+//! A fixed, seeded set of random DAGs (10–200 vertices): multiplications of
+//! forward, reverse and Markowitz vertex elimination, the best-of drivers
+//! (vertex, edge, face, all), and the branch-and-bound vertex optimum where
+//! it is proven within the node budget; then the time to eliminate a
+//! 1,000-vertex graph.
+
+use std::time::{Duration, Instant};
+
+use xaif_booster::elimination::random::{random_graph, RandomGraphConfig};
+use xaif_booster::elimination::*;
+
+struct Row {
+    vertices: usize,
+    intermediates: usize,
+    forward: usize,
+    reverse: usize,
+    markowitz: usize,
+    best_vertex: usize,
+    best_edge: usize,
+    best_face: usize,
+    best_all: usize,
+    optimum: Option<usize>,
+}
+
+fn cost(g: &LinearizedGraph, method: Method, chain: &str, model: CostModel) -> usize {
+    let e = eliminate(g, method, &chain.parse().expect("valid chain")).expect("elimination");
+    model.multiplications(&e.counts)
+}
+
+fn best(g: &LinearizedGraph, methods: &[Method], model: CostModel) -> usize {
+    let mut cands = default_candidates(methods);
+    cands.retain(|c| methods.contains(&c.method));
+    model.multiplications(&best_of(g, &cands, model).expect("best-of").counts)
+}
+
+fn suite(title: &str, unit_probability: f64, model: CostModel, quick: bool) {
+    let sizes: Vec<usize> = if quick {
+        vec![10, 20, 40, 80]
+    } else {
+        (0..40).map(|k| 10 + k * 5).collect()
+    };
+    let mut rows = Vec::new();
+    for (k, &n) in sizes.iter().enumerate() {
+        let cfg = RandomGraphConfig {
+            unit_probability,
+            non_maximal_dependents: 0.05,
+            ..RandomGraphConfig::new(n)
+        };
+        let g = random_graph(1000 + k as u64, &cfg);
+        let intermediates = Eliminator::new(&g)
+            .expect("graph")
+            .intermediate_vertices()
+            .len();
+        let limit = SearchLimit {
+            max_intermediates: 40,
+            max_nodes: if quick { 200_000 } else { 2_000_000 },
+        };
+        let optimum = optimal_vertex_elimination(&g, model, limit)
+            .expect("graph")
+            .filter(|o| o.proven)
+            .map(|o| o.cost);
+        rows.push(Row {
+            vertices: n,
+            intermediates,
+            forward: cost(&g, Method::Vertex, "forward", model),
+            reverse: cost(&g, Method::Vertex, "reverse", model),
+            markowitz: cost(&g, Method::Vertex, "markowitz", model),
+            best_vertex: best(&g, &[Method::Vertex], model),
+            best_edge: best(&g, &[Method::Edge], model),
+            best_face: best(&g, &[Method::Face], model),
+            best_all: model.multiplications(
+                &best_of(
+                    &g,
+                    &default_candidates(&[Method::Vertex, Method::Edge, Method::Face]),
+                    model,
+                )
+                .expect("best-of")
+                .counts,
+            ),
+            optimum,
+        });
+    }
+    println!("## {title}\n");
+    println!("| V | Z | forward | reverse | markowitz | best vertex | best edge | best face | best all | optimum vertex |");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
+    for r in &rows {
+        let opt = r
+            .optimum
+            .map(|o| o.to_string())
+            .unwrap_or_else(|| "–".into());
+        println!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            r.vertices,
+            r.intermediates,
+            r.forward,
+            r.reverse,
+            r.markowitz,
+            r.best_vertex,
+            r.best_edge,
+            r.best_face,
+            r.best_all,
+            opt
+        );
+    }
+    let total = |f: &dyn Fn(&Row) -> usize, only_opt: bool| -> usize {
+        rows.iter()
+            .filter(|r| !only_opt || r.optimum.is_some())
+            .map(f)
+            .sum()
+    };
+    type Column<'a> = (&'a str, Box<dyn Fn(&Row) -> usize>);
+    let cols: Vec<Column> = vec![
+        ("forward", Box::new(|r: &Row| r.forward)),
+        ("reverse", Box::new(|r: &Row| r.reverse)),
+        ("markowitz", Box::new(|r: &Row| r.markowitz)),
+        ("best vertex", Box::new(|r: &Row| r.best_vertex)),
+        ("best edge", Box::new(|r: &Row| r.best_edge)),
+        ("best face", Box::new(|r: &Row| r.best_face)),
+        ("best all", Box::new(|r: &Row| r.best_all)),
+    ];
+    let with_opt = rows.iter().filter(|r| r.optimum.is_some()).count();
+    let opt_total = total(&|r: &Row| r.optimum.unwrap_or(0), true);
+    println!("\nTotals over all {} graphs, and over the {with_opt} graphs with a proven optimum ({opt_total} multiplications):\n", rows.len());
+    println!("| method | total | total (optimum subset) | vs optimum |");
+    println!("|---|---|---|---|");
+    for (name, f) in &cols {
+        let sub = total(f.as_ref(), true);
+        let ratio = if opt_total > 0 {
+            format!("{:+.2}%", 100.0 * (sub as f64 / opt_total as f64 - 1.0))
+        } else {
+            "–".into()
+        };
+        println!(
+            "| {name} | {} | {sub} | {ratio} |",
+            total(f.as_ref(), false)
+        );
+    }
+    let worse = rows
+        .iter()
+        .filter(|r| r.best_all > r.forward.min(r.reverse))
+        .count();
+    println!("\nGraphs where best-of (all) is worse than forward or reverse: {worse}\n");
+}
+
+fn time_it(label: &str, runs: usize, mut f: impl FnMut() -> usize) {
+    let mut times: Vec<Duration> = Vec::new();
+    let mut muls = 0;
+    for _ in 0..runs {
+        let t = Instant::now();
+        muls = f();
+        times.push(t.elapsed());
+    }
+    times.sort();
+    println!(
+        "| {label} | {:.1} | {muls} |",
+        times[times.len() / 2].as_secs_f64() * 1e3
+    );
+}
+
+fn main() {
+    let quick = std::env::args().any(|a| a == "--quick");
+    let timing_only = std::env::args().any(|a| a == "--timing");
+    if !timing_only {
+        suites(quick);
+    }
+    timing();
+}
+
+fn suites(quick: bool) {
+    suite(
+        "Random DAGs, no unit labels (all products = multiplications)",
+        0.0,
+        CostModel::Multiplications,
+        quick,
+    );
+    suite(
+        "Random DAGs, 25% structural ±1 labels (unit products free)",
+        0.25,
+        CostModel::Multiplications,
+        quick,
+    );
+}
+
+fn timing() {
+    let g = random_graph(
+        4242,
+        &RandomGraphConfig {
+            unit_probability: 0.25,
+            ..RandomGraphConfig::new(1000)
+        },
+    );
+    println!(
+        "## Time to eliminate a 1,000-vertex graph ({} edges), median of 3 runs\n",
+        g.edge_count()
+    );
+    println!("| what | ms | multiplications |");
+    println!("|---|---|---|");
+    let runs = 3;
+    for cand in default_candidates(&[Method::Vertex, Method::Edge, Method::Face]) {
+        let chain = cand.chain.to_string();
+        time_it(&format!("{} {chain}", cand.method), runs, || cost(&g, cand.method, &chain, CostModel::Multiplications));
+    }
+    time_it("best-of vertex (all vertex chains)", runs, || {
+        best(&g, &[Method::Vertex], CostModel::Multiplications)
+    });
+    let all = default_candidates(&[Method::Vertex, Method::Edge, Method::Face]);
+    time_it(
+        &format!("best-of all ({} candidates)", all.len()),
+        runs,
+        || {
+            let c = &all;
+            best_of(&g, c, CostModel::Multiplications)
+                .expect("best-of")
+                .counts
+                .multiplications
+        },
+    );
+}
