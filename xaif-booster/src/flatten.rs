@@ -49,6 +49,8 @@ pub struct Flattener {
     /// Reference key → independent vertex (value on entry to the graph).
     independent_of: HashMap<String, usize>,
     assigned: HashSet<SymbolKey>,
+    /// The reference through which each symbol was first assigned.
+    first_reference: HashMap<SymbolKey, String>,
     /// Symbols assigned through more than one reference.
     ambiguous: HashSet<SymbolKey>,
 }
@@ -156,11 +158,11 @@ impl Flattener {
         for (root, dep) in &g.dependents {
             let key = variable_key(dep);
             if let Some(sym) = symbol_key(dep) {
-                let same_symbol_other_reference = self
-                    .last_assignment
-                    .iter()
-                    .any(|(k, (_, r))| *k != key && symbol_key(r).as_ref() == Some(&sym));
-                if same_symbol_other_reference {
+                let first = self
+                    .first_reference
+                    .entry(sym.clone())
+                    .or_insert_with(|| key.clone());
+                if *first != key {
                     self.ambiguous.insert(sym.clone());
                 }
                 self.assigned.insert(sym);

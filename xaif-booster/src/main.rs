@@ -70,7 +70,15 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
-    match run(&cli) {
+    // A bad heuristic chain is a usage error.
+    let elimination = match elimination_choice(&cli) {
+        Ok(e) => e,
+        Err(message) => {
+            eprintln!("{message}");
+            return ExitCode::from(2);
+        }
+    };
+    match run(&cli, elimination) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("{message}");
@@ -79,14 +87,13 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(cli: &Cli) -> Result<(), String> {
+fn run(cli: &Cli, elimination: EliminationChoice) -> Result<(), String> {
     let input_name = cli.input.display().to_string();
     if cli.mode == Mode::Adjoint {
         return Err(format!(
             "{input_name}:1:1: error: adjoint mode is not implemented yet"
         ));
     }
-    let elimination = elimination_choice(cli)?;
     let catalogue = match &cli.intrinsics {
         Some(path) => Catalogue::load(path),
         None => Catalogue::builtin(),

@@ -102,6 +102,99 @@ fn reference_examples_go_through_tangent_mode() {
 }
 
 #[test]
+fn reference_examples_go_through_basic_block_mode() {
+    let dir = reference_dir().join("examples");
+    if !dir.exists() {
+        eprintln!("skipped: {} not found", dir.display());
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    for name in [
+        "add_mul_ex.xaif",
+        "uwe_ex_2.xaif",
+        "if_ex_1.xaif",
+        "loop_exit.xaif",
+    ] {
+        let path = dir.join(name);
+        for elimination in ["vertex", "edge", "face", "best"] {
+            let out = tmp.path().join(format!("{name}.{elimination}.xb"));
+            let result = booster()
+                .args(["-m", "tangent", "--preaccumulation", "basic-block"])
+                .args(["--elimination", elimination, "--stats", "-o"])
+                .arg(&out)
+                .arg(&path)
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&result.stderr);
+            assert!(result.status.success(), "{name} {elimination}: {stderr}");
+            if let Some(valid) = validate_output(&out) {
+                valid.unwrap_or_else(|e| panic!("{name} {elimination}: {e}"));
+            }
+        }
+    }
+}
+
+#[test]
+fn basic_block_mode_makes_one_propagator_per_run() {
+    let stmts = [("z", "(mul x y)"), ("a", "(sin z)"), ("y", "(mul a z)")];
+    let cg = common::program(&stmts);
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("p.xaif");
+    let out = tmp.path().join("p.xb.xaif");
+    xaif_schema::write::write_call_graph_file(&cg, &input).unwrap();
+    let result = booster()
+        .args([
+            "-m",
+            "tangent",
+            "--preaccumulation",
+            "basic-block",
+            "--stats",
+        ])
+        .args([
+            "--elimination",
+            "vertex",
+            "--heuristic",
+            "markowitz,forward",
+            "-o",
+        ])
+        .arg(&out)
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert!(
+        result.status.success(),
+        "{}",
+        String::from_utf8_lossy(&result.stderr)
+    );
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(text.matches("<xaif:DerivativePropagator>").count(), 1);
+    let stdout = String::from_utf8_lossy(&result.stdout);
+    assert!(
+        stdout.lines().any(|l| l.starts_with("total - ")),
+        "{stdout}"
+    );
+    if let Some(valid) = validate_output(&out) {
+        valid.unwrap();
+    }
+}
+
+#[test]
+fn bad_heuristic_is_a_usage_error() {
+    booster()
+        .args([
+            "-m",
+            "tangent",
+            "--heuristic",
+            "cheapest-please",
+            "-o",
+            "o",
+            "in.xaif",
+        ])
+        .assert()
+        .code(2);
+}
+
+#[test]
 fn output_of_a_built_program_validates_and_has_propagators() {
     let cg = common::program(&[
         ("y", "(mul (sin x) x)"),
