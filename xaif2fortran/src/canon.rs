@@ -153,8 +153,9 @@ impl CanonSource {
                                 while j < lines.len() && tag_of(&lines[j]).is_none() {
                                     j += 1;
                                 }
+                                let end = opaque_statement_end(&lines, first, j);
                                 let mut text_lines: Vec<&str> =
-                                    lines[first..j].iter().map(|s| s.as_str()).collect();
+                                    lines[first..end].iter().map(|s| s.as_str()).collect();
                                 while text_lines.last().is_some_and(|l| l.trim().is_empty()) {
                                     text_lines.pop();
                                 }
@@ -217,6 +218,119 @@ impl CanonSource {
     }
 }
 
+/// Where the opaque statement starting at line `first` ends (exclusive),
+/// at the latest at `limit` (the next tag line): one statement with its
+/// continuation lines, or a whole block construct (`if ... then` to
+/// `end if`, `do` to `end do` or its label, `select`, `where`, `forall`,
+/// `associate`, `block`, `critical`). Untagged statements that follow are
+/// not part of it: they are in the XAIF.
+fn opaque_statement_end(lines: &[String], first: usize, limit: usize) -> usize {
+    let mut depth = 0i32;
+    let mut do_labels: Vec<String> = Vec::new();
+    let mut i = first;
+    while i < limit {
+        let stmt_lines = statement_lines(&lines[..limit], i);
+        let texts: Vec<&str> = stmt_lines.iter().map(|&k| lines[k].as_str()).collect();
+        i = stmt_lines.last().map_or(i + 1, |l| l + 1);
+        let joined = join_statement(&texts).to_ascii_lowercase();
+        // Blank and comment lines belong to nothing.
+        if joined.is_empty() {
+            continue;
+        }
+        let (label, body) = split_label(&joined);
+        match block_effect(body) {
+            Block::Opens(end_label) => {
+                depth += 1;
+                if let Some(l) = end_label {
+                    do_labels.push(l);
+                }
+            }
+            Block::Closes => depth -= 1,
+            Block::Neither => {}
+        }
+        // A labelled do ends at the statement carrying its label.
+        while label.is_some() && do_labels.last().map(String::as_str) == label {
+            do_labels.pop();
+            depth -= 1;
+        }
+        if depth <= 0 {
+            break;
+        }
+    }
+    i
+}
+
+/// The statement label (if any) and the rest, construct name removed.
+fn split_label(stmt: &str) -> (Option<&str>, &str) {
+    let digits = stmt.len() - stmt.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    let (label, rest) = if digits > 0 {
+        (Some(&stmt[..digits]), stmt[digits..].trim_start())
+    } else {
+        (None, stmt)
+    };
+    // `name: do ...`
+    let rest = match rest.find(':') {
+        Some(p)
+            if !rest[p..].starts_with("::")
+                && rest[..p]
+                    .trim()
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && !rest[..p].trim().is_empty() =>
+        {
+            rest[p + 1..].trim_start()
+        }
+        _ => rest,
+    };
+    (label, rest)
+}
+
+enum Block {
+    /// Opens a construct (with the end label of a labelled do).
+    Opens(Option<String>),
+    Closes,
+    Neither,
+}
+
+fn block_effect(stmt: &str) -> Block {
+    let word: String = stmt
+        .chars()
+        .take_while(|c| c.is_ascii_alphabetic())
+        .collect();
+    let after = stmt[word.len()..].trim_start();
+    let squeezed: String = stmt.chars().filter(|c| !c.is_whitespace()).collect();
+    const CLOSERS: [&str; 8] = [
+        "endif",
+        "enddo",
+        "endselect",
+        "endwhere",
+        "endforall",
+        "endassociate",
+        "endblock",
+        "endcritical",
+    ];
+    if CLOSERS.iter().any(|c| squeezed.starts_with(c)) {
+        return Block::Closes;
+    }
+    // An assignment to a variable that happens to be called like a keyword.
+    if after.starts_with('=') && !after.starts_with("==") {
+        return Block::Neither;
+    }
+    match word.as_str() {
+        "if" if squeezed.ends_with("then") => Block::Opens(None),
+        "do" | "dowhile" => {
+            let label: String = after.chars().take_while(|c| c.is_ascii_digit()).collect();
+            Block::Opens((!label.is_empty()).then_some(label))
+        }
+        "select" | "selectcase" | "selecttype" | "associate" | "block" | "critical" => {
+            Block::Opens(None)
+        }
+        // `where (mask) a = b` is one statement; `where (mask)` opens.
+        "where" | "forall" if squeezed.ends_with(')') => Block::Opens(None),
+        _ => Block::Neither,
+    }
+}
+
 /// Numeric labels at the start of the given lines.
 fn leading_labels(lines: &[String], which: &[usize]) -> HashSet<u32> {
     let mut labels = HashSet::new();
@@ -274,9 +388,20 @@ mod tests {
         assert!(
             matches!(&src.items[0], CanonItem::UnitHeader { lines, .. } if lines == &vec![1, 2])
         );
-        assert_eq!(src.stmts["1"].text, "print *, x\ny = x");
+        // One statement: the untagged assignment after it is in the XAIF.
+        assert_eq!(src.stmts["1"].text, "print *, x");
         assert!(src.declared["s1"].contains("x"));
         assert!(matches!(src.items.last(), Some(CanonItem::Line(10))));
+    }
+
+    #[test]
+    fn opaque_block_constructs_are_taken_whole() {
+        let text = "!$oad unit s1\nsubroutine s\n!$oad body\n!$oad stmt 1\n  where (m) &\n    & a = 0\n  b = 1\n!$oad stmt 2\n  outer: do i = 1, n\n    if (a(i) > 0) then\n      print *, i\n    end if\n  end do outer\n  c = 2\n!$oad stmt 3\n  do 10 i = 1, 3\n    print *, i\n10 continue\n  d = 3\n!$oad stmt 4\n  write(*, *) 'x'\n\n!$oad end-body\nend subroutine\n";
+        let src = CanonSource::parse("a.canon.f90", text).unwrap();
+        assert_eq!(src.stmts["1"].text, "  where (m) &\n    & a = 0");
+        assert!(src.stmts["2"].text.ends_with("end do outer"));
+        assert!(src.stmts["3"].text.ends_with("10 continue"));
+        assert_eq!(src.stmts["4"].text, "  write(*, *) 'x'");
     }
 
     #[test]
