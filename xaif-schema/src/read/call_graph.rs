@@ -3,7 +3,8 @@
 
 use super::control_flow::{control_flow_graph, replacement_list};
 use super::cursor::{Cursor, Element, Ns, Result};
-use super::expression::{plain_edge, refs};
+use super::expression::plain_edge;
+use super::references::{check_graph, Mark};
 use crate::model::*;
 use crate::names::*;
 
@@ -27,8 +28,7 @@ pub(crate) fn call_graph(c: &mut Cursor, el: &Element) -> Result<CallGraph> {
     // then vertices and edges.
     const HEADER: [&str; 4] = ["ScopeHierarchy", "AliasSetMap", "DUUDSetMap", "DOSetMap"];
     let mut seen = 0;
-    let mut vertex_offsets = Vec::new();
-    let mut edge_ends = Vec::new();
+    let base = c.marks.len();
     while let Some(child) = c.next_child(el)? {
         if child.ns == Ns::Xaif && seen < HEADER.len() && child.local() == HEADER[seen].as_bytes() {
             match seen {
@@ -52,14 +52,14 @@ pub(crate) fn call_graph(c: &mut Cursor, el: &Element) -> Result<CallGraph> {
         }
         match (child.ns, child.local()) {
             (Ns::Xaif, b"ControlFlowGraph") => {
-                vertex_offsets.push(child.offset);
+                c.marks.push(Mark::Vertex(child.offset));
                 cg.vertices
                     .push(CallGraphVertex::ControlFlowGraph(control_flow_graph(
                         c, &child,
                     )?));
             }
             (Ns::Xaif, b"ReplacementList") => {
-                vertex_offsets.push(child.offset);
+                c.marks.push(Mark::Vertex(child.offset));
                 cg.vertices
                     .push(CallGraphVertex::ReplacementList(replacement_list(
                         c, &child,
@@ -67,7 +67,7 @@ pub(crate) fn call_graph(c: &mut Cursor, el: &Element) -> Result<CallGraph> {
             }
             (Ns::Xaif, b"CallGraphEdge") => {
                 let (e, ends) = plain_edge(c, &child)?;
-                edge_ends.push(ends);
+                c.marks.push(Mark::Edge(ends.0, ends.1));
                 cg.edges.push(e);
             }
             _ => return Err(c.unexpected(&child, el)),
@@ -79,18 +79,18 @@ pub(crate) fn call_graph(c: &mut Cursor, el: &Element) -> Result<CallGraph> {
             format!("'CallGraph' is missing its 'xaif:{}'", HEADER[seen]),
         ));
     }
-    refs(
+    check_graph(
+        c,
+        base,
+        "call graph",
         cg.vertices.iter().map(|v| match v {
             CallGraphVertex::ControlFlowGraph(g) => g.vertex_id.as_str(),
             CallGraphVertex::ReplacementList(r) => r.vertex_id.as_str(),
         }),
-        &vertex_offsets,
         cg.edges
             .iter()
             .map(|e| (e.source.as_str(), e.target.as_str())),
-        &edge_ends,
-    )
-    .check(c, "call graph")?;
+    )?;
     Ok(cg)
 }
 
@@ -105,31 +105,30 @@ fn no_attributes(c: &Cursor, el: &Element) -> Result<()> {
 fn scope_hierarchy(c: &mut Cursor, el: &Element) -> Result<ScopeHierarchy> {
     no_attributes(c, el)?;
     let mut h = ScopeHierarchy::default();
-    let mut vertex_offsets = Vec::new();
-    let mut edge_ends = Vec::new();
+    let base = c.marks.len();
     while let Some(child) = c.next_child(el)? {
         match (child.ns, child.local()) {
             (Ns::Xaif, b"Scope") => {
-                vertex_offsets.push(child.offset);
+                c.marks.push(Mark::Vertex(child.offset));
                 h.scopes.push(scope(c, &child)?);
             }
             (Ns::Xaif, b"ScopeEdge") => {
                 let (e, ends) = plain_edge(c, &child)?;
-                edge_ends.push(ends);
+                c.marks.push(Mark::Edge(ends.0, ends.1));
                 h.edges.push(e);
             }
             _ => return Err(c.unexpected(&child, el)),
         }
     }
-    refs(
+    check_graph(
+        c,
+        base,
+        "scope hierarchy",
         h.scopes.iter().map(|s| s.vertex_id.as_str()),
-        &vertex_offsets,
         h.edges
             .iter()
             .map(|e| (e.source.as_str(), e.target.as_str())),
-        &edge_ends,
-    )
-    .check(c, "scope hierarchy")?;
+    )?;
     Ok(h)
 }
 

@@ -2,40 +2,50 @@
 //! statements of basic blocks (including the booster's output statements).
 
 use super::cursor::{Cursor, Element, Ns, Result};
-use super::expression::{constant, edge_attrs, expression, refs, variable_reference, EdgeKind};
+use super::expression::{constant, edge_attrs, expression, variable_reference, EdgeKind};
+use super::references::{check_graph, Mark};
 use crate::model::*;
 use crate::names::*;
 
 /// The vertices and edges of a control flow graph or a replacement, with
 /// positions for the integrity check.
-#[derive(Default)]
 struct FlowGraph {
     vertices: Vec<ControlFlowVertex>,
     edges: Vec<ControlFlowEdge>,
-    vertex_offsets: Vec<usize>,
-    edge_ends: Vec<(usize, usize)>,
+    /// Where this graph's marks start on the cursor's mark stack.
+    base: usize,
 }
 
 impl FlowGraph {
+    fn new(c: &Cursor) -> Self {
+        FlowGraph {
+            vertices: Vec::new(),
+            edges: Vec::new(),
+            base: c.marks.len(),
+        }
+    }
+
     /// Takes `child` if it is a control flow vertex or edge.
     fn accept(&mut self, c: &mut Cursor, child: &Element) -> Result<bool> {
         if child.ns != Ns::Xaif {
             return Ok(false);
         }
+        if child.local() == b"ControlFlowEdge" {
+            let e = edge_attrs(c, child, EdgeKind::ControlFlow)?;
+            c.marks.push(Mark::Edge(e.ends.0, e.ends.1));
+            self.edges.push(ControlFlowEdge {
+                edge_id: e.edge_id,
+                source: e.source,
+                target: e.target,
+                annotation: e.annotation,
+                has_condition_value: e.has_condition_value,
+                condition_value: e.condition_value,
+            });
+            return Ok(true);
+        }
+        // Marked before reading: graphs inside the vertex mark above it.
+        c.marks.push(Mark::Vertex(child.offset));
         let v = match child.local() {
-            b"ControlFlowEdge" => {
-                let e = edge_attrs(c, child, EdgeKind::ControlFlow)?;
-                self.edge_ends.push(e.ends);
-                self.edges.push(ControlFlowEdge {
-                    edge_id: e.edge_id,
-                    source: e.source,
-                    target: e.target,
-                    annotation: e.annotation,
-                    has_condition_value: e.has_condition_value,
-                    condition_value: e.condition_value,
-                });
-                return Ok(true);
-            }
             b"Entry" => ControlFlowVertex::Entry(plain_vertex(c, child)?),
             b"Exit" => ControlFlowVertex::Exit(plain_vertex(c, child)?),
             b"EndBranch" => ControlFlowVertex::EndBranch(plain_vertex(c, child)?),
@@ -48,23 +58,25 @@ impl FlowGraph {
             b"PostLoop" => ControlFlowVertex::PostLoop(condition_vertex(c, child)?),
             b"ForLoop" => ControlFlowVertex::ForLoop(for_loop(c, child)?),
             b"BasicBlock" => ControlFlowVertex::BasicBlock(basic_block(c, child)?),
-            _ => return Ok(false),
+            _ => {
+                c.marks.pop();
+                return Ok(false);
+            }
         };
-        self.vertex_offsets.push(child.offset);
         self.vertices.push(v);
         Ok(true)
     }
 
-    fn check(&self, c: &Cursor) -> Result<()> {
-        refs(
+    fn check(&self, c: &mut Cursor) -> Result<()> {
+        check_graph(
+            c,
+            self.base,
+            "control flow graph",
             self.vertices.iter().map(|v| v.vertex_id()),
-            &self.vertex_offsets,
             self.edges
                 .iter()
                 .map(|e| (e.source.as_str(), e.target.as_str())),
-            &self.edge_ends,
         )
-        .check(c, "control flow graph")
     }
 }
 
@@ -96,7 +108,7 @@ pub(crate) fn control_flow_graph(c: &mut Cursor, el: &Element) -> Result<Control
     // ArgumentList, ModLocal, Mod, ReadLocal, Read, OnEntry: each optional,
     // in this order, before the graph.
     let mut header = 0;
-    let mut flow = FlowGraph::default();
+    let mut flow = FlowGraph::new(c);
     while let Some(child) = c.next_child(el)? {
         if child.ns == Ns::Xaif && flow.vertices.is_empty() && flow.edges.is_empty() {
             let slot = match child.local() {
@@ -185,7 +197,7 @@ fn replacement(c: &mut Cursor, el: &Element) -> Result<Replacement> {
         }
     }
     r.placeholder = c.required(placeholder, el, "placeholder")?;
-    let mut flow = FlowGraph::default();
+    let mut flow = FlowGraph::new(c);
     while let Some(child) = c.next_child(el)? {
         if !flow.accept(c, &child)? {
             return Err(c.unexpected(&child, el));

@@ -60,6 +60,8 @@ pub(crate) struct Cursor<'i> {
     reader: NsReader<&'i [u8]>,
     text: &'i str,
     file: &'i str,
+    /// Positions of the vertices and edges of the graphs being read.
+    pub marks: Vec<super::references::Mark>,
 }
 
 fn namespace_of(r: &ResolveResult) -> Ns {
@@ -81,7 +83,12 @@ impl<'i> Cursor<'i> {
         config.check_end_names = true;
         config.expand_empty_elements = false;
         config.trim_text(false);
-        Cursor { reader, text, file }
+        Cursor {
+            reader,
+            text,
+            file,
+            marks: Vec::new(),
+        }
     }
 
     /// An error at a byte offset.

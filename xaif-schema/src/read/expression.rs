@@ -1,7 +1,7 @@
 //! Reading expressions, variable references and plain edges.
 
 use super::cursor::{Attr, Cursor, Element, Ns, Result};
-use super::references::GraphRefs;
+use super::references::{check_graph, Mark};
 use crate::model::*;
 use crate::names::*;
 
@@ -85,22 +85,6 @@ pub(crate) fn plain_edge(c: &mut Cursor, el: &Element) -> Result<(Edge, (usize, 
     ))
 }
 
-/// Collects (id, offset) pairs for a graph check.
-pub(crate) fn refs<'s>(
-    ids: impl Iterator<Item = &'s str>,
-    vertex_offsets: &[usize],
-    edges: impl Iterator<Item = (&'s str, &'s str)>,
-    edge_ends: &[(usize, usize)],
-) -> GraphRefs<'s> {
-    GraphRefs {
-        vertices: ids.zip(vertex_offsets.iter().copied()).collect(),
-        edges: edges
-            .zip(edge_ends.iter())
-            .map(|((s, t), &(so, to))| (s, so, t, to))
-            .collect(),
-    }
-}
-
 /// Handles the attributes common to all vertices; false if `a` is not one.
 fn vertex_attr(
     c: &Cursor,
@@ -120,10 +104,11 @@ fn vertex_attr(
 /// caller's). `catalogue` admits `xaifii:ArgumentReference`.
 pub(crate) fn expression_body(c: &mut Cursor, el: &Element, catalogue: bool) -> Result<Expression> {
     let mut x = Expression::default();
-    let mut vertex_offsets = Vec::new();
-    let mut edge_ends = Vec::new();
+    let base = c.marks.len();
     while let Some(child) = c.next_child(el)? {
-        let offset = child.offset;
+        if !child.is(Ns::Xaif, "ExpressionEdge") {
+            c.marks.push(Mark::Vertex(child.offset));
+        }
         let v = match (child.ns, child.local()) {
             (Ns::Xaif, b"VariableReference") => {
                 ExpressionVertex::VariableReference(variable_reference(c, &child, false)?.0)
@@ -141,7 +126,7 @@ pub(crate) fn expression_body(c: &mut Cursor, el: &Element, catalogue: bool) -> 
             }
             (Ns::Xaif, b"ExpressionEdge") => {
                 let e = edge_attrs(c, &child, EdgeKind::Expression)?;
-                edge_ends.push(e.ends);
+                c.marks.push(Mark::Edge(e.ends.0, e.ends.1));
                 x.edges.push(ExpressionEdge {
                     edge_id: e.edge_id,
                     source: e.source,
@@ -153,18 +138,17 @@ pub(crate) fn expression_body(c: &mut Cursor, el: &Element, catalogue: bool) -> 
             }
             _ => return Err(c.unexpected(&child, el)),
         };
-        vertex_offsets.push(offset);
         x.vertices.push(v);
     }
-    refs(
+    check_graph(
+        c,
+        base,
+        "expression",
         x.vertices.iter().map(|v| v.vertex_id()),
-        &vertex_offsets,
         x.edges
             .iter()
             .map(|e| (e.source.as_str(), e.target.as_str())),
-        &edge_ends,
-    )
-    .check(c, "expression")?;
+    )?;
     Ok(x)
 }
 
@@ -201,19 +185,18 @@ pub(crate) fn variable_reference(
             _ => return Err(c.unknown_attribute(el, &a)),
         }
     }
-    let mut vertex_offsets = Vec::new();
-    let mut edge_ends = Vec::new();
+    let base = c.marks.len();
     while let Some(child) = c.next_child(el)? {
         match (child.ns, child.local()) {
             (Ns::Xaif, b"SymbolReference") => {
-                vertex_offsets.push(child.offset);
+                c.marks.push(Mark::Vertex(child.offset));
                 v.vertices
                     .push(VariableReferenceVertex::SymbolReference(symbol_reference(
                         c, &child,
                     )?));
             }
             (Ns::Xaif, b"ArrayElementReference") => {
-                vertex_offsets.push(child.offset);
+                c.marks.push(Mark::Vertex(child.offset));
                 v.vertices
                     .push(VariableReferenceVertex::ArrayElementReference(
                         array_element_reference(c, &child)?,
@@ -221,7 +204,7 @@ pub(crate) fn variable_reference(
             }
             (Ns::Xaif, b"VariableReferenceEdge") => {
                 let (e, ends) = plain_edge(c, &child)?;
-                edge_ends.push(ends);
+                c.marks.push(Mark::Edge(ends.0, ends.1));
                 v.edges.push(e);
             }
             _ => return Err(c.unexpected(&child, el)),
@@ -236,15 +219,15 @@ pub(crate) fn variable_reference(
             ),
         ));
     }
-    refs(
+    check_graph(
+        c,
+        base,
+        "variable reference",
         v.vertices.iter().map(|x| x.vertex_id()),
-        &vertex_offsets,
         v.edges
             .iter()
             .map(|e| (e.source.as_str(), e.target.as_str())),
-        &edge_ends,
-    )
-    .check(c, "variable reference")?;
+    )?;
     Ok((v, live))
 }
 

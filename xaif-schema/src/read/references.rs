@@ -1,53 +1,91 @@
 //! Referential integrity of one XAIF graph: vertex ids unique, every edge
 //! endpoint names a vertex of the same graph.
+//!
+//! While a graph is read, the cursor's mark stack records where each of
+//! its vertices and edge ends was written (nested graphs push above and
+//! pop back), so checking needs no allocation for small graphs and errors
+//! still point at the offending attribute.
 
 use super::cursor::{Cursor, Result};
 use std::collections::HashSet;
 
-/// The ids and positions gathered while reading one graph.
-#[derive(Default)]
-pub(crate) struct GraphRefs<'s> {
-    /// (vertex id, offset of the vertex element)
-    pub vertices: Vec<(&'s str, usize)>,
-    /// (source, offset of `source`, target, offset of `target`)
-    pub edges: Vec<(&'s str, usize, &'s str, usize)>,
+/// A position recorded while reading a graph.
+#[derive(Clone, Copy)]
+pub(crate) enum Mark {
+    /// Offset of a vertex element.
+    Vertex(usize),
+    /// Offsets of an edge's `source` and `target` attributes.
+    Edge(usize, usize),
 }
 
 /// Graphs up to this size are checked by linear search (no hashing).
 const SMALL_GRAPH: usize = 16;
 
-impl<'s> GraphRefs<'s> {
-    pub fn check(&self, c: &Cursor, graph: &str) -> Result<()> {
-        if self.vertices.len() <= SMALL_GRAPH {
-            for (i, (id, off)) in self.vertices.iter().enumerate() {
-                if self.vertices[..i].iter().any(|(other, _)| other == id) {
-                    return Err(duplicate(c, graph, id, *off));
-                }
+/// Checks the graph whose marks start at `base` (and pops them). `ids`
+/// and `ends` list the vertices and edges in document order.
+pub(crate) fn check_graph<'s>(
+    c: &mut Cursor,
+    base: usize,
+    graph: &str,
+    ids: impl Iterator<Item = &'s str> + Clone,
+    ends: impl Iterator<Item = (&'s str, &'s str)>,
+) -> Result<()> {
+    let result = check(c, base, graph, ids, ends);
+    c.marks.truncate(base);
+    result
+}
+
+fn check<'s>(
+    c: &Cursor,
+    base: usize,
+    graph: &str,
+    ids: impl Iterator<Item = &'s str> + Clone,
+    ends: impl Iterator<Item = (&'s str, &'s str)>,
+) -> Result<()> {
+    let marks = &c.marks[base..];
+    let vertex_offsets = marks.iter().filter_map(|m| match m {
+        Mark::Vertex(o) => Some(*o),
+        Mark::Edge(..) => None,
+    });
+    let edge_offsets = marks.iter().filter_map(|m| match m {
+        Mark::Edge(s, t) => Some((*s, *t)),
+        Mark::Vertex(_) => None,
+    });
+    let n = vertex_offsets.clone().count();
+    if n <= SMALL_GRAPH {
+        let mut seen: [&str; SMALL_GRAPH] = [""; SMALL_GRAPH];
+        for (i, (id, off)) in ids.zip(vertex_offsets).enumerate() {
+            if seen[..i].contains(&id) {
+                return Err(duplicate(c, graph, id, off));
             }
-            for &(src, src_off, tgt, tgt_off) in &self.edges {
-                for (end, off, which) in [(src, src_off, "source"), (tgt, tgt_off, "target")] {
-                    if !self.vertices.iter().any(|(id, _)| *id == end) {
-                        return Err(dangling(c, graph, which, end, off));
-                    }
-                }
+            seen[i] = id;
+        }
+        let seen = &seen[..n];
+        for ((src, tgt), (src_off, tgt_off)) in ends.zip(edge_offsets) {
+            if !seen.contains(&src) {
+                return Err(dangling(c, graph, "source", src, src_off));
             }
-        } else {
-            let mut ids: HashSet<&str> = HashSet::with_capacity(self.vertices.len());
-            for &(id, off) in &self.vertices {
-                if !ids.insert(id) {
-                    return Err(duplicate(c, graph, id, off));
-                }
-            }
-            for &(src, src_off, tgt, tgt_off) in &self.edges {
-                for (end, off, which) in [(src, src_off, "source"), (tgt, tgt_off, "target")] {
-                    if !ids.contains(end) {
-                        return Err(dangling(c, graph, which, end, off));
-                    }
-                }
+            if !seen.contains(&tgt) {
+                return Err(dangling(c, graph, "target", tgt, tgt_off));
             }
         }
-        Ok(())
+    } else {
+        let mut seen: HashSet<&str> = HashSet::with_capacity(n);
+        for (id, off) in ids.zip(vertex_offsets) {
+            if !seen.insert(id) {
+                return Err(duplicate(c, graph, id, off));
+            }
+        }
+        for ((src, tgt), (src_off, tgt_off)) in ends.zip(edge_offsets) {
+            if !seen.contains(src) {
+                return Err(dangling(c, graph, "source", src, src_off));
+            }
+            if !seen.contains(tgt) {
+                return Err(dangling(c, graph, "target", tgt, tgt_off));
+            }
+        }
     }
+    Ok(())
 }
 
 fn duplicate(c: &Cursor, graph: &str, id: &str, off: usize) -> crate::XaifError {
