@@ -56,7 +56,30 @@ impl UnitGen<'_, '_> {
                 ),
             ));
         };
-        let text = add_value_suffix(&stmt.text, &|n| self.is_active(n));
+        // The original label of an opaque statement is nobody's jump
+        // target any more (control flow is regenerated) and would be
+        // defined twice where a section is repeated (adjoint templates):
+        // drop it, except on a format statement, kept once.
+        let trimmed = stmt.text.trim_start();
+        let label_len = trimmed.len()
+            - trimmed
+                .trim_start_matches(|c: char| c.is_ascii_digit())
+                .len();
+        let mut source = stmt.text.as_str();
+        if label_len > 0 {
+            let rest = trimmed[label_len..].trim_start();
+            if rest.to_ascii_lowercase().starts_with("format") {
+                if !self
+                    .emitted_formats
+                    .insert(trimmed[..label_len].to_string())
+                {
+                    return Ok(());
+                }
+            } else {
+                source = rest;
+            }
+        }
+        let text = add_value_suffix(source, &|n| self.is_active(n));
         for (k, l) in text.lines().enumerate() {
             let extra = if k > 0 { "  " } else { "" };
             self.line(format!("{extra}{}", l.trim()));

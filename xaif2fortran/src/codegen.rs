@@ -23,6 +23,8 @@ pub struct UnitGen<'g, 'a> {
     pub indent: usize,
     /// Declarations the generated statements need.
     pub extra_decls: Vec<String>,
+    /// Labels of format statements already copied.
+    pub emitted_formats: HashSet<String>,
     temp_counter: usize,
     used_labels: HashSet<u32>,
     next_label: u32,
@@ -45,6 +47,7 @@ impl<'g, 'a> UnitGen<'g, 'a> {
             lines: Vec::new(),
             indent: 1,
             extra_decls: Vec::new(),
+            emitted_formats: HashSet::new(),
             temp_counter: 0,
             used_labels: canon.labels_in_body(unit),
             next_label: 1000,

@@ -109,3 +109,21 @@ fn missing_named_template_is_an_error() {
     );
     assert!(!out_dir.exists());
 }
+
+#[test]
+fn labelled_opaque_statements_repeated_in_two_sections_compile() {
+    let (dir, stdout) = check_case("adjoint", "rs", "adjoint.split_driver.f90");
+    assert!(stdout.contains(" y =  0.4510"), "{stdout}");
+    let program = std::fs::read_to_string(dir.path().join("adjoint.oad.f90")).unwrap();
+    assert_eq!(
+        program.matches("100 format(a, f8.4)").count(),
+        1,
+        "{program}"
+    );
+    assert_eq!(
+        program.matches("write(*, 100) ' y =', y%v").count(),
+        2,
+        "{program}"
+    );
+    assert!(!program.contains("20 write"), "{program}");
+}
