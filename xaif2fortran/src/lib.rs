@@ -7,6 +7,7 @@ pub mod calls;
 pub mod canon;
 pub mod checkpoint;
 pub mod codegen;
+pub mod commons;
 pub mod control_flow;
 pub mod decl;
 pub mod error;

@@ -79,13 +79,26 @@ pub fn unparse_program(
         mode,
     };
     let inline = InlineDefs::builtin();
+    let commons = crate::commons::plan(&index, canon)?;
     let mut out: Vec<String> = Vec::new();
+    let mut modules_placed = commons.modules.is_empty();
     for item in &canon.items {
         match item {
+            CanonItem::Line(i) if commons.dropped_lines.contains(i) => {}
             CanonItem::Line(i) => out.push(canon.lines[*i].clone()),
             CanonItem::UnitHeader { tag, lines } => {
+                // Modules replacing common blocks go before the first unit.
+                if !modules_placed {
+                    for m in &commons.modules {
+                        out.extend(m.lines().map(str::to_string));
+                    }
+                    modules_placed = true;
+                }
                 out.extend(lines.iter().map(|&i| canon.lines[i].clone()));
                 out.push("  use OAD_active".into());
+                if let Some(uses) = commons.uses.get(tag) {
+                    out.extend(uses.iter().map(|u| format!("  {u}")));
+                }
                 if let Some(t) =
                     template_of(tag).filter(|_| index.replacements_of_unit(tag).is_some())
                 {
@@ -99,6 +112,10 @@ pub fn unparse_program(
                     out.extend(uses.iter().map(|u| format!("  {u}")));
                 }
             }
+            CanonItem::Decl { unit, name, .. }
+                if commons
+                    .dropped_decls
+                    .contains(&(unit.clone(), name.clone())) => {}
             CanonItem::Decl { unit, name, lines } => {
                 out.extend(declaration(&index, canon, unit, name, lines)?);
             }
@@ -182,7 +199,7 @@ pub fn unparse_program(
 }
 
 /// A declaration, rewritten when its entity is active in the unit.
-fn declaration(
+pub(crate) fn declaration(
     index: &XaifIndex,
     canon: &CanonSource,
     unit: &str,

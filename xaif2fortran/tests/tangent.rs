@@ -93,3 +93,14 @@ fn downward_counted_loop_keeps_its_negative_step() {
     let program = std::fs::read_to_string(dir.path().join("loop_down.oad.f90")).unwrap();
     assert!(program.contains("do i = 3, 1, -1"), "{program}");
 }
+
+#[test]
+fn active_common_block_becomes_a_module_with_renames() {
+    let (dir, _) = check_case("common", "f", "common.driver.f90");
+    let program = std::fs::read_to_string(dir.path().join("common.oad.f90")).unwrap();
+    assert!(
+        program.contains("use oad_common_cb, only: q => p, m => n"),
+        "{program}"
+    );
+    assert!(!program.contains("common /cb/"), "{program}");
+}

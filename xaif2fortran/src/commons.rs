@@ -1,0 +1,186 @@
+//! Common blocks with active members. A variable of `type(active)`
+//! cannot live in a common block (the type has a default initialiser),
+//! so such a block becomes a module, `oad_common_<name>`, declared from
+//! the block's first occurrence; every unit that had the `common`
+//! statement uses the module instead, renaming the members to its own
+//! names (members correspond by position, as in storage association).
+
+use std::collections::{HashMap, HashSet};
+
+use crate::canon::{CanonItem, CanonSource};
+use crate::error::{Diagnostic, Result};
+use crate::fortran_text::code_part;
+use crate::symbols::XaifIndex;
+use crate::unparse::declaration;
+
+/// What the unparser must change for converted common blocks.
+#[derive(Debug, Default)]
+pub struct CommonPlan {
+    /// Module definitions, placed before the first unit.
+    pub modules: Vec<String>,
+    /// `common` lines to drop.
+    pub dropped_lines: HashSet<usize>,
+    /// Member declarations to drop (unit tag, name): the module declares them.
+    pub dropped_decls: HashSet<(String, String)>,
+    /// `use` statements to add after a unit header.
+    pub uses: HashMap<String, Vec<String>>,
+}
+
+/// One `common` statement of one unit.
+struct Occurrence {
+    unit: String,
+    line: usize,
+    members: Vec<String>,
+}
+
+/// `common /name/ a, b(3), c` → ("name", ["a", "b", "c"]). Only the
+/// single-block form the front end writes.
+fn parse_common(line: &str) -> Option<(String, Vec<String>)> {
+    let code = code_part(line).trim();
+    let lower = code.to_ascii_lowercase();
+    let rest = lower.strip_prefix("common")?.trim_start();
+    let rest = rest.strip_prefix('/')?;
+    let close = rest.find('/')?;
+    let name = rest[..close].trim().to_string();
+    let list = &rest[close + 1..];
+    if list.contains('/') || name.is_empty() {
+        return None;
+    }
+    let mut members = Vec::new();
+    let mut depth = 0;
+    let mut cur = String::new();
+    for c in list.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                members.push(std::mem::take(&mut cur));
+                continue;
+            }
+            _ => {}
+        }
+        if depth == 0 && c != ')' {
+            cur.push(c);
+        }
+    }
+    members.push(cur);
+    let members: Vec<String> = members
+        .into_iter()
+        .map(|m| m.trim().to_string())
+        .filter(|m| !m.is_empty())
+        .collect();
+    Some((name, members))
+}
+
+/// Finds the common blocks with an active member and plans their
+/// conversion to modules.
+pub fn plan(index: &XaifIndex, canon: &CanonSource) -> Result<CommonPlan> {
+    let mut blocks: Vec<(String, Vec<Occurrence>)> = Vec::new();
+    let mut decl_lines: HashMap<(String, String), Vec<usize>> = HashMap::new();
+    let mut current: Option<&str> = None;
+    for item in &canon.items {
+        match item {
+            CanonItem::UnitHeader { tag, .. } => current = Some(tag),
+            CanonItem::Decl { unit, name, lines } => {
+                decl_lines.insert((unit.clone(), name.clone()), lines.clone());
+            }
+            CanonItem::Line(i) => {
+                let (Some(unit), Some((block, members))) =
+                    (current, parse_common(&canon.lines[*i]))
+                else {
+                    continue;
+                };
+                let occ = Occurrence {
+                    unit: unit.to_string(),
+                    line: *i,
+                    members,
+                };
+                match blocks.iter_mut().find(|(b, _)| *b == block) {
+                    Some((_, list)) => list.push(occ),
+                    None => blocks.push((block, vec![occ])),
+                }
+            }
+            CanonItem::Body { .. } => {}
+        }
+    }
+    let mut plan = CommonPlan::default();
+    for (block, occs) in blocks {
+        let active = occs.iter().any(|o| {
+            index
+                .unit_scope(&o.unit)
+                .is_some_and(|s| o.members.iter().any(|m| index.is_active(s, m)))
+        });
+        if !active {
+            continue;
+        }
+        let module = format!("oad_common_{block}");
+        let first = &occs[0];
+        let mut text = format!("module {module}\n  use OAD_active\n  implicit none\n  save\n");
+        for m in &first.members {
+            let Some(lines) = decl_lines.get(&(first.unit.clone(), m.clone())) else {
+                return Err(Diagnostic::new(
+                    &canon.file,
+                    first.line + 1,
+                    1,
+                    format!("member '{m}' of common block /{block}/ has no '!$oad decl' line"),
+                ));
+            };
+            for l in declaration(index, canon, &first.unit, m, lines)? {
+                text.push_str(&format!("  {}\n", l.trim()));
+            }
+        }
+        text.push_str(&format!("end module {module}\n"));
+        plan.modules.push(text);
+        for o in &occs {
+            if o.members.len() != first.members.len() {
+                return Err(Diagnostic::new(
+                    &canon.file,
+                    o.line + 1,
+                    1,
+                    format!(
+                        "common block /{block}/ has {} members here and {} in its first occurrence (line {}); an active common block must have one layout",
+                        o.members.len(),
+                        first.members.len(),
+                        first.line + 1
+                    ),
+                ));
+            }
+            plan.dropped_lines.insert(o.line);
+            let renames: Vec<String> = o
+                .members
+                .iter()
+                .zip(&first.members)
+                .map(|(local, canonical)| {
+                    if local == canonical {
+                        local.clone()
+                    } else {
+                        format!("{local} => {canonical}")
+                    }
+                })
+                .collect();
+            for m in &o.members {
+                plan.dropped_decls.insert((o.unit.clone(), m.clone()));
+            }
+            plan.uses
+                .entry(o.unit.clone())
+                .or_default()
+                .push(format!("use {module}, only: {}", renames.join(", ")));
+        }
+    }
+    Ok(plan)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_common_statements() {
+        assert_eq!(
+            parse_common("  common /blk/ a, b(3, n), c ! x"),
+            Some(("blk".into(), vec!["a".into(), "b".into(), "c".into()]))
+        );
+        assert_eq!(parse_common("  common_x = 1"), None);
+        assert_eq!(parse_common("  common /a/ x /b/ y"), None);
+    }
+}
