@@ -40,10 +40,17 @@ impl Alias {
             .collect();
         // Dummies inherit the storage of their actuals; iterate for chains
         // of dummies passed on (and recursion).
+        // Callers before callees: one pass unless there is recursion.
+        let mut rank = vec![0; program.units.len()];
+        for (r, u) in call_graph.bottom_up.iter().rev().enumerate() {
+            rank[u.index()] = r;
+        }
+        let mut sites: Vec<&super::call_graph::CallSite> = call_graph.sites.iter().collect();
+        sites.sort_by_key(|s| rank.get(s.caller.index()).copied().unwrap_or(0));
         let mut changed = true;
         while changed {
             changed = false;
-            for site in &call_graph.sites {
+            for site in &sites {
                 let Some(callee) = program.unit(site.callee) else {
                     continue;
                 };

@@ -223,9 +223,11 @@ impl Tbr {
         let mut exit_live = vec![BitSet::new(n); nu];
         let mut entry_live = vec![BitSet::new(n); nu];
         let mut live_out: Vec<Vec<BitSet>> = vec![Vec::new(); nu];
-        loop {
-            let mut changed = false;
-            for &u in &top_down {
+        // Worklist: a unit is redone when its exit set grows (a caller's
+        // contribution) and its callers when its entry set grows.
+        let mut queue = UnitQueue::new(&call_graph.bottom_up, nu);
+        {
+            while let Some(u) = queue.pop() {
                 let unit = &program.units[u.index()];
                 let (block_out, block_in) =
                     backward(&ctx, u, &exit_live[u.index()], |live, stmt| {
@@ -242,7 +244,9 @@ impl Tbr {
                         } = stmt
                         {
                             let contribution = ctx.to_callee(*c, actuals, &live);
-                            changed |= exit_live[c.index()].union_with(&contribution);
+                            if exit_live[c.index()].union_with(&contribution) {
+                                queue.push(*c);
+                            }
                         }
                         ctx.live_step(u, &mut live, stmt, &entry_live);
                     }
@@ -251,11 +255,12 @@ impl Tbr {
                     .get(unit.entry.index())
                     .cloned()
                     .unwrap_or_default();
-                changed |= entry_live[u.index()].union_with(&entry);
+                if entry_live[u.index()].union_with(&entry) {
+                    call_graph.callers[u.index()]
+                        .iter()
+                        .for_each(|c| queue.push(*c));
+                }
                 live_out[u.index()] = block_out;
-            }
-            if !changed {
-                break;
             }
         }
         // TBR: forward, same scheme.
@@ -288,9 +293,11 @@ impl Tbr {
                 }
             };
         let _ = seeds;
-        loop {
-            let mut changed = false;
-            for &u in &top_down {
+        // Worklist: a unit is redone when its entry set grows (a caller's
+        // contribution) and its callers when its exit set grows.
+        let mut queue = UnitQueue::new(&top_down, nu);
+        {
+            while let Some(u) = queue.pop() {
                 let unit = &program.units[u.index()];
                 let lives = per_stmt_live_after(&ctx, u, &live_out[u.index()], &entry_live);
                 let block_in = forward(&ctx, u, &entry_tbr[u.index()], |b, i, tbr, stmt| {
@@ -310,21 +317,21 @@ impl Tbr {
                                 before.insert(l.index());
                             }
                             let contribution = ctx.to_callee(*c, actuals, &before);
-                            changed |= entry_tbr[c.index()].union_with(&contribution);
+                            if entry_tbr[c.index()].union_with(&contribution) {
+                                queue.push(*c);
+                            }
                         }
                         tbr_step(u, &mut tbr, stmt, &lives[b][i], &exit_tbr);
-                        if unit.exit.index() == b && i + 1 == block.stmts.len() {
-                            changed |= exit_tbr[u.index()].union_with(&visible(program, u, &tbr));
-                        }
                     }
-                    if unit.exit.index() == b && block.stmts.is_empty() {
-                        changed |= exit_tbr[u.index()].union_with(&visible(program, u, &tbr));
+                    if unit.exit.index() == b
+                        && exit_tbr[u.index()].union_with(&visible(program, u, &tbr))
+                    {
+                        call_graph.callers[u.index()]
+                            .iter()
+                            .for_each(|c| queue.push(*c));
                     }
                 }
                 tbr_in[u.index()] = block_in;
-            }
-            if !changed {
-                break;
             }
         }
         // Read the results off both fixed points.
@@ -373,6 +380,38 @@ impl Tbr {
     /// Locations `stmt` overwrites that must be recorded first.
     pub fn recorded(&self, stmt: StmtId) -> &[LocationId] {
         self.to_record.get(&stmt).map_or(&[], |v| v.as_slice())
+    }
+}
+
+/// Units waiting to be (re)analysed, each at most once in the queue.
+struct UnitQueue {
+    queue: std::collections::VecDeque<UnitId>,
+    queued: Vec<bool>,
+}
+
+impl UnitQueue {
+    fn new(order: &[UnitId], units: usize) -> UnitQueue {
+        let mut q = UnitQueue {
+            queue: Default::default(),
+            queued: vec![false; units],
+        };
+        order.iter().for_each(|u| q.push(*u));
+        q
+    }
+
+    fn push(&mut self, u: UnitId) {
+        if let Some(flag) = self.queued.get_mut(u.index()) {
+            if !*flag {
+                *flag = true;
+                self.queue.push_back(u);
+            }
+        }
+    }
+
+    fn pop(&mut self) -> Option<UnitId> {
+        let u = self.queue.pop_front()?;
+        self.queued[u.index()] = false;
+        Some(u)
     }
 }
 
