@@ -322,3 +322,98 @@ fn a_missing_file_is_an_error_with_its_name() {
         "{stderr}"
     );
 }
+
+/// `depth` subscripts nested inside each other in an If condition:
+/// x(x(x(...))).
+fn nested_subscripts(depth: usize, close: bool) -> String {
+    let open = "<xaif:VariableReference><xaif:SymbolReference vertex_id=\"1\" symbol_id=\"x\" scope_id=\"1\"/><xaif:ArrayElementReference vertex_id=\"2\"><xaif:IndexTriplet><xaif:Index>";
+    let shut = "</xaif:Index></xaif:IndexTriplet></xaif:ArrayElementReference><xaif:VariableReferenceEdge edge_id=\"1\" source=\"1\" target=\"2\"/></xaif:VariableReference>";
+    let mut line = String::from("    <xaif:If vertex_id=\"2\"><xaif:Condition>");
+    line.push_str(&open.repeat(depth));
+    line.push_str("<xaif:Constant type=\"integer\" value=\"1\"/>");
+    if close {
+        line.push_str(&shut.repeat(depth));
+        line.push_str("</xaif:Condition></xaif:If>");
+    }
+    with_line_15(&line)
+}
+
+#[test]
+fn realistic_nesting_reads_and_hostile_nesting_is_refused() {
+    // 40 nested subscripts: about 210 levels of elements.
+    let cg = read_call_graph(&nested_subscripts(40, true), "deep.xaif").unwrap();
+    assert_eq!(cg.vertices.len(), 1);
+    // 100 000 levels would exhaust the stack of a recursive reader.
+    let e = read_call_graph(&nested_subscripts(20_000, false), "hostile.xaif").unwrap_err();
+    assert_eq!(e.line, 15);
+    assert!(e.message.contains("nested more than 256 deep"), "{e}");
+}
+
+mod mutations {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn fixture_text(name: &str) -> String {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures")
+            .join(name);
+        std::fs::read_to_string(path).unwrap()
+    }
+
+    /// Applies (position, kind) edits: delete a byte, or put a
+    /// markup-significant character there.
+    fn mutate(text: &str, edits: &[(usize, u8)]) -> Vec<u8> {
+        let mut bytes = text.as_bytes().to_vec();
+        for &(at, kind) in edits {
+            if bytes.is_empty() {
+                break;
+            }
+            let at = at % bytes.len();
+            match kind % 8 {
+                0 => {
+                    bytes.remove(at);
+                }
+                1 => bytes[at] = b'<',
+                2 => bytes[at] = b'>',
+                3 => bytes[at] = b'"',
+                4 => bytes[at] = b'/',
+                5 => bytes[at] = b'&',
+                6 => bytes.insert(at, b'9'),
+                _ => bytes.truncate(at),
+            }
+        }
+        bytes
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+        /// Whatever the damage, the reader answers (model or positioned
+        /// error) and never panics.
+        #[test]
+        fn damaged_documents_never_panic(
+            edits in proptest::collection::vec((any::<usize>(), any::<u8>()), 1..4),
+            which in 0usize..4,
+        ) {
+            let name = [
+                "input_all_elements.xaif",
+                "output_all_elements.xaif",
+                "inlinable_small.xaif",
+                "noninlinable_small.xaif",
+            ][which];
+            let bytes = mutate(&fixture_text(name), &edits);
+            let Ok(text) = xaif_schema::read::decode(&bytes, name) else {
+                return Ok(());
+            };
+            let result = match which {
+                0 | 1 => read_call_graph(&text, name).map(|_| ()),
+                2 => read_inlinable_intrinsics(&text, name).map(|_| ()),
+                _ => xaif_schema::read::read_noninlinable_intrinsics(&text, name).map(|_| ()),
+            };
+            if let Err(e) = result {
+                prop_assert!(e.line >= 1, "{}", e);
+                prop_assert!(!e.message.is_empty());
+            }
+        }
+    }
+}

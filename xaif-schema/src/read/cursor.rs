@@ -62,7 +62,13 @@ pub(crate) struct Cursor<'i> {
     file: &'i str,
     /// Positions of the vertices and edges of the graphs being read.
     pub marks: Vec<super::references::Mark>,
+    /// Open elements; bounded so that hostile nesting cannot exhaust the
+    /// stack of the recursive reader.
+    depth: usize,
 }
+
+/// Deeper than any real XAIF (a subscript nests five levels).
+const MAX_DEPTH: usize = 256;
 
 fn namespace_of(r: &ResolveResult) -> Ns {
     match r {
@@ -88,6 +94,7 @@ impl<'i> Cursor<'i> {
             text,
             file,
             marks: Vec::new(),
+            depth: 0,
         }
     }
 
@@ -163,12 +170,13 @@ impl<'i> Cursor<'i> {
                 Event::DocType(d) => self.check_doctype(offset, &d)?,
                 Event::Text(t) if is_blank(&t) => {}
                 Event::Start(start) => {
+                    self.depth = 1;
                     return Ok(Element {
                         start,
                         ns,
                         offset,
                         empty: false,
-                    })
+                    });
                 }
                 Event::Empty(start) => {
                     return Ok(Element {
@@ -212,12 +220,19 @@ impl<'i> Cursor<'i> {
             let (offset, ns, event) = self.next_event()?;
             match event {
                 Event::Start(start) => {
+                    self.depth += 1;
+                    if self.depth > MAX_DEPTH {
+                        return Err(self.error_at(
+                            offset,
+                            format!("elements nested more than {MAX_DEPTH} deep"),
+                        ));
+                    }
                     return Ok(Some(Element {
                         start,
                         ns,
                         offset,
                         empty: false,
-                    }))
+                    }));
                 }
                 Event::Empty(start) => {
                     return Ok(Some(Element {
@@ -227,7 +242,10 @@ impl<'i> Cursor<'i> {
                         empty: true,
                     }))
                 }
-                Event::End(_) => return Ok(None),
+                Event::End(_) => {
+                    self.depth = self.depth.saturating_sub(1);
+                    return Ok(None);
+                }
                 Event::Text(t) if is_blank(&t) => {}
                 Event::Comment(_) | Event::PI(_) => {}
                 Event::Eof => {
