@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 
 use xaif_schema::{
     BooleanOp, Constant, ConstantType, Expression, ExpressionVertex, IndexTriplet, Symbol,
-    VariableReference, VariableReferenceVertex,
+    SymbolType, VariableReference, VariableReferenceVertex,
 };
 
 use crate::error::{Result, XaifLocator};
@@ -281,7 +281,18 @@ impl<'a> Env<'a> {
                 }
             }
             ExpressionVertex::BooleanOperation(b) => {
-                let (op, p) = boolean_form(b.name);
+                let (mut op, mut p) = boolean_form(b.name);
+                // Equality of logical operands is .eqv. / .neqv. in Fortran.
+                if matches!(b.name, BooleanOp::Equal | BooleanOp::NotEqual)
+                    && args.iter().any(|a| self.is_logical(a))
+                {
+                    op = if b.name == BooleanOp::Equal {
+                        ".eqv."
+                    } else {
+                        ".neqv."
+                    };
+                    p = P_EQV;
+                }
                 if b.name == BooleanOp::Not {
                     if args.len() != 1 {
                         return Err(arity_error(op, 1));
@@ -314,6 +325,19 @@ impl<'a> Env<'a> {
                 "ArgumentReference",
                 "argument reference outside an intrinsic catalogue",
             )),
+        }
+    }
+
+    /// Whether an expression vertex has a logical value.
+    fn is_logical(&self, v: &ExpressionVertex) -> bool {
+        match v {
+            ExpressionVertex::BooleanOperation(_) => true,
+            ExpressionVertex::Constant(c) => c.type_ == ConstantType::Bool,
+            ExpressionVertex::Intrinsic(i) => i.r_type == SymbolType::Bool,
+            ExpressionVertex::VariableReference(r) => self
+                .ref_parts(r)
+                .is_ok_and(|p| p.symbol.type_ == SymbolType::Bool),
+            _ => false,
         }
     }
 

@@ -212,3 +212,91 @@ fn random_expressions_evaluate_the_same_in_gfortran() {
         );
     }
 }
+
+fn constant(id: &str, value: &str, type_: ConstantType) -> ExpressionVertex {
+    ExpressionVertex::Constant(Constant {
+        vertex_id: id.into(),
+        annotation: String::new(),
+        type_,
+        fe_type: String::new(),
+        value: value.into(),
+    })
+}
+
+fn boolean(id: &str, name: xaif_schema::BooleanOp) -> ExpressionVertex {
+    ExpressionVertex::BooleanOperation(xaif_schema::BooleanOperation {
+        vertex_id: id.into(),
+        annotation: String::new(),
+        name,
+    })
+}
+
+fn edge(n: usize, source: &str, target: &str, position: i64) -> ExpressionEdge {
+    ExpressionEdge {
+        edge_id: n.to_string(),
+        source: source.into(),
+        target: target.into(),
+        position,
+        annotation: String::new(),
+    }
+}
+
+#[test]
+fn logical_equality_is_eqv_and_compiles() {
+    use xaif_schema::BooleanOp::*;
+    let cg = CallGraph::default();
+    let xaif = XaifLocator::new("test.xaif", None);
+    let index = XaifIndex::new(&cg, &xaif).unwrap();
+    let env = Env {
+        index: &index,
+        xaif: &xaif,
+        mode: Mode::Tangent,
+    };
+    // (1 < 2) /= (.not. .false. .and. 3 >= 4): .true. .neqv. .false.
+    let e = Expression {
+        vertices: vec![
+            boolean("1", NotEqual),
+            boolean("2", LessThan),
+            constant("3", "1", ConstantType::Integer),
+            constant("4", "2", ConstantType::Integer),
+            boolean("5", And),
+            boolean("6", Not),
+            constant("7", ".false.", ConstantType::Bool),
+            boolean("8", GreaterOrEqual),
+            constant("9", "3", ConstantType::Integer),
+            constant("10", "4", ConstantType::Integer),
+        ],
+        edges: vec![
+            edge(1, "2", "1", 1),
+            edge(2, "5", "1", 2),
+            edge(3, "3", "2", 1),
+            edge(4, "4", "2", 2),
+            edge(5, "6", "5", 1),
+            edge(6, "8", "5", 2),
+            edge(7, "7", "6", 1),
+            edge(8, "9", "8", 1),
+            edge(9, "10", "8", 2),
+        ],
+    };
+    let text = env.expression(&e).unwrap();
+    assert!(text.contains(".neqv."), "{text}");
+    let dir = tempfile::tempdir().unwrap();
+    let program = format!("program p\n  print *, {text}\nend program p\n");
+    std::fs::write(dir.path().join("p.f90"), &program).unwrap();
+    let c = Command::new("gfortran")
+        .current_dir(dir.path())
+        .args(["p.f90", "-o", "p"])
+        .output()
+        .unwrap();
+    assert!(
+        c.status.success(),
+        "{}\n{program}",
+        String::from_utf8_lossy(&c.stderr)
+    );
+    let run = Command::new(dir.path().join("p")).output().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&run.stdout).trim(),
+        "T",
+        "{program}"
+    );
+}
