@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 log=$(mktemp)
-cargo test --no-fail-fast -p openad-tests --test examples --test bad_inputs 2>"$log" >/dev/null || true
+cargo test --no-fail-fast -p openad-tests --test examples --test bad_inputs --test bench --test shipped_example 2>"$log" >/dev/null || true
 {
   echo "# Legs that are known to fail: NAME MODE reason. The tests run them and"
   echo "# report them as xfail; a listed leg that passes fails the test (XPASS)."

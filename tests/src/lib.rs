@@ -302,6 +302,14 @@ fn run_checked(command: &mut Command, what: &str) -> Result<String, String> {
             .unwrap_or("")
             .trim()
             .to_string();
+        // gfortran puts the location first and the message a few lines below.
+        let first = match stderr
+            .lines()
+            .find(|l| l.trim_start().starts_with("Error:"))
+        {
+            Some(message) if !first.contains("Error:") => format!("{first} {}", message.trim()),
+            _ => first,
+        };
         Err(format!(
             "{what}: {first} ({})\n{}{}",
             output.status,
@@ -480,6 +488,51 @@ pub fn run_generated(
     let stdout = run_checked(timed(&exe).current_dir(run_dir), "differentiated program")?;
     let _ = fs::write(work.join("output.txt"), &stdout);
     parse_driver_output(&stdout, m.nx, m.ny)
+}
+
+/// Seconds for one evaluation in `mode` (`orig`, `f`, `fv`, `rs`, `rj`) at
+/// the benchmark size, everything compiled with `-O2`.
+pub fn time_leg(example: &Example, mode: &str, size: Option<u64>) -> Result<f64, String> {
+    let m = &example.manifest;
+    let work = fresh_dir(&format!("timing-{mode}"), &example.name)?;
+    let src = copy_sources(example, &work, size)?;
+    let sources: Vec<PathBuf> = if mode == "orig" {
+        m.files.iter().map(|f| src.join(f)).collect()
+    } else {
+        let out_dir = work.join("out");
+        let mut command = timed(&openad_program()?);
+        command
+            .current_dir(&src)
+            .args(["-m", mode, "-o"])
+            .arg(&out_dir)
+            .args(&m.files);
+        run_checked(&mut command, "openad")?;
+        let listing = fs::read_to_string(out_dir.join("SOURCES"))
+            .map_err(|e| format!("openad wrote no SOURCES: {e}"))?;
+        listing
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| out_dir.join(l.trim()))
+            .collect()
+    };
+    let driver = work.join("timing_driver.f90");
+    fs::write(&driver, drivers::timing_driver(m, mode)).map_err(|e| e.to_string())?;
+    let exe = work.join("timing_driver");
+    let mut command = Command::new("gfortran");
+    command
+        .current_dir(&work)
+        .arg("-O2")
+        .args(&sources)
+        .arg(&driver)
+        .arg("-o")
+        .arg(&exe);
+    run_checked(&mut command, "gfortran -O2")?;
+    let stdout = run_checked(timed(&exe).current_dir(&src), "timing run")?;
+    stdout
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("OAD_TIME"))
+        .and_then(|t| t.trim().parse::<f64>().ok())
+        .ok_or_else(|| "timing driver printed no OAD_TIME".to_string())
 }
 
 /// `NAME MODE reason` lines of `tests/examples/EXPECTED_FAILURES`.
