@@ -101,8 +101,12 @@ pub fn decode<'b>(
 ) -> std::result::Result<Cow<'b, str>, XaifError> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     if declares_latin1(bytes) {
-        if let Ok(s) = std::str::from_utf8(bytes) {
-            return Ok(Cow::Borrowed(s));
+        // Latin-1 maps each byte to the code point of the same value;
+        // pure ASCII needs no copy.
+        if bytes.is_ascii() {
+            return Ok(Cow::Borrowed(
+                std::str::from_utf8(bytes).unwrap_or_default(),
+            ));
         }
         return Ok(Cow::Owned(bytes.iter().map(|&b| char::from(b)).collect()));
     }
@@ -157,6 +161,10 @@ mod tests {
         let doc = b"<?xml version=\"1.0\" encoding=\"LATIN1\"?><a v=\"\xE9\"/>";
         let t = decode(doc, "f").unwrap();
         assert!(t.contains("v=\"\u{e9}\""));
+        // UTF-8 bytes in a Latin-1 document are two Latin-1 characters.
+        let doc = "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><a v=\"\u{e9}\"/>";
+        let t = decode(doc.as_bytes(), "f").unwrap();
+        assert!(t.contains("v=\"\u{c3}\u{a9}\""));
         let bad = b"<?xml version=\"1.0\"?>\n<a v=\"\xE9\"/>";
         let e = decode(bad, "f").unwrap_err();
         assert_eq!((e.line, e.column), (2, 7));

@@ -57,20 +57,40 @@ impl SchemaKind {
     }
 
     /// Guesses the schema from the document: the catalogues by their root
-    /// element, booster output by any of its own elements, else input.
+    /// element, booster output by a tag of one of its own elements, else
+    /// input.
     pub fn detect(text: &[u8]) -> SchemaKind {
-        let has = |needle: &[u8]| text.windows(needle.len()).any(|w| w == needle);
-        if has(b"NonInlinableIntrinsicDefinitions") {
-            SchemaKind::NonInlinable
-        } else if has(b"InlinableIntrinsicDefinitions") {
-            SchemaKind::Inlinable
-        } else if has(b"DerivativePropagator")
-            || has(b"InlinableSubroutineCall")
-            || has(b"ReplacementList")
+        match root_local_name(text).as_deref() {
+            Some(b"NonInlinableIntrinsicDefinitions") => return SchemaKind::NonInlinable,
+            Some(b"InlinableIntrinsicDefinitions") => return SchemaKind::Inlinable,
+            _ => {}
+        }
+        let has_tag = |name: &[u8]| {
+            text.windows(name.len() + 1)
+                .any(|w| matches!(w[0], b':' | b'<') && &w[1..] == name)
+        };
+        if has_tag(b"DerivativePropagator")
+            || has_tag(b"InlinableSubroutineCall")
+            || has_tag(b"ReplacementList")
         {
             SchemaKind::Output
         } else {
             SchemaKind::Input
+        }
+    }
+}
+
+/// The local name of the first element, if the document gets that far.
+fn root_local_name(text: &[u8]) -> Option<Vec<u8>> {
+    let mut reader = quick_xml::Reader::from_reader(text);
+    let mut buf = Vec::new();
+    loop {
+        match reader.read_event_into(&mut buf) {
+            Ok(quick_xml::events::Event::Start(e) | quick_xml::events::Event::Empty(e)) => {
+                return Some(e.local_name().into_inner().to_vec())
+            }
+            Ok(quick_xml::events::Event::Eof) | Err(_) => return None,
+            Ok(_) => buf.clear(),
         }
     }
 }
@@ -234,4 +254,35 @@ fn convert(file_name: &str, errors: &[StructuredError], fallback: &str) -> Vec<X
         out.push(XaifError::without_position(file_name, fallback));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detection_goes_by_root_and_tags_not_by_text() {
+        let cg = br#"<?xml version="1.0"?><!-- InlinableIntrinsicDefinitions -->
+<xaif:CallGraph xmlns:xaif="http://www.mcs.anl.gov/XAIF" program_name="NonInlinableIntrinsicDefinitions DerivativePropagator"/>"#;
+        assert_eq!(SchemaKind::detect(cg), SchemaKind::Input);
+        let out = br#"<xaif:CallGraph xmlns:xaif="http://www.mcs.anl.gov/XAIF"><xaif:DerivativePropagator/></xaif:CallGraph>"#;
+        assert_eq!(SchemaKind::detect(out), SchemaKind::Output);
+        let ii = br#"<InlinableIntrinsicDefinitions xmlns="http://www.mcs.anl.gov/XAIFInlinableIntrinsics"/>"#;
+        assert_eq!(SchemaKind::detect(ii), SchemaKind::Inlinable);
+        let nii = br#"<n:NonInlinableIntrinsicDefinitions xmlns:n="http://www.mcs.anl.gov/XAIFNonInlinableIntrinsics"/>"#;
+        assert_eq!(SchemaKind::detect(nii), SchemaKind::NonInlinable);
+    }
+
+    #[test]
+    fn any_doctype_is_refused_before_libxml2_sees_it() {
+        let doc =
+            b"<?xml version=\"1.0\"?>\n<!DOCTYPE x SYSTEM \"http://example.com/x.dtd\">\n<x/>";
+        let mut v = Validator::new().unwrap();
+        let errors = v
+            .validate_bytes(doc, "d.xaif", SchemaKind::Input)
+            .unwrap_err();
+        assert_eq!(errors.len(), 1);
+        assert_eq!((errors[0].line, errors[0].column), (2, 1));
+        assert!(errors[0].message.contains("DOCTYPE"));
+    }
 }

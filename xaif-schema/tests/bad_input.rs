@@ -99,6 +99,15 @@ fn cases() -> Vec<Case> {
         message: "unknown attribute 'colour' on 'xaif:Exit'",
     });
 
+    let l = "    <xaif:Exit vertex_id=\"2\" xaif:annotation=\"x\"/>";
+    v.push(Case {
+        name: "prefixed_attribute",
+        text: with_line_15(l),
+        line: 15,
+        column: column_of(l, "xaif:annotation"),
+        message: "attribute 'xaif:annotation' must be written without a prefix",
+    });
+
     let l = "    <xaif:ControlFlowEdge edge_id=\"1\" source=\"1\" target=\"9\"/>";
     v.push(Case {
         name: "dangling_control_flow_edge",
@@ -236,6 +245,18 @@ fn truncation_anywhere_is_an_error_not_a_panic() {
         let e = read_call_graph(&full[..cut], "t").expect_err("prefix accepted");
         assert!(e.line >= 2, "cut {cut}: {e}");
     }
+}
+
+#[test]
+fn attributes_of_other_vocabularies_are_ignored() {
+    let doc = with_line_15(
+        "    <xaif:Exit vertex_id=\"2\" xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" xsi:type=\"x\"/>",
+    );
+    let cg = read_call_graph(&doc, "ok.xaif").unwrap();
+    let xaif_schema::CallGraphVertex::ControlFlowGraph(g) = &cg.vertices[0] else {
+        panic!()
+    };
+    assert_eq!(g.vertices[1].vertex_id(), "2");
 }
 
 #[test]

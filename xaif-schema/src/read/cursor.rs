@@ -331,10 +331,27 @@ impl<'i> Cursor<'i> {
             }
             Ok(a) => {
                 let key = a.key.into_inner();
-                if key == b"xmlns" || key.contains(&b':') {
+                let offset = self.offset_of(key).unwrap_or(el.offset);
+                if key == b"xmlns" || key.starts_with(b"xmlns:") {
                     return None;
                 }
-                let offset = self.offset_of(key).unwrap_or(el.offset);
+                if key.contains(&b':') {
+                    // Attributes of other vocabularies (xsi:schemaLocation)
+                    // are ignored; XAIF's own attributes are unprefixed.
+                    let (resolved, _) = self.reader.resolve_attribute(a.key);
+                    let name = String::from_utf8_lossy(key);
+                    return match namespace_of(&resolved) {
+                        Ns::Other if !matches!(resolved, ResolveResult::Unknown(_)) => None,
+                        Ns::Other => Some(Err(self.error_at(
+                            offset,
+                            format!("namespace prefix of attribute '{name}' is not declared"),
+                        ))),
+                        _ => Some(Err(self.error_at(
+                            offset,
+                            format!("attribute '{name}' must be written without a prefix"),
+                        ))),
+                    };
+                }
                 Some(Ok(Attr {
                     name: key,
                     raw: a.value,
