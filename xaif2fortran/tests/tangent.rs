@@ -38,6 +38,14 @@ fn calls_convert_between_active_and_passive_arguments() {
     assert!(program.contains("call sq(x, t)"));
     assert!(program.contains("call show(t%v)"));
     assert!(program.contains("call sq(oad_ctmp1, oad_ctmp2)"));
+    assert!(
+        program.contains("allocate(oad_ctmp3(size(c3, 1)))"),
+        "{program}"
+    );
+    assert!(
+        program.contains("call sumsq(oad_ctmp3, oad_ctmp4)"),
+        "{program}"
+    );
 }
 
 #[test]
