@@ -448,3 +448,91 @@ fn invalid_program_is_conservative() {
     assert!(r.activity.conservative);
     assert!(r.activity.is_active_location(x));
 }
+
+/// A call overwrites what its callee certainly overwrites: after
+/// call sq(c, t) the temporary t no longer carries x's variedness.
+/// head(x, y, z): call sq(x, t); y = t; call sq(c, t); z = t
+#[test]
+fn calls_overwrite_reused_temporaries() {
+    let mut p = ProgramBuilder::new();
+    let head = p.unit("head");
+    let sq = p.unit("sq");
+    let a_ = p.dummy(sq, "a", Ty::Real);
+    let b_ = p.dummy(sq, "b", Ty::Real);
+    let sb = p.block(sq);
+    p.assign(sq, sb, b_, &[d(a_)]);
+    let x = p.dummy(head, "x", Ty::Real);
+    let y = p.dummy(head, "y", Ty::Real);
+    let z = p.dummy(head, "z", Ty::Real);
+    let t = p.local(head, "t", Ty::Real);
+    let c = p.local(head, "c", Ty::Real);
+    let hb = p.block(head);
+    p.assign(head, hb, c, &[]);
+    p.call(head, hb, sq, &[Some(x), Some(t)]);
+    let s_y = p.assign(head, hb, y, &[d(t)]);
+    p.call(head, hb, sq, &[Some(c), Some(t)]);
+    let s_z = p.assign(head, hb, z, &[d(t)]);
+    let prog = p.finish();
+    let r = analyze(
+        &prog,
+        &Seeds {
+            top: head,
+            independents: vec![x],
+            dependents: vec![y, z],
+        },
+    );
+    let a = &r.activity;
+    assert!(a.stmts[&s_y].active);
+    assert!(
+        !a.stmts[&s_z].active,
+        "t is not varied after the second call"
+    );
+    assert!(a.is_active_use(s_y, t) && !a.is_active_use(s_z, t));
+    // Useful: t before the first call is dead (overwritten), so x is useful
+    // only through the first call.
+    assert!(a.useful.contains(x.index()));
+}
+
+/// A recursive routine: activity reaches a fixed point through the cycle.
+/// sub r(a, b, n): if (n > 0) { call r(a, t, n); b = t * a } else { b = a }
+#[test]
+fn recursion_reaches_a_fixed_point() {
+    let mut p = ProgramBuilder::new();
+    let head = p.unit("head");
+    let r_ = p.unit("r");
+    let a_ = p.dummy(r_, "a", Ty::Real);
+    let b_ = p.dummy(r_, "b", Ty::Real);
+    let n_ = p.dummy(r_, "n", Ty::Int);
+    let t_ = p.local(r_, "t", Ty::Real);
+    let [c0, rec, base, join] = [p.block(r_), p.block(r_), p.block(r_), p.block(r_)];
+    p.edge(r_, c0, rec);
+    p.edge(r_, c0, base);
+    p.edge(r_, rec, join);
+    p.edge(r_, base, join);
+    p.opaque(r_, c0, &[], &[n_]);
+    let s_call = p.call(r_, rec, r_, &[Some(a_), Some(t_), Some(n_)]);
+    let s_mul = p.assign(r_, rec, b_, &[d(t_), d(a_)]);
+    let s_base = p.assign(r_, base, b_, &[d(a_)]);
+    let x = p.dummy(head, "x", Ty::Real);
+    let y = p.dummy(head, "y", Ty::Real);
+    let n = p.local(head, "n", Ty::Int);
+    let hb = p.block(head);
+    p.call(head, hb, r_, &[Some(x), Some(y), Some(n)]);
+    let prog = p.finish();
+    let res = analyze(
+        &prog,
+        &Seeds {
+            top: head,
+            independents: vec![x],
+            dependents: vec![y],
+        },
+    );
+    let a = &res.activity;
+    assert!(res.call_graph.is_recursive(r_));
+    for l in [a_, b_, t_] {
+        assert!(a.flow_active.contains(l.index()), "{l:?}");
+    }
+    assert!(!a.is_active_location(n_));
+    assert!(a.stmts[&s_call].active && a.stmts[&s_mul].active && a.stmts[&s_base].active);
+    assert!(a.is_active_use(s_mul, t_));
+}

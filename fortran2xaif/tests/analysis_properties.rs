@@ -4,7 +4,7 @@
 use fortran2xaif::analysis::bitset::BitSet;
 use fortran2xaif::analysis::builder::{ProgramBuilder, Ty};
 use fortran2xaif::analysis::ir::{
-    Callee, Def, LocationId, LocationKind, Program, Seeds, Stmt, UnitId, Use,
+    Callee, Def, LocationId, LocationKind, Program, Seeds, Stmt, StmtId, UnitId, Use,
 };
 use fortran2xaif::analysis::{analyze, ChainPoint, Results};
 
@@ -567,5 +567,307 @@ fn activity_equals_the_union_over_paths() {
     assert!(
         active_seen > 50 && passive_seen > 50,
         "{active_seen} {passive_seen}"
+    );
+}
+
+/// A random program without recursion or aliasing: unit k calls only units
+/// after it, actuals of one call are distinct non-global locations of the
+/// dummy's type class.
+fn random_call_tree(rng: &mut Rng) -> (Program, Seeds) {
+    let mut p = ProgramBuilder::new();
+    let nunits = 2 + rng.below(3);
+    let globals: Vec<LocationId> = (0..rng.below(3))
+        .map(|g| {
+            let ty = random_ty(rng);
+            p.global(&format!("g{g}"), ty)
+        })
+        .collect();
+    let units: Vec<UnitId> = (0..nunits).map(|u| p.unit(&format!("u{u}"))).collect();
+    let mut own: Vec<Vec<LocationId>> = Vec::new();
+    let mut dummy_tys: Vec<Vec<Ty>> = Vec::new();
+    for &u in &units {
+        let mut locs = Vec::new();
+        let mut tys = Vec::new();
+        for d in 0..1 + rng.below(3) {
+            let ty = random_ty(rng);
+            tys.push(ty);
+            locs.push(p.dummy(u, &format!("d{d}"), ty));
+        }
+        for l in 0..1 + rng.below(4) {
+            let ty = random_ty(rng);
+            locs.push(p.local(u, &format!("l{l}"), ty));
+        }
+        own.push(locs);
+        dummy_tys.push(tys);
+    }
+    let real = |ty: Ty| matches!(ty, Ty::Real | Ty::RealArray);
+    for (ui, &u) in units.iter().enumerate() {
+        let nb = 1 + rng.below(4);
+        let blocks: Vec<_> = (0..nb).map(|_| p.block(u)).collect();
+        p.chain(u, &blocks);
+        for _ in 0..rng.below(3) {
+            let (a, b) = (rng.below(nb), rng.below(nb));
+            p.edge(u, blocks[a], blocks[b]);
+        }
+        let mut locs = own[ui].clone();
+        locs.extend(&globals);
+        for &b in &blocks {
+            for _ in 0..rng.below(4) {
+                if ui + 1 < nunits && rng.chance(25) {
+                    let c = ui + 1 + rng.below(nunits - ui - 1);
+                    let mut used: Vec<LocationId> = Vec::new();
+                    let mut actuals = Vec::new();
+                    for &ty in &dummy_tys[c] {
+                        let fits: Vec<LocationId> = own[ui]
+                            .iter()
+                            .copied()
+                            .filter(|l| !used.contains(l))
+                            .filter(|l| {
+                                let info = &p.clone().finish().locations[l.index()];
+                                info.differentiable_type == real(ty)
+                            })
+                            .collect();
+                        let a = if rng.chance(15) {
+                            None
+                        } else {
+                            rng.pick(&fits)
+                        };
+                        if let Some(a) = a {
+                            used.push(a);
+                        }
+                        actuals.push(a);
+                    }
+                    p.call(u, b, units[c], &actuals);
+                    continue;
+                }
+                if rng.chance(10) {
+                    let Some(l) = rng.pick(&locs) else { continue };
+                    let kills = rng.chance(50);
+                    p.opaque(u, b, &[Def { loc: l, kills }], &[]);
+                    continue;
+                }
+                let Some(def) = rng.pick(&locs) else { continue };
+                let uses: Vec<Use> = (0..rng.below(3))
+                    .filter_map(|_| {
+                        let loc = rng.pick(&locs)?;
+                        Some(Use {
+                            loc,
+                            differentiable: rng.chance(75),
+                        })
+                    })
+                    .collect();
+                if rng.chance(25) {
+                    p.assign_partial(u, b, def, &uses);
+                } else {
+                    p.assign(u, b, def, &uses);
+                }
+            }
+        }
+    }
+    let prog = p.finish();
+    let mut candidates = prog.units[0].dummies.clone();
+    candidates.extend(&globals);
+    let seeds = Seeds {
+        top: UnitId(0),
+        independents: candidates
+            .iter()
+            .copied()
+            .filter(|_| rng.chance(50))
+            .collect(),
+        dependents: candidates
+            .iter()
+            .copied()
+            .filter(|_| rng.chance(50))
+            .collect(),
+    };
+    (prog, seeds)
+}
+
+/// Inlines every call of the top unit, recursively: one unit whose
+/// statements are copies (new ids, mapped back in the returned map) with
+/// dummies replaced by actuals and fresh locals per copy.
+fn inline_all(prog: &Program) -> (Program, std::collections::HashMap<StmtId, StmtId>) {
+    use fortran2xaif::analysis::ir::{Block, BlockId, Unit};
+    struct Inliner<'a> {
+        prog: &'a Program,
+        out: Unit,
+        locations: Vec<fortran2xaif::analysis::ir::LocationInfo>,
+        origin: std::collections::HashMap<StmtId, StmtId>,
+        next_id: u32,
+    }
+    impl Inliner<'_> {
+        fn new_block(&mut self) -> usize {
+            self.out.blocks.push(Block::default());
+            self.out.successors.push(Vec::new());
+            self.out.blocks.len() - 1
+        }
+        fn fresh(&mut self, like: LocationId) -> LocationId {
+            let mut info = self.locations[like.index()].clone();
+            info.kind = LocationKind::Local { unit: UnitId(0) };
+            self.locations.push(info);
+            LocationId(self.locations.len() as u32 - 1)
+        }
+        /// Returns (entry block, exit block) of the copy.
+        fn instance(
+            &mut self,
+            u: UnitId,
+            subst: &std::collections::HashMap<LocationId, LocationId>,
+            top: bool,
+        ) -> (usize, usize) {
+            let unit = &self.prog.units[u.index()];
+            let mut subst = subst.clone();
+            if !top {
+                for (l, info) in self.prog.locations.iter().enumerate() {
+                    if info.kind == (LocationKind::Local { unit: u }) {
+                        let f = self.fresh(LocationId(l as u32));
+                        subst.insert(LocationId(l as u32), f);
+                    }
+                }
+            }
+            let map = |l: LocationId| *subst.get(&l).unwrap_or(&l);
+            let mut span = Vec::new();
+            for block in &unit.blocks {
+                let first = self.new_block();
+                let mut cur = first;
+                for stmt in &block.stmts {
+                    let id = StmtId(self.next_id);
+                    self.next_id += 1;
+                    self.origin.insert(id, stmt.id());
+                    let copy = match stmt {
+                        Stmt::Assign { def, uses, .. } => Stmt::Assign {
+                            id,
+                            def: Def {
+                                loc: map(def.loc),
+                                kills: def.kills,
+                            },
+                            uses: uses
+                                .iter()
+                                .map(|x| Use {
+                                    loc: map(x.loc),
+                                    differentiable: x.differentiable,
+                                })
+                                .collect(),
+                        },
+                        Stmt::Opaque { defs, uses, .. } => Stmt::Opaque {
+                            id,
+                            defs: defs
+                                .iter()
+                                .map(|d| Def {
+                                    loc: map(d.loc),
+                                    kills: d.kills,
+                                })
+                                .collect(),
+                            uses: uses.iter().map(|l| map(*l)).collect(),
+                        },
+                        Stmt::Call {
+                            callee: Callee::Unit(c),
+                            actuals,
+                            ..
+                        } => {
+                            let callee = &self.prog.units[c.index()];
+                            let mut inner = std::collections::HashMap::new();
+                            for (d, a) in callee.dummies.iter().zip(actuals) {
+                                let target = match a {
+                                    Some(a) => map(*a),
+                                    None => self.fresh(*d),
+                                };
+                                inner.insert(*d, target);
+                            }
+                            let (entry, exit) = self.instance(*c, &inner, false);
+                            self.out.successors[cur].push(BlockId(entry as u32));
+                            let next = self.new_block();
+                            self.out.successors[exit].push(BlockId(next as u32));
+                            cur = next;
+                            continue;
+                        }
+                        Stmt::Call {
+                            callee, actuals, ..
+                        } => Stmt::Call {
+                            id,
+                            callee: callee.clone(),
+                            actuals: actuals.iter().map(|a| a.map(map)).collect(),
+                        },
+                    };
+                    self.out.blocks[cur].stmts.push(copy);
+                }
+                span.push((first, cur));
+            }
+            for (b, succs) in unit.successors.iter().enumerate() {
+                for s in succs {
+                    let from = span[b].1;
+                    let to = span[s.index()].0;
+                    self.out.successors[from].push(BlockId(to as u32));
+                }
+            }
+            (span[unit.entry.index()].0, span[unit.exit.index()].1)
+        }
+    }
+    let mut inl = Inliner {
+        prog,
+        out: Unit {
+            name: "inlined".into(),
+            dummies: prog.units[0].dummies.clone(),
+            ..Unit::default()
+        },
+        locations: prog.locations.clone(),
+        origin: Default::default(),
+        next_id: 1,
+    };
+    let (entry, exit) = inl.instance(UnitId(0), &Default::default(), true);
+    inl.out.entry = BlockId(entry as u32);
+    inl.out.exit = BlockId(exit as u32);
+    let program = Program {
+        units: vec![inl.out],
+        locations: inl.locations,
+    };
+    (program, inl.origin)
+}
+
+/// Without recursion and aliasing, applying the callees' Diff-dep
+/// summaries at the calls gives the same activity in the top unit as
+/// analysing the fully inlined program; inside callees the union over
+/// contexts contains every inlined copy's activity.
+#[test]
+fn summaries_agree_with_inlining() {
+    let (mut compared, mut active_seen) = (0, 0);
+    for case in 0..300u64 {
+        let mut rng = Rng(0x2f1d_0b6e_93a5_c4d7 ^ (case + 3).wrapping_mul(0x9e37_79b9));
+        let (prog, seeds) = random_call_tree(&mut rng);
+        let r = analyze(&prog, &seeds);
+        assert!(r.errors.is_empty());
+        let (inlined, origin) = inline_all(&prog);
+        let ri = analyze(
+            &inlined,
+            &Seeds {
+                top: UnitId(0),
+                ..seeds.clone()
+            },
+        );
+        assert!(ri.errors.is_empty(), "{:?}", ri.errors);
+        let top_ids: std::collections::HashSet<StmtId> = prog.units[0]
+            .blocks
+            .iter()
+            .flat_map(|b| &b.stmts)
+            .map(|s| s.id())
+            .collect();
+        for stmt in inlined.units[0].blocks.iter().flat_map(|b| &b.stmts) {
+            let Stmt::Assign { id, .. } = stmt else {
+                continue;
+            };
+            let original = origin[id];
+            let copy_active = ri.activity.stmts[id].active;
+            let summary_active = r.activity.stmts[&original].active;
+            if top_ids.contains(&original) {
+                compared += 1;
+                active_seen += copy_active as usize;
+                assert_eq!(copy_active, summary_active, "case {case} {original:?}");
+            } else {
+                assert!(!copy_active || summary_active, "case {case} {original:?}");
+            }
+        }
+    }
+    assert!(
+        compared > 300 && active_seen > 30,
+        "{compared} {active_seen}"
     );
 }

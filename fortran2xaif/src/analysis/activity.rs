@@ -173,19 +173,24 @@ impl Propagation<'_> {
                     }
                 }
                 let effects = self.diff_dep.bound_call(self.program, callee, actuals);
-                let newly: Vec<LocationId> = effects
+                let overwrites = self.diff_dep.overwrites(callee);
+                let varied: Vec<(LocationId, bool)> = effects
                     .iter()
-                    .filter(|(t, sources)| {
-                        self.counts(*t) && sources.iter().any(|s| v.contains(s.index()))
+                    .map(|(t, sources)| {
+                        let any = self.counts(*t) && sources.iter().any(|s| v.contains(s.index()));
+                        (*t, any)
                     })
-                    .map(|(t, _)| *t)
                     .collect();
-                for t in newly {
-                    v.insert(t.index());
-                    for p in self.partners(unit, t) {
-                        if self.counts(p) {
-                            v.insert(p.index());
+                for (t, any) in varied {
+                    if any {
+                        v.insert(t.index());
+                        for p in self.partners(unit, t) {
+                            if self.counts(p) {
+                                v.insert(p.index());
+                            }
                         }
+                    } else if overwrites {
+                        v.remove(t.index());
                     }
                 }
             }
@@ -247,6 +252,11 @@ impl Propagation<'_> {
                         || self.partners(unit, *t).any(|p| w.contains(p.index()));
                     if useful {
                         sources.extend(srcs.iter().copied());
+                    }
+                }
+                if self.diff_dep.overwrites(callee) {
+                    for (t, _) in &effects {
+                        w.remove(t.index());
                     }
                 }
                 for s in sources {

@@ -38,6 +38,9 @@ pub struct Summary {
 pub struct Summaries {
     pub kind: Option<DependenceKind>,
     pub units: Vec<Summary>,
+    /// `exact[u]`: `u`'s summary is a finished fixed point (not in a
+    /// recursive cycle), so a call may overwrite its targets.
+    pub exact: Vec<bool>,
 }
 
 impl Summaries {
@@ -48,9 +51,14 @@ impl Summaries {
         alias: &Alias,
         kind: DependenceKind,
     ) -> Summaries {
+        // Inside a recursive cycle the summaries grow from "no effect", which
+        // is not a bottom for overwriting calls: there calls only add.
         let mut all = Summaries {
             kind: Some(kind),
             units: vec![Summary::default(); program.units.len()],
+            exact: (0..program.units.len())
+                .map(|u| !call_graph.is_recursive(UnitId(u as u32)))
+                .collect(),
         };
         // Bottom-up passes until stable; one pass suffices without recursion.
         loop {
@@ -69,9 +77,20 @@ impl Summaries {
         all
     }
 
+    /// Does a call of `callee` overwrite its targets (each target's new
+    /// value depends exactly on its listed sources, the target itself
+    /// included when some path keeps its value)?
+    pub fn overwrites(&self, callee: &Callee) -> bool {
+        match callee {
+            Callee::External(_) => true,
+            Callee::Unit(c) => self.exact.get(c.index()).copied().unwrap_or(false),
+        }
+    }
+
     /// The summary of `unit` applied at a call with `actuals`: pairs
-    /// (caller location that may be defined, caller locations it may
-    /// depend on). External routines: every actual depends on every actual.
+    /// (caller location that may be defined, caller locations its new value
+    /// may depend on), one pair per target. External routines: every actual
+    /// depends on every actual.
     pub fn bound_call(
         &self,
         program: &Program,
@@ -95,17 +114,25 @@ impl Summaries {
                 let Some(summary) = self.units.get(c.index()) else {
                     return Vec::new();
                 };
-                let mut out: Vec<(LocationId, Vec<LocationId>)> = summary
-                    .outputs
-                    .iter()
-                    .filter_map(|(o, ins)| {
-                        let target = bind(program, *o, actuals)?;
-                        let sources = ins
-                            .iter()
+                // Outputs bound to the same caller location (an actual passed
+                // twice, a global also passed) merge.
+                let mut merged: HashMap<LocationId, Vec<LocationId>> = HashMap::new();
+                for (o, ins) in &summary.outputs {
+                    let Some(target) = bind(program, *o, actuals) else {
+                        continue;
+                    };
+                    merged.entry(target).or_default().extend(
+                        ins.iter()
                             .filter_map(|i| bind(program, LocationId(i as u32), actuals))
-                            .filter(|l| counts(*l))
-                            .collect();
-                        Some((target, sources))
+                            .filter(|l| counts(*l)),
+                    );
+                }
+                let mut out: Vec<(LocationId, Vec<LocationId>)> = merged
+                    .into_iter()
+                    .map(|(t, mut sources)| {
+                        sources.sort();
+                        sources.dedup();
+                        (t, sources)
                     })
                     .collect();
                 out.sort();
@@ -225,8 +252,9 @@ fn unit_summary(
                     (*t, v)
                 })
                 .collect();
+            let kills = summaries.overwrites(callee);
             for (t, v) in values {
-                define(state, t, &v, false);
+                define(state, t, &v, kills);
             }
         }
     };

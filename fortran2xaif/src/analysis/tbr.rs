@@ -165,9 +165,15 @@ impl Ctx<'_> {
                 callee, actuals, ..
             } => {
                 let mut add = Vec::new();
-                for (t, sources) in self.dep.bound_call(self.program, callee, actuals) {
+                let effects = self.dep.bound_call(self.program, callee, actuals);
+                for (t, sources) in &effects {
                     if live.contains(t.index()) {
-                        add.extend(sources);
+                        add.extend(sources.iter().copied());
+                    }
+                }
+                if self.dep.overwrites(callee) {
+                    for (t, _) in &effects {
+                        live.remove(t.index());
                     }
                 }
                 for a in add {
