@@ -871,3 +871,98 @@ fn summaries_agree_with_inlining() {
         "{compared} {active_seen}"
     );
 }
+
+/// ud chains on single units against reaching definitions computed path by
+/// path: equal on acyclic graphs, contained in the data-flow result on
+/// cyclic ones.
+#[test]
+fn ud_chains_equal_definitions_reaching_along_paths() {
+    let mut nonempty = 0;
+    for case in 0..400u64 {
+        let mut rng = Rng(0x7a3c_55e1_0d2b_9f61 ^ (case + 11).wrapping_mul(0x1000_0193));
+        let acyclic = case % 2 == 0;
+        let (prog, seeds) = random_single_unit(&mut rng, acyclic);
+        let r = analyze(&prog, &seeds);
+        let unit = &prog.units[0];
+        // Reaching definitions per location along one path: location →
+        // defining points (None = entry).
+        type Reach =
+            std::collections::BTreeMap<LocationId, std::collections::BTreeSet<Option<StmtId>>>;
+        let mut entry: Reach = Default::default();
+        for (l, info) in prog.locations.iter().enumerate() {
+            if matches!(info.kind, LocationKind::Dummy { .. } | LocationKind::Global) {
+                entry.entry(LocationId(l as u32)).or_default().insert(None);
+            }
+        }
+        let mut seen: std::collections::HashMap<
+            (StmtId, LocationId),
+            std::collections::BTreeSet<Option<StmtId>>,
+        > = Default::default();
+        fn walk(
+            prog: &Program,
+            block: usize,
+            mut reach: std::collections::BTreeMap<
+                LocationId,
+                std::collections::BTreeSet<Option<StmtId>>,
+            >,
+            depth: usize,
+            seen: &mut std::collections::HashMap<
+                (StmtId, LocationId),
+                std::collections::BTreeSet<Option<StmtId>>,
+            >,
+        ) {
+            let unit = &prog.units[0];
+            for stmt in &unit.blocks[block].stmts {
+                let (defs, uses): (Vec<Def>, Vec<LocationId>) = match stmt {
+                    Stmt::Assign { def, uses, .. } => {
+                        (vec![*def], uses.iter().map(|u| u.loc).collect())
+                    }
+                    Stmt::Opaque { defs, uses, .. } => (defs.clone(), uses.clone()),
+                    Stmt::Call { .. } => (Vec::new(), Vec::new()),
+                };
+                for u in uses {
+                    let e = seen.entry((stmt.id(), u)).or_default();
+                    e.extend(reach.get(&u).into_iter().flatten().copied());
+                }
+                for d in defs {
+                    let set = reach.entry(d.loc).or_default();
+                    if d.kills {
+                        set.clear();
+                    }
+                    set.insert(Some(stmt.id()));
+                }
+            }
+            if depth == 0 {
+                return;
+            }
+            for next in &unit.successors[block] {
+                walk(prog, next.index(), reach.clone(), depth - 1, seen);
+            }
+        }
+        let depth = if acyclic {
+            unit.blocks.len()
+        } else {
+            2 * unit.blocks.len() + 2
+        };
+        walk(&prog, unit.entry.index(), entry, depth, &mut seen);
+        for ((stmt, loc), defs) in &seen {
+            let expected: Vec<ChainPoint> = defs
+                .iter()
+                .map(|d| d.map_or(ChainPoint::Outside, ChainPoint::Stmt))
+                .collect();
+            let got = r.du_ud.ud(*stmt, *loc).expect("every read has a chain");
+            if !got.is_empty() {
+                nonempty += 1;
+            }
+            if acyclic {
+                assert_eq!(got, expected.as_slice(), "case {case} {stmt:?} {loc:?}");
+            } else {
+                assert!(
+                    expected.iter().all(|p| got.contains(p)),
+                    "case {case} {stmt:?} {loc:?}"
+                );
+            }
+        }
+    }
+    assert!(nonempty > 300, "{nonempty}");
+}
