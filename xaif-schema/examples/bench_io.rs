@@ -1,8 +1,11 @@
 //! Reader / writer throughput and memory on a generated XAIF document.
 //!
 //! ```text
-//! cargo run --release -p xaif-schema --example bench_io [-- SIZE_MB]
+//! cargo run --release -p xaif-schema --example bench_io [-- SIZE_MB [SAVE_AS]]
 //! ```
+//!
+//! With SAVE_AS, the generated document is also written there (to try
+//! the `xaif` command on).
 //!
 //! Builds a call graph of many subroutines (basic blocks of assignments
 //! with array references, calls, ifs and loops) until its written form is
@@ -329,6 +332,10 @@ fn main() {
     let (write_s, write_cpu, text) = best_of(5, || write_call_graph(&cg));
     let write_peak = PEAK.load(Ordering::Relaxed) - before_write;
     let size = text.len() as f64;
+    if let Some(path) = std::env::args().nth(2) {
+        xaif_schema::write::write_file_atomically(std::path::Path::new(&path), text.as_bytes())
+            .expect("cannot save the document");
+    }
     let mb = size / 1e6;
 
     drop(cg);

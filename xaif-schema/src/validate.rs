@@ -57,25 +57,62 @@ impl SchemaKind {
     }
 
     /// Guesses the schema from the document: the catalogues by their root
-    /// element, booster output by a tag of one of its own elements, else
-    /// input.
+    /// element, booster output by an element of its own
+    /// (`DerivativePropagator`, `InlinableSubroutineCall`,
+    /// `ReplacementList`), else input. Malformed documents count as input.
     pub fn detect(text: &[u8]) -> SchemaKind {
-        match root_local_name(text).as_deref() {
-            Some(b"NonInlinableIntrinsicDefinitions") => return SchemaKind::NonInlinable,
-            Some(b"InlinableIntrinsicDefinitions") => return SchemaKind::Inlinable,
-            _ => {}
+        let mut reader = quick_xml::Reader::from_reader(text);
+        let mut buf = Vec::new();
+        let mut root = true;
+        loop {
+            match reader.read_event_into(&mut buf) {
+                Ok(quick_xml::events::Event::Start(e) | quick_xml::events::Event::Empty(e)) => {
+                    let name = e.local_name();
+                    match name.into_inner() {
+                        b"NonInlinableIntrinsicDefinitions" if root => {
+                            return SchemaKind::NonInlinable
+                        }
+                        b"InlinableIntrinsicDefinitions" if root => return SchemaKind::Inlinable,
+                        b"DerivativePropagator" | b"InlinableSubroutineCall" | b"ReplacementList" => {
+                            return SchemaKind::Output
+                        }
+                        _ => root = false,
+                    }
+                }
+                Ok(quick_xml::events::Event::Eof) | Err(_) => return SchemaKind::Input,
+                Ok(_) => {}
+            }
+            buf.clear();
         }
-        let has_tag = |name: &[u8]| {
-            text.windows(name.len() + 1)
-                .any(|w| matches!(w[0], b':' | b'<') && &w[1..] == name)
-        };
-        if has_tag(b"DerivativePropagator")
-            || has_tag(b"InlinableSubroutineCall")
-            || has_tag(b"ReplacementList")
-        {
+    }
+
+    /// The schema a call graph model calls for: output if it has any
+    /// booster output element, else input.
+    pub fn of_call_graph(cg: &crate::model::CallGraph) -> SchemaKind {
+        use crate::model::{BasicBlockElement as S, CallGraphVertex, ControlFlowVertex};
+        let output = cg.vertices.iter().any(|v| match v {
+            CallGraphVertex::ReplacementList(_) => true,
+            CallGraphVertex::ControlFlowGraph(g) => g.vertices.iter().any(|x| match x {
+                ControlFlowVertex::BasicBlock(b) => b.elements.iter().any(|s| {
+                    matches!(s, S::DerivativePropagator(_) | S::InlinableSubroutineCall(_))
+                }),
+                _ => false,
+            }),
+        });
+        if output {
             SchemaKind::Output
         } else {
             SchemaKind::Input
+        }
+    }
+
+    /// Only the root element decides: a catalogue kind, or `Input` for
+    /// anything else (a call graph, or not XAIF at all).
+    pub fn of_root(text: &[u8]) -> SchemaKind {
+        match root_local_name(text).as_deref() {
+            Some(b"NonInlinableIntrinsicDefinitions") => SchemaKind::NonInlinable,
+            Some(b"InlinableIntrinsicDefinitions") => SchemaKind::Inlinable,
+            _ => SchemaKind::Input,
         }
     }
 }

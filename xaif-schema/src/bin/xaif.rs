@@ -165,15 +165,27 @@ fn validate(schema: Option<SchemaKind>, files: &[PathBuf]) -> Result<(), Vec<Xai
                 continue;
             }
         };
-        let kind = schema.unwrap_or_else(|| SchemaKind::detect(&bytes));
         // The reader first: it pinpoints line and column and checks the
-        // graph rules XSD cannot express; then the schema.
-        let read = read::decode(&bytes, &name)
-            .and_then(|text| read_document(&text, &name, kind).map(|_| ()));
-        if let Err(e) = read {
-            errors.push(e);
-            continue;
-        }
+        // graph rules XSD cannot express; then the schema (unless given,
+        // chosen by the root element and, for call graphs, by whether the
+        // model has booster output elements).
+        let read = read::decode(&bytes, &name).and_then(|text| {
+            let kind = schema.unwrap_or_else(|| SchemaKind::of_root(&bytes));
+            read_document(&text, &name, kind)
+        });
+        let document = match read {
+            Ok(d) => d,
+            Err(e) => {
+                errors.push(e);
+                continue;
+            }
+        };
+        let kind = schema.unwrap_or(match &document {
+            Document::CallGraph(cg) => SchemaKind::of_call_graph(cg),
+            Document::Inlinable(_) => SchemaKind::Inlinable,
+            Document::NonInlinable(_) => SchemaKind::NonInlinable,
+        });
+        drop(document);
         if let Err(e) = validator.validate_bytes(&bytes, &name, kind) {
             errors.extend(e);
         }
@@ -189,7 +201,7 @@ fn fmt(input: &Path, output: Option<&Path>) -> Result<(), Vec<XaifError>> {
     let name = input.display().to_string();
     let bytes = load(input)?;
     let text = read::decode(&bytes, &name).map_err(|e| vec![e])?;
-    let kind = SchemaKind::detect(&bytes);
+    let kind = SchemaKind::of_root(&bytes);
     let out = match read_document(&text, &name, kind).map_err(|e| vec![e])? {
         Document::CallGraph(cg) => write::write_call_graph(&cg),
         Document::Inlinable(d) => write::write_inlinable_intrinsics(&d),
