@@ -566,8 +566,10 @@ impl<'p> Canon<'p> {
                         format!("'{callee}' is a function; it cannot be called with call"),
                     );
                 }
-                let args = self.actuals(args, out)?;
+                let mut post = Vec::new();
+                let args = self.actuals(args, out, &mut post)?;
                 out.push(stmt(StmtKind::Call { name: callee, args }, span));
+                out.extend(post);
                 Ok(())
             }
             _ => {
@@ -603,7 +605,12 @@ impl<'p> Canon<'p> {
 
     /// Actual arguments of a user procedure: variables and constants stay,
     /// anything else goes through a temporary.
-    fn actuals(&mut self, args: Vec<Arg>, out: &mut Vec<Stmt>) -> FrontResult<Vec<Arg>> {
+    fn actuals(
+        &mut self,
+        args: Vec<Arg>,
+        out: &mut Vec<Stmt>,
+        post: &mut Vec<Stmt>,
+    ) -> FrontResult<Vec<Arg>> {
         let mut res = Vec::new();
         for a in args {
             let v = match a.value {
@@ -629,10 +636,14 @@ impl<'p> Canon<'p> {
                     let sp = other.span();
                     let t = self.ty(&other);
                     if t.rank > 0 {
-                        return self.err(
-                            sp,
-                            "unsupported construct: array expression as an actual argument",
-                        );
+                        // An array expression: passed as a temporary array.
+                        let (tmp, dealloc) = self.array_temp_of(other, sp, out)?;
+                        post.extend(dealloc);
+                        res.push(Arg {
+                            keyword: a.keyword,
+                            value: name(&tmp, sp),
+                        });
+                        continue;
                     }
                     let v = self.value(other, out)?;
                     if matches!(v, Expr::Lit(..)) {
@@ -736,6 +747,13 @@ impl<'p> Canon<'p> {
         // Passive data: character, logical-free derived, complex.
         if matches!(lhs, Expr::Member { .. })
             || matches!(lt.cat, Cat::Char | Cat::Derived | Cat::Complex(_))
+        {
+            return self.passive_assign(lhs, rhs, lt, span, out);
+        }
+        if lt.rank > 0
+            && !lt.cat.is_real()
+            && !self.xaif_expressible(&rhs)
+            && first_user_call(self.prog, self.unit, &rhs).is_none()
         {
             return self.passive_assign(lhs, rhs, lt, span, out);
         }
@@ -963,7 +981,8 @@ impl<'p> Canon<'p> {
             .cat_of(p, &self.prog.units[p].symbols[rsym].ty.clone());
         let sub_name = self.prog.units[p].canon_name.clone();
         let fname = self.prog.units[p].ast.name.clone();
-        let mut actuals = self.actuals(args, out)?;
+        let mut post = Vec::new();
+        let mut actuals = self.actuals(args, out, &mut post)?;
         let t = self.temp(cat, span)?;
         let keyword = if actuals.iter().any(|a| a.keyword.is_some()) {
             Some(rname)
@@ -982,6 +1001,7 @@ impl<'p> Canon<'p> {
             },
             span,
         ));
+        out.extend(post);
         Ok(name(&t, span))
     }
 
@@ -1063,16 +1083,24 @@ impl<'p> Canon<'p> {
         if t.rank > 0 {
             return Ok(e); // elemental on arrays: handled by scalarisation
         }
-        if intrinsics::xaif_name(&n).is_some() {
+        let complex_arg = {
+            let Expr::Apply { args: ref a, .. } = e else {
+                unreachable!()
+            };
+            a.iter()
+                .any(|x| matches!(self.ty(&x.value).cat, Cat::Complex(_)))
+        };
+        if intrinsics::xaif_name(&n).is_some() && !complex_arg {
             return Ok(e);
         }
         // Outside the catalogue: fine when no derivative can flow through.
         let Expr::Apply { args: ref a, .. } = e else {
             unreachable!()
         };
-        let real_arg = a.iter().any(|x| {
-            self.ty(&x.value).cat.is_real() || matches!(self.ty(&x.value).cat, Cat::Complex(_))
-        });
+        // Complex data is passive: only real arguments can carry derivatives.
+        let real_arg = a
+            .iter()
+            .any(|x| self.ty(&x.value).cat.is_real() && !matches!(x.value, Expr::Lit(..)));
         let value_free = matches!(
             n.as_str(),
             "huge"
@@ -1261,7 +1289,9 @@ impl<'p> Canon<'p> {
                     let (slo, _, sst) = &space[k];
                     let i = idx[k].clone();
                     k += 1;
-                    if lo == slo && stride == sst {
+                    if strip(lo) == strip(slo)
+                        && stride.as_ref().map(strip) == sst.as_ref().map(strip)
+                    {
                         i
                     } else {
                         // lo + (i - slo) / sst * stride
@@ -1303,7 +1333,9 @@ impl<'p> Canon<'p> {
         })
     }
 
-    /// Replaces every array operand of `e` by its element at `idx`.
+    /// Replaces every array operand of `e` by its element at `idx`, a point
+    /// of `space` (the target's index ranges). `transpose` and `reshape`
+    /// are index transformations on their argument.
     fn elementwise(
         &self,
         e: &Expr,
@@ -1314,7 +1346,10 @@ impl<'p> Canon<'p> {
         if let Some(v) = self.view(e)? {
             if let Some(t) = target {
                 if t.name == v.name && !same_view(t, &v) {
-                    return self.err(e.span(), format!("unsupported construct: array assignment reads '{}' through a different section than it writes", v.name));
+                    return self.err(
+                        e.span(),
+                        format!("internal error: overlapping read of '{}'", v.name),
+                    );
                 }
             }
             return self.element(&v, idx, space, e.span());
@@ -1325,6 +1360,81 @@ impl<'p> Canon<'p> {
                 args,
                 span,
             } if self.prog.var(self.unit, n).is_none() => {
+                let sp = *span;
+                if n == "transpose" && args.len() == 1 {
+                    let src_space = self.space_of(&args[0].value)?;
+                    if src_space.len() != 2 || idx.len() != 2 {
+                        return self.err(sp, "transpose needs rank-2 arrays");
+                    }
+                    // (i, j) of the result is (j, i) of the argument.
+                    let i_src = offset(&src_space[0].0, &idx[1], &space[1].0, sp);
+                    let j_src = offset(&src_space[1].0, &idx[0], &space[0].0, sp);
+                    return self.elementwise(&args[0].value, &[i_src, j_src], &src_space, target);
+                }
+                if n == "reshape" && !args.is_empty() {
+                    if args.len() > 2 {
+                        return self.err(sp, "unsupported construct: reshape with pad or order");
+                    }
+                    // Column-major position in the result, then in the source.
+                    let src_space = self.space_of(&args[0].value)?;
+                    let mut k: Option<Expr> = None;
+                    let mut stride_prod: Option<Expr> = None;
+                    for (d, (lo, hi, _)) in space.iter().enumerate() {
+                        let term = bin(BinOp::Sub, idx[d].clone(), lo.clone(), sp);
+                        let term = match &stride_prod {
+                            None => term,
+                            Some(p) => bin(BinOp::Mul, paren(term, sp), p.clone(), sp),
+                        };
+                        k = Some(match k {
+                            None => term,
+                            Some(acc) => bin(BinOp::Add, acc, term, sp),
+                        });
+                        let n_d = extent(lo, hi, sp);
+                        stride_prod = Some(match stride_prod {
+                            None => n_d,
+                            Some(p) => bin(BinOp::Mul, p, n_d, sp),
+                        });
+                    }
+                    let k = k.ok_or_else(|| FrontError::new(sp, "reshape of a scalar"))?;
+                    let mut src_idx = Vec::new();
+                    let mut below: Option<Expr> = None;
+                    for (lo, hi, _) in &src_space {
+                        let q = match &below {
+                            None => paren(k.clone(), sp),
+                            Some(b) => {
+                                bin(BinOp::Div, paren(k.clone(), sp), paren(b.clone(), sp), sp)
+                            }
+                        };
+                        let n_d = extent(lo, hi, sp);
+                        let r = Expr::Apply {
+                            name: "mod".into(),
+                            args: vec![
+                                Arg {
+                                    keyword: None,
+                                    value: q,
+                                },
+                                Arg {
+                                    keyword: None,
+                                    value: n_d.clone(),
+                                },
+                            ],
+                            span: sp,
+                        };
+                        src_idx.push(bin(BinOp::Add, lo.clone(), r, sp));
+                        below = Some(match below {
+                            None => n_d,
+                            Some(b) => bin(BinOp::Mul, b, n_d, sp),
+                        });
+                    }
+                    let src_space: Vec<(Expr, Expr, Option<Expr>)> = src_space
+                        .into_iter()
+                        .map(|(l, h, _)| (l, h, None))
+                        .collect();
+                    return self.elementwise(&args[0].value, &src_idx, &src_space, target);
+                }
+                if n == "matmul" {
+                    return self.err(sp, "unsupported construct: matmul inside an array expression (assign it to an array first)");
+                }
                 let mut new = Vec::new();
                 for a in args {
                     new.push(Arg {
@@ -1335,7 +1445,7 @@ impl<'p> Canon<'p> {
                 Expr::Apply {
                     name: n.clone(),
                     args: new,
-                    span: *span,
+                    span: sp,
                 }
             }
             Expr::Unary(op, x, sp) => {
@@ -1350,8 +1460,312 @@ impl<'p> Canon<'p> {
             Expr::Paren(x, sp) => {
                 Expr::Paren(Box::new(self.elementwise(x, idx, space, target)?), *sp)
             }
+            Expr::ArrayCtor(items, sp) if idx.len() == 1 => {
+                // A constant-length constructor indexed by position: only
+                // as a whole right side (handled by the caller).
+                let _ = items;
+                return self.err(
+                    *sp,
+                    "unsupported construct: array constructor inside an array expression",
+                );
+            }
             other => other.clone(),
         })
+    }
+
+    /// The index ranges an array expression runs over.
+    fn space_of(&self, e: &Expr) -> FrontResult<Vec<(Expr, Expr, Option<Expr>)>> {
+        if let Some(v) = self.view(e)? {
+            return Ok(v
+                .ranges()
+                .into_iter()
+                .map(|(l, h, s)| (l.clone(), h.clone(), s.cloned()))
+                .collect());
+        }
+        match e {
+            Expr::Apply {
+                name: n,
+                args,
+                span,
+            } if self.prog.var(self.unit, n).is_none() => {
+                if n == "transpose" && args.len() == 1 {
+                    let mut s = self.space_of(&args[0].value)?;
+                    s.reverse();
+                    return Ok(s);
+                }
+                if n == "reshape" && args.len() >= 2 {
+                    let Expr::ArrayCtor(items, _) = &args[1].value else {
+                        return self.err(*span, "unsupported construct: reshape with a shape that is not an array constructor");
+                    };
+                    return Ok(items
+                        .iter()
+                        .map(|it| (Expr::int(1, *span), it.clone(), None))
+                        .collect());
+                }
+                for a in args {
+                    if self.ty(&a.value).rank > 0 {
+                        return self.space_of(&a.value);
+                    }
+                }
+                self.err(*span, "not an array expression")
+            }
+            Expr::Unary(_, x, _) | Expr::Paren(x, _) => self.space_of(x),
+            Expr::Binary(_, l, r, _) => {
+                if self.ty(l).rank > 0 {
+                    self.space_of(l)
+                } else {
+                    self.space_of(r)
+                }
+            }
+            _ => self.err(e.span(), "not an array expression"),
+        }
+    }
+
+    /// Can `e` appear in a declaration of this unit (automatic array bound)?
+    fn is_spec_expr(&self, e: &Expr) -> bool {
+        let mut ok = true;
+        e.walk(&mut |x| match x {
+            Expr::Name(n, _) => match self.prog.var(self.unit, n) {
+                Some((o, k)) => {
+                    let s = self.prog.symbol(o, k);
+                    if !(s.parameter || s.dummy.is_some() || o != self.unit || s.common.is_some())
+                        || s.temp
+                    {
+                        ok = false;
+                    }
+                }
+                None => ok = false,
+            },
+            Expr::Apply { name, .. } => {
+                if self.prog.var(self.unit, name).is_some() {
+                    ok = false;
+                } else if !matches!(name.as_str(), "lbound" | "ubound" | "size") {
+                    ok = false;
+                }
+            }
+            _ => {}
+        });
+        ok
+    }
+
+    /// A temporary array over `space` (1-based extents). Automatic when the
+    /// extents are specification expressions; otherwise allocatable,
+    /// allocated here (the caller deallocates with the returned statement).
+    fn temp_array(
+        &mut self,
+        cat: Cat,
+        space: &[(Expr, Expr, Option<Expr>)],
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) -> FrontResult<(String, Option<Stmt>)> {
+        let t = self.temp(cat, span)?;
+        let extents: Vec<Expr> = space
+            .iter()
+            .map(|(lo, hi, st)| match st {
+                None => extent(lo, hi, span),
+                Some(s) => bin(
+                    BinOp::Add,
+                    bin(
+                        BinOp::Div,
+                        paren(bin(BinOp::Sub, hi.clone(), lo.clone(), span), span),
+                        s.clone(),
+                        span,
+                    ),
+                    Expr::int(1, span),
+                    span,
+                ),
+            })
+            .collect();
+        let automatic = extents.iter().all(|e| self.is_spec_expr(e));
+        let unit = &mut self.prog.units[self.unit];
+        let k = unit.lookup_local(&t).expect("temp just added");
+        if automatic {
+            unit.symbols[k].dims = Some(
+                extents
+                    .into_iter()
+                    .map(|hi| DimSpec::Explicit { lo: None, hi })
+                    .collect(),
+            );
+            return Ok((t, None));
+        }
+        unit.symbols[k].dims = Some(
+            extents
+                .iter()
+                .map(|_| DimSpec::Colon { lo: None })
+                .collect(),
+        );
+        unit.symbols[k].allocatable = true;
+        let shape = extents
+            .iter()
+            .map(unparse::expr)
+            .collect::<Vec<_>>()
+            .join(", ");
+        out.push(stmt(
+            StmtKind::Opaque {
+                kind: OpaqueKind::Allocate,
+                text: format!("allocate({t}({shape}))"),
+                reads: extents.clone(),
+                writes: vec![name(&t, span)],
+            },
+            span,
+        ));
+        let dealloc = stmt(
+            StmtKind::Opaque {
+                kind: OpaqueKind::Allocate,
+                text: format!("deallocate({t})"),
+                reads: vec![],
+                writes: vec![name(&t, span)],
+            },
+            span,
+        );
+        Ok((t, Some(dealloc)))
+    }
+
+    /// `tmp = e` for an array expression `e`; returns the temporary's name
+    /// and its deallocation, if any.
+    fn array_temp_of(
+        &mut self,
+        e: Expr,
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) -> FrontResult<(String, Option<Stmt>)> {
+        let e = self.value_array(e, out)?;
+        let space = self.space_of(&e)?;
+        let cat = self.ty(&e).cat;
+        let (t, dealloc) = self.temp_array(cat, &space, span, out)?;
+        let tspace: Vec<(Expr, Expr, Option<Expr>)> = space
+            .iter()
+            .enumerate()
+            .map(|(d, _)| {
+                let (o, k) = (
+                    self.unit,
+                    self.prog.units[self.unit].lookup_local(&t).expect("temp"),
+                );
+                let hi = match &self.prog.symbol(o, k).dims.as_ref().expect("dims")[d] {
+                    DimSpec::Explicit { hi, .. } => hi.clone(),
+                    _ => Expr::Apply {
+                        name: "ubound".into(),
+                        args: vec![
+                            Arg {
+                                keyword: None,
+                                value: name(&t, span),
+                            },
+                            Arg {
+                                keyword: None,
+                                value: Expr::int(d as i64 + 1, span),
+                            },
+                        ],
+                        span,
+                    },
+                };
+                (Expr::int(1, span), hi, None)
+            })
+            .collect();
+        let tview = View {
+            name: t.clone(),
+            subs: tspace
+                .iter()
+                .map(|(l, h, s)| Sub::Range {
+                    lo: l.clone(),
+                    hi: h.clone(),
+                    stride: s.clone(),
+                })
+                .collect(),
+        };
+        let vars: Vec<String> = (0..tspace.len()).map(|_| self.loop_var(span)).collect();
+        let idx: Vec<Expr> = vars.iter().map(|v| name(v, span)).collect();
+        let el_t = self.element(&tview, &idx, &tspace, span)?;
+        // Source indices: offsets from the temporary's 1-based indices.
+        let src_idx: Vec<Expr> = space
+            .iter()
+            .zip(&idx)
+            .map(|((lo, _, st), i)| {
+                let off = bin(BinOp::Sub, i.clone(), Expr::int(1, span), span);
+                let off = match st {
+                    Some(s) => bin(BinOp::Mul, paren(off, span), s.clone(), span),
+                    None => off,
+                };
+                bin(BinOp::Add, lo.clone(), paren(off, span), span)
+            })
+            .collect();
+        let el_s = self.elementwise(&e, &src_idx, &space, None)?;
+        let body = vec![stmt(
+            StmtKind::Assign {
+                lhs: el_t,
+                rhs: el_s,
+            },
+            span,
+        )];
+        out.extend(self.loops(&vars, &tspace, body, span));
+        Ok((t, dealloc))
+    }
+
+    /// Canonicalises the scalar parts of an array expression (function
+    /// calls, reductions), keeping whole-array intrinsics for scalarisation.
+    fn value_array(&mut self, e: Expr, out: &mut Vec<Stmt>) -> FrontResult<Expr> {
+        match e {
+            Expr::Apply {
+                name: n,
+                args,
+                span,
+            } if self.prog.var(self.unit, &n).is_none()
+                && matches!(n.as_str(), "transpose" | "reshape" | "matmul") =>
+            {
+                let mut new = Vec::new();
+                for (k, a) in args.into_iter().enumerate() {
+                    let v = if n == "reshape" && k == 1 {
+                        a.value
+                    } else {
+                        self.value_array(a.value, out)?
+                    };
+                    new.push(Arg {
+                        keyword: a.keyword,
+                        value: v,
+                    });
+                }
+                Ok(Expr::Apply {
+                    name: n,
+                    args: new,
+                    span,
+                })
+            }
+            Expr::Binary(op, l, r, sp) => {
+                let l = self.value_array(*l, out)?;
+                let r = self.value_array(*r, out)?;
+                Ok(Expr::Binary(op, Box::new(l), Box::new(r), sp))
+            }
+            Expr::Unary(op, x, sp) => Ok(Expr::Unary(op, Box::new(self.value_array(*x, out)?), sp)),
+            Expr::Paren(x, sp) => Ok(Expr::Paren(Box::new(self.value_array(*x, out)?), sp)),
+            Expr::Apply {
+                name: n,
+                args,
+                span,
+            } if self.prog.var(self.unit, &n).is_none()
+                && self
+                    .ty(&Expr::Apply {
+                        name: n.clone(),
+                        args: args.clone(),
+                        span,
+                    })
+                    .rank
+                    > 0 =>
+            {
+                // Elemental intrinsic applied to arrays.
+                let mut new = Vec::new();
+                for a in args {
+                    new.push(Arg {
+                        keyword: a.keyword,
+                        value: self.value_array(a.value, out)?,
+                    });
+                }
+                Ok(Expr::Apply {
+                    name: n,
+                    args: new,
+                    span,
+                })
+            }
+            other => self.value(other, out),
+        }
     }
 
     /// Nested loops over `space` (first dimension innermost) around `body`.
@@ -1397,10 +1811,15 @@ impl<'p> Canon<'p> {
             .into_iter()
             .map(|(l, h, s)| (l.clone(), h.clone(), s.cloned()))
             .collect();
-        // matmul / transpose on the whole right side.
+        // matmul on the whole right side.
         if let Expr::Apply { name: n, args, .. } = &rhs {
-            if (n == "matmul" || n == "transpose") && self.prog.var(self.unit, n).is_none() {
-                return self.matrix_op(n, args.clone(), &target, &space, span, out);
+            if n == "matmul" && self.prog.var(self.unit, n).is_none() {
+                let args = args.clone();
+                let mut vals = Vec::new();
+                for a in args {
+                    vals.push(self.value_array(a.value, out)?);
+                }
+                return self.matmul(vals, &target, &space, span, out);
             }
         }
         if let Expr::ArrayCtor(items, _) = rhs {
@@ -1420,8 +1839,52 @@ impl<'p> Canon<'p> {
             }
             return Ok(());
         }
+        // reshape of a constructor: element j goes to the j-th position in
+        // array element order.
+        if let Expr::Apply { name: n, args, .. } = &rhs {
+            if n == "reshape" && self.prog.var(self.unit, n).is_none() {
+                if let Some(Expr::ArrayCtor(items, _)) = args.first().map(|a| &a.value) {
+                    let extents: Option<Vec<(i64, i64)>> = space
+                        .iter()
+                        .map(|(lo, hi, st)| {
+                            match (
+                                self.prog.const_int(self.unit, lo),
+                                self.prog.const_int(self.unit, hi),
+                                st,
+                            ) {
+                                (Some(l), Some(h), None) => Some((l, h - l + 1)),
+                                _ => None,
+                            }
+                        })
+                        .collect();
+                    let extents = extents.ok_or_else(|| FrontError::new(span, "unsupported construct: reshape of a constructor into a non-constant shape"))?;
+                    for (j, it) in items.clone().into_iter().enumerate() {
+                        let mut rest = j as i64;
+                        let mut idx = Vec::new();
+                        for (lo, n) in &extents {
+                            idx.push(Expr::int(lo + rest % n.max(&1), span));
+                            rest /= n.max(&1);
+                        }
+                        let el = self.element(&target, &idx, &space, span)?;
+                        let v = self.value(it, out)?;
+                        out.push(stmt(StmtKind::Assign { lhs: el, rhs: v }, span));
+                    }
+                    return Ok(());
+                }
+            }
+        }
         // Reductions and function calls first, then the elementwise loop.
-        let rhs = self.value(rhs, out)?;
+        let mut rhs = self.value_array(rhs, out)?;
+        let mut dealloc = None;
+        if self.reads_other_section(&rhs, &target)? {
+            // The right side reads the target through another section: it
+            // must see the old values, so read them from a copy.
+            let whole = name(&target.name, span);
+            let (copy, d) = self.array_temp_of(whole, span, out)?;
+            let full = self.space_of(&name(&target.name, span))?;
+            rhs = self.redirect(&rhs, &target.name, &copy, &full, span)?;
+            dealloc = d;
+        }
         let vars: Vec<String> = (0..space.len()).map(|_| self.loop_var(span)).collect();
         let idx: Vec<Expr> = vars.iter().map(|v| name(v, span)).collect();
         let el_l = self.element(&target, &idx, &space, span)?;
@@ -1434,179 +1897,217 @@ impl<'p> Canon<'p> {
             span,
         )];
         out.extend(self.loops(&vars, &space, body, span));
+        out.extend(dealloc);
         Ok(())
     }
 
-    fn matrix_op(
+    /// Does `e` read array `target.name` through a section other than the
+    /// target's?
+    fn reads_other_section(&self, e: &Expr, target: &View) -> FrontResult<bool> {
+        let mut found = false;
+        let mut err = None;
+        e.walk(&mut |x| {
+            if let Expr::Name(n, _) | Expr::Apply { name: n, .. } = x {
+                if *n == target.name {
+                    match self.view(x) {
+                        Ok(Some(v)) => {
+                            if !same_view(&v, target) {
+                                found = true;
+                            }
+                        }
+                        Ok(None) => found = true,
+                        Err(e) => err = Some(e),
+                    }
+                }
+            }
+        });
+        match err {
+            Some(e) => Err(e),
+            None => Ok(found),
+        }
+    }
+
+    /// Replaces references to array `from` by the same elements of `to`, a
+    /// 1-based copy of the whole of `from` (whose ranges are `full`).
+    fn redirect(
+        &self,
+        e: &Expr,
+        from: &str,
+        to: &str,
+        full: &[(Expr, Expr, Option<Expr>)],
+        span: Span,
+    ) -> FrontResult<Expr> {
+        let shift = |d: usize, v: Expr| -> Expr {
+            bin(
+                BinOp::Add,
+                paren(bin(BinOp::Sub, v, full[d].0.clone(), span), span),
+                Expr::int(1, span),
+                span,
+            )
+        };
+        Ok(match e {
+            Expr::Name(n, sp) if n == from => Expr::Name(to.to_string(), *sp),
+            Expr::Apply {
+                name: n,
+                args,
+                span: sp,
+            } if n == from => {
+                let mut new = Vec::new();
+                for (d, a) in args.iter().enumerate() {
+                    let v = match &a.value {
+                        Expr::Range {
+                            lo,
+                            hi,
+                            stride,
+                            span: rs,
+                        } => Expr::Range {
+                            lo: Some(Box::new(shift(
+                                d,
+                                lo.as_deref().cloned().unwrap_or_else(|| full[d].0.clone()),
+                            ))),
+                            hi: Some(Box::new(shift(
+                                d,
+                                hi.as_deref().cloned().unwrap_or_else(|| full[d].1.clone()),
+                            ))),
+                            stride: stride.clone(),
+                            span: *rs,
+                        },
+                        v => shift(d, v.clone()),
+                    };
+                    new.push(Arg {
+                        keyword: None,
+                        value: v,
+                    });
+                }
+                Expr::Apply {
+                    name: to.to_string(),
+                    args: new,
+                    span: *sp,
+                }
+            }
+            Expr::Apply {
+                name: n,
+                args,
+                span: sp,
+            } => {
+                let mut new = Vec::new();
+                for a in args {
+                    new.push(Arg {
+                        keyword: a.keyword.clone(),
+                        value: self.redirect(&a.value, from, to, full, span)?,
+                    });
+                }
+                Expr::Apply {
+                    name: n.clone(),
+                    args: new,
+                    span: *sp,
+                }
+            }
+            Expr::Unary(op, x, sp) => {
+                Expr::Unary(*op, Box::new(self.redirect(x, from, to, full, span)?), *sp)
+            }
+            Expr::Binary(op, l, r, sp) => Expr::Binary(
+                *op,
+                Box::new(self.redirect(l, from, to, full, span)?),
+                Box::new(self.redirect(r, from, to, full, span)?),
+                *sp,
+            ),
+            Expr::Paren(x, sp) => {
+                Expr::Paren(Box::new(self.redirect(x, from, to, full, span)?), *sp)
+            }
+            other => other.clone(),
+        })
+    }
+
+    /// `c = matmul(a, b)` for array expressions `a` and `b`.
+    fn matmul(
         &mut self,
-        n: &str,
-        args: Vec<Arg>,
+        args: Vec<Expr>,
         target: &View,
         space: &[(Expr, Expr, Option<Expr>)],
         span: Span,
         out: &mut Vec<Stmt>,
     ) -> FrontResult<()> {
-        let views: Vec<View> = args
-            .iter()
-            .map(|a| match &a.value {
-                e @ Expr::Name(..) => self
-                    .view(e)?
-                    .ok_or_else(|| FrontError::new(e.span(), format!("{n} of a non-array"))),
-                e => self.err(
-                    e.span(),
-                    format!("unsupported construct: {n} of an expression (use whole arrays)"),
-                ),
-            })
-            .collect::<FrontResult<_>>()?;
-        if views.iter().any(|v| v.name == target.name) {
-            return self.err(
-                span,
-                format!("unsupported construct: {n} whose result overwrites an argument"),
-            );
+        if args.len() != 2 {
+            return self.err(span, "matmul needs two arguments");
         }
+        for a in &args {
+            let mut clash = false;
+            a.walk(&mut |x| {
+                if let Expr::Name(n, _) | Expr::Apply { name: n, .. } = x {
+                    clash |= *n == target.name;
+                }
+            });
+            if clash {
+                return self.err(
+                    span,
+                    "unsupported construct: matmul whose result overwrites an argument",
+                );
+            }
+        }
+        let (sa, sb) = (self.space_of(&args[0])?, self.space_of(&args[1])?);
         let vars: Vec<String> = (0..space.len()).map(|_| self.loop_var(span)).collect();
         let idx: Vec<Expr> = vars.iter().map(|v| name(v, span)).collect();
         let el_c = self.element(target, &idx, space, span)?;
-        let ranges = |v: &View| -> Vec<(Expr, Expr, Option<Expr>)> {
-            v.ranges()
-                .into_iter()
-                .map(|(l, h, s)| (l.clone(), h.clone(), s.cloned()))
-                .collect()
+        let k = self.loop_var(span);
+        let kk = name(&k, span);
+        let last_a = sa
+            .len()
+            .checked_sub(1)
+            .ok_or_else(|| FrontError::new(span, "matmul of a scalar"))?;
+        let b_first = offset(&sb[0].0, &kk, &sa[last_a].0, span);
+        let (ia, ib) = match (sa.len(), sb.len()) {
+            (2, 2) => (
+                vec![offset(&sa[0].0, &idx[0], &space[0].0, span), kk.clone()],
+                vec![b_first, offset(&sb[1].0, &idx[1], &space[1].0, span)],
+            ),
+            (2, 1) => (
+                vec![offset(&sa[0].0, &idx[0], &space[0].0, span), kk.clone()],
+                vec![b_first],
+            ),
+            (1, 2) => (
+                vec![kk.clone()],
+                vec![b_first, offset(&sb[1].0, &idx[0], &space[0].0, span)],
+            ),
+            _ => return self.err(span, "matmul needs rank-1 or rank-2 arrays"),
         };
-        let body = if n == "transpose" {
-            let a = &views[0];
-            let ra = ranges(a);
-            if ra.len() != 2 || space.len() != 2 {
-                return self.err(span, "transpose needs rank-2 arrays");
-            }
-            // c(i, j) = a(j, i), aligned by offsets from each lower bound.
-            let i_a = bin(
-                BinOp::Add,
-                ra[0].0.clone(),
-                bin(BinOp::Sub, idx[1].clone(), space[1].0.clone(), span),
-                span,
-            );
-            let j_a = bin(
-                BinOp::Add,
-                ra[1].0.clone(),
-                bin(BinOp::Sub, idx[0].clone(), space[0].0.clone(), span),
-                span,
-            );
-            let el_a = Expr::Apply {
-                name: a.name.clone(),
-                args: vec![
-                    Arg {
-                        keyword: None,
-                        value: i_a,
-                    },
-                    Arg {
-                        keyword: None,
-                        value: j_a,
-                    },
-                ],
-                span,
-            };
-            vec![stmt(
+        let ea = self.elementwise(&args[0], &ia, &sa, None)?;
+        let eb = self.elementwise(&args[1], &ib, &sb, None)?;
+        let acc = stmt(
+            StmtKind::Assign {
+                lhs: el_c.clone(),
+                rhs: bin(
+                    BinOp::Add,
+                    el_c.clone(),
+                    bin(BinOp::Mul, ea, eb, span),
+                    span,
+                ),
+            },
+            span,
+        );
+        let (klo, khi, _) = sa[last_a].clone();
+        let body = vec![
+            stmt(
                 StmtKind::Assign {
                     lhs: el_c,
-                    rhs: el_a,
+                    rhs: Expr::int(0, span),
                 },
                 span,
-            )]
-        } else {
-            if views.len() != 2 {
-                return self.err(span, "matmul needs two arguments");
-            }
-            let (a, b) = (&views[0], &views[1]);
-            let (ra, rb) = (ranges(a), ranges(b));
-            let k = self.loop_var(span);
-            let kk = name(&k, span);
-            // Index of a's last dimension = k; b's first = offset by k.
-            let b_first = bin(
-                BinOp::Add,
-                rb[0].0.clone(),
-                bin(BinOp::Sub, kk.clone(), ra[ra.len() - 1].0.clone(), span),
-                span,
-            );
-            let (el_a, el_b) = match (ra.len(), rb.len()) {
-                (2, 2) => {
-                    let ai = bin(
-                        BinOp::Add,
-                        ra[0].0.clone(),
-                        bin(BinOp::Sub, idx[0].clone(), space[0].0.clone(), span),
-                        span,
-                    );
-                    let bj = bin(
-                        BinOp::Add,
-                        rb[1].0.clone(),
-                        bin(BinOp::Sub, idx[1].clone(), space[1].0.clone(), span),
-                        span,
-                    );
-                    (vec![ai, kk.clone()], vec![b_first, bj])
-                }
-                (2, 1) => {
-                    let ai = bin(
-                        BinOp::Add,
-                        ra[0].0.clone(),
-                        bin(BinOp::Sub, idx[0].clone(), space[0].0.clone(), span),
-                        span,
-                    );
-                    (vec![ai, kk.clone()], vec![b_first])
-                }
-                (1, 2) => {
-                    let bj = bin(
-                        BinOp::Add,
-                        rb[1].0.clone(),
-                        bin(BinOp::Sub, idx[0].clone(), space[0].0.clone(), span),
-                        span,
-                    );
-                    (vec![kk.clone()], vec![b_first, bj])
-                }
-                _ => return self.err(span, "matmul needs rank-1 or rank-2 arrays"),
-            };
-            let mk = |nm: &str, ix: Vec<Expr>| Expr::Apply {
-                name: nm.to_string(),
-                args: ix
-                    .into_iter()
-                    .map(|v| Arg {
-                        keyword: None,
-                        value: v,
-                    })
-                    .collect(),
-                span,
-            };
-            let prod = bin(BinOp::Mul, mk(&a.name, el_a), mk(&b.name, el_b), span);
-            let acc = stmt(
-                StmtKind::Assign {
-                    lhs: el_c.clone(),
-                    rhs: bin(BinOp::Add, el_c.clone(), prod, span),
+            ),
+            stmt(
+                StmtKind::Do {
+                    construct: None,
+                    control: Some(DoControl {
+                        var: k,
+                        lo: klo,
+                        hi: khi,
+                        step: None,
+                    }),
+                    body: vec![acc],
                 },
                 span,
-            );
-            let (klo, khi, _) = ra[ra.len() - 1].clone();
-            vec![
-                stmt(
-                    StmtKind::Assign {
-                        lhs: el_c,
-                        rhs: Expr::Lit(Literal::Real("0.0d0".into()), span),
-                    },
-                    span,
-                ),
-                stmt(
-                    StmtKind::Do {
-                        construct: None,
-                        control: Some(DoControl {
-                            var: k,
-                            lo: klo,
-                            hi: khi,
-                            step: None,
-                        }),
-                        body: vec![acc],
-                    },
-                    span,
-                ),
-            ]
-        };
+            ),
+        ];
         out.extend(self.loops(&vars, space, body, span));
         Ok(())
     }
@@ -1746,6 +2247,40 @@ impl<'p> Canon<'p> {
         )];
         out.extend(self.loops(&vars, &space, body, span));
         Ok(tn)
+    }
+}
+
+/// `lo + (i - base)`.
+fn offset(lo: &Expr, i: &Expr, base: &Expr, span: Span) -> Expr {
+    if strip(lo) == strip(base) {
+        return i.clone();
+    }
+    bin(
+        BinOp::Add,
+        lo.clone(),
+        paren(bin(BinOp::Sub, i.clone(), base.clone(), span), span),
+        span,
+    )
+}
+
+/// `hi - lo + 1`.
+fn extent(lo: &Expr, hi: &Expr, span: Span) -> Expr {
+    match (lo.const_int(), hi.const_int()) {
+        (Some(1), _) => hi.clone(),
+        (Some(l), Some(h)) => Expr::int(h - l + 1, span),
+        _ => bin(
+            BinOp::Add,
+            bin(BinOp::Sub, hi.clone(), lo.clone(), span),
+            Expr::int(1, span),
+            span,
+        ),
+    }
+}
+
+fn paren(e: Expr, span: Span) -> Expr {
+    match e {
+        Expr::Name(..) | Expr::Lit(..) | Expr::Apply { .. } | Expr::Paren(..) => e,
+        e => Expr::Paren(Box::new(e), span),
     }
 }
 

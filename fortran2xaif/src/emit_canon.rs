@@ -17,6 +17,55 @@ pub fn emit(prog: &Program) -> String {
             out.push('\n');
         }
     }
+    wrap_long_lines(&out)
+}
+
+/// Free-form lines may hold 132 characters: longer statements are split
+/// after a comma or blank outside character literals, with `&`.
+pub fn wrap_long_lines(text: &str) -> String {
+    const MAX: usize = 100;
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        if line.len() <= MAX || line.trim_start().starts_with('!') || line.contains('&') {
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        }
+        let mut rest = line;
+        let mut first = true;
+        while rest.len() > MAX {
+            // Last break point before MAX outside quotes.
+            let mut quote: Option<char> = None;
+            let mut cut = None;
+            for (k, c) in rest.char_indices() {
+                if k >= MAX {
+                    break;
+                }
+                match quote {
+                    Some(q) if c == q => quote = None,
+                    Some(_) => {}
+                    None if c == '\'' || c == '"' => quote = Some(c),
+                    None if c == ',' || c == ' ' => cut = Some(k + 1),
+                    None => {}
+                }
+            }
+            let Some(k) = cut.filter(|&k| k > 20) else {
+                break;
+            };
+            if !first {
+                out.push_str("    & ");
+            }
+            out.push_str(&rest[..k]);
+            out.push_str(" &\n");
+            rest = &rest[k..];
+            first = false;
+        }
+        if !first {
+            out.push_str("    & ");
+        }
+        out.push_str(rest);
+        out.push('\n');
+    }
     out
 }
 

@@ -205,10 +205,32 @@ pub fn result_type(prog: &Program, unit: usize, name: &str, args: &[Arg], tys: &
                 scalar(Cat::Int)
             }
         }
-        "maxloc" | "minloc" | "shape" => Ty {
+        "maxloc" | "minloc" => {
+            let has_dim = args.iter().any(|a| a.keyword.as_deref() == Some("dim"))
+                || (args.len() > 1
+                    && args[1].keyword.is_none()
+                    && tys.get(1).is_some_and(|t| t.cat == Cat::Int));
+            Ty {
+                cat: Cat::Int,
+                rank: if has_dim {
+                    first.rank.saturating_sub(1)
+                } else {
+                    1
+                },
+            }
+        }
+        "shape" => Ty {
             cat: Cat::Int,
             rank: 1,
         },
+        "real" if kind_arg().is_none() && args.len() == 1 => elem(match first.cat {
+            Cat::Complex(k) => Cat::Real(k),
+            _ => Cat::Real(4),
+        }),
+        "abs" | "cabs" if matches!(first.cat, Cat::Complex(_)) => elem(match first.cat {
+            Cat::Complex(k) => Cat::Real(k),
+            c => c,
+        }),
         "real" | "float" | "sngl" => elem(Cat::Real(if name == "real" {
             kind_arg().unwrap_or(4) as u8
         } else {

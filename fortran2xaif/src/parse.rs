@@ -809,11 +809,14 @@ impl<'a> P<'a> {
                 }
             }
             "dimension" => {
-                let list = named_children(q)
+                // `dimension x(3)` statements carry the bounds on the entity.
+                match named_children(q)
                     .into_iter()
                     .find(|c| c.kind() == "argument_list" || c.kind() == "size")
-                    .ok_or_else(|| FrontError::new(self.span(q), "dimension without bounds"))?;
-                Attr::Dimension(self.dims(list)?)
+                {
+                    Some(list) => Attr::Dimension(self.dims(list)?),
+                    None => Attr::Dimension(Vec::new()),
+                }
             }
             "value" => return self.unsupported(q, "value attribute"),
             "volatile" | "asynchronous" | "contiguous" | "protected" => {
@@ -1160,7 +1163,8 @@ impl<'a> P<'a> {
                 for c in named_children(n) {
                     match c.kind() {
                         "block_label_start_expression" => {
-                            construct = named_children(c).into_iter().next().map(|l| self.lower(l));
+                            construct =
+                                Some(self.lower(c).trim_end_matches(':').trim().to_string());
                         }
                         "loop_control_expression" => control = Some(self.do_control(c)?),
                         "while_statement" => cond = Some(self.while_cond(c)?),
@@ -1790,9 +1794,6 @@ impl<'a> P<'a> {
                     "+" => UnOp::Plus,
                     _ => return self.unsupported(n, "operator applied to a call"),
                 };
-                if inner.kind() != "identifier" {
-                    return self.unsupported(n, "signed call of a complex reference");
-                }
                 let args = match named_children(n)
                     .into_iter()
                     .find(|c| c.kind() == "argument_list")
@@ -1800,12 +1801,30 @@ impl<'a> P<'a> {
                     Some(a) => self.args(a)?,
                     None => Vec::new(),
                 };
+                let operand = match inner.kind() {
+                    "identifier" => Expr::Apply {
+                        name: self.lower(inner),
+                        args,
+                        span: self.span(inner),
+                    },
+                    "derived_type_member_expression" => match self.expr(inner)? {
+                        Expr::Member {
+                            base,
+                            field,
+                            args: None,
+                            span,
+                        } => Expr::Member {
+                            base,
+                            field,
+                            args: Some(args),
+                            span,
+                        },
+                        _ => return self.unsupported(n, "signed component reference"),
+                    },
+                    _ => return self.unsupported(n, "signed call of a complex reference"),
+                };
                 out.push(Tok::Prefix(u, self.span(n)));
-                out.push(Tok::Operand(Expr::Apply {
-                    name: self.lower(inner),
-                    args,
-                    span: self.span(inner),
-                }));
+                out.push(Tok::Operand(operand));
                 Ok(())
             }
             _ => {

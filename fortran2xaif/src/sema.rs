@@ -853,7 +853,8 @@ fn get_or_add(unit: &mut UnitInfo, name: &str, span: Span) -> usize {
 fn apply_attr(sym: &mut Symbol, a: &Attr, span: Span) -> FrontResult<()> {
     match a {
         Attr::Parameter => sym.parameter = true,
-        Attr::Dimension(d) => sym.dims = Some(d.clone()),
+        Attr::Dimension(d) if !d.is_empty() => sym.dims = Some(d.clone()),
+        Attr::Dimension(_) => {}
         Attr::Intent(i) => sym.intent = Some(i.clone()),
         Attr::Optional => sym.optional = true,
         Attr::Allocatable => sym.allocatable = true,
