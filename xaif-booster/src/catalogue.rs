@@ -43,14 +43,13 @@ impl Catalogue {
     pub fn load(path: &Path) -> Result<Catalogue, XaifError> {
         let name = path.display().to_string();
         let text = std::fs::read_to_string(path)
-            .map_err(|e| XaifError::without_position(&name, format!("error: cannot read: {e}")))?;
+            .map_err(|e| at_start(&name, format!("cannot read: {e}")))?;
         Catalogue::parse(&text, &name)
     }
 
     pub fn parse(text: &str, file_name: &str) -> Result<Catalogue, XaifError> {
         let defs = xaif_schema::read::read_inlinable_intrinsics(text, file_name)?;
-        Catalogue::from_definitions(defs)
-            .map_err(|m| XaifError::without_position(file_name, format!("error: {m}")))
+        Catalogue::from_definitions(defs).map_err(|m| at_start(file_name, m))
     }
 
     /// Checks that every partial is well formed: ids within the argument
@@ -110,6 +109,16 @@ impl Catalogue {
     pub fn has_real_result(&self, name: &str) -> bool {
         self.get(name)
             .is_some_and(|ii| matches!(ii.return_type, SymbolType::Real))
+    }
+}
+
+/// An error about the file as a whole, reported at its first line.
+fn at_start(file: &str, message: String) -> XaifError {
+    XaifError {
+        file: file.to_string(),
+        line: 1,
+        column: 1,
+        message,
     }
 }
 

@@ -62,6 +62,11 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
+    // Expressions are walked recursively: give the worker threads room for
+    // deeply nested right-hand sides.
+    let _ = rayon::ThreadPoolBuilder::new()
+        .stack_size(64 << 20)
+        .build_global();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -98,11 +103,11 @@ fn run(cli: &Cli, elimination: EliminationChoice) -> Result<(), String> {
         Some(path) => Catalogue::load(path),
         None => Catalogue::builtin(),
     }
-    .map_err(|e| e.to_string())?;
+    .map_err(|e| diagnostic(&e))?;
     let text = std::fs::read_to_string(&cli.input)
         .map_err(|e| format!("{input_name}:1:1: error: cannot read input: {e}"))?;
     let mut cg =
-        xaif_schema::read::read_call_graph(&text, &input_name).map_err(|e| e.to_string())?;
+        xaif_schema::read::read_call_graph(&text, &input_name).map_err(|e| diagnostic(&e))?;
     if let Some(dir) = &cli.dot {
         std::fs::create_dir_all(dir).map_err(|e| {
             format!(
@@ -132,6 +137,17 @@ fn run(cli: &Cli, elimination: EliminationChoice) -> Result<(), String> {
             cli.output.display()
         )
     })
+}
+
+/// `file:line:column: error: message` for a reader error.
+fn diagnostic(e: &xaif_schema::XaifError) -> String {
+    let message = e.message.strip_prefix("error: ").unwrap_or(&e.message);
+    format!(
+        "{}:{}:{}: error: {message}",
+        e.file,
+        e.line.max(1),
+        e.column.max(1)
+    )
 }
 
 /// The elimination method and heuristic chain from the options. The

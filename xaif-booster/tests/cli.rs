@@ -331,20 +331,34 @@ fn unsupported_statement_is_rejected_at_its_position() {
     assert!(!out.exists());
 }
 
+/// Adjoint mode is another engineer's work in progress: until it lands it
+/// must be a named error; once it does, its output must be valid XAIF.
 #[test]
-fn adjoint_mode_is_a_named_error() {
+fn adjoint_mode_is_a_named_error_or_valid_output() {
     let cg = common::program(&[("y", "x")]);
     let tmp = tempfile::tempdir().unwrap();
     let input = tmp.path().join("p.xaif");
+    let out = tmp.path().join("o.xaif");
     xaif_schema::write::write_call_graph_file(&cg, &input).unwrap();
     let result = booster()
         .args(["-m", "adjoint", "-o"])
-        .arg(tmp.path().join("o.xaif"))
+        .arg(&out)
         .arg(&input)
         .output()
         .unwrap();
-    assert_eq!(result.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&result.stderr).contains("adjoint mode is not implemented yet"));
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    if result.status.success() {
+        if let Some(valid) = validate_output(&out) {
+            valid.unwrap();
+        }
+    } else {
+        assert_eq!(result.status.code(), Some(1));
+        assert!(
+            stderr.contains("adjoint mode is not implemented yet"),
+            "{stderr}"
+        );
+        assert!(!out.exists());
+    }
 }
 
 #[test]
