@@ -9,6 +9,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use rayon::prelude::*;
+
 use super::alias::Alias;
 use super::bitset::BitSet;
 use super::effects::{stmt_effects, StmtEffects};
@@ -74,8 +76,12 @@ impl DuUd {
         let mut ud_keys = Keys::new();
         let mut do_keys = Keys::new();
         let mut out = DuUd::default();
-        for u in 0..program.units.len() {
-            let unit = UnitChains::compute(program, side_effects, alias, UnitId(u as u32));
+        // Units are independent: chain them in parallel, key them in order.
+        let units: Vec<UnitChains> = (0..program.units.len())
+            .into_par_iter()
+            .map(|u| UnitChains::compute(program, side_effects, alias, UnitId(u as u32)))
+            .collect();
+        for unit in units {
             for ((stmt, loc), chain) in unit.ud {
                 out.use_keys.insert((stmt, loc), ud_keys.key(chain));
             }
