@@ -73,9 +73,9 @@ impl SchemaKind {
                             return SchemaKind::NonInlinable
                         }
                         b"InlinableIntrinsicDefinitions" if root => return SchemaKind::Inlinable,
-                        b"DerivativePropagator" | b"InlinableSubroutineCall" | b"ReplacementList" => {
-                            return SchemaKind::Output
-                        }
+                        b"DerivativePropagator"
+                        | b"InlinableSubroutineCall"
+                        | b"ReplacementList" => return SchemaKind::Output,
                         _ => root = false,
                     }
                 }
@@ -94,7 +94,10 @@ impl SchemaKind {
             CallGraphVertex::ReplacementList(_) => true,
             CallGraphVertex::ControlFlowGraph(g) => g.vertices.iter().any(|x| match x {
                 ControlFlowVertex::BasicBlock(b) => b.elements.iter().any(|s| {
-                    matches!(s, S::DerivativePropagator(_) | S::InlinableSubroutineCall(_))
+                    matches!(
+                        s,
+                        S::DerivativePropagator(_) | S::InlinableSubroutineCall(_)
+                    )
                 }),
                 _ => false,
             }),

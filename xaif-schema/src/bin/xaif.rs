@@ -199,10 +199,15 @@ fn validate(schema: Option<SchemaKind>, files: &[PathBuf]) -> Result<(), Vec<Xai
 
 fn fmt(input: &Path, output: Option<&Path>) -> Result<(), Vec<XaifError>> {
     let name = input.display().to_string();
-    let bytes = load(input)?;
-    let text = read::decode(&bytes, &name).map_err(|e| vec![e])?;
-    let kind = SchemaKind::of_root(&bytes);
-    let out = match read_document(&text, &name, kind).map_err(|e| vec![e])? {
+    // The input text is dropped before the output is built: only one of
+    // the two is in memory with the model.
+    let document = {
+        let bytes = load(input)?;
+        let text = read::decode(&bytes, &name).map_err(|e| vec![e])?;
+        let kind = SchemaKind::of_root(&bytes);
+        read_document(&text, &name, kind).map_err(|e| vec![e])?
+    };
+    let out = match document {
         Document::CallGraph(cg) => write::write_call_graph(&cg),
         Document::Inlinable(d) => write::write_inlinable_intrinsics(&d),
         Document::NonInlinable(d) => write::write_noninlinable_intrinsics(&d),

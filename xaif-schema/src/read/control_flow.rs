@@ -385,6 +385,7 @@ fn basic_block(c: &mut Cursor, el: &Element) -> Result<BasicBlock> {
         };
         b.elements.push(s);
     }
+    b.elements.shrink_to_fit();
     Ok(b)
 }
 

@@ -149,6 +149,10 @@ pub(crate) fn expression_body(c: &mut Cursor, el: &Element, catalogue: bool) -> 
             .iter()
             .map(|e| (e.source.as_str(), e.target.as_str())),
     )?;
+    // Growth leaves up to half of a vector unused; models are kept a long
+    // time and expression graphs are the bulk of them.
+    x.vertices.shrink_to_fit();
+    x.edges.shrink_to_fit();
     Ok(x)
 }
 
@@ -228,6 +232,8 @@ pub(crate) fn variable_reference(
             .iter()
             .map(|e| (e.source.as_str(), e.target.as_str())),
     )?;
+    v.vertices.shrink_to_fit();
+    v.edges.shrink_to_fit();
     Ok((v, live))
 }
 
