@@ -23,6 +23,17 @@ pub struct UnitGen<'g, 'a> {
     pub indent: usize,
     /// Declarations the generated statements need.
     pub extra_decls: Vec<String>,
+    /// Loops being emitted in structured form (innermost last).
+    pub(crate) loops: Vec<crate::structured::LoopCtx>,
+    /// Depth of each of those loops' body region.
+    pub(crate) loop_depths: Vec<usize>,
+    /// Basic blocks the structured emitter has written (each once).
+    pub(crate) emitted_blocks: HashSet<String>,
+    /// Regions the structured emitter may still open (guards against
+    /// duplicating code along paths that never join).
+    pub(crate) region_budget: usize,
+    /// Whether an early exit may be a `return` (not in template sections).
+    pub allow_return: bool,
     /// Labels of format statements already copied.
     pub emitted_formats: HashSet<String>,
     temp_counter: usize,
@@ -47,6 +58,11 @@ impl<'g, 'a> UnitGen<'g, 'a> {
             lines: Vec::new(),
             indent: 1,
             extra_decls: Vec::new(),
+            loops: Vec::new(),
+            loop_depths: Vec::new(),
+            emitted_blocks: HashSet::new(),
+            region_budget: 0,
+            allow_return: true,
             emitted_formats: HashSet::new(),
             temp_counter: 0,
             used_labels: canon.labels_in_body(unit),

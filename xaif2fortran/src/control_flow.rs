@@ -75,11 +75,16 @@ impl UnitGen<'_, '_> {
                 .xaif
                 .error(what, format!("control flow graph of {what} has no Entry")));
         };
-        let has_gotos = vertices
-            .iter()
-            .any(|v| matches!(v, ControlFlowVertex::Goto(_) | ControlFlowVertex::Label(_)));
-        if structured && !has_gotos {
+        // Graphs marked unstructured only because of exit / cycle / early
+        // return edges (Goto and Label vertices included) often still nest;
+        // the structured emitter checks the nesting itself and falls back
+        // to gotos when it does not hold. `structured` is only a hint.
+        let _ = structured;
+        {
+            self.region_budget = 4 * vertices.len() + 16;
             let saved = (self.lines.len(), self.extra_decls.len(), self.indent);
+            let formats = self.emitted_formats.clone();
+            self.loop_depths.clear();
             match self.structured(&view, entry.vertex_id()) {
                 Ok(()) => return Ok(()),
                 Err(crate::structured::Fallback::Diagnostic(d)) => return Err(d),
@@ -87,6 +92,7 @@ impl UnitGen<'_, '_> {
                     self.lines.truncate(saved.0);
                     self.extra_decls.truncate(saved.1);
                     self.indent = saved.2;
+                    self.emitted_formats = formats;
                 }
             }
         }

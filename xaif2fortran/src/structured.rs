@@ -33,21 +33,74 @@ enum Stop {
     Exit,
     /// At an EndBranch or EndLoop (its id).
     Join(String),
+    /// After a jump (`exit`, `cycle`, `return`): control does not fall
+    /// out of the region.
+    Jumped,
+}
+
+/// A loop being emitted: where `exit` and `cycle` go.
+#[derive(Debug, Clone)]
+pub(crate) struct LoopCtx {
+    end_loop: String,
+    exit_target: String,
+    /// `cycle` is only right where Fortran's next iteration is the
+    /// graph's (not for the post-test loop nor the do-while form of a
+    /// counted loop, whose test / update follow the body).
+    cycle_ok: bool,
+    /// Construct name, set when an inner loop jumps to this one.
+    name: Option<String>,
+    header_line: usize,
 }
 
 impl UnitGen<'_, '_> {
     pub(crate) fn structured(&mut self, view: &CfgView, entry: &str) -> Flow<()> {
+        self.loops.clear();
+        self.emitted_blocks.clear();
         match self.region(view, entry, 0)? {
-            Stop::Exit => Ok(()),
+            Stop::Exit | Stop::Jumped => Ok(()),
             Stop::Join(_) => Err(Fallback::NotNested),
         }
     }
 
-    /// Emits vertices from `start` until an Exit, EndBranch or EndLoop.
+    /// If `cur` is where an enclosing loop's `exit` or `cycle` goes, emits
+    /// the jump and returns true.
+    fn loop_jump(&mut self, cur: &str) -> Flow<bool> {
+        let n = self.loops.len();
+        for k in (0..n).rev() {
+            let is_exit = self.loops[k].exit_target == cur;
+            let is_cycle = self.loops[k].end_loop == cur;
+            if !is_exit && !is_cycle {
+                continue;
+            }
+            if is_cycle && !self.loops[k].cycle_ok {
+                return Err(Fallback::NotNested);
+            }
+            let word = if is_exit { "exit" } else { "cycle" };
+            if k + 1 == n {
+                self.line(word);
+            } else {
+                let name = match &self.loops[k].name {
+                    Some(name) => name.clone(),
+                    None => {
+                        let name = format!("oad_loop{}", self.fresh_label());
+                        self.loops[k].name = Some(name.clone());
+                        name
+                    }
+                };
+                self.line(format!("{word} {name}"));
+            }
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    /// Emits vertices from `start` until an Exit, EndBranch or EndLoop, or
+    /// a jump out of the region.
     fn region(&mut self, view: &CfgView, start: &str, depth: usize) -> Flow<Stop> {
-        if depth > 500 {
+        if depth > 500 || self.region_budget == 0 {
             return Err(Fallback::NotNested);
         }
+        self.region_budget -= 1;
         let mut cur = start.to_string();
         let mut steps = 0;
         loop {
@@ -56,18 +109,47 @@ impl UnitGen<'_, '_> {
                 return Err(Fallback::NotNested);
             }
             let v = *view.by_id.get(cur.as_str()).ok_or(Fallback::NotNested)?;
+            // Reaching a loop's exit target or (from inside a branch) its
+            // EndLoop is an exit / cycle; the natural end of a loop body is
+            // handled by the loop itself (depth of the body region).
+            let at_body_end = self
+                .loops
+                .last()
+                .is_some_and(|l| l.end_loop == cur && depth == self.body_depth());
+            if !at_body_end && self.loop_jump(&cur)? {
+                return Ok(Stop::Jumped);
+            }
             let next = |id: &str| {
                 view.single_successor(id)
                     .map(str::to_string)
                     .ok_or(Fallback::NotNested)
             };
             match v {
-                ControlFlowVertex::Entry(_) => cur = next(&cur)?,
+                // A Goto is an edge; a Label a place edges meet: where they
+                // lead is decided by the vertices after them (exit / cycle
+                // targets are recognised above).
+                ControlFlowVertex::Entry(_)
+                | ControlFlowVertex::Goto(_)
+                | ControlFlowVertex::Label(_) => cur = next(&cur)?,
                 ControlFlowVertex::BasicBlock(b) => {
+                    // Reaching a block twice means paths that never join:
+                    // leave it to the goto form rather than copy code.
+                    if !self.emitted_blocks.insert(cur.clone()) {
+                        return Err(Fallback::NotNested);
+                    }
                     self.block_elements(&b.elements)?;
                     cur = next(&cur)?;
                 }
-                ControlFlowVertex::Exit(_) => return Ok(Stop::Exit),
+                ControlFlowVertex::Exit(_) if depth == 0 => return Ok(Stop::Exit),
+                ControlFlowVertex::Exit(_) => {
+                    // An early return; not inside a template section, whose
+                    // epilogue must run.
+                    if !self.allow_return {
+                        return Err(Fallback::NotNested);
+                    }
+                    self.line("return");
+                    return Ok(Stop::Jumped);
+                }
                 ControlFlowVertex::EndBranch(_) | ControlFlowVertex::EndLoop(_) => {
                     return Ok(Stop::Join(cur));
                 }
@@ -88,7 +170,10 @@ impl UnitGen<'_, '_> {
                         self.lines.pop();
                     }
                     self.line("end if");
-                    cur = self.joined(view, s1, s2)?;
+                    match self.joined(view, &[s1, s2])? {
+                        Some(after) => cur = after,
+                        None => return Ok(Stop::Jumped),
+                    }
                 }
                 ControlFlowVertex::Branch(c) => {
                     let cond = self.condition_text(c.condition.as_ref(), &cur)?;
@@ -109,7 +194,7 @@ impl UnitGen<'_, '_> {
                         }
                     }
                     self.line(format!("select case ({cond})"));
-                    let mut stop: Option<Stop> = None;
+                    let mut stops = Vec::new();
                     for (target, values, default) in &cases {
                         if *default {
                             self.line("case default");
@@ -118,24 +203,25 @@ impl UnitGen<'_, '_> {
                             self.line(format!("case ({})", vs.join(", ")));
                         }
                         self.indent += 1;
-                        let s = self.region(view, target, depth + 1)?;
+                        stops.push(self.region(view, target, depth + 1)?);
                         self.indent -= 1;
-                        match &stop {
-                            None => stop = Some(s),
-                            Some(prev) if *prev == s => {}
-                            Some(_) => return Err(Fallback::NotNested),
-                        }
                     }
                     self.line("end select");
-                    let s = stop.ok_or(Fallback::NotNested)?;
-                    cur = self.joined(view, s.clone(), s)?;
+                    // Without a default case a value matching none goes on
+                    // after the join, so the join must exist.
+                    let has_default = cases.iter().any(|c| c.2);
+                    match self.joined(view, &stops)? {
+                        Some(after) => cur = after,
+                        None if has_default => return Ok(Stop::Jumped),
+                        None => return Err(Fallback::NotNested),
+                    }
                 }
                 ControlFlowVertex::ForLoop(f) => {
                     let body = view.successor_on(&cur, 1).ok_or(Fallback::NotNested)?;
                     let exit = view.successor_on(&cur, 0).ok_or(Fallback::NotNested)?;
                     match self.do_header(f)? {
                         Some(header) => {
-                            self.line(header);
+                            self.open_loop(view, &cur, exit, true, header)?;
                             self.loop_body(view, body, &cur, depth)?;
                         }
                         None => {
@@ -145,7 +231,7 @@ impl UnitGen<'_, '_> {
                                 ])?;
                             }
                             let cond = self.condition_text(f.condition.as_ref(), &cur)?;
-                            self.line(format!("do while ({cond})"));
+                            self.open_loop(view, &cur, exit, false, format!("do while ({cond})"))?;
                             self.indent += 1;
                             self.loop_body_inner(view, body, &cur, depth)?;
                             if let Some(update) = &f.update {
@@ -154,7 +240,7 @@ impl UnitGen<'_, '_> {
                                 ])?;
                             }
                             self.indent -= 1;
-                            self.line("end do");
+                            self.close_loop();
                         }
                     }
                     cur = exit.to_string();
@@ -163,7 +249,7 @@ impl UnitGen<'_, '_> {
                     let body = view.successor_on(&cur, 1).ok_or(Fallback::NotNested)?;
                     let exit = view.successor_on(&cur, 0).ok_or(Fallback::NotNested)?;
                     let cond = self.condition_text(c.condition.as_ref(), &cur)?;
-                    self.line(format!("do while ({cond})"));
+                    self.open_loop(view, &cur, exit, true, format!("do while ({cond})"))?;
                     self.loop_body(view, body, &cur, depth)?;
                     cur = exit.to_string();
                 }
@@ -171,18 +257,65 @@ impl UnitGen<'_, '_> {
                     let body = view.successor_on(&cur, 1).ok_or(Fallback::NotNested)?;
                     let exit = view.successor_on(&cur, 0).ok_or(Fallback::NotNested)?;
                     let cond = self.condition_text(c.condition.as_ref(), &cur)?;
-                    self.line("do");
+                    self.open_loop(view, &cur, exit, false, "do".to_string())?;
                     self.indent += 1;
                     self.loop_body_inner(view, body, &cur, depth)?;
                     self.line(format!("if (.not. ({cond})) exit"));
                     self.indent -= 1;
-                    self.line("end do");
+                    self.close_loop();
                     cur = exit.to_string();
                 }
-                ControlFlowVertex::Label(_) | ControlFlowVertex::Goto(_) => {
-                    return Err(Fallback::NotNested)
-                }
             }
+        }
+    }
+
+    /// Depth of the region that is the innermost loop's body.
+    fn body_depth(&self) -> usize {
+        self.loop_depths.last().copied().unwrap_or(usize::MAX)
+    }
+
+    /// Writes a loop header and enters the loop's context.
+    fn open_loop(
+        &mut self,
+        view: &CfgView,
+        loop_id: &str,
+        exit: &str,
+        cycle_ok: bool,
+        header: String,
+    ) -> Flow<()> {
+        let end_loop = view
+            .vertices
+            .iter()
+            .find(|v| {
+                matches!(v, ControlFlowVertex::EndLoop(_))
+                    && view.single_successor(v.vertex_id()) == Some(loop_id)
+            })
+            .map(|v| v.vertex_id().to_string())
+            .ok_or(Fallback::NotNested)?;
+        self.loops.push(LoopCtx {
+            end_loop,
+            exit_target: exit.to_string(),
+            cycle_ok,
+            name: None,
+            header_line: self.lines.len(),
+        });
+        self.line(header);
+        Ok(())
+    }
+
+    /// `end do` (named if an inner loop jumped to this one); leaves the
+    /// loop's context.
+    fn close_loop(&mut self) {
+        let ctx = self.loops.pop();
+        match ctx.and_then(|c| c.name.map(|n| (n, c.header_line))) {
+            Some((name, at)) => {
+                let header = &self.lines[at];
+                let indent = header.len() - header.trim_start().len();
+                let named = format!("{}{name}: {}", &header[..indent], header.trim_start());
+                self.lines[at] = named;
+                self.line(format!("end do {name}"));
+            }
+            None => self.line("end do"),
         }
     }
 
@@ -191,7 +324,7 @@ impl UnitGen<'_, '_> {
         self.indent += 1;
         self.loop_body_inner(view, body, loop_id, depth)?;
         self.indent -= 1;
-        self.line("end do");
+        self.close_loop();
         Ok(())
     }
 
@@ -202,7 +335,11 @@ impl UnitGen<'_, '_> {
         loop_id: &str,
         depth: usize,
     ) -> Flow<()> {
-        match self.region(view, body, depth + 1)? {
+        self.loop_depths.push(depth + 1);
+        let stop = self.region(view, body, depth + 1);
+        self.loop_depths.pop();
+        match stop? {
+            Stop::Jumped => Ok(()),
             Stop::Join(end)
                 if matches!(
                     view.by_id.get(end.as_str()),
@@ -215,21 +352,33 @@ impl UnitGen<'_, '_> {
         }
     }
 
-    /// Both branches must stop at the same EndBranch; continue after it.
-    fn joined(&self, view: &CfgView, s1: Stop, s2: Stop) -> Flow<String> {
-        match (s1, s2) {
-            (Stop::Join(a), Stop::Join(b))
-                if a == b
-                    && matches!(
-                        view.by_id.get(a.as_str()),
+    /// The branches that do not jump must stop at one EndBranch; where
+    /// to continue after it (`None` if every branch jumped).
+    fn joined(&self, view: &CfgView, stops: &[Stop]) -> Flow<Option<String>> {
+        let mut join: Option<&String> = None;
+        for s in stops {
+            match s {
+                Stop::Jumped => {}
+                Stop::Join(id)
+                    if matches!(
+                        view.by_id.get(id.as_str()),
                         Some(ControlFlowVertex::EndBranch(_))
                     ) =>
-            {
-                view.single_successor(&a)
-                    .map(str::to_string)
-                    .ok_or(Fallback::NotNested)
+                {
+                    if join.is_some_and(|j| j != id) {
+                        return Err(Fallback::NotNested);
+                    }
+                    join = Some(id);
+                }
+                _ => return Err(Fallback::NotNested),
             }
-            _ => Err(Fallback::NotNested),
+        }
+        match join {
+            Some(id) => view
+                .single_successor(id)
+                .map(|s| Some(s.to_string()))
+                .ok_or(Fallback::NotNested),
+            None => Ok(None),
         }
     }
 

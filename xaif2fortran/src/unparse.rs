@@ -129,6 +129,8 @@ pub fn unparse_program(
                 ) {
                     (Some(scope), Some(t), Some(rl), _) => {
                         let mut gen = UnitGen::new(&env, canon, &inline, unit, scope);
+                        // A `return` would skip the template's epilogue.
+                        gen.allow_return = false;
                         let mut body = Vec::new();
                         for tl in &t.body {
                             match tl {

@@ -56,7 +56,11 @@ fn unstructured_graphs_become_gotos() {
         "{stdout}"
     );
     let program = std::fs::read_to_string(dir.path().join("goto.oad.f90")).unwrap();
-    assert!(program.contains("goto"));
+    // head's backward goto stays a goto; head2's loop with an exit edge
+    // nests and comes out as a do loop with exit.
+    assert!(program.contains("goto"), "{program}");
+    assert!(program.contains("do i = 1, 10"), "{program}");
+    assert!(program.contains("      exit"), "{program}");
 }
 
 #[test]
@@ -88,7 +92,7 @@ fn select_case_while_and_post_test_loops_with_active_module_variable() {
 }
 
 #[test]
-fn the_same_graph_marked_unstructured_is_lowered_with_gotos() {
+fn paths_that_do_not_nest_are_lowered_with_gotos() {
     let (dir, _) = check_case("constructs_goto", "f", "constructs_goto.driver.f90");
     let program = std::fs::read_to_string(dir.path().join("constructs_goto.oad.f90")).unwrap();
     assert!(program.contains("goto"), "{program}");
@@ -111,4 +115,14 @@ fn active_common_block_becomes_a_module_with_renames() {
         "{program}"
     );
     assert!(!program.contains("common /cb/"), "{program}");
+}
+
+#[test]
+fn exits_from_nested_loops_are_named_and_early_exits_return() {
+    let (dir, _) = check_case("jumps", "f", "jumps.driver.f90");
+    let program = std::fs::read_to_string(dir.path().join("jumps.oad.f90")).unwrap();
+    assert!(program.contains(": do i = 1, 3"), "{program}");
+    assert!(program.contains("exit oad_loop"), "{program}");
+    assert!(program.contains("return"), "{program}");
+    assert!(!program.contains("goto"), "{program}");
 }
