@@ -442,6 +442,8 @@ pub fn run_mode(example: &Example, mode: &str, size: Option<u64>) -> Result<Driv
     let work = fresh_dir(mode, &example.name)?;
     let src = copy_sources(example, &work, size)?;
     let out_dir = work.join("out");
+    // The driver is written first so it can be read even when openad fails.
+    write_driver(&example.name, m, mode, &work)?;
     let openad = openad_program()?;
     let mut command = timed(&openad);
     command
@@ -451,6 +453,21 @@ pub fn run_mode(example: &Example, mode: &str, size: Option<u64>) -> Result<Driv
         .args(&m.files);
     run_checked(&mut command, "openad")?;
     run_generated(&example.name, m, mode, &out_dir, &work, &src)
+}
+
+/// Writes `work/driver_MODE.f90`, the driver for `mode`.
+fn write_driver(name: &str, m: &Manifest, mode: &str, work: &Path) -> Result<PathBuf, String> {
+    let dirs = DotDirections::for_example(name, m.nx, m.ny);
+    let text = match mode {
+        "f" => drivers::tangent_driver(m, &dirs),
+        "fv" => drivers::vector_driver(m),
+        "rs" => drivers::split_driver(m, &dirs),
+        "rj" => drivers::joint_driver(m, &dirs),
+        other => return Err(format!("unknown mode {other}")),
+    };
+    let driver = work.join(format!("driver_{mode}.f90"));
+    fs::write(&driver, text).map_err(|e| e.to_string())?;
+    Ok(driver)
 }
 
 /// Compiles `out_dir/SOURCES` with the generated driver for `mode` exactly
@@ -471,16 +488,7 @@ pub fn run_generated(
         .filter(|l| !l.is_empty())
         .map(|l| out_dir.join(l))
         .collect();
-    let dirs = DotDirections::for_example(name, m.nx, m.ny);
-    let text = match mode {
-        "f" => drivers::tangent_driver(m, &dirs),
-        "fv" => drivers::vector_driver(m),
-        "rs" => drivers::split_driver(m, &dirs),
-        "rj" => drivers::joint_driver(m, &dirs),
-        other => return Err(format!("unknown mode {other}")),
-    };
-    let driver = work.join(format!("driver_{mode}.f90"));
-    fs::write(&driver, text).map_err(|e| e.to_string())?;
+    let driver = write_driver(name, m, mode, work)?;
     let build = work.join("build");
     fs::create_dir_all(&build).map_err(|e| e.to_string())?;
     let exe = work.join(format!("driver_{mode}"));
