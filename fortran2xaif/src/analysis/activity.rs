@@ -16,6 +16,8 @@
 
 use std::collections::HashMap;
 
+use rayon::prelude::*;
+
 use super::alias::Alias;
 use super::bitset::BitSet;
 use super::call_graph::CallGraph;
@@ -99,6 +101,14 @@ enum Facts {
     Opaque {
         useful_defs: Vec<LocationId>,
     },
+}
+
+/// What the final pass finds in one unit.
+struct UnitFacts {
+    varied: BitSet,
+    useful: BitSet,
+    flow_active: BitSet,
+    facts: Vec<(UnitId, StmtId, Facts)>,
 }
 
 /// Per-unit fixed-point state of the two propagations.
@@ -421,7 +431,6 @@ impl Activity {
         };
         // Varied: fixed point over the call graph from the top unit.
         let mut entry_varied = vec![BitSet::new(n); nu];
-        let mut varied_in: Vec<Vec<BitSet>> = vec![Vec::new(); nu];
         entry_varied[seeds.top.index()].union_with(&seed_set(&seeds.independents));
         let mut worklist = vec![seeds.top];
         let mut queued = vec![false; nu];
@@ -431,7 +440,7 @@ impl Activity {
             queued[u.index()] = false;
             visited[u.index()] = true;
             let mut calls = Vec::new();
-            varied_in[u.index()] = prop.varied_unit(u, &entry_varied[u.index()], &mut calls);
+            prop.varied_unit(u, &entry_varied[u.index()], &mut calls);
             for (c, contribution) in calls {
                 let grew = entry_varied[c.index()].union_with(&contribution);
                 if (grew || !visited[c.index()]) && !queued[c.index()] {
@@ -442,7 +451,6 @@ impl Activity {
         }
         // Useful: fixed point over the call graph from the top unit.
         let mut exit_useful = vec![BitSet::new(n); nu];
-        let mut useful_out: Vec<Vec<BitSet>> = vec![Vec::new(); nu];
         exit_useful[seeds.top.index()].union_with(&seed_set(&seeds.dependents));
         let mut worklist = vec![seeds.top];
         queued[seeds.top.index()] = true;
@@ -451,7 +459,7 @@ impl Activity {
             queued[u.index()] = false;
             visited[u.index()] = true;
             let mut calls = Vec::new();
-            useful_out[u.index()] = prop.useful_unit(u, &exit_useful[u.index()], &mut calls);
+            prop.useful_unit(u, &exit_useful[u.index()], &mut calls);
             for (c, contribution) in calls {
                 let grew = exit_useful[c.index()].union_with(&contribution);
                 if (grew || !visited[c.index()]) && !queued[c.index()] {
@@ -466,19 +474,23 @@ impl Activity {
             flow_active: BitSet::new(n),
             ..Activity::default()
         };
-        // Per-statement facts from the two fixed points.
-        let mut facts: Vec<(UnitId, StmtId, Facts)> = Vec::new();
-        for (u, unit) in program.units.iter().enumerate() {
+        // Per-statement facts from the two fixed points, unit by unit in
+        // parallel; the block sets are recomputed here rather than kept for
+        // every unit during the fixed points (memory).
+        let per_unit = |u: usize| -> UnitFacts {
             let uid = UnitId(u as u32);
+            let unit = &program.units[u];
+            let varied_in = prop.varied_unit(uid, &entry_varied[u], &mut Vec::new());
+            let useful_out = prop.useful_unit(uid, &exit_useful[u], &mut Vec::new());
+            let mut acc = UnitFacts {
+                varied: BitSet::new(n),
+                useful: BitSet::new(n),
+                flow_active: BitSet::new(n),
+                facts: Vec::new(),
+            };
             for (b, block) in unit.blocks.iter().enumerate() {
-                let v_in = varied_in[u]
-                    .get(b)
-                    .cloned()
-                    .unwrap_or_else(|| BitSet::new(n));
-                let w_out = useful_out[u]
-                    .get(b)
-                    .cloned()
-                    .unwrap_or_else(|| BitSet::new(n));
+                let v_in = varied_in.get(b).cloned().unwrap_or_else(|| BitSet::new(n));
+                let w_out = useful_out.get(b).cloned().unwrap_or_else(|| BitSet::new(n));
                 let mut scratch = Vec::new();
                 // befores[i] = Varied⁻(I_i); befores[len] = Varied at block end.
                 let mut befores = vec![v_in];
@@ -497,11 +509,11 @@ impl Activity {
                     useful[i] = w;
                 }
                 for (v, w) in befores.iter().zip(&useful) {
-                    out.varied.union_with(v);
-                    out.useful.union_with(w);
+                    acc.varied.union_with(v);
+                    acc.useful.union_with(w);
                     let mut a = v.clone();
                     a.intersect_with(w);
-                    out.flow_active.union_with(&a);
+                    acc.flow_active.union_with(&a);
                 }
                 for (i, stmt) in block.stmts.iter().enumerate() {
                     let (v_before, v_after) = (&befores[i], &befores[i + 1]);
@@ -553,9 +565,18 @@ impl Activity {
                                 .collect(),
                         },
                     };
-                    facts.push((uid, stmt.id(), f));
+                    acc.facts.push((uid, stmt.id(), f));
                 }
             }
+            acc
+        };
+        let units: Vec<UnitFacts> = (0..nu).into_par_iter().map(per_unit).collect();
+        let mut facts: Vec<(UnitId, StmtId, Facts)> = Vec::new();
+        for unit in units {
+            out.varied.union_with(&unit.varied);
+            out.useful.union_with(&unit.useful);
+            out.flow_active.union_with(&unit.flow_active);
+            facts.extend(unit.facts);
         }
         out.flow_active.intersect_with(
             &(0..n)

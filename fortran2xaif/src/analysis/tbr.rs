@@ -228,7 +228,6 @@ impl Tbr {
         // Diff-liveness: sweep all units until no entry/exit set changes.
         let mut exit_live = vec![BitSet::new(n); nu];
         let mut entry_live = vec![BitSet::new(n); nu];
-        let mut live_out: Vec<Vec<BitSet>> = vec![Vec::new(); nu];
         // Worklist: a unit is redone when its exit set grows (a caller's
         // contribution) and its callers when its entry set grows.
         let mut queue = UnitQueue::new(&call_graph.bottom_up, nu);
@@ -266,13 +265,11 @@ impl Tbr {
                         .iter()
                         .for_each(|c| queue.push(*c));
                 }
-                live_out[u.index()] = block_out;
             }
         }
         // TBR: forward, same scheme.
         let mut entry_tbr = vec![BitSet::new(n); nu];
         let mut exit_tbr = vec![BitSet::new(n); nu];
-        let mut tbr_in: Vec<Vec<BitSet>> = vec![Vec::new(); nu];
         let tbr_step =
             |u: UnitId, tbr: &mut BitSet, stmt: &Stmt, live_after: &BitSet, exit_tbr: &[BitSet]| {
                 for l in ctx.deriv_uses(u, stmt, &entry_live) {
@@ -305,7 +302,7 @@ impl Tbr {
         {
             while let Some(u) = queue.pop() {
                 let unit = &program.units[u.index()];
-                let lives = per_stmt_live_after(&ctx, u, &live_out[u.index()], &entry_live);
+                let lives = unit_lives(&ctx, u, &exit_live[u.index()], &entry_live);
                 let block_in = forward(&ctx, u, &entry_tbr[u.index()], |b, i, tbr, stmt| {
                     tbr_step(u, tbr, stmt, &lives[b][i], &exit_tbr)
                 });
@@ -337,7 +334,6 @@ impl Tbr {
                             .for_each(|c| queue.push(*c));
                     }
                 }
-                tbr_in[u.index()] = block_in;
             }
         }
         // Read the results off both fixed points.
@@ -347,9 +343,14 @@ impl Tbr {
         };
         for (u, unit) in program.units.iter().enumerate() {
             let uid = UnitId(u as u32);
-            let lives = per_stmt_live_after(&ctx, uid, &live_out[u], &entry_live);
+            // Block sets are recomputed from the final entry/exit sets rather
+            // than kept for every unit (memory).
+            let lives = unit_lives(&ctx, uid, &exit_live[u], &entry_live);
+            let tbr_in = forward(&ctx, uid, &entry_tbr[u], |b, i, tbr, stmt| {
+                tbr_step(uid, tbr, stmt, &lives[b][i], &exit_tbr)
+            });
             for (b, block) in unit.blocks.iter().enumerate() {
-                let mut tbr = tbr_in[u].get(b).cloned().unwrap_or_default();
+                let mut tbr = tbr_in.get(b).cloned().unwrap_or_default();
                 for (i, stmt) in block.stmts.iter().enumerate() {
                     let id = stmt.id();
                     let present = ctx.present(uid, stmt, &lives[b][i]);
@@ -426,6 +427,15 @@ fn visible(program: &Program, unit: UnitId, s: &BitSet) -> BitSet {
     s.iter()
         .filter(|&l| program.is_visible_outside(unit, LocationId(l as u32)))
         .collect()
+}
+
+/// `Diff-live⁺` of every statement of `u` (`[block][stmt]`) from the
+/// unit's exit set.
+fn unit_lives(ctx: &Ctx, u: UnitId, exit_live: &BitSet, entry_live: &[BitSet]) -> Vec<Vec<BitSet>> {
+    let (block_out, _) = backward(ctx, u, exit_live, |live, stmt| {
+        ctx.live_step(u, live, stmt, entry_live)
+    });
+    per_stmt_live_after(ctx, u, &block_out, entry_live)
 }
 
 /// `Diff-live⁺` of every statement: `[block][stmt]`.
