@@ -194,6 +194,16 @@ pub fn add_value_suffix(text: &str, is_active: &dyn Fn(&str) -> bool) -> String 
     if first_word.is_some_and(|w| NO_VALUE_STATEMENTS.contains(&w.as_str())) {
         return text.to_string();
     }
+    // A pointer assignment associates the variables themselves.
+    let mut level = 0i32;
+    for t in toks.iter().filter(|t| t.kind == TokKind::Punct) {
+        match &text[t.start..t.end] {
+            "(" | "[" => level += 1,
+            ")" | "]" => level -= 1,
+            "=>" if level == 0 => return text.to_string(),
+            _ => {}
+        }
+    }
     let mut insert_after = vec![false; toks.len()];
     let mut skip_until: Option<usize> = None;
     let mut depth = 0i32;
@@ -353,6 +363,7 @@ mod tests {
             add_value_suffix("if (x.eq.1.d0) stop", &active),
             "if (x%v.eq.1.d0) stop"
         );
+        assert_eq!(add_value_suffix("p => a(2:3)", &active), "p => a(2:3)");
     }
 
     #[test]
