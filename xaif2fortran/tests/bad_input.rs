@@ -55,3 +55,35 @@ fn usage_errors_exit_2() {
     let out = xaif2fortran().output().unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn missing_xaif_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = differentiate("no_such", "sinx.canon.f90", "f", dir.path(), &[]);
+    assert_rejected(&out, dir.path(), "cannot read XAIF file");
+}
+
+#[test]
+fn malformed_xaif_is_reported_with_its_position() {
+    let work = tempfile::tempdir().unwrap();
+    let bad = work.path().join("bad.xb.xaif");
+    std::fs::write(
+        &bad,
+        "<?xml version=\"1.0\"?>\n<xaif:CallGraph xmlns:xaif=\"http://www.mcs.anl.gov/XAIF\">\n  <xaif:Nonsense/>\n</xaif:CallGraph>\n",
+    )
+    .unwrap();
+    let out_dir = work.path().join("out");
+    let out = xaif2fortran()
+        .args(["-m", "f", "--canon"])
+        .arg(fixture("sinx.canon.f90"))
+        .arg("-o")
+        .arg(&out_dir)
+        .arg(&bad)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("bad.xb.xaif:3:"), "{stderr}");
+    assert!(stderr.contains(": error: "), "{stderr}");
+    assert!(!out_dir.exists());
+}
