@@ -32,6 +32,9 @@ fn overwritten_operand_is_recorded() {
     );
     let tbr = &r.tbr;
     assert_eq!(tbr.recorded(s2), &[x]);
+    assert_eq!(tbr.derivative_reads(s1), &[x]);
+    assert_eq!(tbr.derivative_reads(s3), &[x, t]);
+    assert!(tbr.derivative_reads(s2).is_empty() && tbr.derivative_reads(s5).is_empty());
     assert!(tbr.recorded(s1).is_empty());
     assert!(tbr.recorded(s3).is_empty());
     assert!(

@@ -36,6 +36,9 @@ pub struct Tbr {
     /// Per statement: locations it overwrites whose old value a derivative
     /// instruction needs; store before, restore in the reverse sweep.
     pub to_record: HashMap<StmtId, Vec<LocationId>>,
+    /// Per statement: `use(I')`, the locations whose current value the
+    /// statement's derivative reads (only statements with any).
+    pub derivative_reads: HashMap<StmtId, Vec<LocationId>>,
     /// Per unit: diff-live locations at entry and TBR locations at entry.
     pub entry_diff_live: Vec<BitSet>,
     pub entry_tbr: Vec<BitSet>,
@@ -358,8 +361,14 @@ impl Tbr {
                         out.diff_present.insert(id.0 as usize);
                     }
                     let mut needed = tbr.clone();
-                    for l in ctx.deriv_uses(uid, stmt, &entry_live) {
+                    let mut reads = ctx.deriv_uses(uid, stmt, &entry_live);
+                    for l in &reads {
                         needed.insert(l.index());
+                    }
+                    reads.sort();
+                    reads.dedup();
+                    if !reads.is_empty() {
+                        out.derivative_reads.insert(id, reads);
                     }
                     let record: Vec<LocationId> = ctx
                         .out(uid, stmt)
@@ -382,6 +391,13 @@ impl Tbr {
     /// Is `stmt` kept in the differentiated program?
     pub fn is_diff_present(&self, stmt: StmtId) -> bool {
         self.diff_present.contains(stmt.0 as usize)
+    }
+
+    /// Locations whose value the derivative of `stmt` reads (`use(I')`).
+    pub fn derivative_reads(&self, stmt: StmtId) -> &[LocationId] {
+        self.derivative_reads
+            .get(&stmt)
+            .map_or(&[], |v| v.as_slice())
     }
 
     /// Locations `stmt` overwrites that must be recorded first.
