@@ -329,6 +329,8 @@ pub enum SpecStmt {
     DerivedType {
         name: String,
         text: String,
+        /// Component declarations (for the types of component references).
+        components: Vec<SpecStmt>,
         span: Span,
     },
     Interface {

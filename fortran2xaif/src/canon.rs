@@ -921,7 +921,28 @@ impl<'p> Canon<'p> {
                 // Derived types are passive: read the component into a
                 // temporary through an opaque statement.
                 let t = self.ty(&e);
-                let _ = t;
+                if let Some((f, sp)) = first_user_call(self.prog, self.unit, &e) {
+                    return self.err(
+                        sp,
+                        format!(
+                            "unsupported construct: user function '{f}' in a component reference"
+                        ),
+                    );
+                }
+                if t.rank == 0 && !matches!(t.cat, Cat::Unknown | Cat::Char | Cat::Derived) {
+                    let tmp = self.temp(t.cat, span)?;
+                    let text = format!("{tmp} = {}", unparse::expr(&e));
+                    out.push(stmt(
+                        StmtKind::Opaque {
+                            kind: OpaqueKind::PassiveAssign,
+                            text,
+                            reads: vec![e],
+                            writes: vec![name(&tmp, span)],
+                        },
+                        span,
+                    ));
+                    return Ok(name(&tmp, span));
+                }
                 self.err(span, "unsupported construct: derived-type component in an expression of the numerical core (derived types are passive containers)")
             }
             Expr::Unary(op, x, sp) => Ok(Expr::Unary(op, Box::new(self.value(*x, out)?), sp)),

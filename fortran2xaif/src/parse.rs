@@ -32,7 +32,7 @@ pub fn parse_file(text: &str, file: usize) -> FrontResult<SourceFile> {
     })?;
     let p = P { src: text, file };
     let root = tree.root_node();
-    if let Some(bad) = first_error(root) {
+    if let Some(bad) = first_error(root).map(blame) {
         let what = if bad.is_missing() {
             format!("syntax error: missing '{}'", bad.kind())
         } else {
@@ -65,6 +65,30 @@ pub fn parse_file(text: &str, file: usize) -> FrontResult<SourceFile> {
         }
     }
     Ok(SourceFile { units })
+}
+
+/// Within an ERROR node, the first piece that is not a complete statement:
+/// tree-sitter keeps well-formed statements before the fault as children.
+fn blame(node: Node) -> Node {
+    if !node.is_error() {
+        return node;
+    }
+    let mut cursor = node.walk();
+    for child in node.children(&mut cursor) {
+        let complete = (child.kind().ends_with("_statement")
+            || child.kind() == "comment"
+            || child.kind() == "statement_label")
+            && !child.has_error();
+        if complete {
+            continue;
+        }
+        return if child.is_error() {
+            blame(child)
+        } else {
+            child
+        };
+    }
+    node
 }
 
 fn first_error(node: Node) -> Option<Node> {
@@ -631,7 +655,11 @@ impl<'a> P<'a> {
             }
             "derived_type_definition" => {
                 let mut name = String::new();
+                let mut components = Vec::new();
                 for c in named_children(s) {
+                    if c.kind() == "variable_declaration" {
+                        self.spec_stmt(c, &mut components)?;
+                    }
                     if c.kind() == "derived_type_statement" {
                         if let Some(n) = named_children(c)
                             .into_iter()
@@ -645,6 +673,7 @@ impl<'a> P<'a> {
                 out.push(SpecStmt::DerivedType {
                     name,
                     text: self.text(s).to_string(),
+                    components,
                     span,
                 });
             }

@@ -718,6 +718,71 @@ impl Program {
         }
     }
 
+    /// Type, rank and defining unit of a component reference `base%field`
+    /// (derived types are looked up by name in the whole program).
+    pub fn member_type(&self, i: usize, e: &Expr) -> Option<(TypeSpec, usize, usize)> {
+        let Expr::Member {
+            base, field, args, ..
+        } = e
+        else {
+            return None;
+        };
+        let base_ty = match &**base {
+            Expr::Name(n, _) | Expr::Apply { name: n, .. } => {
+                let (o, k) = self.var(i, n)?;
+                self.symbol(o, k).ty.clone()
+            }
+            m @ Expr::Member { .. } => self.member_type(i, m)?.0,
+            _ => return None,
+        };
+        let BaseType::Derived(tname) = &base_ty.base else {
+            return None;
+        };
+        for (u, unit) in self.units.iter().enumerate() {
+            for s in &unit.ast.spec {
+                let SpecStmt::DerivedType {
+                    name, components, ..
+                } = s
+                else {
+                    continue;
+                };
+                if name != tname {
+                    continue;
+                }
+                for c in components {
+                    let SpecStmt::TypeDecl {
+                        ty,
+                        attrs,
+                        entities,
+                        ..
+                    } = c
+                    else {
+                        continue;
+                    };
+                    for ent in entities {
+                        if ent.name == *field {
+                            let rank = ent.dims.as_ref().map(|d| d.len()).or_else(|| {
+                                attrs.iter().find_map(|a| match a {
+                                    Attr::Dimension(d) => Some(d.len()),
+                                    _ => None,
+                                })
+                            });
+                            let rank = match args {
+                                Some(a) => a
+                                    .iter()
+                                    .filter(|x| matches!(x.value, Expr::Range { .. }))
+                                    .count(),
+                                None => rank.unwrap_or(0),
+                            };
+                            return Some((ty.clone(), rank, u));
+                        }
+                    }
+                }
+            }
+        }
+        None
+    }
+
     /// The type of an expression in unit `i`.
     pub fn type_of(&self, i: usize, e: &Expr) -> Ty {
         let scalar = |cat| Ty { cat, rank: 0 };
@@ -795,7 +860,13 @@ impl Program {
                     intrinsics::result_type(self, i, name, args, &arg_tys)
                 }
             },
-            Expr::Member { .. } => scalar(Cat::Derived),
+            Expr::Member { .. } => match self.member_type(i, e) {
+                Some((ts, rank, owner)) => Ty {
+                    cat: self.cat_of(owner, &ts),
+                    rank,
+                },
+                None => scalar(Cat::Unknown),
+            },
             Expr::Unary(UnOp::Not, _, _) => scalar(Cat::Logical),
             Expr::Unary(_, x, _) | Expr::Paren(x, _) => self.type_of(i, x),
             Expr::Binary(op, l, r, _) => {
