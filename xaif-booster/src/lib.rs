@@ -5,6 +5,7 @@
 //! `preaccumulate` (local Jacobian by the chain rule) → `propagate`
 //! (derivative propagator entries), driven over the call graph by `tangent`.
 
+pub mod adjoint;
 pub mod block_accumulate;
 pub mod catalogue;
 pub mod dot;

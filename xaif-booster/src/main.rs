@@ -95,9 +95,12 @@ fn main() -> ExitCode {
 fn run(cli: &Cli, elimination: EliminationChoice) -> Result<(), String> {
     let input_name = cli.input.display().to_string();
     if cli.mode == Mode::Adjoint {
-        return Err(format!(
-            "{input_name}:1:1: error: adjoint mode is not implemented yet"
-        ));
+        return xaif_booster::adjoint::run_file(
+            &cli.input,
+            &cli.output,
+            cli.intrinsics.as_deref(),
+            cli.stats,
+        );
     }
     let catalogue = match &cli.intrinsics {
         Some(path) => Catalogue::load(path),

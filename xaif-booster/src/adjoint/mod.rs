@@ -1,0 +1,254 @@
+//! Adjoint mode (`xaif-booster -m adjoint`): every active control flow
+//! graph becomes a `ReplacementList` with the three sections of the
+//! contract in docs/ARCHITECTURE.md: 1 plain (the original graph), 2 tape
+//! (augmented forward sweep), 3 adjoint (reverse sweep). Passive graphs
+//! stay `ControlFlowGraph`s.
+//!
+//! Modules, one per step: `taping` (adjoint basic blocks: what each
+//! statement pushes and how its adjoint pops and propagates), `structure`
+//! (nesting of structured graphs, the topological order of Algorithm 1),
+//! `reversal` (control flow reversal, Algorithms 2–5, and block-id
+//! recording for unstructured graphs), `builder` (graph construction),
+//! `temps` (the temporaries the sweeps introduce). Assembling the
+//! replacement list is here.
+
+pub mod builder;
+pub mod reversal;
+pub mod structure;
+pub mod taping;
+pub mod temps;
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use rayon::prelude::*;
+use xaif_schema::model::{
+    CallGraph, CallGraphVertex, ControlFlowGraph, ControlFlowVertex, Replacement, ReplacementList,
+    Symbol, SymbolTable,
+};
+
+use crate::catalogue::Catalogue;
+use crate::symbols::SymbolIndex;
+use crate::tangent::BoostError;
+use crate::temporaries::TempPool;
+use reversal::{Reversal, SweepGraph};
+use taping::{reverse_block, BlockContext, BlockSweeps, TapeCounts};
+
+/// Static tape use of one basic block (values pushed per execution).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BlockTape {
+    pub cfg: String,
+    pub block: String,
+    pub tape: TapeCounts,
+}
+
+/// What one subroutine yields: replacement list, scope, new symbols, stats.
+type CfgResult = (ReplacementList, u64, Vec<Symbol>, Vec<BlockTape>);
+
+/// Transforms `cg` in place into adjoint-mode XAIF.
+pub fn transform_adjoint(
+    cg: &mut CallGraph,
+    catalogue: &Catalogue,
+) -> Result<Vec<BlockTape>, BoostError> {
+    ensure_default_map_keys(cg);
+    let symbols = SymbolIndex::new(cg);
+    let active_subroutines: HashSet<String> = cg
+        .vertices
+        .iter()
+        .filter_map(|v| match v {
+            CallGraphVertex::ControlFlowGraph(c) if c.active => Some(c.symbol_id.clone()),
+            _ => None,
+        })
+        .collect();
+    let ctx = BlockContext {
+        catalogue,
+        symbols: &symbols,
+        active_subroutines: &active_subroutines,
+    };
+    let results: Vec<Option<Result<CfgResult, BoostError>>> = cg
+        .vertices
+        .par_iter()
+        .map(|vertex| match vertex {
+            CallGraphVertex::ControlFlowGraph(cfg) if cfg.active => Some(adjoint_cfg(cfg, &ctx)),
+            _ => None,
+        })
+        .collect();
+    let mut tape = Vec::new();
+    let mut new_symbols: Vec<(u64, Vec<Symbol>)> = Vec::new();
+    for (vertex, result) in cg.vertices.iter_mut().zip(results) {
+        let Some(result) = result else { continue };
+        let (list, scope, syms, stats) = result?;
+        *vertex = CallGraphVertex::ReplacementList(list);
+        new_symbols.push((scope, syms));
+        tape.extend(stats);
+    }
+    for (scope_id, syms) in new_symbols {
+        add_symbols(cg, scope_id, syms);
+    }
+    Ok(tape)
+}
+
+fn adjoint_cfg(cfg: &ControlFlowGraph, ctx: &BlockContext) -> Result<CfgResult, BoostError> {
+    let error = |statement_id: Option<String>, message: String| BoostError {
+        statement_id,
+        cfg_symbol: Some(cfg.symbol_id.clone()),
+        message,
+    };
+    let scope = cfg.controlflowgraph_scope_id;
+    if !ctx.symbols.has_scope(scope) {
+        return Err(error(
+            None,
+            format!("controlflowgraph_scope_id {scope} names no scope"),
+        ));
+    }
+    let mut pool = TempPool::new(scope);
+    let mut temps = temps::AdjointTemps::new(scope, ctx.symbols);
+    let mut blocks: Vec<Option<BlockSweeps>> = Vec::with_capacity(cfg.vertices.len());
+    let mut stats = Vec::new();
+    for v in &cfg.vertices {
+        let ControlFlowVertex::BasicBlock(bb) = v else {
+            blocks.push(None);
+            continue;
+        };
+        let sweeps = reverse_block(&bb.elements, ctx, &mut pool, &mut temps)
+            .map_err(|(id, m)| error(id, m))?;
+        stats.push(BlockTape {
+            cfg: cfg.symbol_id.clone(),
+            block: bb.vertex_id.clone(),
+            tape: sweeps.tape,
+        });
+        blocks.push(Some(sweeps));
+    }
+    let nesting = if cfg.structured {
+        structure::nest(&cfg.vertices, &cfg.edges).ok()
+    } else {
+        None
+    };
+    let mut reversal = Reversal::new(&cfg.vertices, &cfg.edges, &blocks, scope, &mut temps);
+    let (forward, reverse) = match nesting {
+        Some(regions) => reversal.structured(&regions),
+        None => reversal.unstructured().map_err(|m| error(None, m))?,
+    };
+    let plain = SweepGraph {
+        structured: cfg.structured,
+        vertices: cfg.vertices.clone(),
+        edges: cfg.edges.clone(),
+    };
+    let list = ReplacementList {
+        vertex_id: cfg.vertex_id.clone(),
+        annotation: cfg.annotation.clone(),
+        template_name: String::new(),
+        symbol_id: cfg.symbol_id.clone(),
+        scope_id: cfg.scope_id,
+        controlflowgraph_scope_id: scope,
+        argument_list: cfg.argument_list.clone(),
+        replacements: vec![
+            replacement("1", plain),
+            replacement("2", forward),
+            replacement("3", reverse),
+        ],
+    };
+    let mut syms = pool.symbols();
+    syms.extend(temps.symbols());
+    Ok((list, scope, syms, stats))
+}
+
+fn replacement(placeholder: &str, g: SweepGraph) -> Replacement {
+    Replacement {
+        placeholder: placeholder.to_string(),
+        structured: g.structured,
+        vertices: g.vertices,
+        edges: g.edges,
+    }
+}
+
+fn add_symbols(cg: &mut CallGraph, scope_id: u64, syms: Vec<Symbol>) {
+    let key = scope_id.to_string();
+    let Some(scope) = cg
+        .scope_hierarchy
+        .scopes
+        .iter_mut()
+        .find(|s| s.vertex_id == key)
+    else {
+        return;
+    };
+    if scope.symbol_tables.is_empty() {
+        scope.symbol_tables.push(SymbolTable::default());
+    }
+    let table = &mut scope.symbol_tables[0];
+    for s in syms {
+        // Subroutines sharing a scope share their temporaries.
+        if !table.symbols.iter().any(|t| t.symbol_id == s.symbol_id) {
+            table.symbols.push(s);
+        }
+    }
+}
+
+/// Booster-made references use alias, du-ud and do-chain key 0; the schema
+/// wants that key in each map.
+fn ensure_default_map_keys(cg: &mut CallGraph) {
+    use xaif_schema::model::{AliasSet, StmtIdSet};
+    if !cg.alias_set_map.sets.iter().any(|s| s.key == 0) {
+        cg.alias_set_map.sets.insert(0, AliasSet::default());
+    }
+    for map in [&mut cg.duud_set_map, &mut cg.do_set_map] {
+        if !map.sets.iter().any(|s| s.key == 0) {
+            map.sets.insert(0, StmtIdSet::default());
+        }
+    }
+}
+
+/// The command line's adjoint mode: read, transform, write atomically.
+/// Errors are `file:line:column: error: ...` diagnostics.
+pub fn run_file(
+    input: &Path,
+    output: &Path,
+    intrinsics: Option<&Path>,
+    stats: bool,
+) -> Result<(), String> {
+    let input_name = input.display().to_string();
+    let catalogue = match intrinsics {
+        Some(path) => Catalogue::load(path),
+        None => Catalogue::builtin(),
+    }
+    .map_err(|e| e.to_string())?;
+    let text = std::fs::read_to_string(input)
+        .map_err(|e| format!("{input_name}:1:1: error: cannot read input: {e}"))?;
+    let mut cg =
+        xaif_schema::read::read_call_graph(&text, &input_name).map_err(|e| e.to_string())?;
+    let tape =
+        transform_adjoint(&mut cg, &catalogue).map_err(|e| locate(&input_name, &text, &e))?;
+    if stats {
+        println!("# subroutine block reals_pushed integers_pushed (per execution)");
+        let mut total = TapeCounts::default();
+        for b in &tape {
+            println!("{} {} {} {}", b.cfg, b.block, b.tape.reals, b.tape.integers);
+            total += b.tape;
+        }
+        println!("total - {} {}", total.reals, total.integers);
+    }
+    xaif_schema::write::write_call_graph_file(&cg, output).map_err(|e| {
+        format!(
+            "{input_name}:1:1: error: cannot write {}: {e}",
+            output.display()
+        )
+    })
+}
+
+/// The position of the offending statement (or subroutine) in the input.
+fn locate(file: &str, text: &str, e: &BoostError) -> String {
+    let needles = [
+        e.statement_id
+            .as_ref()
+            .map(|s| format!("statement_id=\"{s}\"")),
+        e.cfg_symbol.as_ref().map(|s| format!("symbol_id=\"{s}\"")),
+    ];
+    let offset = needles
+        .iter()
+        .flatten()
+        .find_map(|n| text.find(n.as_str()))
+        .map(|off| text[..off].rfind('<').unwrap_or(off))
+        .unwrap_or(0);
+    let (line, column) = xaif_schema::error::line_column(text, offset);
+    format!("{file}:{line}:{column}: error: adjoint: {e}")
+}

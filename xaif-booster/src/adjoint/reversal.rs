@@ -1,0 +1,500 @@
+//! Control flow reversal (paper 001, Algorithms 2–5).
+//!
+//! Structured graphs are walked region by region (`structure::nest`):
+//! - forward sweep: the original vertices; each branch arm ends with a
+//!   push of the arm's number (the marker of Algorithm 3, pushed on the
+//!   edge into the EndBranch); each loop has a trip counter zeroed before
+//!   it, incremented at the end of its body and pushed on the exit edge
+//!   (Algorithm 4).
+//! - reverse sweep: the regions in reverse order; a branch becomes a pop of
+//!   the arm number and a Branch on it whose arms are the reversed arms; a
+//!   loop becomes a pop of its trip count and a counted ForLoop over the
+//!   reversed body; a basic block its adjoint block.
+//!
+//! Regions whose reversal does nothing (no adjoint statement anywhere
+//! inside) are copied to the forward sweep without control flow taping and
+//! left out of the reverse sweep.
+//!
+//! Unstructured graphs (gotos, loop exits, `structured="false"`): the
+//! forward sweep is the original graph with every basic block that has an
+//! adjoint ending in a push of its number, after a push of 0 at the entry;
+//! the reverse sweep is a loop popping numbers until 0, branching on each
+//! to the adjoint block (the general method of paper 001, section 5).
+
+use xaif_schema::model::{
+    ArgumentValue, Assignment, AssignmentLhs, BasicBlock, BasicBlockElement, BooleanOp,
+    BooleanOperation, ConditionVertex, ControlFlowEdge, ControlFlowVertex, Expression, ForLoop,
+    ForLoopReversal, VariableReference,
+};
+
+use super::builder::{GraphBuilder, PendingEdge};
+use super::structure::Region;
+use super::taping::{tape_call, BlockSweeps};
+use super::temps::AdjointTemps;
+use crate::expr::{integer_expression, variable_expression, ExprBuilder};
+
+/// A control flow graph of one sweep.
+#[derive(Debug, Clone, Default)]
+pub struct SweepGraph {
+    pub structured: bool,
+    pub vertices: Vec<ControlFlowVertex>,
+    pub edges: Vec<ControlFlowEdge>,
+}
+
+/// The original graph and the adjoint of each of its basic blocks
+/// (indexed like the vertices; `None` for other vertices).
+pub struct Reversal<'g, 't, 'a> {
+    pub vertices: &'g [ControlFlowVertex],
+    pub edges: &'g [ControlFlowEdge],
+    pub blocks: &'g [Option<BlockSweeps>],
+    pub scope_id: u64,
+    pub temps: &'t mut AdjointTemps<'a>,
+    serial: usize,
+    /// Trip counter and reverse index of each taped loop vertex.
+    loop_counters: Vec<(usize, VariableReference, VariableReference)>,
+}
+
+impl<'g, 't, 'a> Reversal<'g, 't, 'a> {
+    pub fn new(
+        vertices: &'g [ControlFlowVertex],
+        edges: &'g [ControlFlowEdge],
+        blocks: &'g [Option<BlockSweeps>],
+        scope_id: u64,
+        temps: &'t mut AdjointTemps<'a>,
+    ) -> Self {
+        Reversal {
+            vertices,
+            edges,
+            blocks,
+            scope_id,
+            temps,
+            serial: 0,
+            loop_counters: Vec::new(),
+        }
+    }
+
+    fn statement_id(&mut self) -> String {
+        self.serial += 1;
+        format!("oad_cf_{}", self.serial)
+    }
+
+    fn push_int(&mut self, value: ArgumentValue) -> BasicBlockElement {
+        let id = self.statement_id();
+        tape_call("push_int", value, id)
+    }
+
+    fn pop_int(&mut self, target: &VariableReference) -> BasicBlockElement {
+        let id = self.statement_id();
+        tape_call("pop_int", ArgumentValue::Variable(target.clone()), id)
+    }
+
+    fn assign(&mut self, target: &VariableReference, rhs: Expression) -> Assignment {
+        Assignment {
+            statement_id: self.statement_id(),
+            do_chain: 0,
+            line_number: 0,
+            lhs: AssignmentLhs {
+                reference: target.clone(),
+                live: true,
+            },
+            rhs,
+        }
+    }
+
+    fn block_has_adjoint(&self, v: usize) -> bool {
+        self.blocks[v]
+            .as_ref()
+            .is_some_and(|b| !b.reverse.is_empty())
+    }
+
+    fn has_adjoint(&self, regions: &[Region]) -> bool {
+        regions.iter().any(|r| match r {
+            Region::Block(v) => self.block_has_adjoint(*v),
+            Region::Branch { arms, .. } => arms.iter().any(|a| self.has_adjoint(&a.body)),
+            Region::Loop { body, .. } => self.has_adjoint(body),
+        })
+    }
+
+    fn forward_elements(&self, v: usize) -> Vec<BasicBlockElement> {
+        match (&self.blocks[v], &self.vertices[v]) {
+            (Some(b), _) => b.forward.clone(),
+            (None, ControlFlowVertex::BasicBlock(b)) => b.elements.clone(),
+            _ => Vec::new(),
+        }
+    }
+
+    fn copy_vertex(&self, b: &mut GraphBuilder, v: usize) -> String {
+        let mut vertex = self.vertices[v].clone();
+        let id = b.fresh_id();
+        set_vertex_id(&mut vertex, id);
+        b.add(vertex)
+    }
+
+    fn pending_for(&self, source: &str, edges: &[usize]) -> Vec<PendingEdge> {
+        edges
+            .iter()
+            .map(|&e| PendingEdge {
+                source: source.to_string(),
+                condition: self.edges[e]
+                    .has_condition_value
+                    .then_some(self.edges[e].condition_value),
+            })
+            .collect()
+    }
+
+    // ------------------------------------------------------------------
+    // Structured graphs
+    // ------------------------------------------------------------------
+
+    /// Forward and reverse sweeps of a nested graph.
+    pub fn structured(&mut self, regions: &[Region]) -> (SweepGraph, SweepGraph) {
+        let mut fwd = GraphBuilder::new(self.scope_id);
+        fwd.add_plain(ControlFlowVertex::Entry);
+        self.forward_sequence(&mut fwd, regions);
+        fwd.add_plain(ControlFlowVertex::Exit);
+
+        let mut rev = GraphBuilder::new(self.scope_id);
+        rev.add_plain(ControlFlowVertex::Entry);
+        self.reverse_sequence(&mut rev, regions);
+        rev.add_plain(ControlFlowVertex::Exit);
+        (finish(fwd, true), finish(rev, true))
+    }
+
+    fn forward_sequence(&mut self, b: &mut GraphBuilder, regions: &[Region]) {
+        for r in regions {
+            self.forward_region(b, r);
+        }
+    }
+
+    fn forward_region(&mut self, b: &mut GraphBuilder, region: &Region) {
+        let taped = self.has_adjoint(std::slice::from_ref(region));
+        match region {
+            Region::Block(v) => {
+                let elements = self.forward_elements(*v);
+                b.statements(elements);
+            }
+            Region::Branch { vertex, arms } => {
+                let id = self.copy_vertex(b, *vertex);
+                let mut joins = Vec::new();
+                for (k, arm) in arms.iter().enumerate() {
+                    b.set_pending(self.pending_for(&id, &arm.edges));
+                    self.forward_sequence(b, &arm.body);
+                    if taped {
+                        let push = self.push_int(ArgumentValue::Constant(
+                            crate::preaccumulate::integer_constant(k as i64 + 1),
+                        ));
+                        b.statement(push);
+                    }
+                    joins.extend(b.take_pending());
+                }
+                b.set_pending(joins);
+                b.add_plain(ControlFlowVertex::EndBranch);
+            }
+            Region::Loop {
+                vertex,
+                body_edge,
+                exit_edge,
+                body,
+            } => {
+                let counter = if taped {
+                    let (ctr, rctr) = self.temps.loop_counters();
+                    self.loop_counters.push((*vertex, ctr.clone(), rctr));
+                    let zero = self.assign(&ctr, integer_expression(0));
+                    b.statement(BasicBlockElement::Assignment(zero));
+                    Some(ctr)
+                } else {
+                    None
+                };
+                let id = self.copy_vertex(b, *vertex);
+                b.set_pending(self.pending_for(&id, &[*body_edge]));
+                self.forward_sequence(b, body);
+                if let Some(ctr) = &counter {
+                    let inc = self.assign(ctr, increment(ctr));
+                    b.statement(BasicBlockElement::Assignment(inc));
+                }
+                let end = b.add_plain(ControlFlowVertex::EndLoop);
+                b.edge(&end, &id, None);
+                b.set_pending(self.pending_for(&id, &[*exit_edge]));
+                if let Some(ctr) = &counter {
+                    let push = self.push_int(ArgumentValue::Variable(ctr.clone()));
+                    b.statement(push);
+                }
+            }
+        }
+    }
+
+    fn reverse_sequence(&mut self, b: &mut GraphBuilder, regions: &[Region]) {
+        for r in regions.iter().rev() {
+            if !self.has_adjoint(std::slice::from_ref(r)) {
+                continue;
+            }
+            match r {
+                Region::Block(v) => {
+                    let elements = self.blocks[*v]
+                        .as_ref()
+                        .map(|s| s.reverse.clone())
+                        .unwrap_or_default();
+                    b.statements(elements);
+                }
+                Region::Branch { arms, .. } => {
+                    let id_var = self.temps.branch_id();
+                    let pop = self.pop_int(&id_var);
+                    b.statement(pop);
+                    let branch_id = b.fresh_id();
+                    let branch = b.add(ControlFlowVertex::Branch(ConditionVertex {
+                        vertex_id: branch_id,
+                        annotation: String::new(),
+                        line_number: 0,
+                        condition: Some(variable_expression(&id_var)),
+                    }));
+                    let mut joins = Vec::new();
+                    for (k, arm) in arms.iter().enumerate() {
+                        b.set_pending(vec![PendingEdge {
+                            source: branch.clone(),
+                            condition: Some(k as i64 + 1),
+                        }]);
+                        self.reverse_sequence(b, &arm.body);
+                        joins.extend(b.take_pending());
+                    }
+                    b.set_pending(joins);
+                    b.add_plain(ControlFlowVertex::EndBranch);
+                }
+                Region::Loop { vertex, body, .. } => {
+                    // The forward sweep of this loop ran first and made
+                    // its counters; the reverse sweep pops into the same one.
+                    let counters = self
+                        .loop_counters
+                        .iter()
+                        .find(|(v, _, _)| v == vertex)
+                        .map(|(_, c, r)| (c.clone(), r.clone()));
+                    let Some((ctr, rctr)) = counters else {
+                        continue;
+                    };
+                    let pop = self.pop_int(&ctr);
+                    b.statement(pop);
+                    let init = self.assign(&rctr, integer_expression(1));
+                    let update = self.assign(&rctr, increment(&rctr));
+                    let loop_id = b.fresh_id();
+                    let l = b.add(ControlFlowVertex::ForLoop(ForLoop {
+                        vertex_id: loop_id,
+                        annotation: String::new(),
+                        line_number: 0,
+                        reversal: ForLoopReversal::Anonymous,
+                        initialization: Some(init),
+                        condition: Some(comparison(BooleanOp::LessOrEqual, &rctr, &ctr)),
+                        update: Some(update),
+                    }));
+                    b.set_pending(vec![PendingEdge {
+                        source: l.clone(),
+                        condition: Some(1),
+                    }]);
+                    self.reverse_sequence(b, body);
+                    let end = b.add_plain(ControlFlowVertex::EndLoop);
+                    b.edge(&end, &l, None);
+                    b.set_pending(vec![PendingEdge {
+                        source: l,
+                        condition: Some(0),
+                    }]);
+                }
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------
+    // Unstructured graphs
+    // ------------------------------------------------------------------
+
+    /// Forward and reverse sweeps recording the basic blocks executed.
+    pub fn unstructured(&mut self) -> Result<(SweepGraph, SweepGraph), String> {
+        let recorded: Vec<usize> = (0..self.vertices.len())
+            .filter(|&v| self.block_has_adjoint(v))
+            .collect();
+        let number_of = |v: usize| recorded.iter().position(|&r| r == v).map(|k| k as i64 + 1);
+
+        // Forward: the original graph, blocks taped and numbered.
+        let mut forward = SweepGraph {
+            structured: false,
+            vertices: Vec::with_capacity(self.vertices.len() + 1),
+            edges: self.edges.to_vec(),
+        };
+        for (v, vertex) in self.vertices.iter().enumerate() {
+            let mut vertex = vertex.clone();
+            if let ControlFlowVertex::BasicBlock(bb) = &mut vertex {
+                bb.elements = self.forward_elements(v);
+                if let Some(k) = number_of(v) {
+                    let push = self.push_int(ArgumentValue::Constant(
+                        crate::preaccumulate::integer_constant(k),
+                    ));
+                    bb.elements.push(push);
+                }
+            }
+            forward.vertices.push(vertex);
+        }
+        let entry = self
+            .vertices
+            .iter()
+            .find(|v| matches!(v, ControlFlowVertex::Entry(_)))
+            .map(|v| v.vertex_id().to_string())
+            .ok_or("control flow graph without an Entry")?;
+        let taken = |id: &str| forward.vertices.iter().any(|v| v.vertex_id() == id);
+        let mut start_id = "oad_start".to_string();
+        while taken(&start_id) {
+            start_id.push('_');
+        }
+        let sentinel = self.push_int(ArgumentValue::Constant(
+            crate::preaccumulate::integer_constant(0),
+        ));
+        forward
+            .vertices
+            .push(ControlFlowVertex::BasicBlock(BasicBlock {
+                vertex_id: start_id.clone(),
+                annotation: String::new(),
+                scope_id: self.scope_id,
+                elements: vec![sentinel],
+            }));
+        let mut entry_edges = 0;
+        for e in &mut forward.edges {
+            if e.source == entry {
+                e.source = start_id.clone();
+                entry_edges += 1;
+            }
+        }
+        if entry_edges != 1 {
+            return Err("the Entry must have exactly one successor".into());
+        }
+        let mut edge_id = "oad_start_edge".to_string();
+        while forward.edges.iter().any(|e| e.edge_id == edge_id) {
+            edge_id.push('_');
+        }
+        forward.edges.push(ControlFlowEdge {
+            edge_id,
+            source: entry,
+            target: start_id,
+            ..ControlFlowEdge::default()
+        });
+
+        // Reverse: pop block numbers until the sentinel.
+        let id_var = self.temps.branch_id();
+        let mut b = GraphBuilder::new(self.scope_id);
+        b.add_plain(ControlFlowVertex::Entry);
+        if !recorded.is_empty() {
+            let pop = self.pop_int(&id_var);
+            b.statement(pop);
+            let loop_id = b.fresh_id();
+            let l = b.add(ControlFlowVertex::PreLoop(ConditionVertex {
+                vertex_id: loop_id,
+                annotation: String::new(),
+                line_number: 0,
+                condition: Some(comparison_with_constant(BooleanOp::NotEqual, &id_var, 0)),
+            }));
+            b.set_pending(vec![PendingEdge {
+                source: l.clone(),
+                condition: Some(1),
+            }]);
+            let branch_id = b.fresh_id();
+            let branch = b.add(ControlFlowVertex::Branch(ConditionVertex {
+                vertex_id: branch_id,
+                annotation: String::new(),
+                line_number: 0,
+                condition: Some(variable_expression(&id_var)),
+            }));
+            let mut joins = Vec::new();
+            for (k, &v) in recorded.iter().enumerate() {
+                b.set_pending(vec![PendingEdge {
+                    source: branch.clone(),
+                    condition: Some(k as i64 + 1),
+                }]);
+                let elements = self.blocks[v]
+                    .as_ref()
+                    .map(|s| s.reverse.clone())
+                    .unwrap_or_default();
+                b.statements(elements);
+                joins.extend(b.take_pending());
+            }
+            b.set_pending(joins);
+            b.add_plain(ControlFlowVertex::EndBranch);
+            let pop = self.pop_int(&id_var);
+            b.statement(pop);
+            let end = b.add_plain(ControlFlowVertex::EndLoop);
+            b.edge(&end, &l, None);
+            b.set_pending(vec![PendingEdge {
+                source: l,
+                condition: Some(0),
+            }]);
+        } else {
+            // Only the sentinel was pushed.
+            let pop = self.pop_int(&id_var);
+            b.statement(pop);
+        }
+        b.add_plain(ControlFlowVertex::Exit);
+        Ok((forward, finish(b, true)))
+    }
+}
+
+fn finish(b: GraphBuilder, structured: bool) -> SweepGraph {
+    SweepGraph {
+        structured,
+        vertices: b.vertices,
+        edges: b.edges,
+    }
+}
+
+fn set_vertex_id(v: &mut ControlFlowVertex, id: String) {
+    match v {
+        ControlFlowVertex::Entry(p)
+        | ControlFlowVertex::Exit(p)
+        | ControlFlowVertex::EndBranch(p)
+        | ControlFlowVertex::EndLoop(p)
+        | ControlFlowVertex::Label(p)
+        | ControlFlowVertex::Goto(p) => p.vertex_id = id,
+        ControlFlowVertex::BasicBlock(bb) => bb.vertex_id = id,
+        ControlFlowVertex::If(c)
+        | ControlFlowVertex::Branch(c)
+        | ControlFlowVertex::PreLoop(c)
+        | ControlFlowVertex::PostLoop(c) => c.vertex_id = id,
+        ControlFlowVertex::ForLoop(f) => f.vertex_id = id,
+    }
+}
+
+/// `v + 1`.
+fn increment(v: &VariableReference) -> Expression {
+    let mut e = ExprBuilder::new();
+    let x = e.variable(v);
+    let one = e.constant_int(1);
+    let sum = e.intrinsic("add_scal_scal", &[x, one]);
+    if let Some(xaif_schema::model::ExpressionVertex::Intrinsic(i)) = e.expr.vertices.get_mut(sum) {
+        i.r_type = xaif_schema::model::SymbolType::Integer;
+    }
+    e.finish(sum)
+}
+
+fn comparison(op: BooleanOp, a: &VariableReference, b: &VariableReference) -> Expression {
+    let mut e = ExprBuilder::new();
+    let x = e.variable(a);
+    let y = e.variable(b);
+    boolean(e, op, x, y)
+}
+
+fn comparison_with_constant(op: BooleanOp, a: &VariableReference, c: i64) -> Expression {
+    let mut e = ExprBuilder::new();
+    let x = e.variable(a);
+    let y = e.constant_int(c);
+    boolean(e, op, x, y)
+}
+
+fn boolean(mut e: ExprBuilder, op: BooleanOp, x: usize, y: usize) -> Expression {
+    let id = (e.expr.vertices.len() + 1).to_string();
+    e.expr
+        .vertices
+        .push(xaif_schema::model::ExpressionVertex::BooleanOperation(
+            BooleanOperation {
+                vertex_id: id,
+                annotation: String::new(),
+                name: op,
+            },
+        ));
+    let v = e.expr.vertices.len() - 1;
+    e.edge(x, v, 1);
+    e.edge(y, v, 2);
+    e.finish(v)
+}

@@ -1,0 +1,225 @@
+//! The nesting of a structured control flow graph (Definition 1 of paper
+//! 001): a sequence of regions, each a basic block, a branch (If or Branch
+//! up to its EndBranch, one arm per distinct target) or a loop (ForLoop,
+//! PreLoop or PostLoop with its body up to the EndLoop). Walking the graph
+//! this way visits vertices in the topological order of Algorithm 1:
+//! branch arms before the EndBranch, loop bodies before the loop's
+//! successor. A graph that does not nest this way (gotos, labels, loop
+//! exits, branches not meeting at one EndBranch) is `NotNested`; the
+//! caller then records basic block ids instead.
+
+use std::collections::HashMap;
+
+use xaif_schema::model::{ControlFlowEdge, ControlFlowVertex};
+
+/// One arm of a branch: the out-edges (indices into the edge list) that
+/// lead to it and its body.
+#[derive(Debug, Clone)]
+pub struct Arm {
+    pub edges: Vec<usize>,
+    pub body: Vec<Region>,
+}
+
+#[derive(Debug, Clone)]
+pub enum Region {
+    /// A basic block (index into the vertex list).
+    Block(usize),
+    Branch {
+        vertex: usize,
+        arms: Vec<Arm>,
+    },
+    Loop {
+        vertex: usize,
+        /// The edges into the body and out of the loop.
+        body_edge: usize,
+        exit_edge: usize,
+        body: Vec<Region>,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NotNested;
+
+enum Stop {
+    Exit,
+    EndBranch(usize),
+    EndLoop(usize),
+}
+
+struct Walker<'g> {
+    vertices: &'g [ControlFlowVertex],
+    edges: &'g [ControlFlowEdge],
+    by_id: HashMap<&'g str, usize>,
+    out: Vec<Vec<usize>>,
+    visited: Vec<bool>,
+}
+
+/// The region sequence from the Entry to the Exit.
+pub fn nest(
+    vertices: &[ControlFlowVertex],
+    edges: &[ControlFlowEdge],
+) -> Result<Vec<Region>, NotNested> {
+    let mut by_id = HashMap::new();
+    for (i, v) in vertices.iter().enumerate() {
+        if by_id.insert(v.vertex_id(), i).is_some() {
+            return Err(NotNested);
+        }
+    }
+    let mut out = vec![Vec::new(); vertices.len()];
+    for (k, e) in edges.iter().enumerate() {
+        let s = *by_id.get(e.source.as_str()).ok_or(NotNested)?;
+        by_id.get(e.target.as_str()).ok_or(NotNested)?;
+        out[s].push(k);
+    }
+    let entries: Vec<usize> = (0..vertices.len())
+        .filter(|&i| matches!(vertices[i], ControlFlowVertex::Entry(_)))
+        .collect();
+    let [entry] = entries.as_slice() else {
+        return Err(NotNested);
+    };
+    let mut w = Walker {
+        vertices,
+        edges,
+        by_id,
+        out,
+        visited: vec![false; vertices.len()],
+    };
+    let (regions, stop) = w.sequence(*entry, 0)?;
+    match stop {
+        Stop::Exit => {}
+        _ => return Err(NotNested),
+    }
+    // Every vertex must belong to the nesting.
+    if w.visited.iter().all(|&v| v) {
+        Ok(regions)
+    } else {
+        Err(NotNested)
+    }
+}
+
+impl Walker<'_> {
+    fn target(&self, edge: usize) -> usize {
+        self.by_id[self.edges[edge].target.as_str()]
+    }
+
+    fn single_successor(&self, v: usize) -> Result<usize, NotNested> {
+        match self.out[v].as_slice() {
+            [e] => Ok(self.target(*e)),
+            _ => Err(NotNested),
+        }
+    }
+
+    fn edge_on(&self, v: usize, value: i64) -> Result<usize, NotNested> {
+        let mut found = self.out[v].iter().filter(|&&e| {
+            self.edges[e].has_condition_value && self.edges[e].condition_value == value
+        });
+        match (found.next(), found.next()) {
+            (Some(&e), None) => Ok(e),
+            _ => Err(NotNested),
+        }
+    }
+
+    fn visit(&mut self, v: usize) -> Result<(), NotNested> {
+        if std::mem::replace(&mut self.visited[v], true) {
+            return Err(NotNested);
+        }
+        Ok(())
+    }
+
+    fn sequence(&mut self, start: usize, depth: usize) -> Result<(Vec<Region>, Stop), NotNested> {
+        if depth > 1000 {
+            return Err(NotNested);
+        }
+        let mut regions = Vec::new();
+        let mut v = start;
+        loop {
+            match &self.vertices[v] {
+                ControlFlowVertex::Exit(_) => {
+                    self.visit(v)?;
+                    if !self.out[v].is_empty() {
+                        return Err(NotNested);
+                    }
+                    return Ok((regions, Stop::Exit));
+                }
+                // Visited by the branch or loop that owns them.
+                ControlFlowVertex::EndBranch(_) => return Ok((regions, Stop::EndBranch(v))),
+                ControlFlowVertex::EndLoop(_) => return Ok((regions, Stop::EndLoop(v))),
+                ControlFlowVertex::Entry(_) => {
+                    self.visit(v)?;
+                    v = self.single_successor(v)?;
+                }
+                ControlFlowVertex::BasicBlock(_) => {
+                    self.visit(v)?;
+                    regions.push(Region::Block(v));
+                    v = self.single_successor(v)?;
+                }
+                ControlFlowVertex::If(_) | ControlFlowVertex::Branch(_) => {
+                    self.visit(v)?;
+                    if matches!(self.vertices[v], ControlFlowVertex::If(_)) {
+                        let t = self.edge_on(v, 1)?;
+                        let f = self.edge_on(v, 0)?;
+                        if self.out[v].len() != 2 || t == f {
+                            return Err(NotNested);
+                        }
+                    }
+                    let mut arms: Vec<(usize, Vec<usize>)> = Vec::new();
+                    for &e in &self.out[v] {
+                        let t = self.target(e);
+                        match arms.iter_mut().find(|(target, _)| *target == t) {
+                            Some((_, es)) => es.push(e),
+                            None => arms.push((t, vec![e])),
+                        }
+                    }
+                    if arms.is_empty() {
+                        return Err(NotNested);
+                    }
+                    let mut join = None;
+                    let mut built = Vec::new();
+                    for (target, es) in arms {
+                        let (body, stop) = self.sequence(target, depth + 1)?;
+                        let Stop::EndBranch(end) = stop else {
+                            return Err(NotNested);
+                        };
+                        if *join.get_or_insert(end) != end {
+                            return Err(NotNested);
+                        }
+                        built.push(Arm { edges: es, body });
+                    }
+                    let end = join.ok_or(NotNested)?;
+                    self.visit(end)?;
+                    regions.push(Region::Branch {
+                        vertex: v,
+                        arms: built,
+                    });
+                    v = self.single_successor(end)?;
+                }
+                ControlFlowVertex::ForLoop(_)
+                | ControlFlowVertex::PreLoop(_)
+                | ControlFlowVertex::PostLoop(_) => {
+                    self.visit(v)?;
+                    if self.out[v].len() != 2 {
+                        return Err(NotNested);
+                    }
+                    let body_edge = self.edge_on(v, 1)?;
+                    let exit_edge = self.edge_on(v, 0)?;
+                    let (body, stop) = self.sequence(self.target(body_edge), depth + 1)?;
+                    let Stop::EndLoop(end) = stop else {
+                        return Err(NotNested);
+                    };
+                    self.visit(end)?;
+                    if self.single_successor(end)? != v {
+                        return Err(NotNested);
+                    }
+                    regions.push(Region::Loop {
+                        vertex: v,
+                        body_edge,
+                        exit_edge,
+                        body,
+                    });
+                    v = self.target(exit_edge);
+                }
+                ControlFlowVertex::Label(_) | ControlFlowVertex::Goto(_) => return Err(NotNested),
+            }
+        }
+    }
+}

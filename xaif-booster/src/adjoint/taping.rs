@@ -1,0 +1,431 @@
+//! Adjoint basic blocks (paper 001, section 3): each statement of a block
+//! becomes a forward piece (the statement plus pushes of what the reverse
+//! sweep needs) and a reverse piece (pops, then the adjoint propagation);
+//! the reverse block is the reverse pieces in reverse statement order.
+//!
+//! Taped per active assignment `y = f(x1..xn)`: the non-constant entries
+//! `a_i` of its statement-level local Jacobian (computed from the values
+//! the statement reads, before it overwrites anything) and the values of
+//! the non-constant subscript expressions of `y` and the `x_i`. The reverse
+//! sweep pops the subscripts into integer temporaries and uses those in
+//! place of the original expressions, so it never reads a program variable.
+//! Subroutine calls tape the subscripts of their actual arguments only.
+
+use std::collections::HashMap;
+
+use xaif_schema::model::{
+    Argument, ArgumentValue, Assignment, AssignmentLhs, Ax, BasicBlockElement,
+    DerivativePropagator, Expression, ExpressionVertex, InlinableSubroutineCall, PropagatorEntry,
+    SubroutineCall, VariableReference, VariableReferenceVertex,
+};
+
+use super::temps::{AdjointTemp, AdjointTemps};
+use crate::catalogue::Catalogue;
+use crate::expr::{base_symbol, exact_integer_literal, variable_expression, ExprView};
+use crate::linearize::{Linearization, Linearizer};
+use crate::preaccumulate::{preaccumulate_statement, Factor};
+use crate::symbols::SymbolIndex;
+use crate::temporaries::TempPool;
+
+/// Static tape use of a piece of code (pushes per execution).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TapeCounts {
+    pub reals: usize,
+    pub integers: usize,
+}
+
+impl std::ops::AddAssign for TapeCounts {
+    fn add_assign(&mut self, o: TapeCounts) {
+        self.reals += o.reals;
+        self.integers += o.integers;
+    }
+}
+
+/// The two sweeps of one basic block.
+#[derive(Debug, Clone, Default)]
+pub struct BlockSweeps {
+    pub forward: Vec<BasicBlockElement>,
+    pub reverse: Vec<BasicBlockElement>,
+    pub tape: TapeCounts,
+}
+
+/// A statement the adjoint cannot handle, with the statement's id.
+pub type StatementError = (Option<String>, String);
+
+/// What the block reversal needs from the whole program.
+pub struct BlockContext<'a> {
+    pub catalogue: &'a Catalogue,
+    pub symbols: &'a SymbolIndex,
+    /// Symbols of subroutines that get an adjoint (active control flow graphs).
+    pub active_subroutines: &'a std::collections::HashSet<String>,
+}
+
+/// A tape operation: `push_real(x)`, `pop_int(i)`, ...
+pub fn tape_call(name: &str, value: ArgumentValue, statement_id: String) -> BasicBlockElement {
+    BasicBlockElement::InlinableSubroutineCall(InlinableSubroutineCall {
+        subroutine_name: name.to_string(),
+        statement_id,
+        arguments: vec![Argument {
+            position: 1,
+            annotation: String::new(),
+            value,
+        }],
+    })
+}
+
+/// Builds both sweeps of a basic block.
+pub fn reverse_block(
+    elements: &[BasicBlockElement],
+    ctx: &BlockContext,
+    pool: &mut TempPool,
+    temps: &mut AdjointTemps,
+) -> Result<BlockSweeps, StatementError> {
+    let mut sweeps = BlockSweeps::default();
+    let mut reverse_pieces: Vec<Vec<BasicBlockElement>> = Vec::new();
+    for element in elements {
+        temps.reset();
+        pool.reset();
+        match element {
+            BasicBlockElement::Assignment(a) => {
+                let mut st = StatementTape::new(&a.statement_id, temps);
+                let piece = st.assignment(a, ctx, pool)?;
+                sweeps.tape += st.counts;
+                sweeps.forward.extend(st.forward);
+                reverse_pieces.push(piece);
+            }
+            BasicBlockElement::SubroutineCall(c) => {
+                let mut st = StatementTape::new(&c.statement_id, temps);
+                let piece = st.call(c, ctx)?;
+                sweeps.tape += st.counts;
+                sweeps.forward.extend(st.forward);
+                reverse_pieces.push(piece);
+            }
+            // Opaque statements (I/O, allocation, ...) run forward only.
+            BasicBlockElement::Marker(_) => sweeps.forward.push(element.clone()),
+            BasicBlockElement::DerivativePropagator(_)
+            | BasicBlockElement::InlinableSubroutineCall(_) => {
+                return Err((
+                    None,
+                    "booster output (derivative propagator or inlinable call) in the input".into(),
+                ))
+            }
+        }
+    }
+    sweeps.reverse = reverse_pieces.into_iter().rev().flatten().collect();
+    Ok(sweeps)
+}
+
+/// The forward piece of one statement under construction, and the pops
+/// that undo its pushes.
+struct StatementTape<'t, 'a> {
+    statement_id: String,
+    temps: &'t mut AdjointTemps<'a>,
+    forward: Vec<BasicBlockElement>,
+    /// Pops in forward order; the reverse piece runs them backwards.
+    pops: Vec<BasicBlockElement>,
+    /// Subscript expression key → popped integer temporary.
+    index_of: HashMap<String, VariableReference>,
+    counts: TapeCounts,
+    serial: usize,
+}
+
+impl<'t, 'a> StatementTape<'t, 'a> {
+    fn new(statement_id: &str, temps: &'t mut AdjointTemps<'a>) -> Self {
+        StatementTape {
+            statement_id: statement_id.to_string(),
+            temps,
+            forward: Vec::new(),
+            pops: Vec::new(),
+            index_of: HashMap::new(),
+            counts: TapeCounts::default(),
+            serial: 0,
+        }
+    }
+
+    fn next_id(&mut self) -> String {
+        self.serial += 1;
+        format!("{}_oad_t{}", self.statement_id, self.serial)
+    }
+
+    /// The pops of this statement, last pushed first.
+    fn reverse_pops(&self) -> Vec<BasicBlockElement> {
+        self.pops.iter().rev().cloned().collect()
+    }
+
+    fn push_real(&mut self, value: ArgumentValue) -> VariableReference {
+        let target = self.temps.take(AdjointTemp::Jacobian);
+        let push_id = self.next_id();
+        let pop_id = self.next_id();
+        self.forward.push(tape_call("push_real", value, push_id));
+        self.pops.push(tape_call(
+            "pop_real",
+            ArgumentValue::Variable(target.clone()),
+            pop_id,
+        ));
+        self.counts.reals += 1;
+        target
+    }
+
+    /// Tapes every non-constant subscript expression of `r` (once per
+    /// statement for equal expressions).
+    fn tape_subscripts(&mut self, r: &VariableReference) {
+        for v in &r.vertices {
+            let VariableReferenceVertex::ArrayElementReference(a) = v else {
+                continue;
+            };
+            for t in &a.index_triplets {
+                for e in [&t.index, &t.bound, &t.stride].into_iter().flatten() {
+                    self.tape_index_expression(e);
+                }
+            }
+        }
+    }
+
+    fn tape_index_expression(&mut self, e: &Expression) {
+        if is_constant_expression(e) {
+            return;
+        }
+        let Some(key) = expression_key(e) else {
+            return;
+        };
+        if self.index_of.contains_key(&key) {
+            return;
+        }
+        // A variable is pushed as it is; anything else is computed first.
+        let value = match e.vertices.as_slice() {
+            [ExpressionVertex::VariableReference(v)] => ArgumentValue::Variable(v.clone()),
+            _ => {
+                let t = self.temps.take(AdjointTemp::IndexExpression);
+                let id = self.next_id();
+                self.forward.push(BasicBlockElement::Assignment(Assignment {
+                    statement_id: id,
+                    do_chain: 0,
+                    line_number: 0,
+                    lhs: AssignmentLhs {
+                        reference: t.clone(),
+                        live: true,
+                    },
+                    rhs: e.clone(),
+                }));
+                ArgumentValue::Variable(t)
+            }
+        };
+        let target = self.temps.take(AdjointTemp::Index);
+        let push_id = self.next_id();
+        let pop_id = self.next_id();
+        self.forward.push(tape_call("push_int", value, push_id));
+        self.pops.push(tape_call(
+            "pop_int",
+            ArgumentValue::Variable(target.clone()),
+            pop_id,
+        ));
+        self.counts.integers += 1;
+        self.index_of.insert(key, target);
+    }
+
+    /// `r` with its taped subscripts replaced by the popped temporaries.
+    fn restored(&self, r: &VariableReference) -> VariableReference {
+        let mut r = r.clone();
+        for v in &mut r.vertices {
+            let VariableReferenceVertex::ArrayElementReference(a) = v else {
+                continue;
+            };
+            for t in &mut a.index_triplets {
+                for e in [&mut t.index, &mut t.bound, &mut t.stride]
+                    .into_iter()
+                    .flatten()
+                {
+                    if let Some(temp) = expression_key(e).and_then(|k| self.index_of.get(&k)) {
+                        *e = variable_expression(temp);
+                    }
+                }
+            }
+        }
+        r
+    }
+
+    fn assignment(
+        &mut self,
+        a: &Assignment,
+        ctx: &BlockContext,
+        pool: &mut TempPool,
+    ) -> Result<Vec<BasicBlockElement>, StatementError> {
+        let fail = |m: String| (Some(a.statement_id.clone()), m);
+        let linearizer = Linearizer {
+            catalogue: ctx.catalogue,
+            symbols: ctx.symbols,
+        };
+        let graph = match linearizer.linearize_assignment(a).map_err(fail)? {
+            Linearization::Passive => {
+                self.forward.push(BasicBlockElement::Assignment(a.clone()));
+                return Ok(Vec::new());
+            }
+            Linearization::ZeroDerivative(y) => {
+                self.tape_subscripts(&y);
+                self.forward.push(BasicBlockElement::Assignment(a.clone()));
+                let mut piece = self.reverse_pops();
+                piece.push(propagator(vec![PropagatorEntry::ZeroDeriv(
+                    self.restored(&y),
+                )]));
+                return Ok(piece);
+            }
+            Linearization::Graph(g) => g,
+        };
+        let acc = preaccumulate_statement(&graph, a, pool, ctx.symbols);
+        let [row] = acc.rows.as_slice() else {
+            return Err(fail(format!(
+                "internal error: statement Jacobian with {} rows",
+                acc.rows.len()
+            )));
+        };
+        self.forward
+            .extend(acc.preamble.into_iter().map(BasicBlockElement::Assignment));
+        // Non-constant factors are pushed (their value before the
+        // assignment) and popped into temporaries.
+        let mut factors: Vec<(VariableReference, Factor)> = Vec::new();
+        for (x, f) in &row.entries {
+            let taped = match f {
+                Factor::Int(_) => f.clone(),
+                Factor::Atom(e) | Factor::NegAtom(e) => match atom_value(e) {
+                    Some(ArgumentValue::Constant(_)) => f.clone(),
+                    None => {
+                        return Err(fail(
+                            "internal error: a Jacobian factor is not a single value".into(),
+                        ))
+                    }
+                    Some(value) => {
+                        let t = variable_expression(&self.push_real(value));
+                        match f {
+                            Factor::NegAtom(_) => Factor::NegAtom(t),
+                            _ => Factor::Atom(t),
+                        }
+                    }
+                },
+            };
+            factors.push((x.clone(), taped));
+        }
+        self.tape_subscripts(&row.dependent);
+        for (x, _) in &row.entries {
+            self.tape_subscripts(x);
+        }
+        self.forward.push(BasicBlockElement::Assignment(a.clone()));
+
+        let y = self.restored(&row.dependent);
+        let terms: Vec<(VariableReference, Factor)> = factors
+            .into_iter()
+            .map(|(x, f)| (self.restored(&x), f))
+            .collect();
+        let mut piece = self.reverse_pops();
+        piece.push(propagator(self.adjoint_entries(&y, &terms)));
+        Ok(piece)
+    }
+
+    /// `x_i%d += a_i * y%d` for every term, then `y%d = 0`. When some
+    /// `x_i` may be the same storage as `y` (same base symbol: `x = x*x`,
+    /// `a(i) = a(j)`), `y%d` is first moved into a derivative temporary so
+    /// that the increments read the adjoint of `y` from before the
+    /// statement and the zeroing cannot wipe an increment.
+    fn adjoint_entries(
+        &mut self,
+        y: &VariableReference,
+        terms: &[(VariableReference, Factor)],
+    ) -> Vec<PropagatorEntry> {
+        let may_alias = terms.iter().any(|(x, _)| base_symbol(x) == base_symbol(y));
+        let mut out = Vec::new();
+        let source = if may_alias {
+            let t = self.temps.take(AdjointTemp::DerivativeCopy);
+            out.push(PropagatorEntry::SetDeriv {
+                tgt: t.clone(),
+                src: y.clone(),
+            });
+            out.push(PropagatorEntry::ZeroDeriv(y.clone()));
+            t
+        } else {
+            y.clone()
+        };
+        for (x, f) in terms {
+            out.push(match f {
+                Factor::Int(1) => PropagatorEntry::IncDeriv {
+                    tgt: x.clone(),
+                    src: source.clone(),
+                },
+                Factor::Int(-1) => PropagatorEntry::DecDeriv {
+                    tgt: x.clone(),
+                    src: source.clone(),
+                },
+                _ => PropagatorEntry::Saxpy {
+                    ax: vec![Ax {
+                        a: f.to_expression(),
+                        x: source.clone(),
+                    }],
+                    y: x.clone(),
+                },
+            });
+        }
+        if !may_alias {
+            out.push(PropagatorEntry::ZeroDeriv(y.clone()));
+        }
+        out
+    }
+
+    /// A call runs forward as it is; the reverse sweep calls it again (the
+    /// template runs the callee's reverse sweep) when the callee has an
+    /// adjoint, with its arguments' subscripts restored.
+    fn call(
+        &mut self,
+        c: &SubroutineCall,
+        ctx: &BlockContext,
+    ) -> Result<Vec<BasicBlockElement>, StatementError> {
+        let has_adjoint = c
+            .symbol_id
+            .as_ref()
+            .is_some_and(|s| ctx.active_subroutines.contains(s));
+        if !has_adjoint {
+            self.forward
+                .push(BasicBlockElement::SubroutineCall(c.clone()));
+            return Ok(Vec::new());
+        }
+        for arg in &c.arguments {
+            if let ArgumentValue::Variable(r) = &arg.value {
+                self.tape_subscripts(r);
+            }
+        }
+        self.forward
+            .push(BasicBlockElement::SubroutineCall(c.clone()));
+        let mut reverse_call = c.clone();
+        for arg in &mut reverse_call.arguments {
+            if let ArgumentValue::Variable(r) = &mut arg.value {
+                *r = self.restored(r);
+            }
+        }
+        let mut piece = self.reverse_pops();
+        piece.push(BasicBlockElement::SubroutineCall(reverse_call));
+        Ok(piece)
+    }
+}
+
+fn propagator(entries: Vec<PropagatorEntry>) -> BasicBlockElement {
+    BasicBlockElement::DerivativePropagator(DerivativePropagator { entries })
+}
+
+/// The value of a one-vertex expression as a call argument.
+fn atom_value(e: &Expression) -> Option<ArgumentValue> {
+    match e.vertices.as_slice() {
+        [ExpressionVertex::VariableReference(r)] => Some(ArgumentValue::Variable(r.clone())),
+        [ExpressionVertex::Constant(c)] => Some(ArgumentValue::Constant(c.clone())),
+        _ => None,
+    }
+}
+
+fn is_constant_expression(e: &Expression) -> bool {
+    match e.vertices.as_slice() {
+        [ExpressionVertex::Constant(c)] => exact_integer_literal(c).is_some(),
+        _ => false,
+    }
+}
+
+fn expression_key(e: &Expression) -> Option<String> {
+    let view = ExprView::new(e).ok()?;
+    let root = view.root().ok()?;
+    Some(view.key(root))
+}

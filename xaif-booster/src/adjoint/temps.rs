@@ -1,0 +1,157 @@
+//! Temporaries of the adjoint sweeps, in the scope of the control flow
+//! graph: popped Jacobian entries (`oad_jac_N`, real), popped index values
+//! (`oad_idx_N`, integer), index expressions computed for a push
+//! (`oad_itmp_N`, integer), loop trip counters and reverse loop indices
+//! (`oad_ctr_N`, `oad_rctr_N`, integer, one pair per loop: nested loops
+//! count at the same time), the popped branch or block id (`oad_branch`,
+//! integer) and a derivative copy for assignments whose left-hand side may
+//! alias an argument (`oad_adj_N`, active real).
+//!
+//! Per-statement temporaries are reused from one statement to the next:
+//! `reset` starts their numbering again.
+
+use std::collections::HashMap;
+
+use xaif_schema::model::{ActiveUse, Symbol, SymbolType, VariableReference};
+
+use crate::symbols::{temporary_symbol, SymbolIndex};
+use crate::temporaries::temp_reference;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AdjointTemp {
+    /// A popped Jacobian entry.
+    Jacobian,
+    /// A popped index value.
+    Index,
+    /// A subscript expression computed in the forward sweep to be pushed.
+    IndexExpression,
+    /// A derivative copy (active).
+    DerivativeCopy,
+}
+
+impl AdjointTemp {
+    fn stem(self) -> &'static str {
+        match self {
+            AdjointTemp::Jacobian => "oad_jac",
+            AdjointTemp::Index => "oad_idx",
+            AdjointTemp::IndexExpression => "oad_itmp",
+            AdjointTemp::DerivativeCopy => "oad_adj",
+        }
+    }
+
+    fn type_(self) -> SymbolType {
+        match self {
+            AdjointTemp::Jacobian | AdjointTemp::DerivativeCopy => SymbolType::Real,
+            AdjointTemp::Index | AdjointTemp::IndexExpression => SymbolType::Integer,
+        }
+    }
+}
+
+/// The adjoint temporaries of one control flow graph.
+pub struct AdjointTemps<'a> {
+    pub scope_id: u64,
+    /// Names handed out per kind, and the next free one in this statement.
+    names: HashMap<AdjointTemp, (Vec<String>, usize)>,
+    /// Whole-graph integers: loop counters, reverse indices, branch id.
+    integers: Vec<String>,
+    loops: usize,
+    /// The program's symbols: a temporary must not shadow any of them.
+    symbols: &'a SymbolIndex,
+}
+
+impl<'a> AdjointTemps<'a> {
+    pub fn new(scope_id: u64, symbols: &'a SymbolIndex) -> AdjointTemps<'a> {
+        AdjointTemps {
+            scope_id,
+            names: HashMap::new(),
+            integers: Vec::new(),
+            loops: 0,
+            symbols,
+        }
+    }
+
+    /// `stem_k`, or `stem_k_j` when the program already uses that name.
+    fn fresh(&self, stem: &str, k: usize) -> String {
+        let base = format!("{stem}_{k}");
+        let mut candidate = base.clone();
+        let mut j = 0;
+        while self.symbols.is_name_used(&candidate) {
+            j += 1;
+            candidate = format!("{base}_{j}");
+        }
+        candidate
+    }
+
+    /// Makes every per-statement temporary available again.
+    pub fn reset(&mut self) {
+        for (_, next) in self.names.values_mut() {
+            *next = 0;
+        }
+    }
+
+    /// A free per-statement temporary of the given kind.
+    pub fn take(&mut self, kind: AdjointTemp) -> VariableReference {
+        let count = self.names.get(&kind).map_or(0, |(n, _)| n.len());
+        let fresh = self.fresh(kind.stem(), count + 1);
+        let (names, next) = self.names.entry(kind).or_default();
+        if *next == names.len() {
+            names.push(fresh);
+        }
+        let name = names[*next].clone();
+        *next += 1;
+        let mut r = temp_reference(&name, self.scope_id);
+        if kind == AdjointTemp::DerivativeCopy {
+            r.active = ActiveUse::True;
+        }
+        r
+    }
+
+    /// The trip counter and reverse index of a new loop.
+    pub fn loop_counters(&mut self) -> (VariableReference, VariableReference) {
+        self.loops += 1;
+        let ctr = self.fresh("oad_ctr", self.loops);
+        let rctr = self.fresh("oad_rctr", self.loops);
+        self.integers.push(ctr.clone());
+        self.integers.push(rctr.clone());
+        (
+            temp_reference(&ctr, self.scope_id),
+            temp_reference(&rctr, self.scope_id),
+        )
+    }
+
+    /// The integer receiving popped branch and block ids.
+    pub fn branch_id(&mut self) -> VariableReference {
+        let name = if self.symbols.is_name_used("oad_branch") {
+            self.fresh("oad_branch", 1)
+        } else {
+            "oad_branch".to_string()
+        };
+        if !self.integers.contains(&name) {
+            self.integers.push(name.clone());
+        }
+        temp_reference(&name, self.scope_id)
+    }
+
+    /// The symbols of every temporary handed out.
+    pub fn symbols(&self) -> Vec<Symbol> {
+        let mut out = Vec::new();
+        let mut kinds: Vec<&AdjointTemp> = self.names.keys().collect();
+        kinds.sort_by_key(|k| k.stem());
+        for kind in kinds {
+            for n in &self.names[kind].0 {
+                out.push(Symbol {
+                    type_: kind.type_(),
+                    active: *kind == AdjointTemp::DerivativeCopy,
+                    ..temporary_symbol(n)
+                });
+            }
+        }
+        for n in &self.integers {
+            out.push(Symbol {
+                type_: SymbolType::Integer,
+                ..temporary_symbol(n)
+            });
+        }
+        out
+    }
+}

@@ -1,0 +1,435 @@
+//! Adjoint mode checked numerically. Each test program is transformed by
+//! `transform_adjoint`; the interpreter runs the tape section (which must
+//! compute what the plain section computes), then the adjoint section
+//! seeded with a random adjoint ȳ of every active location. The resulting
+//! x̄ must satisfy the dot-product identity ⟨x̄, ẋ⟩ = ⟨ȳ, J ẋ⟩ against the
+//! booster's tangent mode (1e-12 relative) and against central finite
+//! differences of the plain section (1e-6 relative); the tapes must end
+//! empty.
+
+mod adjoint_support;
+
+use std::collections::HashMap;
+
+use adjoint_support::*;
+use xaif_booster::adjoint::transform_adjoint;
+use xaif_booster::block_accumulate::EliminationChoice;
+use xaif_booster::catalogue::Catalogue;
+use xaif_booster::elimination::Method;
+use xaif_booster::tangent::{transform_tangent, Preaccumulation, TangentOptions};
+use xaif_schema::model::*;
+
+struct Sections {
+    plain: Replacement,
+    tape: Replacement,
+    adjoint: Replacement,
+}
+
+fn adjoint_of(cg: &CallGraph) -> (CallGraph, Sections) {
+    let mut out = cg.clone();
+    let catalogue = Catalogue::builtin().unwrap();
+    transform_adjoint(&mut out, &catalogue).expect("adjoint transformation");
+    let list = out
+        .vertices
+        .iter()
+        .find_map(|v| match v {
+            CallGraphVertex::ReplacementList(l) => Some(l.clone()),
+            _ => None,
+        })
+        .expect("a replacement list");
+    let get = |p: &str| {
+        list.replacements
+            .iter()
+            .find(|r| r.placeholder == p)
+            .cloned()
+            .unwrap_or_else(|| panic!("no placeholder {p}"))
+    };
+    let sections = Sections {
+        plain: get("1"),
+        tape: get("2"),
+        adjoint: get("3"),
+    };
+    (out, sections)
+}
+
+fn tangent_of(cg: &CallGraph) -> ControlFlowGraph {
+    let mut out = cg.clone();
+    let catalogue = Catalogue::builtin().unwrap();
+    let options = TangentOptions {
+        preaccumulation: Preaccumulation::Statement,
+        elimination: EliminationChoice::Best(vec![Method::Vertex]),
+        dot_dir: None,
+    };
+    transform_tangent(&mut out, &catalogue, &options).expect("tangent transformation");
+    match &out.vertices[0] {
+        CallGraphVertex::ControlFlowGraph(c) => c.clone(),
+        _ => panic!("tangent output is a control flow graph"),
+    }
+}
+
+fn original_cfg(cg: &CallGraph) -> &ControlFlowGraph {
+    match &cg.vertices[0] {
+        CallGraphVertex::ControlFlowGraph(c) => c,
+        _ => panic!("input is a control flow graph"),
+    }
+}
+
+/// A deterministic pseudo-random sequence in [-1, 1].
+struct Lcg(u64);
+impl Lcg {
+    fn next(&mut self) -> f64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+    }
+}
+
+/// Default values of every program variable, overridden by `point`.
+fn state(point: &[(&str, f64)]) -> HashMap<String, f64> {
+    let mut v = HashMap::new();
+    for (k, n) in ACTIVE.iter().enumerate() {
+        v.insert(n.to_string(), 0.4 + 0.1 * k as f64);
+    }
+    for n in PASSIVE {
+        v.insert(n.to_string(), 1.5);
+    }
+    for n in INTEGER {
+        v.insert(n.to_string(), 1.0);
+    }
+    for k in 1..=VECTOR_LEN {
+        v.insert(format!("v({k})"), 0.3 + 0.2 * k as f64);
+    }
+    for (n, x) in point {
+        v.insert(n.to_string(), *x);
+    }
+    v
+}
+
+fn run_plain(cfg: &Replacement, start: &HashMap<String, f64>) -> HashMap<String, f64> {
+    let mut m = Machine {
+        v: start.clone(),
+        ..Machine::default()
+    };
+    m.run(&cfg.vertices, &cfg.edges);
+    m.v
+}
+
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+/// Runs every check of the module comment on `cg` at `point`; returns
+/// ⟨ȳ, J ẋ⟩ so callers can also check it is not trivially zero.
+fn check(cg: &CallGraph, point: &[(&str, f64)], seed: u64) -> f64 {
+    let (_, sections) = adjoint_of(cg);
+    let start = state(point);
+    let locations = active_locations();
+    let mut rng = Lcg(seed);
+    let xdot: Vec<f64> = locations.iter().map(|_| rng.next()).collect();
+    let ybar: Vec<f64> = locations.iter().map(|_| rng.next()).collect();
+
+    // The plain section is the original graph.
+    let cfg = original_cfg(cg);
+    assert_eq!(sections.plain.vertices, cfg.vertices);
+    assert_eq!(sections.plain.edges, cfg.edges);
+    let plain_values = run_plain(&sections.plain, &start);
+
+    // Forward sweep: same values as the original computation.
+    let mut m = Machine {
+        v: start.clone(),
+        ..Machine::default()
+    };
+    m.run(&sections.tape.vertices, &sections.tape.edges);
+    for (name, value) in &plain_values {
+        assert_eq!(
+            m.v.get(name),
+            Some(value),
+            "tape sweep changes the value of {name}"
+        );
+    }
+    // Reverse sweep with ȳ.
+    m.d = locations
+        .iter()
+        .cloned()
+        .zip(ybar.iter().copied())
+        .collect();
+    m.run(&sections.adjoint.vertices, &sections.adjoint.edges);
+    assert!(
+        m.real_tape.is_empty(),
+        "real tape not empty: {:?}",
+        m.real_tape
+    );
+    assert!(
+        m.int_tape.is_empty(),
+        "integer tape not empty: {:?}",
+        m.int_tape
+    );
+    let xbar: Vec<f64> = locations
+        .iter()
+        .map(|n| *m.d.get(n).unwrap_or(&0.0))
+        .collect();
+    let adjoint_side = dot(&xbar, &xdot);
+
+    // Tangent: J ẋ by the booster's tangent mode.
+    let tangent = tangent_of(cg);
+    let mut t = Machine {
+        v: start.clone(),
+        d: locations
+            .iter()
+            .cloned()
+            .zip(xdot.iter().copied())
+            .collect(),
+        ..Machine::default()
+    };
+    t.run(&tangent.vertices, &tangent.edges);
+    let jxdot: Vec<f64> = locations
+        .iter()
+        .map(|n| *t.d.get(n).unwrap_or(&0.0))
+        .collect();
+    let tangent_side = dot(&ybar, &jxdot);
+    let scale = adjoint_side.abs().max(tangent_side.abs()).max(1e-300);
+    assert!(
+        (adjoint_side - tangent_side).abs() <= 1e-12 * scale.max(1.0),
+        "dot-product test: adjoint {adjoint_side} vs tangent {tangent_side}"
+    );
+
+    // Central finite differences of the plain section along ẋ.
+    let h = 1e-6;
+    let shifted = |sign: f64| {
+        let mut s = start.clone();
+        for (n, dx) in locations.iter().zip(&xdot) {
+            *s.get_mut(n).unwrap() += sign * h * dx;
+        }
+        let out = run_plain(&sections.plain, &s);
+        locations.iter().map(|n| out[n]).collect::<Vec<f64>>()
+    };
+    let plus = shifted(1.0);
+    let minus = shifted(-1.0);
+    let fd: Vec<f64> = plus
+        .iter()
+        .zip(&minus)
+        .map(|(p, q)| (p - q) / (2.0 * h))
+        .collect();
+    let fd_side = dot(&ybar, &fd);
+    assert!(
+        (adjoint_side - fd_side).abs() <= 1e-6 * scale.max(1.0),
+        "finite differences: adjoint {adjoint_side} vs FD {fd_side}"
+    );
+    adjoint_side
+}
+
+/// Several random directions at a point.
+fn check_all(cg: &CallGraph, point: &[(&str, f64)]) {
+    for seed in 1..=3 {
+        check(cg, point, seed);
+    }
+}
+
+#[test]
+fn straight_line_with_self_overwrite_and_subscripts() {
+    let cg = structured_program(&[
+        S::Set("x", "(mul x x)"),
+        S::Set("y", "(mul (sin x) z)"),
+        S::Set("z", "(add (mul y x) z)"),
+        S::Set("v[n]", "(mul v[m] x)"),
+        S::Set("v[(iadd n 1)]", "(mul v[n] v[(iadd n 1)])"),
+        S::Set("n", "(iadd n 1)"),
+        S::Set("v[n]", "(add v[n] (div p x))"),
+        S::Set("p", "(mul p 2.0d0)"),
+        S::Set("a", "p"),
+        S::Set("b", "(sub (exp b) (mul b a))"),
+        S::Set("y", "(mul y y)"),
+    ]);
+    check_all(&cg, &[("n", 1.0), ("m", 3.0)]);
+    // n = m: v(n) = v(m)*x overwrites its own argument.
+    check_all(&cg, &[("n", 2.0), ("m", 2.0)]);
+}
+
+#[test]
+fn self_overwrite_alone() {
+    let cg = structured_program(&[S::Set("x", "(mul x x)")]);
+    check_all(&cg, &[("x", 1.3)]);
+    let cg = structured_program(&[S::Set("x", "(add (mul x x) (sin x))")]);
+    check_all(&cg, &[("x", 0.7)]);
+}
+
+#[test]
+fn branch() {
+    let cg = structured_program(&[
+        S::If(
+            "(gt x 0.5d0)",
+            vec![S::Set("y", "(mul x x)")],
+            vec![S::Set("y", "(sin x)"), S::Set("z", "(mul z y)")],
+        ),
+        S::Set("z", "(add z y)"),
+    ]);
+    check_all(&cg, &[("x", 0.7)]);
+    check_all(&cg, &[("x", 0.3)]);
+    // An If without else.
+    let cg = structured_program(&[
+        S::If("(gt x 0.5d0)", vec![S::Set("y", "(mul x y)")], vec![]),
+        S::Set("z", "(mul z y)"),
+    ]);
+    check_all(&cg, &[("x", 0.7)]);
+    check_all(&cg, &[("x", 0.3)]);
+}
+
+#[test]
+fn select_case() {
+    let cg = structured_program(&[S::Select(
+        "k",
+        vec![
+            (vec![1], vec![S::Set("y", "(mul x y)")]),
+            (vec![2, 3], vec![S::Set("y", "(cos x)")]),
+            (vec![], vec![S::Set("z", "(mul z z)")]),
+        ],
+    )]);
+    for k in [1.0, 2.0, 3.0, 7.0] {
+        check_all(&cg, &[("k", k)]);
+    }
+}
+
+#[test]
+fn counted_loop() {
+    let cg = structured_program(&[
+        S::Do(
+            "i",
+            "1",
+            "n",
+            vec![S::Set("y", "(add (mul y x) (sin v[i]))")],
+        ),
+        S::Set("z", "(mul y y)"),
+    ]);
+    check_all(&cg, &[("n", 3.0)]);
+    // Zero trips.
+    check_all(&cg, &[("n", 0.0)]);
+}
+
+#[test]
+fn branch_inside_loop_inside_branch() {
+    let cg = structured_program(&[
+        S::If(
+            "(gt x 0.0d0)",
+            vec![S::Do(
+                "i",
+                "1",
+                "n",
+                vec![
+                    S::If(
+                        "(gt v[i] 0.8d0)",
+                        vec![S::Set("y", "(mul y v[i])")],
+                        vec![S::Set("v[i]", "(mul v[i] x)")],
+                    ),
+                    S::Set("z", "(add z (mul y 0.1d0))"),
+                    S::Do("j", "1", "i", vec![S::Set("a", "(mul a (cos v[j]))")]),
+                ],
+            )],
+            vec![S::Set("y", "(neg y)")],
+        ),
+        S::While(
+            "(lt k n)",
+            vec![
+                S::Set("k", "(iadd k 1)"),
+                S::Set("b", "(mul b (add a 1.0d0))"),
+            ],
+        ),
+    ]);
+    check_all(&cg, &[("x", 0.5), ("n", 4.0)]);
+    check_all(&cg, &[("x", -0.5), ("n", 4.0)]);
+}
+
+/// `k = 0; 10 y = y*x; k = k+1; if (y > 2 .or. k >= n) goto 20; goto 10;
+/// 20 z = z*y` as a graph with a label and gotos.
+fn goto_loop(structured: bool) -> CallGraph {
+    let mut b = CfgBuilder::new();
+    let entry = b.plain(ControlFlowVertex::Entry);
+    let init = b.block(&[("k", "0"), ("a", "(mul a b)")]);
+    let label = b.plain(ControlFlowVertex::Label);
+    let body = b.block(&[
+        ("y", "(mul y x)"),
+        ("k", "(iadd k 1)"),
+        ("v[k]", "(mul v[k] y)"),
+    ]);
+    let id = b.id();
+    let test = b.vertex(ControlFlowVertex::If(ConditionVertex {
+        vertex_id: id,
+        annotation: String::new(),
+        line_number: 0,
+        condition: Some(expr("(or (gt y 2.0d0) (ge k n))")),
+    }));
+    let back = b.plain(ControlFlowVertex::Goto);
+    let after = b.block(&[("z", "(mul z y)")]);
+    let exit = b.plain(ControlFlowVertex::Exit);
+    b.edge(&entry, &init, None);
+    b.edge(&init, &label, None);
+    b.edge(&label, &body, None);
+    b.edge(&body, &test, None);
+    b.edge(&test, &after, Some(1));
+    b.edge(&test, &back, Some(0));
+    b.edge(&back, &label, None);
+    b.edge(&after, &exit, None);
+    program_with(b.vertices, b.edges, structured)
+}
+
+#[test]
+fn loop_with_goto_exit_in_unstructured_graph() {
+    for structured in [false, true] {
+        let cg = goto_loop(structured);
+        let (_, sections) = adjoint_of(&cg);
+        assert!(!sections.tape.structured);
+        // Leaves after y exceeds 2 or after n trips.
+        check_all(&cg, &[("x", 1.5), ("y", 0.5), ("n", 4.0)]);
+        check_all(&cg, &[("x", 1.1), ("y", 0.5), ("n", 3.0)]);
+    }
+}
+
+#[test]
+fn passive_graphs_stay_control_flow_graphs() {
+    let mut cg = structured_program(&[S::Set("y", "(mul x x)")]);
+    if let CallGraphVertex::ControlFlowGraph(c) = &mut cg.vertices[0] {
+        c.active = false;
+    }
+    let (out, _) = {
+        let mut out = cg.clone();
+        transform_adjoint(&mut out, &Catalogue::builtin().unwrap()).unwrap();
+        (out, ())
+    };
+    assert_eq!(out.vertices, cg.vertices);
+}
+
+#[test]
+fn temporaries_are_declared_in_the_graph_scope() {
+    let cg = structured_program(&[
+        S::Do("i", "1", "n", vec![S::Set("v[i]", "(mul v[i] x)")]),
+        S::If("(gt x 0.5d0)", vec![S::Set("x", "(mul x x)")], vec![]),
+    ]);
+    let (out, _) = adjoint_of(&cg);
+    let scope = &out.scope_hierarchy.scopes[1].symbol_tables[0].symbols;
+    let temp = |n: &str| scope.iter().find(|s| s.symbol_id == n).cloned();
+    for n in ["oad_ctr_1", "oad_rctr_1", "oad_branch", "oad_idx_1"] {
+        let s = temp(n).unwrap_or_else(|| panic!("no symbol {n}"));
+        assert!(s.temp && !s.active);
+        assert_eq!(s.type_, SymbolType::Integer, "{n}");
+    }
+    let jac = temp("oad_jac_1").expect("oad_jac_1");
+    assert_eq!(jac.type_, SymbolType::Real);
+    let copy = temp("oad_adj_1").expect("oad_adj_1 (x = x*x)");
+    assert!(copy.active && copy.temp);
+}
+
+#[test]
+fn array_valued_active_reference_is_a_named_error() {
+    let mut cg = structured_program(&[S::Set("y", "(mul x x)")]);
+    if let CallGraphVertex::ControlFlowGraph(c) = &mut cg.vertices[0] {
+        if let ControlFlowVertex::BasicBlock(b) = &mut c.vertices[1] {
+            if let BasicBlockElement::Assignment(a) = &mut b.elements[0] {
+                a.rhs = expr("(mul v x)");
+            }
+        }
+    }
+    let err = transform_adjoint(&mut cg, &Catalogue::builtin().unwrap()).unwrap_err();
+    assert_eq!(err.statement_id.as_deref(), Some("s1"));
+    assert!(err.message.contains("array"), "{}", err.message);
+}
