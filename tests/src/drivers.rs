@@ -370,58 +370,65 @@ fn adjoint_driver(m: &Manifest, dirs: &DotDirections, split: bool) -> String {
 
 /// Benchmark driver: times one evaluation of head at x0 in `mode`
 /// (`orig` for the original program; `rs` times the taping and the adjoint
-/// call together) and prints `OAD_TIME seconds`.
+/// call together), best of three, and prints `OAD_TIME seconds`.
 pub fn timing_driver(m: &Manifest, mode: &str) -> String {
-    let (uses, declarations, call): (&[&str], &str, String) = match mode {
+    let head = &m.head;
+    let (uses, declarations, evaluation): (&[&str], &str, String) = match mode {
         "orig" => (
             &[],
             "  double precision :: x(nx), y(ny)\n",
-            format!("  x = x0\n  call system_clock(t0)\n  call {}(x, y)\n  call system_clock(t1)\n", m.head),
+            format!("    x = x0\n    call system_clock(t0)\n    call {head}(x, y)\n    call system_clock(t1)\n"),
         ),
         "f" | "fv" => (
             &["OAD_active"],
             "  type(active) :: x(nx), y(ny)\n",
             format!(
-                "  x%v = x0\n  x(1)%d = 1.0d0\n  call system_clock(t0)\n  call {}(x, y)\n  call system_clock(t1)\n",
-                m.head
+                "    x%v = x0\n    x(1)%d = 1.0d0\n    call system_clock(t0)\n    call {head}(x, y)\n    call system_clock(t1)\n"
             ),
         ),
         _ => (
             &["OAD_active", "OAD_rev", "OAD_tape"],
             "  type(active) :: x(nx), y(ny)\n",
             format!(
-                "  x%v = x0
-  call tape_init()
-  call system_clock(t0)
-  our_rev_mode%plain = .false.
-  our_rev_mode%tape = .true.
-  our_rev_mode%adjoint = {joint}
-  call {head}(x, y)
-  y(1)%d = 1.0d0
-  our_rev_mode%tape = .false.
-  our_rev_mode%adjoint = .true.
-  {second}
-  call system_clock(t1)
+                "    x%v = x0
+    x%d = 0.0d0
+    call tape_init()
+    call system_clock(t0)
+    our_rev_mode%plain = .false.
+    our_rev_mode%tape = .true.
+    our_rev_mode%adjoint = {joint}
+    y(1)%d = 1.0d0
+    call {head}(x, y)
+    our_rev_mode%tape = .false.
+    our_rev_mode%adjoint = .true.
+    {second}
+    call system_clock(t1)
 ",
-                head = m.head,
                 joint = if mode == "rj" { ".true." } else { ".false." },
                 second = if mode == "rj" {
                     "! joint mode: the first call did both sweeps".to_string()
                 } else {
-                    format!("call {}(x, y)", m.head)
+                    format!("y(1)%d = 1.0d0\n    call {head}(x, y)")
                 },
             ),
         ),
     };
     let mut out = header("timing_driver", m, uses);
     out.push_str(declarations);
-    out.push_str("  double precision :: x0(nx)\n  integer :: i\n  integer(8) :: t0, t1, rate\n");
+    out.push_str(
+        "  double precision :: x0(nx), best
+  integer :: i, rep
+  integer(8) :: t0, t1, rate
+",
+    );
     out.push_str(&set_input_point(m));
-    out.push_str(&call);
+    out.push_str("  call system_clock(count_rate=rate)\n  best = huge(1.0d0)\n  do rep = 1, 3\n");
+    out.push_str(&evaluation);
     let _ = write!(
         out,
-        "  call system_clock(count_rate=rate)
-  print '(a,es12.4)', 'OAD_TIME ', dble(t1 - t0) / dble(rate)
+        "    best = min(best, dble(t1 - t0) / dble(rate))
+  end do
+  print '(a,es12.4)', 'OAD_TIME ', best
 end program timing_driver
 "
     );

@@ -5,7 +5,7 @@
 module burgers_size
   implicit none
   integer, parameter :: n = 200000 ! bench-size
-  integer, parameter :: nsteps = 10
+  integer, parameter :: nsteps = 40
 end module burgers_size
 
 subroutine head(x, y)

@@ -5,7 +5,7 @@
 module heat2d_size
   implicit none
   integer, parameter :: n = 316 ! bench-size
-  integer, parameter :: nsteps = 20
+  integer, parameter :: nsteps = 40
 end module heat2d_size
 
 subroutine head(x, y)

@@ -5,7 +5,7 @@
 module shallow_size
   implicit none
   integer, parameter :: n = 200000 ! bench-size
-  integer, parameter :: nsteps = 10
+  integer, parameter :: nsteps = 40
   double precision, parameter :: grav = 9.81d0
 end module shallow_size
 
