@@ -38,6 +38,13 @@ pub struct FlatSequence {
 
 type SymbolKey = (String, u64);
 
+/// Longest run of statements flattened into one graph. Elimination
+/// heuristics scan all candidates at every step, so their cost grows with
+/// the square of the graph; beyond a few hundred statements a split costs
+/// little (one more propagator) and keeps the booster linear in the block
+/// length.
+pub const MAX_STATEMENTS_PER_GRAPH: usize = 200;
+
 #[derive(Default)]
 pub struct Flattener {
     graph: LinearizedGraph,
@@ -117,7 +124,7 @@ impl Flattener {
         let lhs_ok = !subscript_symbols(lhs)
             .iter()
             .any(|s| self.assigned.contains(s));
-        let fits = uses_ok && lhs_ok;
+        let fits = uses_ok && lhs_ok && self.statements.len() < MAX_STATEMENTS_PER_GRAPH;
         if !(self.is_empty() || fits) {
             return Err((a, g));
         }

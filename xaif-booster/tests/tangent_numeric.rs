@@ -639,3 +639,35 @@ fn array_elements_that_may_alias() {
         }
     }
 }
+
+#[test]
+fn catalogue_override_changes_the_derivative() {
+    // A catalogue whose sin partial is 2*cos(a): the derivative must double,
+    // so the partials really come from the catalogue data.
+    let text = xaif_booster::catalogue::BUILTIN_CATALOGUE;
+    let start = text
+        .find("<xaifii:InlinableIntrinsic name=\"sin_scal\"")
+        .unwrap();
+    let end = start + text[start..].find("</xaifii:InlinableIntrinsic>").unwrap();
+    let entry = &text[start..end];
+    let doubled = entry.replace(
+        "<xaif:Intrinsic vertex_id=\"1\" name=\"cos_scal\" rType=\"real\"/>\n      <xaifii:ArgumentReference vertex_id=\"2\" argument=\"1\"/>\n      <xaif:ExpressionEdge edge_id=\"1\" source=\"2\" target=\"1\" position=\"1\"/>",
+        "<xaif:Intrinsic vertex_id=\"1\" name=\"mul_scal_scal\" rType=\"real\"/>\n      <xaif:Constant vertex_id=\"2\" type=\"integer\" value=\"2\"/>\n      <xaif:Intrinsic vertex_id=\"3\" name=\"cos_scal\" rType=\"real\"/>\n      <xaifii:ArgumentReference vertex_id=\"4\" argument=\"1\"/>\n      <xaif:ExpressionEdge edge_id=\"1\" source=\"2\" target=\"1\" position=\"1\"/>\n      <xaif:ExpressionEdge edge_id=\"2\" source=\"3\" target=\"1\" position=\"2\"/>\n      <xaif:ExpressionEdge edge_id=\"3\" source=\"4\" target=\"3\" position=\"1\"/>",
+    );
+    assert_ne!(doubled, entry, "the test must find the sin partial");
+    let modified = format!("{}{}{}", &text[..start], doubled, &text[end..]);
+    let catalogue = Catalogue::parse(&modified, "modified.xaif").unwrap();
+    let mut cg = program(&[("y", "(sin x)")]);
+    transform_tangent(&mut cg, &catalogue, &options()).unwrap();
+    let x: f64 = 0.4;
+    let d = tangent_derivative(&cg, &point_map(&[("x", x)]), "x", "y");
+    assert!(close(d, 2.0 * x.cos(), 1e-12), "{d}");
+}
+
+#[test]
+fn malformed_catalogue_partials_are_rejected() {
+    let text = xaif_booster::catalogue::BUILTIN_CATALOGUE;
+    let bad = text.replacen("argument=\"2\"", "argument=\"7\"", 1);
+    let err = Catalogue::parse(&bad, "bad.xaif").err().expect("rejected");
+    assert!(err.to_string().starts_with("bad.xaif:"), "{err}");
+}
