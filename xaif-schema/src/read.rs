@@ -15,6 +15,7 @@ mod control_flow;
 mod cursor;
 mod expression;
 mod intrinsics;
+mod namespaces;
 mod references;
 
 use crate::error::XaifError;

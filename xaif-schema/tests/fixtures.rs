@@ -436,3 +436,36 @@ fn writer_output_is_indented_and_spells_out_defaults() {
     let edge = text.find("<xaif:ControlFlowEdge edge_id=\"1\"").unwrap();
     assert!(exit < edge);
 }
+
+#[test]
+fn namespaces_go_by_uri_not_by_prefix() {
+    let text = std::fs::read_to_string(fixture("input_all_elements.xaif")).unwrap();
+    let original = read_call_graph(&text, "prefixed").unwrap();
+    // Default namespace, no prefixes at all.
+    let unprefixed = text
+        .replace("xmlns:xaif=", "xmlns=")
+        .replace("<xaif:", "<")
+        .replace("</xaif:", "</");
+    assert_eq!(read_call_graph(&unprefixed, "default").unwrap(), original);
+    // Another prefix, and the namespace declared again further down.
+    let renamed = text
+        .replace("xmlns:xaif=", "xmlns:x=")
+        .replace("<xaif:", "<x:")
+        .replace("</xaif:", "</x:")
+        .replace(
+            "<x:Entry vertex_id=\"1\"/>",
+            "<q:Entry xmlns:q=\"http://www.mcs.anl.gov/XAIF\" vertex_id=\"1\"/>",
+        );
+    assert_eq!(read_call_graph(&renamed, "renamed").unwrap(), original);
+    // The re-declaration is scoped to its element: q is unknown afterwards.
+    let leaked = renamed.replace("<x:Exit vertex_id=\"13\"/>", "<q:Exit vertex_id=\"13\"/>");
+    let e = read_call_graph(&leaked, "leaked").unwrap_err();
+    assert!(
+        e.message.contains("namespace prefix 'q' is not declared"),
+        "{e}"
+    );
+    // The right names in the wrong namespace are unknown elements.
+    let foreign = text.replace("http://www.mcs.anl.gov/XAIF\"", "urn:not-xaif\"");
+    let e = read_call_graph(&foreign, "foreign").unwrap_err();
+    assert!(e.message.contains("expected 'xaif:CallGraph'"), "{e}");
+}

@@ -2,11 +2,11 @@
 //! that yields child elements with their namespace, attribute access with
 //! typed conversions, and positioned errors.
 
+use super::namespaces::{Scopes, Undeclared};
 use crate::error::XaifError;
 use crate::model::{XAIF_II_NS, XAIF_NII_NS, XAIF_NS};
 use quick_xml::events::{BytesStart, Event};
-use quick_xml::name::ResolveResult;
-use quick_xml::NsReader;
+use quick_xml::Reader;
 use std::borrow::Cow;
 
 pub(crate) type Result<T> = std::result::Result<T, XaifError>;
@@ -57,7 +57,11 @@ pub(crate) struct Attr<'a> {
 }
 
 pub(crate) struct Cursor<'i> {
-    reader: NsReader<&'i [u8]>,
+    reader: Reader<&'i [u8]>,
+    scopes: Scopes<'i>,
+    /// The last tag was empty (`<a/>`): its declarations end before the
+    /// next event.
+    leave_empty: bool,
     text: &'i str,
     file: &'i str,
     /// Positions of the vertices and edges of the graphs being read.
@@ -70,27 +74,17 @@ pub(crate) struct Cursor<'i> {
 /// Deeper than any real XAIF (a subscript nests five levels).
 const MAX_DEPTH: usize = 256;
 
-fn namespace_of(r: &ResolveResult) -> Ns {
-    match r {
-        ResolveResult::Bound(ns) => match ns.into_inner() {
-            x if x == XAIF_NS.as_bytes() => Ns::Xaif,
-            x if x == XAIF_II_NS.as_bytes() => Ns::InlinableIntrinsics,
-            x if x == XAIF_NII_NS.as_bytes() => Ns::NonInlinableIntrinsics,
-            _ => Ns::Other,
-        },
-        _ => Ns::Other,
-    }
-}
-
 impl<'i> Cursor<'i> {
     pub fn new(text: &'i str, file: &'i str) -> Self {
-        let mut reader = NsReader::from_str(text);
+        let mut reader = Reader::from_str(text);
         let config = reader.config_mut();
         config.check_end_names = true;
         config.expand_empty_elements = false;
         config.trim_text(false);
         Cursor {
             reader,
+            scopes: Scopes::new(),
+            leave_empty: false,
             text,
             file,
             marks: Vec::new(),
@@ -126,23 +120,49 @@ impl<'i> Cursor<'i> {
     }
 
     /// Reads the next event with its namespace; the offset is where the
-    /// event starts.
+    /// event starts. Keeps the element depth (bounded) and the namespace
+    /// declarations in scope.
     fn next_event(&mut self) -> Result<(usize, Ns, Event<'i>)> {
+        if self.leave_empty {
+            self.scopes.leave(self.depth);
+            self.leave_empty = false;
+        }
         let offset = self.position();
-        match self.reader.read_resolved_event() {
-            Ok((resolved, event)) => {
-                if let ResolveResult::Unknown(prefix) = &resolved {
-                    if matches!(event, Event::Start(_) | Event::Empty(_)) {
+        let event = self.reader.read_event().map_err(|e| self.xml_error(e))?;
+        let ns = match &event {
+            Event::Start(tag) | Event::Empty(tag) => {
+                let empty = matches!(event, Event::Empty(_));
+                let depth = self.depth + 1;
+                if !empty {
+                    if depth > MAX_DEPTH {
+                        return Err(self.error_at(
+                            offset,
+                            format!("elements nested more than {MAX_DEPTH} deep"),
+                        ));
+                    }
+                    self.depth = depth;
+                }
+                let text = self.text;
+                self.scopes
+                    .declare(tag, depth, |slice| reslice(text, slice));
+                self.leave_empty = empty;
+                match self.scopes.resolve(tag.name().into_inner()) {
+                    Ok(ns) => ns,
+                    Err(Undeclared(prefix)) => {
                         let p = String::from_utf8_lossy(prefix).into_owned();
                         return Err(self
                             .error_at(offset, format!("namespace prefix '{p}' is not declared")));
                     }
                 }
-                let ns = namespace_of(&resolved);
-                Ok((offset, ns, event))
             }
-            Err(e) => Err(self.xml_error(e)),
-        }
+            Event::End(_) => {
+                self.depth = self.depth.saturating_sub(1);
+                self.scopes.leave(self.depth);
+                Ns::Other
+            }
+            _ => Ns::Other,
+        };
+        Ok((offset, ns, event))
     }
 
     /// Checks a DOCTYPE: entity declarations are refused outright (no
@@ -170,7 +190,6 @@ impl<'i> Cursor<'i> {
                 Event::DocType(d) => self.check_doctype(offset, &d)?,
                 Event::Text(t) if is_blank(&t) => {}
                 Event::Start(start) => {
-                    self.depth = 1;
                     return Ok(Element {
                         start,
                         ns,
@@ -220,13 +239,6 @@ impl<'i> Cursor<'i> {
             let (offset, ns, event) = self.next_event()?;
             match event {
                 Event::Start(start) => {
-                    self.depth += 1;
-                    if self.depth > MAX_DEPTH {
-                        return Err(self.error_at(
-                            offset,
-                            format!("elements nested more than {MAX_DEPTH} deep"),
-                        ));
-                    }
                     return Ok(Some(Element {
                         start,
                         ns,
@@ -242,10 +254,7 @@ impl<'i> Cursor<'i> {
                         empty: true,
                     }))
                 }
-                Event::End(_) => {
-                    self.depth = self.depth.saturating_sub(1);
-                    return Ok(None);
-                }
+                Event::End(_) => return Ok(None),
                 Event::Text(t) if is_blank(&t) => {}
                 Event::Comment(_) | Event::PI(_) => {}
                 Event::Eof => {
@@ -338,15 +347,14 @@ impl<'i> Cursor<'i> {
                 if key.contains(&b':') {
                     // Attributes of other vocabularies (xsi:schemaLocation)
                     // are ignored; XAIF's own attributes are unprefixed.
-                    let (resolved, _) = self.reader.resolve_attribute(a.key);
                     let name = String::from_utf8_lossy(key);
-                    return match namespace_of(&resolved) {
-                        Ns::Other if !matches!(resolved, ResolveResult::Unknown(_)) => None,
-                        Ns::Other => Some(Err(self.error_at(
+                    return match self.scopes.resolve(key) {
+                        Ok(Ns::Other) => None,
+                        Err(_) => Some(Err(self.error_at(
                             offset,
                             format!("namespace prefix of attribute '{name}' is not declared"),
                         ))),
-                        _ => Some(Err(self.error_at(
+                        Ok(_) => Some(Err(self.error_at(
                             offset,
                             format!("attribute '{name}' must be written without a prefix"),
                         ))),
@@ -404,7 +412,15 @@ impl<'i> Cursor<'i> {
     /// references resolved (no other entities exist here).
     pub fn string(&self, a: &Attr) -> Result<String> {
         let raw: &[u8] = &a.raw;
-        let s = std::str::from_utf8(raw).map_err(|_| self.bad_value(a, "UTF-8 text"))?;
+        // A value borrowed from the document is text already.
+        let s = match self.offset_of(raw) {
+            Some(at) => self.text.get(at..at + raw.len()),
+            None => None,
+        };
+        let s = match s {
+            Some(s) => s,
+            None => std::str::from_utf8(raw).map_err(|_| self.bad_value(a, "UTF-8 text"))?,
+        };
         if !raw.contains(&b'&') {
             return Ok(s.to_string());
         }
@@ -470,6 +486,14 @@ impl<'i> Cursor<'i> {
             Err(self.bad_value(a, &format!("one of {}", allowed.join(", "))))
         }
     }
+}
+
+/// The same bytes as `slice`, borrowed from the document `text` (None if
+/// `slice` does not point into it).
+fn reslice<'i>(text: &'i str, slice: &[u8]) -> Option<&'i [u8]> {
+    let base = text.as_ptr() as usize;
+    let start = (slice.as_ptr() as usize).checked_sub(base)?;
+    text.as_bytes().get(start..start + slice.len())
 }
 
 fn is_blank(t: &[u8]) -> bool {
