@@ -69,21 +69,28 @@ pub fn accumulate_sequence(
         pool,
         symbols,
         anchor,
-        overwritten: seq
-            .statements
-            .iter()
-            .filter_map(|s| base_symbol(&s.assignment.lhs.reference))
-            .map(|(s, scope)| (s.to_string(), scope))
-            .collect(),
+        overwritten: Default::default(),
         preamble: Vec::new(),
         counts: OpCounts::default(),
     };
 
-    // Partials, statement by statement.
+    // Partials, statement by statement. A partial of statement k read
+    // after the run may use a variable directly only if statements k..end
+    // do not assign it.
+    let mut assigned_from: Vec<std::collections::HashSet<(String, u64)>> =
+        vec![Default::default(); seq.statements.len() + 1];
+    for (k, st) in seq.statements.iter().enumerate().rev() {
+        let mut set = assigned_from[k + 1].clone();
+        if let Some((s, scope)) = base_symbol(&st.assignment.lhs.reference) {
+            set.insert((s.to_string(), scope));
+        }
+        assigned_from[k] = set;
+    }
     let mut factors: Vec<Option<Factor>> = vec![None; g.edges.len()];
     let mut before_statement = Vec::with_capacity(seq.statements.len());
-    for st in &seq.statements {
+    for (k, st) in seq.statements.iter().enumerate() {
         code.anchor = &st.assignment;
+        code.overwritten = std::mem::take(&mut assigned_from[k]);
         for k in st.edges.clone() {
             if live[g.edges[k].target] {
                 factors[k] = Some(code.partial(&g.edges[k].partial));
