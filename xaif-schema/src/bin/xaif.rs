@@ -207,11 +207,14 @@ fn fmt(input: &Path, output: Option<&Path>) -> Result<(), Vec<XaifError>> {
         let kind = SchemaKind::of_root(&bytes);
         read_document(&text, &name, kind).map_err(|e| vec![e])?
     };
-    let out = match document {
-        Document::CallGraph(cg) => write::write_call_graph(&cg),
-        Document::Inlinable(d) => write::write_inlinable_intrinsics(&d),
-        Document::NonInlinable(d) => write::write_noninlinable_intrinsics(&d),
+    let out = match &document {
+        Document::CallGraph(cg) => write::write_call_graph(cg),
+        Document::Inlinable(d) => write::write_inlinable_intrinsics(d),
+        Document::NonInlinable(d) => write::write_noninlinable_intrinsics(d),
     };
+    // The process ends next: freeing a large model piece by piece would
+    // cost more than reading it.
+    std::mem::forget(document);
     emit(output, &out)
 }
 
