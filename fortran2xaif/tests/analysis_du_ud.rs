@@ -166,8 +166,11 @@ fn chains_through_calls_and_aliases() {
     assert_eq!(du.overwritten_by(f1, fa).unwrap(), chain(&[None, Some(f3)]));
     // In head the call reads and defines x, and does not touch y.
     assert_eq!(du.ud(s2, x).unwrap(), chain(&[None]));
-    // Calls only may-define: the entry value of x may still reach s3.
-    assert_eq!(du.ud(s3, x).unwrap(), chain(&[None, Some(s2)]));
+    // f certainly overwrites a (f1), so the call kills x.
+    assert!(r.side_effects.units[f.index()]
+        .must_mod
+        .contains(fa.index()));
+    assert_eq!(du.ud(s3, x).unwrap(), chain(&[Some(s2)]));
     assert_eq!(du.ud(s3, y).unwrap(), chain(&[Some(s1)]));
     assert_eq!(du.du(s2, x).unwrap(), chain(&[None, Some(s3)]));
     assert!(du.ud(s2, y).is_none());
@@ -276,4 +279,60 @@ fn call_graph_and_recursion() {
     assert!(se[g.index()].mod_local.contains(gb.index()));
     assert!(se[h.index()].mod_.contains(hx.index()) && se[h.index()].mod_.contains(glob.index()));
     assert!(se[h.index()].read.is_empty());
+}
+
+/// A callee overwriting its dummy on one branch only may-defines it; on
+/// both branches it kills it.
+#[test]
+fn calls_kill_what_callees_must_modify() {
+    let mut p = ProgramBuilder::new();
+    let head = p.unit("head");
+    let maybe = p.unit("maybe");
+    let surely = p.unit("surely");
+    for &u in &[maybe, surely] {
+        let a = p.dummy(u, "a", Ty::Real);
+        let k = p.dummy(u, "k", Ty::Int);
+        let [c, t, e, j] = [p.block(u), p.block(u), p.block(u), p.block(u)];
+        p.edge(u, c, t);
+        p.edge(u, c, e);
+        p.edge(u, t, j);
+        p.edge(u, e, j);
+        p.opaque(u, c, &[], &[k]);
+        p.assign(u, t, a, &[]);
+        if u == surely {
+            p.assign(u, e, a, &[]);
+        }
+    }
+    let x = p.dummy(head, "x", Ty::Real);
+    let k = p.dummy(head, "k", Ty::Int);
+    let y = p.dummy(head, "y", Ty::Real);
+    let hb = p.block(head);
+    let s1 = p.assign(head, hb, x, &[]);
+    let s2 = p.call(head, hb, maybe, &[Some(x), Some(k)]);
+    let s3 = p.assign(head, hb, y, &[d(x)]);
+    let s4 = p.call(head, hb, surely, &[Some(x), Some(k)]);
+    let s5 = p.assign(head, hb, y, &[d(x)]);
+    let prog = p.finish();
+    let r = analyze(
+        &prog,
+        &Seeds {
+            top: head,
+            independents: vec![],
+            dependents: vec![],
+        },
+    );
+    let ma = prog.units[maybe.index()].dummies[0];
+    let sa = prog.units[surely.index()].dummies[0];
+    assert!(!r.side_effects.units[maybe.index()]
+        .must_mod
+        .contains(ma.index()));
+    assert!(r.side_effects.units[surely.index()]
+        .must_mod
+        .contains(sa.index()));
+    assert_eq!(r.du_ud.ud(s3, x).unwrap(), chain(&[Some(s1), Some(s2)]));
+    assert_eq!(r.du_ud.ud(s5, x).unwrap(), chain(&[Some(s4)]));
+    assert_eq!(
+        r.du_ud.overwritten_by(s1, x).unwrap(),
+        chain(&[Some(s2), Some(s4)])
+    );
 }

@@ -687,12 +687,23 @@ fn random_call_tree(rng: &mut Rng) -> (Program, Seeds) {
 /// statements are copies (new ids, mapped back in the returned map) with
 /// dummies replaced by actuals and fresh locals per copy.
 fn inline_all(prog: &Program) -> (Program, std::collections::HashMap<StmtId, StmtId>) {
+    let (p, origin, _) = inline_all_with_top(prog);
+    (p, origin)
+}
+
+type StmtMap = std::collections::HashMap<StmtId, StmtId>;
+
+/// `inline_all`, also mapping every copy to the statement of the top unit
+/// it comes from (the call it was inlined through, or itself).
+fn inline_all_with_top(prog: &Program) -> (Program, StmtMap, StmtMap) {
     use fortran2xaif::analysis::ir::{Block, BlockId, Unit};
     struct Inliner<'a> {
         prog: &'a Program,
         out: Unit,
         locations: Vec<fortran2xaif::analysis::ir::LocationInfo>,
         origin: std::collections::HashMap<StmtId, StmtId>,
+        at_top: std::collections::HashMap<StmtId, StmtId>,
+        current_top: Option<StmtId>,
         next_id: u32,
     }
     impl Inliner<'_> {
@@ -733,6 +744,11 @@ fn inline_all(prog: &Program) -> (Program, std::collections::HashMap<StmtId, Stm
                     let id = StmtId(self.next_id);
                     self.next_id += 1;
                     self.origin.insert(id, stmt.id());
+                    if top {
+                        self.current_top = Some(stmt.id());
+                    }
+                    self.at_top
+                        .insert(id, self.current_top.unwrap_or(stmt.id()));
                     let copy = match stmt {
                         Stmt::Assign { def, uses, .. } => Stmt::Assign {
                             id,
@@ -811,6 +827,8 @@ fn inline_all(prog: &Program) -> (Program, std::collections::HashMap<StmtId, Stm
         },
         locations: prog.locations.clone(),
         origin: Default::default(),
+        at_top: Default::default(),
+        current_top: None,
         next_id: 1,
     };
     let (entry, exit) = inl.instance(UnitId(0), &Default::default(), true);
@@ -820,7 +838,7 @@ fn inline_all(prog: &Program) -> (Program, std::collections::HashMap<StmtId, Stm
         units: vec![inl.out],
         locations: inl.locations,
     };
-    (program, inl.origin)
+    (program, inl.origin, inl.at_top)
 }
 
 /// Without recursion and aliasing, applying the callees' Diff-dep
@@ -965,4 +983,61 @@ fn ud_chains_equal_definitions_reaching_along_paths() {
         }
     }
     assert!(nonempty > 300, "{nonempty}");
+}
+
+/// Without recursion and aliasing, ud chains in the top unit, where a call
+/// stands for every definition inside it, equal those of the fully inlined
+/// program mapped back (calls may-define what callees may modify and kill
+/// what they modify on every path).
+#[test]
+fn call_chains_agree_with_inlining() {
+    let mut compared = 0;
+    for case in 0..300u64 {
+        let mut rng = Rng(0x6c8e_9cf5_7043_1a2b ^ (case + 5).wrapping_mul(0x9e37_79b9));
+        let (prog, seeds) = random_call_tree(&mut rng);
+        let r = analyze(&prog, &seeds);
+        let (inlined, origin, at_top) = inline_all_with_top(&prog);
+        let ri = analyze(
+            &inlined,
+            &Seeds {
+                top: UnitId(0),
+                ..seeds.clone()
+            },
+        );
+        let top_ids: std::collections::HashSet<StmtId> = prog.units[0]
+            .blocks
+            .iter()
+            .flat_map(|b| &b.stmts)
+            .map(|s| s.id())
+            .collect();
+        for stmt in inlined.units[0].blocks.iter().flat_map(|b| &b.stmts) {
+            let original = origin[&stmt.id()];
+            if !top_ids.contains(&original) || matches!(stmt, Stmt::Call { .. }) {
+                continue;
+            }
+            let uses: Vec<LocationId> = match stmt {
+                Stmt::Assign { uses, .. } => uses.iter().map(|u| u.loc).collect(),
+                Stmt::Opaque { uses, .. } => uses.clone(),
+                Stmt::Call { .. } => Vec::new(),
+            };
+            for l in uses {
+                let mut mapped: Vec<ChainPoint> = ri
+                    .du_ud
+                    .ud(stmt.id(), l)
+                    .unwrap_or(&[])
+                    .iter()
+                    .map(|p| match p {
+                        ChainPoint::Outside => ChainPoint::Outside,
+                        ChainPoint::Stmt(d) => ChainPoint::Stmt(at_top[d]),
+                    })
+                    .collect();
+                mapped.sort();
+                mapped.dedup();
+                let got = r.du_ud.ud(original, l).unwrap_or(&[]);
+                assert_eq!(got, mapped.as_slice(), "case {case} {original:?} {l:?}");
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared > 300, "{compared}");
 }

@@ -44,18 +44,24 @@ pub fn stmt_effects(
         ),
         Stmt::Call {
             callee, actuals, ..
-        } => (
-            side_effects
-                .call_defs(program, callee, actuals)
-                .into_iter()
-                .map(Def::partial)
-                .collect(),
-            side_effects
-                .call_uses(program, callee, actuals)
-                .into_iter()
-                .map(Use::diff)
-                .collect(),
-        ),
+        } => {
+            let kills = side_effects.call_kills(program, callee, actuals);
+            (
+                side_effects
+                    .call_defs(program, callee, actuals)
+                    .into_iter()
+                    .map(|l| Def {
+                        loc: l,
+                        kills: kills.contains(&l),
+                    })
+                    .collect(),
+                side_effects
+                    .call_uses(program, callee, actuals)
+                    .into_iter()
+                    .map(Use::diff)
+                    .collect(),
+            )
+        }
     };
     let mut defs = written.clone();
     for d in &written {

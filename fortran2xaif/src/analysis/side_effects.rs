@@ -14,6 +14,10 @@ pub struct UnitSideEffects {
     pub mod_: BitSet,
     pub read_local: BitSet,
     pub read: BitSet,
+    /// Dummies and globals certainly overwritten as a whole on every path
+    /// through the unit that returns (empty if none returns, and for calls
+    /// inside a recursive cycle).
+    pub must_mod: BitSet,
 }
 
 /// Side effects of every unit, indexed by `UnitId`.
@@ -85,6 +89,7 @@ impl SideEffects {
                     read: read_local.clone(),
                     mod_local,
                     read_local,
+                    must_mod: BitSet::new(n),
                 }
             })
             .collect();
@@ -121,7 +126,100 @@ impl SideEffects {
                 }
             }
         }
-        SideEffects { units }
+        let mut out = SideEffects { units };
+        // Must-modify, callees first; calls within a recursive cycle kill
+        // nothing (a safe under-approximation).
+        for &u in &call_graph.bottom_up {
+            let m = out.must_mod_of(program, call_graph, u);
+            out.units[u.index()].must_mod = m;
+        }
+        out
+    }
+
+    /// Forward must analysis: `Killed⁻(B) = ⋂ Killed⁺(pred)` over reached
+    /// predecessors, `Killed⁺ = Killed⁻ ∪ whole definitions`, at the exit.
+    fn must_mod_of(&self, program: &Program, call_graph: &CallGraph, uid: UnitId) -> BitSet {
+        let n = program.locations.len();
+        let unit = &program.units[uid.index()];
+        let nb = unit.blocks.len();
+        let preds = unit.predecessors();
+        let same_cycle = |c: UnitId| {
+            call_graph
+                .recursive
+                .iter()
+                .any(|g| g.contains(&uid) && g.contains(&c))
+        };
+        let block_kills: Vec<BitSet> = unit
+            .blocks
+            .iter()
+            .map(|b| {
+                let mut k = BitSet::new(n);
+                for stmt in &b.stmts {
+                    match stmt {
+                        Stmt::Assign { def, .. } if def.kills => {
+                            k.insert(def.loc.index());
+                        }
+                        Stmt::Opaque { defs, .. } => {
+                            defs.iter().filter(|d| d.kills).for_each(|d| {
+                                k.insert(d.loc.index());
+                            })
+                        }
+                        Stmt::Call {
+                            callee: Callee::Unit(c),
+                            actuals,
+                            ..
+                        } if !same_cycle(*c) => {
+                            for l in self.call_kills(program, &Callee::Unit(*c), actuals) {
+                                k.insert(l.index());
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                k
+            })
+            .collect();
+        // None: not reached yet (top of the lattice).
+        let mut out: Vec<Option<BitSet>> = vec![None; nb];
+        let mut worklist = vec![unit.entry.index()];
+        while let Some(b) = worklist.pop() {
+            let mut input: Option<BitSet> = (b == unit.entry.index()).then(|| BitSet::new(n));
+            for p in &preds[b] {
+                if let Some(po) = &out[p.index()] {
+                    match &mut input {
+                        None => input = Some(po.clone()),
+                        Some(i) => i.intersect_with(po),
+                    }
+                }
+            }
+            let Some(mut killed) = input else { continue };
+            killed.union_with(&block_kills[b]);
+            if out[b].as_ref() != Some(&killed) {
+                out[b] = Some(killed);
+                worklist.extend(unit.successors[b].iter().map(|s| s.index()));
+            }
+        }
+        match out.get(unit.exit.index()).cloned().flatten() {
+            Some(killed) => killed
+                .iter()
+                .filter(|&l| program.is_visible_outside(uid, LocationId(l as u32)))
+                .collect(),
+            None => BitSet::new(n),
+        }
+    }
+
+    /// Caller locations a call certainly overwrites: the callee's
+    /// `must_mod` bound to the actuals.
+    pub fn call_kills(
+        &self,
+        program: &Program,
+        callee: &Callee,
+        actuals: &[Option<LocationId>],
+    ) -> Vec<LocationId> {
+        match callee {
+            Callee::External(_) => Vec::new(),
+            Callee::Unit(_) => self.call_bound(program, callee, actuals, |e| &e.must_mod),
+        }
     }
 
     /// Caller locations a call may define: the callee's `Mod` bound to the

@@ -83,8 +83,11 @@ impl Ctx<'_> {
     fn kill(&self, stmt: &Stmt) -> Vec<LocationId> {
         match stmt {
             Stmt::Assign { def, .. } if def.kills => vec![def.loc],
+            Stmt::Assign { .. } => Vec::new(),
             Stmt::Opaque { defs, .. } => defs.iter().filter(|d| d.kills).map(|d| d.loc).collect(),
-            _ => Vec::new(),
+            Stmt::Call {
+                callee, actuals, ..
+            } => self.side_effects.call_kills(self.program, callee, actuals),
         }
     }
 
