@@ -284,6 +284,12 @@ pub fn exact_integer_literal(c: &Constant) -> Option<i64> {
     }
 }
 
+/// Whether a folded integer can be printed as a default-kind Fortran
+/// integer literal (32 bits).
+pub fn fits_default_integer(v: i64) -> bool {
+    (-(i32::MAX as i64)..=i32::MAX as i64).contains(&v)
+}
+
 /// Builds an expression vertex by vertex; ids are `1, 2, ...`.
 #[derive(Default)]
 pub struct ExprBuilder {
@@ -367,7 +373,8 @@ impl ExprBuilder {
             ("mul_scal_scal", [Some(a), Some(b)]) => a.checked_mul(*b),
             ("minus_scal", [Some(a)]) => a.checked_neg(),
             _ => None,
-        };
+        }
+        .filter(|&v| fits_default_integer(v));
         if let Some(value) = folded {
             return self.constant_int(value);
         }

@@ -16,7 +16,7 @@ use xaif_schema::model::{
     Assignment, Constant, ConstantType, Expression, ExpressionVertex, VariableReference,
 };
 
-use crate::expr::{integer_expression, symbols_in_expression, ExprBuilder};
+use crate::expr::{fits_default_integer, integer_expression, symbols_in_expression, ExprBuilder};
 use crate::linearize::{LinVertexKind, LinearizedGraph, PartialValue};
 use crate::symbols::SymbolIndex;
 use crate::temporaries::{TempKind, TempPool};
@@ -67,6 +67,27 @@ impl Factor {
             Factor::Atom(e) => (false, e.clone()),
             Factor::NegAtom(e) => (true, e.clone()),
         }
+    }
+}
+
+/// A real(8) literal for `v`, e.g. `1.0d10` or `2.5d0`.
+fn double_constant(v: f64) -> Expression {
+    let text = format!("{v:e}").replace('e', "d");
+    let mantissa_has_point = text.split('d').next().is_some_and(|m| m.contains('.'));
+    let value = if mantissa_has_point {
+        text
+    } else {
+        text.replacen('d', ".0d", 1)
+    };
+    Expression {
+        vertices: vec![ExpressionVertex::Constant(Constant {
+            vertex_id: "1".into(),
+            annotation: String::new(),
+            type_: ConstantType::Double,
+            fe_type: String::new(),
+            value,
+        })],
+        edges: Vec::new(),
     }
 }
 
@@ -166,9 +187,12 @@ impl FactorCode<'_> {
         match (a, b) {
             (Factor::Int(0), _) | (_, Factor::Int(0)) => return Factor::Int(0),
             (Factor::Int(x), Factor::Int(y)) => {
-                if let Some(p) = x.checked_mul(*y) {
-                    return Factor::Int(p);
-                }
+                return match x.checked_mul(*y).filter(|&p| fits_default_integer(p)) {
+                    Some(p) => Factor::Int(p),
+                    // Beyond a default integer: a double literal (one IEEE
+                    // rounding, as the product at run time).
+                    None => Factor::Atom(double_constant(*x as f64 * *y as f64)),
+                };
             }
             (Factor::Int(1), f) | (f, Factor::Int(1)) => return f.clone(),
             (Factor::Int(-1), f) | (f, Factor::Int(-1)) => return f.clone().negated(),
@@ -193,9 +217,10 @@ impl FactorCode<'_> {
         match (a, b) {
             (Factor::Int(0), f) | (f, Factor::Int(0)) => return f.clone(),
             (Factor::Int(x), Factor::Int(y)) => {
-                if let Some(s) = x.checked_add(*y) {
-                    return Factor::Int(s);
-                }
+                return match x.checked_add(*y).filter(|&s| fits_default_integer(s)) {
+                    Some(s) => Factor::Int(s),
+                    None => Factor::Atom(double_constant(*x as f64 + *y as f64)),
+                };
             }
             _ => {}
         }

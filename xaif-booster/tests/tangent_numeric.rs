@@ -671,3 +671,48 @@ fn malformed_catalogue_partials_are_rejected() {
     let err = Catalogue::parse(&bad, "bad.xaif").err().expect("rejected");
     assert!(err.to_string().starts_with("bad.xaif:"), "{err}");
 }
+
+/// Every integer constant anywhere in the block's expressions.
+fn integer_constants(cg: &CallGraph) -> Vec<String> {
+    fn from_expr(e: &Expression, out: &mut Vec<String>) {
+        for v in &e.vertices {
+            if let ExpressionVertex::Constant(c) = v {
+                if c.type_ == ConstantType::Integer {
+                    out.push(c.value.clone());
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for el in block_elements(cg) {
+        match el {
+            BasicBlockElement::Assignment(a) => from_expr(&a.rhs, &mut out),
+            BasicBlockElement::DerivativePropagator(p) => {
+                for e in &p.entries {
+                    if let PropagatorEntry::Sax { ax, .. } | PropagatorEntry::Saxpy { ax, .. } = e {
+                        for t in ax {
+                            from_expr(&t.a, &mut out);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+#[test]
+fn folded_integers_stay_default_kind() {
+    // 100000*100000 does not fit a 32-bit integer: it must not be folded
+    // into one literal.
+    let stmts = [("y", "(mul 100000 (mul 100000 x))")];
+    for opts in all_options() {
+        let cg = transformed_with(&stmts, &opts);
+        for c in integer_constants(&cg) {
+            let v: i64 = c.parse().unwrap();
+            assert!(v.abs() <= i32::MAX as i64, "{c} in {:?}", opts.elimination);
+        }
+    }
+    check(&stmts, "y", &[("x", 0.5)], &[("x", 1e10)]);
+}
