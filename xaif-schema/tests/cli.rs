@@ -115,6 +115,42 @@ fn dot_draws_the_call_graph_and_each_control_flow_graph() {
 }
 
 #[test]
+fn dot_can_draw_one_subroutine() {
+    let out = xaif()
+        .args(["dot", "--subroutine", "helper"])
+        .arg(fixture("input_all_elements.xaif"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let dot = String::from_utf8(out.stdout).unwrap();
+    assert!(dot.starts_with("digraph \"helper\" {"), "{dot}");
+    assert!(
+        dot.contains("\"1\" [label=\"Entry 1\", shape=ellipse];"),
+        "{dot}"
+    );
+    assert!(!dot.contains("BasicBlock"));
+    let out = xaif()
+        .args(["dot", "--subroutine", "nosuch"])
+        .arg(fixture("input_all_elements.xaif"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("no control flow graph for subroutine 'nosuch'"));
+}
+
+#[test]
+fn the_library_validate_file_checks_one_file() {
+    use xaif_schema::validate::{validate_file, SchemaKind};
+    assert!(validate_file(&fixture("input_all_elements.xaif"), SchemaKind::Input).is_ok());
+    let errors = validate_file(&fixture("inlinable_small.xaif"), SchemaKind::Input).unwrap_err();
+    assert!(
+        errors[0].message.contains("InlinableIntrinsicDefinitions"),
+        "{errors:?}"
+    );
+}
+
+#[test]
 fn help_describes_the_subcommands() {
     let out = xaif().arg("--help").output().unwrap();
     let help = String::from_utf8(out.stdout).unwrap();

@@ -66,6 +66,10 @@ enum Command {
         /// Output file; standard output if absent
         #[arg(short, long)]
         output: Option<PathBuf>,
+        /// Draw only the control flow graph of this subroutine (its
+        /// symbol_id)
+        #[arg(long, value_name = "NAME")]
+        subroutine: Option<String>,
     },
 }
 
@@ -106,7 +110,11 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Validate { schema, files } => validate(schema.map(SchemaKind::from), &files),
         Command::Fmt { input, output } => fmt(&input, output.as_deref()),
-        Command::Dot { input, output } => dot(&input, output.as_deref()),
+        Command::Dot {
+            input,
+            output,
+            subroutine,
+        } => dot(&input, output.as_deref(), subroutine.as_deref()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -218,12 +226,36 @@ fn fmt(input: &Path, output: Option<&Path>) -> Result<(), Vec<XaifError>> {
     emit(output, &out)
 }
 
-fn dot(input: &Path, output: Option<&Path>) -> Result<(), Vec<XaifError>> {
+fn dot(
+    input: &Path,
+    output: Option<&Path>,
+    subroutine: Option<&str>,
+) -> Result<(), Vec<XaifError>> {
     let name = input.display().to_string();
     let bytes = load(input)?;
     let text = read::decode(&bytes, &name).map_err(|e| vec![e])?;
     let cg = read::read_call_graph(&text, &name).map_err(|e| vec![e])?;
-    emit(output, &xaif_schema::dot::document_dot(&cg))
+    let graph = match subroutine {
+        None => xaif_schema::dot::document_dot(&cg),
+        Some(wanted) => {
+            let found = cg.vertices.iter().find_map(|v| match v {
+                xaif_schema::CallGraphVertex::ControlFlowGraph(g) if g.symbol_id == wanted => {
+                    Some(g)
+                }
+                _ => None,
+            });
+            match found {
+                Some(g) => xaif_schema::dot::control_flow_dot(g),
+                None => {
+                    return Err(vec![XaifError::without_position(
+                        &name,
+                        format!("no control flow graph for subroutine '{wanted}'"),
+                    )])
+                }
+            }
+        }
+    };
+    emit(output, &graph)
 }
 
 fn emit(output: Option<&Path>, text: &str) -> Result<(), Vec<XaifError>> {
