@@ -50,6 +50,36 @@ pub struct CanonSource {
     pub declared: HashMap<String, HashSet<String>>,
     /// Statement labels used in the body of each unit.
     body_labels: HashMap<String, HashSet<u32>>,
+    /// The innermost unit each untagged line belongs to.
+    pub line_units: HashMap<usize, String>,
+    /// The unit each unit is nested in.
+    pub unit_parent: HashMap<String, Option<String>>,
+}
+
+/// Whether a line is the `end` statement of a program unit (not of an
+/// interface block, type or construct).
+fn ends_unit(line: &str) -> bool {
+    let code = crate::fortran_text::code_part(line)
+        .trim()
+        .to_ascii_lowercase();
+    let code = code
+        .trim_start_matches(|c: char| c.is_ascii_digit())
+        .trim_start();
+    let Some(rest) = code.strip_prefix("end") else {
+        return false;
+    };
+    let rest = rest.trim_start();
+    rest.is_empty()
+        || [
+            "subroutine",
+            "function",
+            "module",
+            "program",
+            "block data",
+            "blockdata",
+        ]
+        .iter()
+        .any(|k| rest.starts_with(k) && !rest.starts_with("module procedure"))
 }
 
 /// A tag line: `!$oad KEYWORD [ARG]`.
@@ -82,10 +112,19 @@ impl CanonSource {
             ..Default::default()
         };
         let err = |i: usize, msg: String| Diagnostic::new(file, i + 1, 1, msg);
-        let mut current: Option<String> = None;
+        // Units nest (module procedures, internal procedures, interface
+        // bodies): the innermost open one owns declarations and bodies.
+        let mut stack: Vec<String> = Vec::new();
         let mut i = 0;
         while i < lines.len() {
+            let current = stack.last().cloned();
             let Some((keyword, arg)) = tag_of(&lines[i]) else {
+                if let Some(u) = &current {
+                    src.line_units.insert(i, u.clone());
+                    if ends_unit(&lines[i]) {
+                        stack.pop();
+                    }
+                }
                 src.items.push(CanonItem::Line(i));
                 i += 1;
                 continue;
@@ -109,7 +148,8 @@ impl CanonSource {
                         tag: arg.clone(),
                         lines: header,
                     });
-                    current = Some(arg);
+                    src.unit_parent.insert(arg.clone(), stack.last().cloned());
+                    stack.push(arg);
                 }
                 "decl" => {
                     let unit = current
@@ -402,6 +442,20 @@ mod tests {
         assert!(src.stmts["2"].text.ends_with("end do outer"));
         assert!(src.stmts["3"].text.ends_with("10 continue"));
         assert_eq!(src.stmts["4"].text, "  write(*, *) 'x'");
+    }
+
+    #[test]
+    fn declarations_after_an_interface_body_belong_to_the_outer_unit() {
+        let text = "!$oad unit h\nsubroutine h(x)\n  interface\n!$oad unit h.i\n    subroutine g(a)\n!$oad decl a\n      real(8) :: a\n    end subroutine g\n  end interface\n!$oad decl x\n  real(8) :: x\n  use_count = 1\n!$oad body\n!$oad end-body\nend subroutine h\n";
+        let src = CanonSource::parse("a.canon.f90", text).unwrap();
+        assert!(src.declared["h"].contains("x"));
+        assert!(src.declared["h.i"].contains("a"));
+        assert_eq!(src.unit_parent["h.i"].as_deref(), Some("h"));
+        assert_eq!(src.line_units[&8].as_str(), "h");
+        assert!(src
+            .items
+            .iter()
+            .any(|i| matches!(i, CanonItem::Body { unit, .. } if unit == "h")));
     }
 
     #[test]

@@ -95,6 +95,20 @@ impl<'g, 'a> UnitGen<'g, 'a> {
 
     /// Whether `name`, seen from this unit, is an active variable.
     pub fn is_active(&self, name: &str) -> bool {
-        self.env.index.is_active(self.scope, name)
+        let index = self.env.index;
+        if index.resolve(self.scope, name).is_some() {
+            return index.is_active(self.scope, name);
+        }
+        // Use-associated: renamed, or visible from a module used whole.
+        let names = self.env.local_names.borrow();
+        let active = |scope: u64, n: &str| {
+            index
+                .symbol(scope, n)
+                .is_some_and(|s| s.active && s.kind == xaif_schema::SymbolKind::Variable)
+        };
+        match names.by_local.get(name) {
+            Some((scope, remote)) => active(*scope, remote),
+            None => names.whole.iter().any(|&s| active(s, name)),
+        }
     }
 }

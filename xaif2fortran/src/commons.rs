@@ -77,21 +77,20 @@ fn parse_common(line: &str) -> Option<(String, Vec<String>)> {
 pub fn plan(index: &XaifIndex, canon: &CanonSource) -> Result<CommonPlan> {
     let mut blocks: Vec<(String, Vec<Occurrence>)> = Vec::new();
     let mut decl_lines: HashMap<(String, String), Vec<usize>> = HashMap::new();
-    let mut current: Option<&str> = None;
     for item in &canon.items {
         match item {
-            CanonItem::UnitHeader { tag, .. } => current = Some(tag),
+            CanonItem::UnitHeader { .. } => {}
             CanonItem::Decl { unit, name, lines } => {
                 decl_lines.insert((unit.clone(), name.clone()), lines.clone());
             }
             CanonItem::Line(i) => {
                 let (Some(unit), Some((block, members))) =
-                    (current, parse_common(&canon.lines[*i]))
+                    (canon.line_units.get(i), parse_common(&canon.lines[*i]))
                 else {
                     continue;
                 };
                 let occ = Occurrence {
-                    unit: unit.to_string(),
+                    unit: unit.clone(),
                     line: *i,
                     members,
                 };
@@ -125,7 +124,7 @@ pub fn plan(index: &XaifIndex, canon: &CanonSource) -> Result<CommonPlan> {
                     format!("member '{m}' of common block /{block}/ has no '!$oad decl' line"),
                 ));
             };
-            for l in declaration(index, canon, &first.unit, m, lines)? {
+            for l in declaration(index, canon, &first.unit, m, lines, None)? {
                 text.push_str(&format!("  {}\n", l.trim()));
             }
         }

@@ -109,6 +109,19 @@ pub struct Env<'a> {
     pub index: &'a XaifIndex<'a>,
     pub xaif: &'a XaifLocator,
     pub mode: Mode,
+    /// Use-associated names of the unit being generated.
+    pub local_names: std::cell::RefCell<crate::uses::LocalNames>,
+}
+
+impl<'a> Env<'a> {
+    pub fn new(index: &'a XaifIndex<'a>, xaif: &'a XaifLocator, mode: Mode) -> Self {
+        Env {
+            index,
+            xaif,
+            mode,
+            local_names: Default::default(),
+        }
+    }
 }
 
 /// Wraps `text` in parentheses when its precedence is below `min`.
@@ -414,7 +427,14 @@ impl<'a> Env<'a> {
                     if !text.is_empty() {
                         text.push('%');
                     }
-                    text.push_str(&sr.symbol_id.to_ascii_lowercase());
+                    let remote = sr.symbol_id.to_ascii_lowercase();
+                    let local = self
+                        .local_names
+                        .borrow()
+                        .by_remote
+                        .get(&(sr.scope_id, remote.clone()))
+                        .cloned();
+                    text.push_str(&local.unwrap_or(remote));
                 }
                 VariableReferenceVertex::ArrayElementReference(a) => {
                     let subs = a

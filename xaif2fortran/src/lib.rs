@@ -14,6 +14,7 @@ pub mod error;
 pub mod expr;
 pub mod fortran_text;
 pub mod inline;
+pub mod interfaces;
 pub mod output;
 pub mod runtime;
 pub mod structured;
@@ -21,6 +22,7 @@ pub mod symbols;
 pub mod template;
 pub mod unparse;
 pub mod unstructured;
+pub mod uses;
 
 use std::path::{Path, PathBuf};
 

@@ -170,6 +170,27 @@ impl<'a> XaifIndex<'a> {
             .copied()
     }
 
+    /// Activity of the formal arguments of subroutine `name` by position,
+    /// if the XAIF has its control flow graph or replacement list.
+    pub fn formal_activity(&self, name: &str) -> Option<Vec<(u64, bool)>> {
+        let (scope, list) = if let Some(cfg) = self.cfg_named(name) {
+            (cfg.controlflowgraph_scope_id, cfg.argument_list.as_ref()?)
+        } else {
+            let rl = self.replacement_list_named(name)?;
+            (rl.controlflowgraph_scope_id, rl.argument_list.as_ref()?)
+        };
+        Some(
+            list.iter()
+                .map(|a| {
+                    let sym = self
+                        .symbol(a.scope_id, &a.symbol_id)
+                        .or_else(|| self.symbol(scope, &a.symbol_id));
+                    (a.position, sym.is_some_and(|s| s.active))
+                })
+                .collect(),
+        )
+    }
+
     /// Unit tags named by control flow graphs and replacement lists.
     pub fn referenced_units(&self) -> impl Iterator<Item = &String> {
         self.cfgs_by_unit

@@ -73,13 +73,11 @@ pub fn unparse_program(
         }
     }
     let template_of = |tag: &str| named_templates.get(tag).or(template);
-    let env = Env {
-        index: &index,
-        xaif,
-        mode,
-    };
+    let env = Env::new(&index, xaif, mode);
+    let local_names = crate::uses::local_names(&index, canon);
     let inline = InlineDefs::builtin();
     let commons = crate::commons::plan(&index, canon)?;
+    let interfaces = crate::interfaces::interface_activity(&index, canon);
     let mut out: Vec<String> = Vec::new();
     let mut modules_placed = commons.modules.is_empty();
     for item in &canon.items {
@@ -95,9 +93,11 @@ pub fn unparse_program(
                     modules_placed = true;
                 }
                 out.extend(lines.iter().map(|&i| canon.lines[i].clone()));
-                out.push("  use OAD_active".into());
+                let header = &canon.lines[lines[0]];
+                let pad = " ".repeat(header.len() - header.trim_start().len() + 2);
+                out.push(format!("{pad}use OAD_active"));
                 if let Some(uses) = commons.uses.get(tag) {
-                    out.extend(uses.iter().map(|u| format!("  {u}")));
+                    out.extend(uses.iter().map(|u| format!("{pad}{u}")));
                 }
                 if let Some(t) =
                     template_of(tag).filter(|_| index.replacements_of_unit(tag).is_some())
@@ -109,7 +109,7 @@ pub fn unparse_program(
                             uses.push(u.clone());
                         }
                     }
-                    out.extend(uses.iter().map(|u| format!("  {u}")));
+                    out.extend(uses.iter().map(|u| format!("{pad}{u}")));
                 }
             }
             CanonItem::Decl { unit, name, .. }
@@ -117,10 +117,12 @@ pub fn unparse_program(
                     .dropped_decls
                     .contains(&(unit.clone(), name.clone())) => {}
             CanonItem::Decl { unit, name, lines } => {
-                out.extend(declaration(&index, canon, unit, name, lines)?);
+                let interface = interfaces.get(&(unit.clone(), name.clone())).copied();
+                out.extend(declaration(&index, canon, unit, name, lines, interface)?);
             }
             CanonItem::Body { unit, lines, .. } => {
                 let scope = index.unit_scope(unit);
+                *env.local_names.borrow_mut() = local_names.get(unit).cloned().unwrap_or_default();
                 match (
                     scope,
                     template_of(unit),
@@ -207,11 +209,14 @@ pub(crate) fn declaration(
     unit: &str,
     name: &str,
     lines: &[usize],
+    active_override: Option<bool>,
 ) -> Result<Vec<String>> {
-    let active = index
-        .unit_scope(unit)
-        .and_then(|s| index.symbol(s, name))
-        .is_some_and(|s| s.active && s.kind == SymbolKind::Variable);
+    let active = active_override.unwrap_or_else(|| {
+        index
+            .unit_scope(unit)
+            .and_then(|s| index.symbol(s, name))
+            .is_some_and(|s| s.active && s.kind == SymbolKind::Variable)
+    });
     if !active {
         return Ok(lines.iter().map(|&i| canon.lines[i].clone()).collect());
     }

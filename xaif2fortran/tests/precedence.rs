@@ -168,11 +168,7 @@ fn random_expressions_evaluate_the_same_in_gfortran() {
     let cg = CallGraph::default();
     let xaif = XaifLocator::new("test.xaif", None);
     let index = XaifIndex::new(&cg, &xaif).unwrap();
-    let env = Env {
-        index: &index,
-        xaif: &xaif,
-        mode: Mode::Tangent,
-    };
+    let env = Env::new(&index, &xaif, Mode::Tangent);
     let mut r = Lcg(42);
     let mut expected = Vec::new();
     let mut program = String::from("program p\n  implicit none\n");
@@ -247,11 +243,7 @@ fn logical_equality_is_eqv_and_compiles() {
     let cg = CallGraph::default();
     let xaif = XaifLocator::new("test.xaif", None);
     let index = XaifIndex::new(&cg, &xaif).unwrap();
-    let env = Env {
-        index: &index,
-        xaif: &xaif,
-        mode: Mode::Tangent,
-    };
+    let env = Env::new(&index, &xaif, Mode::Tangent);
     // (1 < 2) /= (.not. .false. .and. 3 >= 4): .true. .neqv. .false.
     let e = Expression {
         vertices: vec![
