@@ -99,6 +99,15 @@ fn cases() -> Vec<Case> {
         message: "unknown attribute 'colour' on 'xaif:Exit'",
     });
 
+    let l = "    <xaif:Exit vertex_id=\"2\" annotation=\"\" vertex_id=\"3\"/>";
+    v.push(Case {
+        name: "duplicate_attribute",
+        text: with_line_15(l),
+        line: 15,
+        column: column_of(l, "vertex_id=\"3\""),
+        message: "attribute 'vertex_id' appears twice on 'xaif:Exit'",
+    });
+
     let l = "    <xaif:Exit vertex_id=\"2\" xaif:annotation=\"x\"/>";
     v.push(Case {
         name: "prefixed_attribute",

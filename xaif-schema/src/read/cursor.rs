@@ -74,6 +74,10 @@ pub(crate) struct Cursor<'i> {
 /// Deeper than any real XAIF (a subscript nests five levels).
 const MAX_DEPTH: usize = 256;
 
+/// More than any XAIF element has (ten at most), with room for
+/// namespace declarations and foreign attributes.
+const MAX_ATTRIBUTES: usize = 32;
+
 impl<'i> Cursor<'i> {
     pub fn new(text: &'i str, file: &'i str) -> Self {
         let mut reader = Reader::from_str(text);
@@ -331,7 +335,13 @@ impl<'i> Cursor<'i> {
         &'a self,
         el: &'a Element<'i>,
     ) -> impl Iterator<Item = Result<Attr<'a>>> + 'a {
-        el.start.attributes().filter_map(move |a| match a {
+        let mut attributes = el.start.attributes();
+        // Duplicates are caught below: quick-xml's own check allocates a
+        // vector for every tag.
+        attributes.with_checks(false);
+        let mut seen: [&[u8]; MAX_ATTRIBUTES] = [&[]; MAX_ATTRIBUTES];
+        let mut count = 0;
+        attributes.filter_map(move |a| match a {
             Err(e) => {
                 let at = self
                     .offset_of(el.start.attributes_raw())
@@ -341,13 +351,35 @@ impl<'i> Cursor<'i> {
             Ok(a) => {
                 let key = a.key.into_inner();
                 let offset = self.offset_of(key).unwrap_or(el.offset);
+                let name = || String::from_utf8_lossy(key);
+                if seen[..count].contains(&key) {
+                    return Some(Err(self.error_at(
+                        offset,
+                        format!(
+                            "attribute '{}' appears twice on '{}'",
+                            name(),
+                            el.display_name()
+                        ),
+                    )));
+                }
+                if count == MAX_ATTRIBUTES {
+                    return Some(Err(self.error_at(
+                        offset,
+                        format!(
+                            "more than {MAX_ATTRIBUTES} attributes on '{}'",
+                            el.display_name()
+                        ),
+                    )));
+                }
+                seen[count] = key;
+                count += 1;
                 if key == b"xmlns" || key.starts_with(b"xmlns:") {
                     return None;
                 }
                 if key.contains(&b':') {
                     // Attributes of other vocabularies (xsi:schemaLocation)
                     // are ignored; XAIF's own attributes are unprefixed.
-                    let name = String::from_utf8_lossy(key);
+                    let name = name();
                     return match self.scopes.resolve(key) {
                         Ok(Ns::Other) => None,
                         Err(_) => Some(Err(self.error_at(
