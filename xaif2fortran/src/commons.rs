@@ -114,7 +114,23 @@ pub fn plan(index: &XaifIndex, canon: &CanonSource) -> Result<CommonPlan> {
         }
         let module = format!("oad_common_{block}");
         let first = &occs[0];
-        let mut text = format!("module {module}\n  use OAD_active\n  implicit none\n  save\n");
+        let mut text = format!("module {module}\n  use OAD_active\n  implicit none\n");
+        // Named constants the member declarations need (array bounds,
+        // kinds), copied from the first occurrence's unit.
+        let mut constants: Vec<String> = Vec::new();
+        for m in &first.members {
+            if let Some(lines) = decl_lines.get(&(first.unit.clone(), m.clone())) {
+                needed_constants(canon, &decl_lines, &first.unit, lines, &mut constants, 0);
+            }
+        }
+        for c in &constants {
+            if let Some(lines) = decl_lines.get(&(first.unit.clone(), c.clone())) {
+                for &l in lines {
+                    text.push_str(&format!("  {}\n", canon.lines[l].trim()));
+                }
+            }
+        }
+        text.push_str("  save\n");
         for m in &first.members {
             let Some(lines) = decl_lines.get(&(first.unit.clone(), m.clone())) else {
                 return Err(Diagnostic::new(
@@ -167,6 +183,47 @@ pub fn plan(index: &XaifIndex, canon: &CanonSource) -> Result<CommonPlan> {
         }
     }
     Ok(plan)
+}
+
+/// Names of `parameter` constants declared in `unit` that the declaration
+/// on `lines` refers to, dependencies first, each once.
+fn needed_constants(
+    canon: &CanonSource,
+    decl_lines: &HashMap<(String, String), Vec<usize>>,
+    unit: &str,
+    lines: &[usize],
+    out: &mut Vec<String>,
+    depth: usize,
+) {
+    if depth > 50 {
+        return;
+    }
+    let texts: Vec<&str> = lines.iter().map(|&l| canon.lines[l].as_str()).collect();
+    let stmt = crate::canon::join_statement(&texts);
+    for t in crate::fortran_text::tokenize(&stmt) {
+        if t.kind != crate::fortran_text::TokKind::Ident {
+            continue;
+        }
+        let name = stmt[t.start..t.end].to_ascii_lowercase();
+        if out.contains(&name) {
+            continue;
+        }
+        let Some(dl) = decl_lines.get(&(unit.to_string(), name.clone())) else {
+            continue;
+        };
+        if std::ptr::eq(dl.as_slice(), lines) {
+            continue;
+        }
+        let dtexts: Vec<&str> = dl.iter().map(|&l| canon.lines[l].as_str()).collect();
+        let dstmt = crate::canon::join_statement(&dtexts).to_ascii_lowercase();
+        let spec = dstmt.split("::").next().unwrap_or("");
+        if spec.split(',').any(|a| a.trim() == "parameter") {
+            needed_constants(canon, decl_lines, unit, dl, out, depth + 1);
+            if !out.contains(&name) {
+                out.push(name);
+            }
+        }
+    }
 }
 
 #[cfg(test)]
