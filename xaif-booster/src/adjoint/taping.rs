@@ -169,19 +169,24 @@ impl<'t, 'a> StatementTape<'t, 'a> {
     /// Tapes every non-constant subscript expression of `r` (once per
     /// statement for equal expressions).
     fn tape_subscripts(&mut self, r: &VariableReference) {
-        for v in &r.vertices {
-            let VariableReferenceVertex::ArrayElementReference(a) = v else {
-                continue;
-            };
-            for t in &a.index_triplets {
-                for e in [&t.index, &t.bound, &t.stride].into_iter().flatten() {
-                    self.tape_index_expression(e);
-                }
-            }
+        for e in subscript_expressions(r) {
+            self.tape_index_expression(e);
         }
     }
 
     fn tape_index_expression(&mut self, e: &Expression) {
+        self.tape_index_expression_at(e, None);
+    }
+
+    /// Tapes one subscript expression. With `deferred`, the value is
+    /// computed into a temporary now and its push is appended to
+    /// `deferred`, to be emitted later (after a call: the callee pushes
+    /// its own tape in between, and pops it before ours in reverse).
+    fn tape_index_expression_at(
+        &mut self,
+        e: &Expression,
+        mut deferred: Option<&mut Vec<BasicBlockElement>>,
+    ) {
         if is_constant_expression(e) {
             return;
         }
@@ -191,9 +196,12 @@ impl<'t, 'a> StatementTape<'t, 'a> {
         if self.index_of.contains_key(&key) {
             return;
         }
-        // A variable is pushed as it is; anything else is computed first.
+        // A variable is pushed as it is; anything else (and anything whose
+        // push is deferred) is computed into a temporary first.
         let value = match e.vertices.as_slice() {
-            [ExpressionVertex::VariableReference(v)] => ArgumentValue::Variable(v.clone()),
+            [ExpressionVertex::VariableReference(v)] if deferred.is_none() => {
+                ArgumentValue::Variable(v.clone())
+            }
             _ => {
                 let t = self.temps.take(AdjointTemp::IndexExpression);
                 let id = self.next_id();
@@ -213,7 +221,11 @@ impl<'t, 'a> StatementTape<'t, 'a> {
         let target = self.temps.take(AdjointTemp::Index);
         let push_id = self.next_id();
         let pop_id = self.next_id();
-        self.forward.push(tape_call("push_int", value, push_id));
+        let push = tape_call("push_int", value, push_id);
+        match deferred.as_deref_mut() {
+            Some(later) => later.push(push),
+            None => self.forward.push(push),
+        }
         self.pops.push(tape_call(
             "pop_int",
             ArgumentValue::Variable(target.clone()),
@@ -385,13 +397,20 @@ impl<'t, 'a> StatementTape<'t, 'a> {
                 .push(BasicBlockElement::SubroutineCall(c.clone()));
             return Ok(Vec::new());
         }
+        // Subscript values are those at the call (the callee may change
+        // the variables); they are pushed after the call so that the
+        // callee's reverse sweep pops its own tape first.
+        let mut after_call = Vec::new();
         for arg in &c.arguments {
             if let ArgumentValue::Variable(r) = &arg.value {
-                self.tape_subscripts(r);
+                for e in subscript_expressions(r) {
+                    self.tape_index_expression_at(e, Some(&mut after_call));
+                }
             }
         }
         self.forward
             .push(BasicBlockElement::SubroutineCall(c.clone()));
+        self.forward.extend(after_call);
         let mut reverse_call = c.clone();
         for arg in &mut reverse_call.arguments {
             if let ArgumentValue::Variable(r) = &mut arg.value {
@@ -428,4 +447,17 @@ fn expression_key(e: &Expression) -> Option<String> {
     let view = ExprView::new(e).ok()?;
     let root = view.root().ok()?;
     Some(view.key(root))
+}
+
+/// Every subscript expression of a reference (indices, bounds, strides).
+fn subscript_expressions(r: &VariableReference) -> Vec<&Expression> {
+    let mut out = Vec::new();
+    for v in &r.vertices {
+        if let VariableReferenceVertex::ArrayElementReference(a) = v {
+            for t in &a.index_triplets {
+                out.extend([&t.index, &t.bound, &t.stride].into_iter().flatten());
+            }
+        }
+    }
+    out
 }
