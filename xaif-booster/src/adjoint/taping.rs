@@ -185,7 +185,7 @@ impl<'t, 'a> StatementTape<'t, 'a> {
     fn tape_index_expression_at(
         &mut self,
         e: &Expression,
-        mut deferred: Option<&mut Vec<BasicBlockElement>>,
+        deferred: Option<&mut Vec<BasicBlockElement>>,
     ) {
         if is_constant_expression(e) {
             return;
@@ -222,7 +222,7 @@ impl<'t, 'a> StatementTape<'t, 'a> {
         let push_id = self.next_id();
         let pop_id = self.next_id();
         let push = tape_call("push_int", value, push_id);
-        match deferred.as_deref_mut() {
+        match deferred {
             Some(later) => later.push(push),
             None => self.forward.push(push),
         }
