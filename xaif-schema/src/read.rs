@@ -17,6 +17,7 @@ mod expression;
 mod intrinsics;
 mod namespaces;
 mod references;
+mod scratch;
 
 use crate::error::XaifError;
 use crate::model::{CallGraph, InlinableIntrinsicDefinitions, NonInlinableIntrinsicDefinitions};

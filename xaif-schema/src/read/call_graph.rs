@@ -91,6 +91,7 @@ pub(crate) fn call_graph(c: &mut Cursor, el: &Element) -> Result<CallGraph> {
             .iter()
             .map(|e| (e.source.as_str(), e.target.as_str())),
     )?;
+    c.marks.truncate(base);
     Ok(cg)
 }
 
@@ -129,6 +130,7 @@ fn scope_hierarchy(c: &mut Cursor, el: &Element) -> Result<ScopeHierarchy> {
             .iter()
             .map(|e| (e.source.as_str(), e.target.as_str())),
     )?;
+    c.marks.truncate(base);
     Ok(h)
 }
 

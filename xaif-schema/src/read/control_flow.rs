@@ -76,7 +76,9 @@ impl FlowGraph {
             self.edges
                 .iter()
                 .map(|e| (e.source.as_str(), e.target.as_str())),
-        )
+        )?;
+        c.marks.truncate(self.base);
+        Ok(())
     }
 }
 

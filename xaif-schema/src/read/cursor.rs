@@ -66,6 +66,8 @@ pub(crate) struct Cursor<'i> {
     file: &'i str,
     /// Positions of the vertices and edges of the graphs being read.
     pub marks: Vec<super::references::Mark>,
+    /// Where expression graphs are assembled.
+    pub scratch: super::scratch::Scratch,
     /// Open elements; bounded so that hostile nesting cannot exhaust the
     /// stack of the recursive reader.
     depth: usize,
@@ -92,6 +94,7 @@ impl<'i> Cursor<'i> {
             text,
             file,
             marks: Vec::new(),
+            scratch: Default::default(),
             depth: 0,
         }
     }

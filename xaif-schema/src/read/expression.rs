@@ -2,6 +2,7 @@
 
 use super::cursor::{Attr, Cursor, Element, Ns, Result};
 use super::references::{check_graph, Mark};
+use super::scratch::take_from;
 use crate::model::*;
 use crate::names::*;
 
@@ -103,8 +104,9 @@ fn vertex_attr(
 /// The children of an `ExpressionType` element (attributes are the
 /// caller's). `catalogue` admits `xaifii:ArgumentReference`.
 pub(crate) fn expression_body(c: &mut Cursor, el: &Element, catalogue: bool) -> Result<Expression> {
-    let mut x = Expression::default();
     let base = c.marks.len();
+    let vertex_base = c.scratch.expression_vertices.len();
+    let edge_base = c.scratch.expression_edges.len();
     while let Some(child) = c.next_child(el)? {
         if !child.is(Ns::Xaif, "ExpressionEdge") {
             c.marks.push(Mark::Vertex(child.offset));
@@ -127,7 +129,7 @@ pub(crate) fn expression_body(c: &mut Cursor, el: &Element, catalogue: bool) -> 
             (Ns::Xaif, b"ExpressionEdge") => {
                 let e = edge_attrs(c, &child, EdgeKind::Expression)?;
                 c.marks.push(Mark::Edge(e.ends.0, e.ends.1));
-                x.edges.push(ExpressionEdge {
+                c.scratch.expression_edges.push(ExpressionEdge {
                     edge_id: e.edge_id,
                     source: e.source,
                     target: e.target,
@@ -138,22 +140,24 @@ pub(crate) fn expression_body(c: &mut Cursor, el: &Element, catalogue: bool) -> 
             }
             _ => return Err(c.unexpected(&child, el)),
         };
-        x.vertices.push(v);
+        c.scratch.expression_vertices.push(v);
     }
     check_graph(
         c,
         base,
         "expression",
-        x.vertices.iter().map(|v| v.vertex_id()),
-        x.edges
+        c.scratch.expression_vertices[vertex_base..]
+            .iter()
+            .map(|v| v.vertex_id()),
+        c.scratch.expression_edges[edge_base..]
             .iter()
             .map(|e| (e.source.as_str(), e.target.as_str())),
     )?;
-    // Growth leaves up to half of a vector unused; models are kept a long
-    // time and expression graphs are the bulk of them.
-    x.vertices.shrink_to_fit();
-    x.edges.shrink_to_fit();
-    Ok(x)
+    c.marks.truncate(base);
+    Ok(Expression {
+        vertices: take_from(&mut c.scratch.expression_vertices, vertex_base),
+        edges: take_from(&mut c.scratch.expression_edges, edge_base),
+    })
 }
 
 /// An element of `ExpressionType` with no attributes of its own.
@@ -190,31 +194,33 @@ pub(crate) fn variable_reference(
         }
     }
     let base = c.marks.len();
+    let vertex_base = c.scratch.reference_vertices.len();
+    let edge_base = c.scratch.reference_edges.len();
     while let Some(child) = c.next_child(el)? {
         match (child.ns, child.local()) {
             (Ns::Xaif, b"SymbolReference") => {
                 c.marks.push(Mark::Vertex(child.offset));
-                v.vertices
-                    .push(VariableReferenceVertex::SymbolReference(symbol_reference(
-                        c, &child,
-                    )?));
+                let s = symbol_reference(c, &child)?;
+                c.scratch
+                    .reference_vertices
+                    .push(VariableReferenceVertex::SymbolReference(s));
             }
             (Ns::Xaif, b"ArrayElementReference") => {
                 c.marks.push(Mark::Vertex(child.offset));
-                v.vertices
-                    .push(VariableReferenceVertex::ArrayElementReference(
-                        array_element_reference(c, &child)?,
-                    ));
+                let a = array_element_reference(c, &child)?;
+                c.scratch
+                    .reference_vertices
+                    .push(VariableReferenceVertex::ArrayElementReference(a));
             }
             (Ns::Xaif, b"VariableReferenceEdge") => {
                 let (e, ends) = plain_edge(c, &child)?;
                 c.marks.push(Mark::Edge(ends.0, ends.1));
-                v.edges.push(e);
+                c.scratch.reference_edges.push(e);
             }
             _ => return Err(c.unexpected(&child, el)),
         }
     }
-    if v.vertices.is_empty() {
+    if c.scratch.reference_vertices.len() == vertex_base {
         return Err(c.error_at(
             el.offset,
             format!(
@@ -227,13 +233,16 @@ pub(crate) fn variable_reference(
         c,
         base,
         "variable reference",
-        v.vertices.iter().map(|x| x.vertex_id()),
-        v.edges
+        c.scratch.reference_vertices[vertex_base..]
+            .iter()
+            .map(|x| x.vertex_id()),
+        c.scratch.reference_edges[edge_base..]
             .iter()
             .map(|e| (e.source.as_str(), e.target.as_str())),
     )?;
-    v.vertices.shrink_to_fit();
-    v.edges.shrink_to_fit();
+    c.marks.truncate(base);
+    v.vertices = take_from(&mut c.scratch.reference_vertices, vertex_base);
+    v.edges = take_from(&mut c.scratch.reference_edges, edge_base);
     Ok((v, live))
 }
 

@@ -21,21 +21,10 @@ pub(crate) enum Mark {
 /// Graphs up to this size are checked by linear search (no hashing).
 const SMALL_GRAPH: usize = 16;
 
-/// Checks the graph whose marks start at `base` (and pops them). `ids`
-/// and `ends` list the vertices and edges in document order.
+/// Checks the graph whose marks start at `base`; the caller pops the
+/// marks (`c.marks.truncate(base)`) once the check has passed. `ids` and
+/// `ends` list the vertices and edges in document order.
 pub(crate) fn check_graph<'s>(
-    c: &mut Cursor,
-    base: usize,
-    graph: &str,
-    ids: impl Iterator<Item = &'s str> + Clone,
-    ends: impl Iterator<Item = (&'s str, &'s str)>,
-) -> Result<()> {
-    let result = check(c, base, graph, ids, ends);
-    c.marks.truncate(base);
-    result
-}
-
-fn check<'s>(
     c: &Cursor,
     base: usize,
     graph: &str,
