@@ -2,7 +2,7 @@
 //!
 //! - [`model`]: one Rust type per element of the format;
 //! - [`read`]: streaming reader with positioned errors;
-//! - [`write`]: deterministic writer;
+//! - [`write`](mod@write): deterministic writer;
 //! - [`validate`]: XSD validation through libxml2 (the XSD files are built in);
 //! - [`graph`]: petgraph views of call, control flow and expression graphs;
 //! - [`dot`]: Graphviz export.
