@@ -23,36 +23,70 @@ struct Sections {
     plain: Replacement,
     tape: Replacement,
     adjoint: Replacement,
+    /// Every subroutine's code in each simulated mode.
+    plain_subs: HashMap<String, Callee>,
+    tape_subs: HashMap<String, Callee>,
+    adjoint_subs: HashMap<String, Callee>,
+}
+
+fn formals(list: &Option<Vec<ArgumentSymbolReference>>) -> Vec<String> {
+    let mut args = list.clone().unwrap_or_default();
+    args.sort_by_key(|a| a.position);
+    args.into_iter().map(|a| a.symbol_id).collect()
 }
 
 fn adjoint_of(cg: &CallGraph) -> (CallGraph, Sections) {
     let mut out = cg.clone();
     let catalogue = Catalogue::builtin().unwrap();
     transform_adjoint(&mut out, &catalogue).expect("adjoint transformation");
-    let list = out
+    let lists: Vec<ReplacementList> = out
         .vertices
         .iter()
-        .find_map(|v| match v {
+        .filter_map(|v| match v {
             CallGraphVertex::ReplacementList(l) => Some(l.clone()),
             _ => None,
         })
-        .expect("a replacement list");
-    let get = |p: &str| {
+        .collect();
+    let get = |list: &ReplacementList, p: &str| {
         list.replacements
             .iter()
             .find(|r| r.placeholder == p)
             .cloned()
             .unwrap_or_else(|| panic!("no placeholder {p}"))
     };
+    let subs = |p: &str| -> HashMap<String, Callee> {
+        lists
+            .iter()
+            .map(|l| {
+                let r = get(l, p);
+                (
+                    l.symbol_id.clone(),
+                    Callee {
+                        formals: formals(&l.argument_list),
+                        vertices: r.vertices,
+                        edges: r.edges,
+                    },
+                )
+            })
+            .collect()
+    };
+    let head = lists
+        .iter()
+        .find(|l| l.symbol_id == "head")
+        .expect("a replacement list for head");
     let sections = Sections {
-        plain: get("1"),
-        tape: get("2"),
-        adjoint: get("3"),
+        plain: get(head, "1"),
+        tape: get(head, "2"),
+        adjoint: get(head, "3"),
+        plain_subs: subs("1"),
+        tape_subs: subs("2"),
+        adjoint_subs: subs("3"),
     };
     (out, sections)
 }
 
-fn tangent_of(cg: &CallGraph) -> ControlFlowGraph {
+/// The tangent code of every subroutine.
+fn tangent_of(cg: &CallGraph) -> HashMap<String, Callee> {
     let mut out = cg.clone();
     let catalogue = Catalogue::builtin().unwrap();
     let options = TangentOptions {
@@ -61,10 +95,20 @@ fn tangent_of(cg: &CallGraph) -> ControlFlowGraph {
         dot_dir: None,
     };
     transform_tangent(&mut out, &catalogue, &options).expect("tangent transformation");
-    match &out.vertices[0] {
-        CallGraphVertex::ControlFlowGraph(c) => c.clone(),
-        _ => panic!("tangent output is a control flow graph"),
-    }
+    out.vertices
+        .iter()
+        .filter_map(|v| match v {
+            CallGraphVertex::ControlFlowGraph(c) => Some((
+                c.symbol_id.clone(),
+                Callee {
+                    formals: formals(&c.argument_list),
+                    vertices: c.vertices.clone(),
+                    edges: c.edges.clone(),
+                },
+            )),
+            _ => None,
+        })
+        .collect()
 }
 
 fn original_cfg(cg: &CallGraph) -> &ControlFlowGraph {
@@ -107,9 +151,14 @@ fn state(point: &[(&str, f64)]) -> HashMap<String, f64> {
     v
 }
 
-fn run_plain(cfg: &Replacement, start: &HashMap<String, f64>) -> HashMap<String, f64> {
+fn run_plain(
+    cfg: &Replacement,
+    subs: &HashMap<String, Callee>,
+    start: &HashMap<String, f64>,
+) -> HashMap<String, f64> {
     let mut m = Machine {
         v: start.clone(),
+        subroutines: subs.clone(),
         ..Machine::default()
     };
     m.run(&cfg.vertices, &cfg.edges);
@@ -134,11 +183,12 @@ fn check(cg: &CallGraph, point: &[(&str, f64)], seed: u64) -> f64 {
     let cfg = original_cfg(cg);
     assert_eq!(sections.plain.vertices, cfg.vertices);
     assert_eq!(sections.plain.edges, cfg.edges);
-    let plain_values = run_plain(&sections.plain, &start);
+    let plain_values = run_plain(&sections.plain, &sections.plain_subs, &start);
 
     // Forward sweep: same values as the original computation.
     let mut m = Machine {
         v: start.clone(),
+        subroutines: sections.tape_subs.clone(),
         ..Machine::default()
     };
     m.run(&sections.tape.vertices, &sections.tape.edges);
@@ -150,6 +200,7 @@ fn check(cg: &CallGraph, point: &[(&str, f64)], seed: u64) -> f64 {
         );
     }
     // Reverse sweep with ȳ.
+    m.subroutines = sections.adjoint_subs.clone();
     m.d = locations
         .iter()
         .cloned()
@@ -174,8 +225,10 @@ fn check(cg: &CallGraph, point: &[(&str, f64)], seed: u64) -> f64 {
 
     // Tangent: J ẋ by the booster's tangent mode.
     let tangent = tangent_of(cg);
+    let head = tangent["head"].clone();
     let mut t = Machine {
         v: start.clone(),
+        subroutines: tangent,
         d: locations
             .iter()
             .cloned()
@@ -183,7 +236,7 @@ fn check(cg: &CallGraph, point: &[(&str, f64)], seed: u64) -> f64 {
             .collect(),
         ..Machine::default()
     };
-    t.run(&tangent.vertices, &tangent.edges);
+    t.run(&head.vertices, &head.edges);
     let jxdot: Vec<f64> = locations
         .iter()
         .map(|n| *t.d.get(n).unwrap_or(&0.0))
@@ -202,7 +255,7 @@ fn check(cg: &CallGraph, point: &[(&str, f64)], seed: u64) -> f64 {
         for (n, dx) in locations.iter().zip(&xdot) {
             *s.get_mut(n).unwrap() += sign * h * dx;
         }
-        let out = run_plain(&sections.plain, &s);
+        let out = run_plain(&sections.plain, &sections.plain_subs, &s);
         locations.iter().map(|n| out[n]).collect::<Vec<f64>>()
     };
     let plus = shifted(1.0);
@@ -432,4 +485,43 @@ fn array_valued_active_reference_is_a_named_error() {
     let err = transform_adjoint(&mut cg, &Catalogue::builtin().unwrap()).unwrap_err();
     assert_eq!(err.statement_id.as_deref(), Some("s1"));
     assert!(err.message.contains("array"), "{}", err.message);
+}
+
+/// `foo(fa, fs)` called in a loop with array elements as arguments: the
+/// callee tapes its own branch and Jacobian entries between the caller's
+/// pushes, and the caller's subscripts must come back after the callee's
+/// reverse sweep has popped its own.
+#[test]
+fn calls_with_subscripted_arguments() {
+    let callee = [
+        S::If(
+            "(gt fs 0.5d0)",
+            vec![S::Set("fa", "(add (mul fa (sin fs)) (mul fa fa))")],
+            vec![S::Set("fa", "(mul fa fs)")],
+        ),
+        S::Set("ft", "(mul fa fs)"),
+        S::Set("fa", "(add fa ft)"),
+        S::Set("fs", "(mul fs 0.9d0)"),
+    ];
+    let cg = program_with_callee(
+        &[
+            S::Do(
+                "i",
+                "1",
+                "n",
+                vec![
+                    S::Call("foo", vec!["v[i]", "x"]),
+                    S::Set("y", "(add y (mul v[i] x))"),
+                ],
+            ),
+            S::Call("foo", vec!["v[(iadd n 1)]", "z"]),
+            S::Set("y", "(mul y v[(iadd n 1)])"),
+        ],
+        "foo",
+        &["fa", "fs"],
+        &["ft"],
+        &callee,
+    );
+    check_all(&cg, &[("n", 3.0), ("x", 0.8)]);
+    check_all(&cg, &[("n", 2.0), ("x", 0.3), ("z", 0.9)]);
 }

@@ -6,8 +6,22 @@
 
 #![allow(dead_code)]
 
+use std::cell::Cell;
 use std::collections::HashMap;
 use xaif_schema::model::*;
+
+thread_local! {
+    /// The scope that `var` and `expr` put their symbol references in.
+    static SCOPE: Cell<u64> = const { Cell::new(2) };
+}
+
+/// Runs `f` with references built in scope `scope`.
+pub fn in_scope<T>(scope: u64, f: impl FnOnce() -> T) -> T {
+    let old = SCOPE.with(|s| s.replace(scope));
+    let out = f();
+    SCOPE.with(|s| s.set(old));
+    out
+}
 
 // ---------------------------------------------------------------------------
 // Expressions in prefix notation
@@ -195,7 +209,7 @@ pub fn var(name: &str) -> VariableReference {
             vertex_id: "1".into(),
             annotation: String::new(),
             symbol_id: name.to_string(),
-            scope_id: 2,
+            scope_id: SCOPE.with(|s| s.get()),
             properties: Vec::new(),
         })],
         ..VariableReference::default()
@@ -210,6 +224,8 @@ pub fn var(name: &str) -> VariableReference {
 pub enum S {
     /// `lhs = rhs`.
     Set(&'static str, &'static str),
+    /// `call name(args)`, arguments as variable references.
+    Call(&'static str, Vec<&'static str>),
     /// `if (cond) then ... else ... end if`.
     If(&'static str, Vec<S>, Vec<S>),
     /// `select case (expr)`: arms with their case values (empty: default).
@@ -295,6 +311,27 @@ impl CfgBuilder {
         }
     }
 
+    pub fn call(&mut self, name: &str, args: &[&str]) -> SubroutineCall {
+        self.statements += 1;
+        SubroutineCall {
+            statement_id: format!("s{}", self.statements),
+            symbol_id: Some(name.to_string()),
+            scope_id: Some(1),
+            active: ActiveUse::True,
+            line_number: self.statements as u64,
+            formal_arg_count: args.len() as u64,
+            arguments: args
+                .iter()
+                .enumerate()
+                .map(|(k, a)| Argument {
+                    position: k as u64 + 1,
+                    annotation: String::new(),
+                    value: ArgumentValue::Variable(var(a)),
+                })
+                .collect(),
+        }
+    }
+
     pub fn block(&mut self, sets: &[(&str, &str)]) -> String {
         let elements = sets
             .iter()
@@ -304,7 +341,7 @@ impl CfgBuilder {
         self.vertex(ControlFlowVertex::BasicBlock(BasicBlock {
             vertex_id: id,
             annotation: String::new(),
-            scope_id: 2,
+            scope_id: SCOPE.with(|s| s.get()),
             elements,
         }))
     }
@@ -315,13 +352,26 @@ impl CfgBuilder {
         let mut k = 0;
         while k < stmts.len() {
             match &stmts[k] {
-                S::Set(..) => {
-                    let mut sets = Vec::new();
-                    while let Some(S::Set(l, r)) = stmts.get(k) {
-                        sets.push((*l, *r));
+                S::Set(..) | S::Call(..) => {
+                    let mut elements = Vec::new();
+                    loop {
+                        match stmts.get(k) {
+                            Some(S::Set(l, r)) => {
+                                elements.push(BasicBlockElement::Assignment(self.assignment(l, r)))
+                            }
+                            Some(S::Call(name, args)) => elements
+                                .push(BasicBlockElement::SubroutineCall(self.call(name, args))),
+                            _ => break,
+                        }
                         k += 1;
                     }
-                    let b = self.block(&sets);
+                    let id = self.id();
+                    let b = self.vertex(ControlFlowVertex::BasicBlock(BasicBlock {
+                        vertex_id: id,
+                        annotation: String::new(),
+                        scope_id: SCOPE.with(|s| s.get()),
+                        elements,
+                    }));
                     self.edge(&from.0, &b, from.1);
                     from = (b, None);
                     continue;
@@ -424,14 +474,91 @@ impl Default for CfgBuilder {
     }
 }
 
-/// A structured program: one subroutine `head` with body `stmts`.
-pub fn structured_program(stmts: &[S]) -> CallGraph {
+/// The structured control flow graph of `stmts`.
+pub fn structured_graph(stmts: &[S]) -> (Vec<ControlFlowVertex>, Vec<ControlFlowEdge>) {
     let mut b = CfgBuilder::new();
     let entry = b.plain(ControlFlowVertex::Entry);
     let last = b.sequence(stmts, (entry, None));
     let exit = b.plain(ControlFlowVertex::Exit);
     b.edge(&last.0, &exit, last.1);
-    program_with(b.vertices, b.edges, true)
+    (b.vertices, b.edges)
+}
+
+/// A structured program: one subroutine `head` with body `stmts`.
+pub fn structured_program(stmts: &[S]) -> CallGraph {
+    let (vertices, edges) = structured_graph(stmts);
+    program_with(vertices, edges, true)
+}
+
+/// `head` (body `stmts`) calling `name(formals...)` (body `callee`, in
+/// scope 3): the formals and `locals` are active reals of the callee.
+pub fn program_with_callee(
+    stmts: &[S],
+    name: &str,
+    formals: &[&str],
+    locals: &[&str],
+    callee: &[S],
+) -> CallGraph {
+    let mut cg = structured_program(stmts);
+    let (vertices, edges) = in_scope(3, || structured_graph(callee));
+    let table = SymbolTable {
+        symbols: formals
+            .iter()
+            .chain(locals)
+            .map(|n| symbol(n, SymbolType::Real, true))
+            .collect(),
+    };
+    cg.scope_hierarchy.scopes.push(Scope {
+        vertex_id: "3".into(),
+        annotation: format!("unit:{name}"),
+        symbol_tables: vec![table],
+    });
+    cg.scope_hierarchy.edges.push(Edge {
+        edge_id: "2".into(),
+        source: "3".into(),
+        target: "1".into(),
+        annotation: String::new(),
+    });
+    cg.scope_hierarchy.scopes[0].symbol_tables[0]
+        .symbols
+        .push(Symbol {
+            symbol_id: name.into(),
+            kind: SymbolKind::Subroutine,
+            type_: SymbolType::Void,
+            ..Symbol::default()
+        });
+    cg.vertices
+        .push(CallGraphVertex::ControlFlowGraph(ControlFlowGraph {
+            vertex_id: "2".into(),
+            annotation: format!("unit:{name}"),
+            symbol_id: name.into(),
+            scope_id: 1,
+            controlflowgraph_scope_id: 3,
+            active: true,
+            structured: true,
+            argument_list: Some(
+                formals
+                    .iter()
+                    .enumerate()
+                    .map(|(k, f)| ArgumentSymbolReference {
+                        position: k as u64 + 1,
+                        symbol_id: f.to_string(),
+                        scope_id: 3,
+                        ..ArgumentSymbolReference::default()
+                    })
+                    .collect(),
+            ),
+            vertices,
+            edges,
+            ..ControlFlowGraph::default()
+        }));
+    cg.edges.push(Edge {
+        edge_id: "1".into(),
+        source: "1".into(),
+        target: "2".into(),
+        annotation: String::new(),
+    });
+    cg
 }
 
 fn symbol(name: &str, type_: SymbolType, active: bool) -> Symbol {
@@ -537,14 +664,44 @@ pub struct Machine {
     pub int_tape: Vec<i64>,
     /// Basic blocks executed (guards against endless loops).
     pub steps: usize,
+    /// The code a call runs, by subroutine name (the section of the mode
+    /// being simulated: split mode runs callees in the caller's mode).
+    pub subroutines: HashMap<String, Callee>,
+    pub frame: Frame,
+    pub calls: usize,
+}
+
+/// A subroutine as the interpreter calls it.
+#[derive(Clone, Debug, Default)]
+pub struct Callee {
+    pub formals: Vec<String>,
+    pub vertices: Vec<ControlFlowVertex>,
+    pub edges: Vec<ControlFlowEdge>,
+}
+
+/// Name resolution inside a call: formals are bound to the actual
+/// argument's storage (by reference), other names are the callee's own.
+#[derive(Clone, Debug, Default)]
+pub struct Frame {
+    prefix: String,
+    bindings: HashMap<String, String>,
 }
 
 impl Machine {
+    fn resolve(&self, name: &str) -> String {
+        match self.frame.bindings.get(name) {
+            Some(actual) => actual.clone(),
+            None => format!("{}{name}", self.frame.prefix),
+        }
+    }
+
     pub fn location(&self, r: &VariableReference) -> String {
         let mut name = None;
         for v in &r.vertices {
             match v {
-                VariableReferenceVertex::SymbolReference(s) => name = Some(s.symbol_id.clone()),
+                VariableReferenceVertex::SymbolReference(s) => {
+                    name = Some(self.resolve(&s.symbol_id))
+                }
                 VariableReferenceVertex::ArrayElementReference(a) => {
                     let index = self.eval(a.index_triplets[0].index.as_ref().unwrap());
                     assert_eq!(index.fract(), 0.0, "non-integer subscript");
@@ -723,8 +880,40 @@ impl Machine {
                 }
             }
             BasicBlockElement::Marker(_) => {}
-            BasicBlockElement::SubroutineCall(c) => panic!("call {:?} in a test", c.symbol_id),
+            BasicBlockElement::SubroutineCall(c) => self.call(c),
         }
+    }
+
+    /// Runs the callee with its formals bound to the actual arguments.
+    fn call(&mut self, c: &SubroutineCall) {
+        let name = c.symbol_id.clone().expect("callee name");
+        let callee = self
+            .subroutines
+            .get(&name)
+            .unwrap_or_else(|| panic!("no code for subroutine {name}"))
+            .clone();
+        self.calls += 1;
+        let mut bindings = HashMap::new();
+        for arg in &c.arguments {
+            let formal = callee.formals[arg.position as usize - 1].clone();
+            let actual = match &arg.value {
+                ArgumentValue::Variable(r) => self.location(r),
+                ArgumentValue::Constant(k) => {
+                    let n = format!("const#{}", self.calls);
+                    self.v
+                        .insert(n.clone(), k.value.parse().expect("numeric constant"));
+                    n
+                }
+            };
+            bindings.insert(formal, actual);
+        }
+        let frame = Frame {
+            prefix: format!("{name}#{}:", self.calls),
+            bindings,
+        };
+        let saved = std::mem::replace(&mut self.frame, frame);
+        self.run(&callee.vertices, &callee.edges);
+        self.frame = saved;
     }
 
     /// Runs a control flow graph from its Entry to its Exit.
