@@ -26,7 +26,19 @@ pub fn canonicalise(prog: &mut Program) -> FrontResult<()> {
             loops: 0,
         };
         let body = c.expand_stmt_functions_in(body)?;
-        let body = c.block(body)?;
+        let mut body = c.block(body)?;
+        // A return as the last statement is the normal end: dropping it
+        // keeps the control flow structured.
+        if matches!(
+            body.last(),
+            Some(Stmt {
+                kind: StmtKind::Return,
+                label: None,
+                ..
+            })
+        ) {
+            body.pop();
+        }
         prog.units[i].ast.body = body;
     }
     Ok(())
@@ -1557,12 +1569,11 @@ impl<'p> Canon<'p> {
                 }
                 None => ok = false,
             },
-            Expr::Apply { name, .. } => {
-                if self.prog.var(self.unit, name).is_some() {
-                    ok = false;
-                } else if !matches!(name.as_str(), "lbound" | "ubound" | "size") {
-                    ok = false;
-                }
+            Expr::Apply { name, .. }
+                if self.prog.var(self.unit, name).is_some()
+                    || !matches!(name.as_str(), "lbound" | "ubound" | "size") =>
+            {
+                ok = false;
             }
             _ => {}
         });

@@ -81,7 +81,27 @@ pub fn emit(
                 continue;
             }
             let cat = prog.cat_of(i, &s.ty);
-            let active = match e.lowered.locs.get(&(i, k)) {
+            // Interface bodies mirror the dummies of the procedure they
+            // describe, when its source is among the inputs.
+            let loc_key = match (u.interface_of, s.dummy) {
+                (Some(_), Some(pos)) => prog
+                    .units
+                    .iter()
+                    .position(|x| {
+                        x.interface_of.is_none()
+                            && x.canon_name == u.canon_name
+                            && matches!(x.ast.kind, UnitKind::Subroutine | UnitKind::Function)
+                    })
+                    .and_then(|p| {
+                        prog.units[p]
+                            .symbols
+                            .iter()
+                            .position(|y| y.dummy == Some(pos))
+                            .map(|k2| (p, k2))
+                    }),
+                _ => Some((i, k)),
+            };
+            let active = match loc_key.and_then(|key| e.lowered.locs.get(&key)) {
                 Some(l) => {
                     e.results.activity.declared_active.contains(l.index())
                         || (e.results.activity.conservative && cat.is_real() && !s.parameter)
@@ -131,6 +151,29 @@ pub fn emit(
         }
         for &c in &u.contained {
             symbols.push(proc_symbol(e, c));
+        }
+        // Entities renamed on use are referenced by their local name: give
+        // them a symbol here that mirrors the module's.
+        for (local, owner, k) in renamed_uses(prog, i) {
+            let ms = prog.symbol(owner, k);
+            let cat = prog.cat_of(owner, &ms.ty);
+            let active = e.lowered.locs.get(&(owner, k)).is_some_and(|l| {
+                e.results.activity.declared_active.contains(l.index())
+                    || e.results.activity.conservative
+            }) && matches!(cat, Cat::Real(_))
+                && !ms.parameter;
+            symbols.push(x::Symbol {
+                symbol_id: local,
+                kind: x::SymbolKind::Variable,
+                type_: symbol_type(cat),
+                fe_type: unparse::type_spec(&ms.ty),
+                shape: shape(ms.rank()),
+                active,
+                temp: false,
+                pointer: ms.pointer,
+                annotation: format!("use:{}", ms.name),
+                dimension_bounds: vec![],
+            });
         }
         scopes.push(x::Scope {
             vertex_id: id.to_string(),
@@ -226,6 +269,24 @@ pub fn emit(
     })
 }
 
+/// Variables unit `i` uses under a local name different from the module's:
+/// (local name, owning module, symbol).
+fn renamed_uses(prog: &Program, i: usize) -> Vec<(String, usize, usize)> {
+    let mut v = Vec::new();
+    for s in &prog.units[i].ast.spec {
+        if let SpecStmt::Use { items, .. } = s {
+            for (local, remote) in items {
+                if local != remote {
+                    if let Some(Binding::Var { owner, sym }) = prog.resolve(i, local) {
+                        v.push((local.clone(), owner, sym));
+                    }
+                }
+            }
+        }
+    }
+    v
+}
+
 fn callee_unit(prog: &Program, u: usize, name: &str) -> Option<usize> {
     match prog.resolve(u, name) {
         Some(Binding::Proc(p)) => Some(p),
@@ -305,7 +366,8 @@ impl ExprBuilder {
 enum RefUse {
     Read(usize),
     Def(usize),
-    None,
+    /// Subscripts and inquiry arguments: never active.
+    Passive,
 }
 
 impl<'a> Emitter<'a> {
@@ -371,7 +433,7 @@ impl<'a> Emitter<'a> {
         let loc = if s.parameter {
             None
         } else {
-            Some(self.lowered.loc(self.prog, owner, sym))
+            Some(self.lowered.loc_in(self.prog, u, owner, sym))
         };
         let (active, du_ud) = match (how, loc) {
             (RefUse::Read(st), Some(l)) => {
@@ -396,8 +458,7 @@ impl<'a> Emitter<'a> {
                     self.results.du_ud.def_key(StmtId(st as u32), l) as i64,
                 )
             }
-            (_, None) => (x::ActiveUse::False, 0),
-            _ => (x::ActiveUse::Undefined, 0),
+            (_, None) | (RefUse::Passive, _) => (x::ActiveUse::False, 0),
         };
         let alias = loc.map_or(0, |l| self.results.alias.key_of(l) as i64);
         let mut r = x::VariableReference {
@@ -408,11 +469,18 @@ impl<'a> Emitter<'a> {
             constant: s.parameter,
             ..x::VariableReference::default()
         };
+        // A use-renamed entity is referenced under its local name.
+        let (sym_name, scope) =
+            if s.name != *name && self.prog.units[owner].ast.kind == UnitKind::Module {
+                (name.clone(), *self.scope_of.get(&u).unwrap_or(&1))
+            } else {
+                (s.name.clone(), scope)
+            };
         r.vertices.push(x::VariableReferenceVertex::SymbolReference(
             x::SymbolReference {
                 vertex_id: "1".into(),
                 annotation: String::new(),
-                symbol_id: s.name.clone(),
+                symbol_id: sym_name,
                 scope_id: scope,
                 properties: vec![],
             },
@@ -426,7 +494,7 @@ impl<'a> Emitter<'a> {
                                  v: &Option<Box<Expr>>|
                          -> FrontResult<Option<x::Expression>> {
                             v.as_ref()
-                                .map(|b| me.expression(u, b, RefUse::None))
+                                .map(|b| me.expression(u, b, RefUse::Passive))
                                 .transpose()
                         };
                         x::IndexTriplet {
@@ -436,7 +504,7 @@ impl<'a> Emitter<'a> {
                         }
                     }
                     v => x::IndexTriplet {
-                        index: Some(self.expression(u, v, RefUse::None)?),
+                        index: Some(self.expression(u, v, RefUse::Passive)?),
                         bound: None,
                         stride: None,
                     },
@@ -515,7 +583,7 @@ impl<'a> Emitter<'a> {
                             _ => args.len(),
                         };
                         let inquiry = matches!(xname, "size" | "lbound" | "ubound");
-                        let arg_how = if inquiry { RefUse::None } else { how };
+                        let arg_how = if inquiry { RefUse::Passive } else { how };
                         let mut ids = Vec::new();
                         for a in args.iter().take(keep) {
                             ids.push(self.expr_into(u, &a.value, arg_how, b)?);

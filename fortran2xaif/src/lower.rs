@@ -19,6 +19,11 @@ pub struct Lowered {
     /// Front-end unit index → IR unit.
     pub unit_ids: HashMap<usize, UnitId>,
     commons: HashMap<(String, usize), LocationId>,
+    /// Host dummies seen by contained procedures: a global stand-in the
+    /// host copies the dummy into on entry and back on exit, since a
+    /// location cannot be a dummy of one unit and visible in another.
+    shadows: HashMap<(usize, usize), LocationId>,
+    next_stmt: u32,
 }
 
 /// Intrinsics whose arguments never carry a derivative into the result.
@@ -51,7 +56,14 @@ impl Lowered {
                 unit: *u,
                 position: p,
             },
-            _ if is_module || s.common.is_some() || s.save || s.init.is_some() => {
+            // Host variables seen by contained procedures behave like
+            // globals for the analyses.
+            _ if is_module
+                || s.common.is_some()
+                || s.save
+                || s.init.is_some()
+                || !prog.units[owner].contained.is_empty() =>
+            {
                 LocationKind::Global
             }
             (_, Some(u)) => LocationKind::Local { unit: *u },
@@ -82,10 +94,32 @@ impl Lowered {
                 if prog.symbol(owner, sym).parameter {
                     return None;
                 }
-                Some(self.loc(prog, owner, sym))
+                Some(self.loc_in(prog, u, owner, sym))
             }
             _ => None,
         }
+    }
+
+    /// The location variable `(owner, sym)` has when referenced from unit
+    /// `u` (host dummies have a stand-in inside contained procedures).
+    pub fn loc_in(&mut self, prog: &Program, u: usize, owner: usize, sym: usize) -> LocationId {
+        let s = prog.symbol(owner, sym);
+        if owner == u || s.dummy.is_none() || !self.unit_ids.contains_key(&owner) {
+            return self.loc(prog, owner, sym);
+        }
+        if let Some(l) = self.shadows.get(&(owner, sym)) {
+            return *l;
+        }
+        let base = self.loc(prog, owner, sym);
+        let info = self.program.locations[base.index()].clone();
+        let id = LocationId(self.program.locations.len() as u32);
+        self.program.locations.push(LocationInfo {
+            name: format!("{}(host)", info.name),
+            kind: LocationKind::Global,
+            ..info
+        });
+        self.shadows.insert((owner, sym), id);
+        id
     }
 
     fn uses(&mut self, prog: &Program, u: usize, e: &Expr, diff: bool, out: &mut Vec<Use>) {
@@ -231,12 +265,14 @@ impl Lowered {
 }
 
 /// Builds the IR of every unit that has a control flow graph.
-pub fn lower(prog: &Program, cfgs: &[(usize, Cfg)]) -> Lowered {
+pub fn lower(prog: &Program, cfgs: &[(usize, Cfg)], first_free_stmt: usize) -> Lowered {
     let mut l = Lowered {
         program: ir::Program::default(),
         locs: HashMap::new(),
         unit_ids: HashMap::new(),
         commons: HashMap::new(),
+        shadows: HashMap::new(),
+        next_stmt: first_free_stmt as u32 + 1,
     };
     for (k, (u, _)) in cfgs.iter().enumerate() {
         l.unit_ids.insert(*u, UnitId(k as u32));
@@ -262,6 +298,34 @@ pub fn lower(prog: &Program, cfgs: &[(usize, Cfg)]) -> Lowered {
         let unit = lower_cfg(&mut l, prog, *u, cfg);
         let dummies = std::mem::take(&mut l.program.units[k].dummies);
         l.program.units[k] = ir::Unit { dummies, ..unit };
+    }
+    // Host dummies and their stand-ins: copied in at entry, back at exit.
+    let mut shadows: Vec<((usize, usize), LocationId)> =
+        l.shadows.iter().map(|(k, v)| (*k, *v)).collect();
+    shadows.sort();
+    for ((owner, sym), shadow) in shadows {
+        let dummy = l.loc(prog, owner, sym);
+        let Some(u) = l.unit_ids.get(&owner).copied() else {
+            continue;
+        };
+        let (id_in, id_out) = (StmtId(l.next_stmt), StmtId(l.next_stmt + 1));
+        l.next_stmt += 2;
+        let unit = &mut l.program.units[u.index()];
+        let entry = unit.entry.index();
+        let exit = unit.exit.index();
+        unit.blocks[entry].stmts.push(ir::Stmt::Assign {
+            id: id_in,
+            def: Def::whole(shadow),
+            uses: vec![Use::diff(dummy)],
+        });
+        unit.blocks[exit].stmts.insert(
+            0,
+            ir::Stmt::Assign {
+                id: id_out,
+                def: Def::partial(dummy),
+                uses: vec![Use::diff(shadow)],
+            },
+        );
     }
     l
 }

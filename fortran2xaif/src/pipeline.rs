@@ -66,7 +66,7 @@ pub fn run(inputs: &[PathBuf], form: Option<Form>) -> Result<Output, Diagnostic>
     // The top-level routine: the one holding the pragmas.
     let (top, independents, dependents) =
         seeds_from_pragmas(&prog, &sources, inputs, &mut warnings)?;
-    let mut lowered = lower::lower(&prog, &cfgs);
+    let mut lowered = lower::lower(&prog, &cfgs, next_id);
     let mut resolve_all =
         |names: &[(String, Location)]| -> Result<Vec<ir::LocationId>, Diagnostic> {
             let mut v = Vec::new();

@@ -1035,14 +1035,20 @@ pub fn for_each_expr_in_stmts<'a>(stmts: &'a [Stmt], f: &mut dyn FnMut(&'a Expr)
                 f(selector);
                 for c in cases {
                     if let Some(vs) = &c.values {
-                        vs.iter().for_each(|v| f(v));
+                        for v in vs {
+                            f(v);
+                        }
                     }
                     for_each_expr_in_stmts(&c.body, f);
                 }
             }
             StmtKind::Opaque { reads, writes, .. } => {
-                reads.iter().for_each(|e| f(e));
-                writes.iter().for_each(|e| f(e));
+                for e in reads {
+                    f(e);
+                }
+                for e in writes {
+                    f(e);
+                }
             }
             _ => {}
         }

@@ -71,7 +71,7 @@ pub fn expr(e: &Expr) -> String {
             } else {
                 expr(r)
             };
-            let sep = if op.is_logical() { " " } else { " " };
+            let sep = " ";
             format!("{lt}{sep}{}{sep}{rt}", op.fortran())
         }
         Expr::Paren(x, _) => format!("({})", expr(x)),
