@@ -4,8 +4,10 @@
 //! Safe by construction: a document containing `<!DOCTYPE` is refused
 //! before libxml2 sees it (so no entity can be declared, expanded or
 //! fetched), and libxml2 parses with network access off. The XSD files are
-//! compiled into the binary and written to a private temporary directory
-//! for libxml2 to resolve their includes; nothing else is ever loaded.
+//! compiled into the binary; to compile a schema they are written to a
+//! private temporary directory (libxml2 resolves their includes there),
+//! which is removed as soon as the schema is compiled. Nothing else is
+//! ever loaded.
 
 use crate::error::XaifError;
 use libxml::error::StructuredError;
@@ -137,23 +139,18 @@ fn root_local_name(text: &[u8]) -> Option<Vec<u8>> {
 
 /// Compiled schemas, reusable across documents.
 pub struct Validator {
-    /// Where the XSD files are.
-    dir: PathBuf,
-    /// Keeps the built-in XSD files on disk while libxml2 may read them.
-    _temp: Option<tempfile::TempDir>,
+    /// Where the XSD files come from; `None`: the built-in ones.
+    dir: Option<PathBuf>,
     compiled: Vec<(SchemaKind, SchemaValidationContext)>,
 }
 
 impl Validator {
-    /// Writes the XSD files to a private temporary directory.
+    /// Validates against the built-in XSD files. (Each schema is compiled
+    /// on first use from a private temporary copy of the files, removed
+    /// right after; nothing stays on disk.)
     pub fn new() -> std::io::Result<Validator> {
-        let temp = tempfile::Builder::new().prefix("xaif-xsd-").tempdir()?;
-        for (name, text) in XSD_FILES {
-            std::fs::write(temp.path().join(name), text)?;
-        }
         Ok(Validator {
-            dir: temp.path().to_path_buf(),
-            _temp: Some(temp),
+            dir: None,
             compiled: Vec::new(),
         })
     }
@@ -162,28 +159,43 @@ impl Validator {
     /// (e.g. the original XAIF schema, to compare against it).
     pub fn with_xsd_dir(dir: &Path) -> Validator {
         Validator {
-            dir: dir.to_path_buf(),
-            _temp: None,
+            dir: Some(dir.to_path_buf()),
             compiled: Vec::new(),
         }
     }
 
-    fn context(&mut self, kind: SchemaKind) -> Result<&mut SchemaValidationContext, String> {
-        if let Some(i) = self.compiled.iter().position(|(k, _)| *k == kind) {
-            return Ok(&mut self.compiled[i].1);
-        }
-        let path = self.dir.join(kind.xsd_file());
+    fn compile(&self, kind: SchemaKind) -> Result<SchemaValidationContext, String> {
+        let temp;
+        let dir = match &self.dir {
+            Some(d) => d.as_path(),
+            None => {
+                temp = write_built_in_xsd_files()
+                    .map_err(|e| format!("cannot write the schema files: {e}"))?;
+                temp.path()
+            }
+        };
+        let path = dir.join(kind.xsd_file());
         let mut parser = SchemaParserContext::from_file(&path.to_string_lossy());
-        let context = SchemaValidationContext::from_parser(&mut parser).map_err(|errors| {
+        SchemaValidationContext::from_parser(&mut parser).map_err(|errors| {
             let messages: Vec<String> = errors.iter().map(message_of).collect();
             format!(
                 "schema {} does not compile: {}",
                 kind.xsd_file(),
                 messages.join("; ")
             )
-        })?;
-        self.compiled.push((kind, context));
-        Ok(&mut self.compiled.last_mut().expect("just pushed").1)
+        })
+    }
+
+    fn context(&mut self, kind: SchemaKind) -> Result<&mut SchemaValidationContext, String> {
+        let i = match self.compiled.iter().position(|(k, _)| *k == kind) {
+            Some(i) => i,
+            None => {
+                let context = self.compile(kind)?;
+                self.compiled.push((kind, context));
+                self.compiled.len() - 1
+            }
+        };
+        Ok(&mut self.compiled[i].1)
     }
 
     /// Validates document text; `file_name` is used in the errors.
@@ -238,16 +250,28 @@ impl Validator {
     }
 }
 
-/// Validates one file against one schema.
+/// Validates one file against one schema (schemas are compiled once per
+/// thread).
 pub fn validate_file(path: &Path, kind: SchemaKind) -> Result<(), Vec<XaifError>> {
-    let name = path.display().to_string();
-    let mut v = Validator::new().map_err(|e| {
-        vec![XaifError::without_position(
-            &name,
-            format!("cannot set up the schemas: {e}"),
-        )]
-    })?;
-    v.validate_file(path, kind)
+    thread_local! {
+        static VALIDATOR: std::cell::RefCell<Validator> = const {
+            std::cell::RefCell::new(Validator {
+                dir: None,
+                compiled: Vec::new(),
+            })
+        };
+    }
+    VALIDATOR.with(|v| v.borrow_mut().validate_file(path, kind))
+}
+
+/// The built-in XSD files in a fresh temporary directory (removed when
+/// the returned value is dropped).
+fn write_built_in_xsd_files() -> std::io::Result<tempfile::TempDir> {
+    let dir = tempfile::Builder::new().prefix("xaif-xsd-").tempdir()?;
+    for (name, text) in XSD_FILES {
+        std::fs::write(dir.path().join(name), text)?;
+    }
+    Ok(dir)
 }
 
 /// Refuses any DOCTYPE: XAIF needs none, and without one libxml2 has no
