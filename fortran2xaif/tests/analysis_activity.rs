@@ -536,3 +536,41 @@ fn recursion_reaches_a_fixed_point() {
     assert!(a.stmts[&s_call].active && a.stmts[&s_mul].active && a.stmts[&s_base].active);
     assert!(a.is_active_use(s_mul, t_));
 }
+
+/// A call is active through the globals its callee touches, not through
+/// active globals it never sees.
+#[test]
+fn calls_are_active_only_through_touched_globals() {
+    let mut p = ProgramBuilder::new();
+    let g = p.global("g", Ty::Real);
+    let h = p.global("h", Ty::Real);
+    let head = p.unit("head");
+    let uses_h = p.unit("uses_h");
+    let ignores = p.unit("ignores");
+    let hb = p.block(uses_h);
+    p.assign(uses_h, hb, h, &[d(h)]);
+    let ib = p.block(ignores);
+    let q = p.local(ignores, "q", Ty::Real);
+    p.assign(ignores, ib, q, &[]);
+    let x = p.dummy(head, "x", Ty::Real);
+    let y = p.dummy(head, "y", Ty::Real);
+    let b = p.block(head);
+    p.assign(head, b, g, &[d(x)]);
+    p.assign(head, b, h, &[d(x)]);
+    let c1 = p.call(head, b, ignores, &[]);
+    let c2 = p.call(head, b, uses_h, &[]);
+    p.assign(head, b, y, &[d(g), d(h)]);
+    let prog = p.finish();
+    let r = analyze(
+        &prog,
+        &Seeds {
+            top: head,
+            independents: vec![x],
+            dependents: vec![y],
+        },
+    );
+    assert!(!r.activity.stmts[&c1].active);
+    assert!(!r.activity.is_active_stmt(c1));
+    assert!(r.activity.stmts[&c2].active);
+    assert!(r.activity.is_active_unit(uses_h) && !r.activity.is_active_unit(ignores));
+}

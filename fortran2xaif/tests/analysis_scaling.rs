@@ -66,8 +66,9 @@ fn time(units: usize) -> Duration {
 
 #[test]
 fn call_chain_scales() {
-    let small = time(40);
-    let large = time(80);
+    // The best of two runs each, against noise from other work.
+    let small = time(40).min(time(40));
+    let large = time(80).min(time(80));
     eprintln!("40 units: {small:?}, 80 units: {large:?}");
     assert!(large < Duration::from_secs(30), "{large:?}");
     // Generous: sets are over all locations, so some growth beyond linear.

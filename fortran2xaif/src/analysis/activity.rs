@@ -540,12 +540,20 @@ impl Activity {
                         Stmt::Call {
                             callee, actuals, ..
                         } => {
-                            let touched: Vec<LocationId> = actuals
-                                .iter()
-                                .flatten()
-                                .copied()
-                                .chain(prop.globals.iter().map(|g| LocationId(g as u32)))
-                                .collect();
+                            // The actuals, and the globals the callee touches.
+                            let mut touched: Vec<LocationId> =
+                                actuals.iter().flatten().copied().collect();
+                            if let Callee::Unit(c) = callee {
+                                if let Some(e) = side_effects.units.get(c.index()) {
+                                    touched.extend(
+                                        e.mod_
+                                            .iter()
+                                            .chain(e.read.iter())
+                                            .filter(|g| prop.globals.contains(*g))
+                                            .map(|g| LocationId(g as u32)),
+                                    );
+                                }
+                            }
                             let active = touched.iter().any(|l| {
                                 (v_before.contains(l.index()) && w_before.contains(l.index()))
                                     || (v_after.contains(l.index()) && w_after.contains(l.index()))
