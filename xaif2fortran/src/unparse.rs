@@ -75,6 +75,8 @@ pub fn unparse_program(
     let template_of = |tag: &str| named_templates.get(tag).or(template);
     let env = Env::new(&index, xaif, mode);
     let local_names = crate::uses::local_names(&index, canon);
+    // Indentation level of each unit's statements (nested units deeper).
+    let mut unit_level: HashMap<String, usize> = HashMap::new();
     let inline = InlineDefs::builtin();
     let commons = crate::commons::plan(&index, canon)?;
     let interfaces = crate::interfaces::interface_activity(&index, canon);
@@ -94,7 +96,9 @@ pub fn unparse_program(
                 }
                 out.extend(lines.iter().map(|&i| canon.lines[i].clone()));
                 let header = &canon.lines[lines[0]];
-                let pad = " ".repeat(header.len() - header.trim_start().len() + 2);
+                let header_indent = header.len() - header.trim_start().len();
+                unit_level.insert(tag.clone(), header_indent / 2 + 1);
+                let pad = " ".repeat(header_indent + 2);
                 out.push(format!("{pad}use OAD_active"));
                 if let Some(uses) = commons.uses.get(tag) {
                     out.extend(uses.iter().map(|u| format!("{pad}{u}")));
@@ -162,16 +166,19 @@ pub fn unparse_program(
                                 }
                             }
                         }
-                        out.extend(temporaries(&index, canon, unit, scope, xaif)?);
+                        out.extend(temporaries(&index, canon, unit, scope, xaif, "  ")?);
                         out.extend(gen.extra_decls.iter().map(|d| format!("  {d}")));
                         out.extend(body);
                     }
                     (Some(scope), _, _, Some(cfg)) => {
                         let mut gen = UnitGen::new(&env, canon, &inline, unit, scope);
+                        let level = unit_level.get(unit).copied().unwrap_or(1);
+                        gen.indent = level;
+                        let pad = "  ".repeat(level);
                         let what = format!("unit:{unit}");
                         gen.control_flow(&cfg.vertices, &cfg.edges, cfg.structured, &what)?;
-                        out.extend(temporaries(&index, canon, unit, scope, xaif)?);
-                        out.extend(gen.extra_decls.iter().map(|d| format!("  {d}")));
+                        out.extend(temporaries(&index, canon, unit, scope, xaif, &pad)?);
+                        out.extend(gen.extra_decls.iter().map(|d| format!("{pad}{d}")));
                         out.append(&mut gen.lines);
                     }
                     // No XAIF for this unit: its statements as they are, with
@@ -238,6 +245,7 @@ fn temporaries(
     unit: &str,
     scope: u64,
     xaif: &XaifLocator,
+    pad: &str,
 ) -> Result<Vec<String>> {
     let declared = canon.declared.get(unit);
     let mut temps: Vec<_> = index
@@ -251,7 +259,7 @@ fn temporaries(
         .into_iter()
         .map(|s| {
             temp_declaration(s)
-                .map(|d| format!("  {d}"))
+                .map(|d| format!("{pad}{d}"))
                 .map_err(|e| xaif.error(&format!("symbol_id=\"{}\"", s.symbol_id), e.0))
         })
         .collect()
