@@ -206,13 +206,22 @@ impl Validator {
         kind: SchemaKind,
     ) -> Result<(), Vec<XaifError>> {
         refuse_doctype(bytes, file_name)?;
+        // No recovery: a malformed document is an error, not a repaired
+        // tree to validate.
         let options = ParserOptions {
+            recover: false,
+            no_error: false,
             no_net: true,
             no_def_dtd: true,
             ..ParserOptions::default()
         };
         let document = match Parser::default().parse_string_with_diagnostics(bytes, options) {
-            Ok((document, _warnings)) => document,
+            Ok((document, diagnostics)) => {
+                if diagnostics.iter().any(is_error) {
+                    return Err(convert(file_name, &diagnostics, "malformed XML"));
+                }
+                document
+            }
             Err(XmlParseFailure::ParseFailed(errors)) => {
                 return Err(convert(file_name, &errors, "malformed XML"))
             }
@@ -298,15 +307,18 @@ fn message_of(e: &StructuredError) -> String {
         .to_string()
 }
 
+/// An error or fatal error (not a warning).
+fn is_error(e: &StructuredError) -> bool {
+    !matches!(
+        e.level,
+        libxml::error::XmlErrorLevel::Warning | libxml::error::XmlErrorLevel::None
+    )
+}
+
 fn convert(file_name: &str, errors: &[StructuredError], fallback: &str) -> Vec<XaifError> {
     let mut out: Vec<XaifError> = errors
         .iter()
-        .filter(|e| {
-            !matches!(
-                e.level,
-                libxml::error::XmlErrorLevel::Warning | libxml::error::XmlErrorLevel::None
-            )
-        })
+        .filter(|e| is_error(e))
         .map(|e| XaifError {
             file: file_name.to_string(),
             line: e.line.and_then(|l| usize::try_from(l).ok()).unwrap_or(0),
