@@ -38,11 +38,12 @@ pub struct StmtActivity {
     /// may have left a derivative in it), or it is a call of an active unit
     /// or passes a location declared active.
     pub differentiated: bool,
-    /// Locations read with their derivative: differentiable reads of
-    /// locations declared active and varied before the statement (calls:
+    /// Locations read with their derivative, sorted: differentiable reads
+    /// of locations declared active and varied before the statement (calls:
     /// actuals declared active).
     pub active_uses: Vec<LocationId>,
-    /// Locations declared active whose derivative this statement sets.
+    /// Locations declared active whose derivative this statement sets,
+    /// sorted.
     pub active_defs: Vec<LocationId>,
 }
 
@@ -731,6 +732,11 @@ impl Activity {
                     }
                 }
             };
+            let mut s = s;
+            for list in [&mut s.active_uses, &mut s.active_defs] {
+                list.sort();
+                list.dedup();
+            }
             out.stmts.insert(id, s);
         }
         out.entry_varied = entry_varied;
