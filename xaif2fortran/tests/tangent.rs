@@ -126,3 +126,14 @@ fn exits_from_nested_loops_are_named_and_early_exits_return() {
     assert!(program.contains("return"), "{program}");
     assert!(!program.contains("goto"), "{program}");
 }
+
+#[test]
+fn use_renamed_module_variable_and_interface_body() {
+    let (dir, stdout) = check_case("modules", "f", "modules.driver.f90");
+    assert!(stdout.contains("friction  0.8000"), "{stdout}");
+    let program = std::fs::read_to_string(dir.path().join("modules.oad.f90")).unwrap();
+    assert!(program.contains("friction%v = 0.5d0*x%v"), "{program}");
+    assert!(program.contains("call sq(friction, y)"), "{program}");
+    // The interface body follows the subroutine, not its own (passive) scope.
+    assert!(program.contains("      type(active) :: u"), "{program}");
+}
