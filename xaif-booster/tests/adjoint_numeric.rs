@@ -456,7 +456,7 @@ fn passive_graphs_stay_control_flow_graphs() {
 fn temporaries_are_declared_in_the_graph_scope() {
     let cg = structured_program(&[
         S::Do("i", "1", "n", vec![S::Set("v[i]", "(mul v[i] x)")]),
-        S::If("(gt x 0.5d0)", vec![S::Set("x", "(mul x x)")], vec![]),
+        S::If("(gt x 0.5d0)", vec![S::Set("v[n]", "(mul v[m] x)")], vec![]),
     ]);
     let (out, _) = adjoint_of(&cg);
     let scope = &out.scope_hierarchy.scopes[1].symbol_tables[0].symbols;
@@ -468,7 +468,7 @@ fn temporaries_are_declared_in_the_graph_scope() {
     }
     let jac = temp("oad_jac_1").expect("oad_jac_1");
     assert_eq!(jac.type_, SymbolType::Real);
-    let copy = temp("oad_adj_1").expect("oad_adj_1 (x = x*x)");
+    let copy = temp("oad_adj_1").expect("oad_adj_1 (v(n) = v(m)*x)");
     assert!(copy.active && copy.temp);
 }
 

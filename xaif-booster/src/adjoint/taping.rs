@@ -21,7 +21,9 @@ use xaif_schema::model::{
 
 use super::temps::{AdjointTemp, AdjointTemps};
 use crate::catalogue::Catalogue;
-use crate::expr::{base_symbol, exact_integer_literal, variable_expression, ExprView};
+use crate::expr::{
+    base_symbol, exact_integer_literal, variable_expression, variable_key, ExprView,
+};
 use crate::linearize::{Linearization, Linearizer};
 use crate::preaccumulate::{preaccumulate_statement, Factor};
 use crate::symbols::SymbolIndex;
@@ -332,50 +334,58 @@ impl<'t, 'a> StatementTape<'t, 'a> {
         Ok(piece)
     }
 
-    /// `x_i%d += a_i * y%d` for every term, then `y%d = 0`. When some
-    /// `x_i` may be the same storage as `y` (same base symbol: `x = x*x`,
-    /// `a(i) = a(j)`), `y%d` is first moved into a derivative temporary so
-    /// that the increments read the adjoint of `y` from before the
-    /// statement and the zeroing cannot wipe an increment.
+    /// The adjoint of `y = f(x_1..x_n)` with local partials `a_i`:
+    /// - no `x_i` shares `y`'s base symbol: `x_i%d += a_i * y%d` for every
+    ///   i, then `y%d = 0`;
+    /// - the only such `x_i` is `y` itself (`s = s + ...`, `x = x*x`):
+    ///   the other increments first (they read `y%d` before it changes),
+    ///   then `y%d = a_y * y%d` (nothing when `a_y` is 1);
+    /// - otherwise (`a(i) = a(j)*c`, equal at run time or not): `y%d` is
+    ///   moved into a derivative temporary `t` (`t%d = y%d; y%d = 0`) and
+    ///   every increment reads `t%d`.
+    ///
+    /// Why this is right is argued in docs/adjoint.md.
     fn adjoint_entries(
         &mut self,
         y: &VariableReference,
         terms: &[(VariableReference, Factor)],
     ) -> Vec<PropagatorEntry> {
-        let may_alias = terms.iter().any(|(x, _)| base_symbol(x) == base_symbol(y));
+        let y_key = variable_key(y);
+        let (same_symbol, others): (Vec<_>, Vec<_>) = terms
+            .iter()
+            .partition(|(x, _)| base_symbol(x) == base_symbol(y));
         let mut out = Vec::new();
-        let source = if may_alias {
-            let t = self.temps.take(AdjointTemp::DerivativeCopy);
-            out.push(PropagatorEntry::SetDeriv {
-                tgt: t.clone(),
-                src: y.clone(),
-            });
-            out.push(PropagatorEntry::ZeroDeriv(y.clone()));
-            t
-        } else {
-            y.clone()
-        };
-        for (x, f) in terms {
-            out.push(match f {
-                Factor::Int(1) => PropagatorEntry::IncDeriv {
-                    tgt: x.clone(),
-                    src: source.clone(),
-                },
-                Factor::Int(-1) => PropagatorEntry::DecDeriv {
-                    tgt: x.clone(),
-                    src: source.clone(),
-                },
-                _ => PropagatorEntry::Saxpy {
-                    ax: vec![Ax {
-                        a: f.to_expression(),
-                        x: source.clone(),
-                    }],
-                    y: x.clone(),
-                },
-            });
-        }
-        if !may_alias {
-            out.push(PropagatorEntry::ZeroDeriv(y.clone()));
+        match same_symbol.as_slice() {
+            [] => {
+                out.extend(others.iter().map(|(x, f)| increment(x, f, y)));
+                out.push(PropagatorEntry::ZeroDeriv(y.clone()));
+            }
+            [(x, f)] if variable_key(x) == y_key => {
+                out.extend(others.iter().map(|(x, f)| increment(x, f, y)));
+                match f {
+                    Factor::Int(1) => {}
+                    Factor::Int(-1) => out.push(PropagatorEntry::SetNegDeriv {
+                        tgt: y.clone(),
+                        src: y.clone(),
+                    }),
+                    _ => out.push(PropagatorEntry::Sax {
+                        ax: vec![Ax {
+                            a: f.to_expression(),
+                            x: y.clone(),
+                        }],
+                        y: y.clone(),
+                    }),
+                }
+            }
+            _ => {
+                let t = self.temps.take(AdjointTemp::DerivativeCopy);
+                out.push(PropagatorEntry::SetDeriv {
+                    tgt: t.clone(),
+                    src: y.clone(),
+                });
+                out.push(PropagatorEntry::ZeroDeriv(y.clone()));
+                out.extend(terms.iter().map(|(x, f)| increment(x, f, &t)));
+            }
         }
         out
     }
@@ -460,4 +470,25 @@ fn subscript_expressions(r: &VariableReference) -> Vec<&Expression> {
         }
     }
     out
+}
+
+/// `x%d += f * src%d`.
+fn increment(x: &VariableReference, f: &Factor, src: &VariableReference) -> PropagatorEntry {
+    match f {
+        Factor::Int(1) => PropagatorEntry::IncDeriv {
+            tgt: x.clone(),
+            src: src.clone(),
+        },
+        Factor::Int(-1) => PropagatorEntry::DecDeriv {
+            tgt: x.clone(),
+            src: src.clone(),
+        },
+        _ => PropagatorEntry::Saxpy {
+            ax: vec![Ax {
+                a: f.to_expression(),
+                x: src.clone(),
+            }],
+            y: x.clone(),
+        },
+    }
 }
