@@ -574,3 +574,35 @@ fn calls_are_active_only_through_touched_globals() {
     assert!(r.activity.stmts[&c2].active);
     assert!(r.activity.is_active_unit(uses_h) && !r.activity.is_active_unit(ignores));
 }
+
+/// A host local read by a contained procedure but lowered as a local of the
+/// host: analysed as shared storage, so its variedness reaches the callee.
+/// head(x, y): s = x; call weigh(x, y)   weigh(v, w): w = s * v
+#[test]
+fn host_locals_seen_by_contained_procedures_are_shared() {
+    let mut p = ProgramBuilder::new();
+    let head = p.unit("head");
+    let weigh = p.unit("weigh");
+    let x = p.dummy(head, "x", Ty::Real);
+    let y = p.dummy(head, "y", Ty::Real);
+    let s = p.local(head, "s", Ty::Real);
+    let v = p.dummy(weigh, "v", Ty::Real);
+    let w = p.dummy(weigh, "w", Ty::Real);
+    let wb = p.block(weigh);
+    let s_w = p.assign(weigh, wb, w, &[d(s), d(v)]);
+    let hb = p.block(head);
+    p.assign(head, hb, s, &[d(x)]);
+    p.call(head, hb, weigh, &[Some(x), Some(y)]);
+    let prog = p.finish();
+    let r = analyze(
+        &prog,
+        &Seeds {
+            top: head,
+            independents: vec![x],
+            dependents: vec![y],
+        },
+    );
+    assert_eq!(r.shared_locals, vec![s]);
+    assert!(r.activity.is_active_location(s));
+    assert!(r.activity.is_active_use(s_w, s));
+}

@@ -25,7 +25,9 @@ pub use du_ud::{ChainPoint, DuUd};
 pub use side_effects::{SideEffects, UnitSideEffects};
 pub use tbr::Tbr;
 
-use ir::{IrError, Program, Seeds};
+use std::borrow::Cow;
+
+use ir::{IrError, LocationId, LocationKind, Program, Seeds, Stmt, UnitId};
 
 /// Everything the analyses found.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -40,6 +42,10 @@ pub struct Results {
     /// conservative defaults (everything differentiable is active, no
     /// alias or du/ud information).
     pub errors: Vec<IrError>,
+    /// Locals referenced from a unit other than their own (host
+    /// association the front end did not make global): analysed as
+    /// globals, since they outlive the calls that see them.
+    pub shared_locals: Vec<LocationId>,
 }
 
 /// Runs every analysis on `program` for the request `seeds`.
@@ -52,6 +58,17 @@ pub fn analyze(program: &Program, seeds: &Seeds) -> Results {
             ..Results::default()
         };
     }
+    let shared_locals = locals_seen_elsewhere(program);
+    let program: Cow<Program> = if shared_locals.is_empty() {
+        Cow::Borrowed(program)
+    } else {
+        let mut p = program.clone();
+        for l in &shared_locals {
+            p.locations[l.index()].kind = LocationKind::Global;
+        }
+        Cow::Owned(p)
+    };
+    let program = program.as_ref();
     let call_graph = CallGraph::build(program);
     let side_effects = SideEffects::compute(program, &call_graph);
     let alias = Alias::compute(program, &call_graph);
@@ -73,5 +90,37 @@ pub fn analyze(program: &Program, seeds: &Seeds) -> Results {
         activity,
         tbr,
         errors,
+        shared_locals,
     }
+}
+
+/// Locals of one unit referenced by another unit's statements.
+fn locals_seen_elsewhere(program: &Program) -> Vec<LocationId> {
+    let mut out = Vec::new();
+    for (u, unit) in program.units.iter().enumerate() {
+        let here = UnitId(u as u32);
+        let mut note = |l: LocationId| {
+            if let Some(LocationKind::Local { unit }) = program.location(l).map(|i| i.kind) {
+                if unit != here {
+                    out.push(l);
+                }
+            }
+        };
+        for stmt in unit.blocks.iter().flat_map(|b| &b.stmts) {
+            match stmt {
+                Stmt::Assign { def, uses, .. } => {
+                    note(def.loc);
+                    uses.iter().for_each(|x| note(x.loc));
+                }
+                Stmt::Call { actuals, .. } => actuals.iter().flatten().for_each(|l| note(*l)),
+                Stmt::Opaque { defs, uses, .. } => {
+                    defs.iter().for_each(|d| note(d.loc));
+                    uses.iter().for_each(|l| note(*l));
+                }
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
 }
