@@ -29,8 +29,9 @@ use super::side_effects::SideEffects;
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct StmtActivity {
     /// The paper's activity: an assignment whose defined location is varied
-    /// and useful after it; a call with an actual (or global) that is
-    /// varied and useful before or after it. Opaque statements never are.
+    /// and useful after it; a call with an actual, or a global its callee
+    /// touches, that is varied and useful before or after it. Opaque
+    /// statements never are.
     pub active: bool,
     /// Derivative code is needed here: the statement defines a location
     /// declared active that is useful after it (the derivative is either
@@ -112,7 +113,8 @@ struct UnitFacts {
     facts: Vec<(UnitId, StmtId, Facts)>,
 }
 
-/// Per-unit fixed-point state of the two propagations.
+/// The transfer functions of the varied and useful propagations and what
+/// they need.
 struct Propagation<'a> {
     program: &'a Program,
     alias: &'a Alias,
