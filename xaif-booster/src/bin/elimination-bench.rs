@@ -37,12 +37,7 @@ fn best(g: &LinearizedGraph, methods: &[Method], model: CostModel) -> usize {
     model.multiplications(&best_of(g, &cands, model).expect("best-of").counts)
 }
 
-fn suite(title: &str, unit_probability: f64, model: CostModel, quick: bool) {
-    let sizes: Vec<usize> = if quick {
-        vec![10, 20, 40, 80]
-    } else {
-        (0..40).map(|k| 10 + k * 5).collect()
-    };
+fn suite(title: &str, sizes: &[usize], seed: u64, unit_probability: f64, model: CostModel, quick: bool) {
     let mut rows = Vec::new();
     for (k, &n) in sizes.iter().enumerate() {
         let cfg = RandomGraphConfig {
@@ -50,14 +45,15 @@ fn suite(title: &str, unit_probability: f64, model: CostModel, quick: bool) {
             non_maximal_dependents: 0.05,
             ..RandomGraphConfig::new(n)
         };
-        let g = random_graph(1000 + k as u64, &cfg);
+        let g = random_graph(seed + k as u64, &cfg);
         let intermediates = Eliminator::new(&g)
             .expect("graph")
             .intermediate_vertices()
             .len();
         let limit = SearchLimit {
-            max_intermediates: 40,
-            max_nodes: if quick { 200_000 } else { 2_000_000 },
+            max_intermediates: 24,
+            max_nodes: if quick { 100_000 } else { 1_000_000 },
+            ..SearchLimit::default()
         };
         let optimum = optimal_vertex_elimination(&g, model, limit)
             .expect("graph")
@@ -171,14 +167,14 @@ fn main() {
 }
 
 fn suites(quick: bool) {
+    let small: Vec<usize> = if quick { vec![10, 15, 20] } else { (0..40).map(|k| 10 + k / 2).collect() };
+    let sizes: Vec<usize> = if quick { vec![10, 40, 80] } else { (1..=20).map(|k| 10 * k).collect() };
+    suite("Small random DAGs (10–29 vertices), no unit labels", &small, 500, 0.0, CostModel::Multiplications, quick);
+    suite("Random DAGs (10–200 vertices), no unit labels", &sizes, 1000, 0.0, CostModel::Multiplications, quick);
     suite(
-        "Random DAGs, no unit labels (all products = multiplications)",
-        0.0,
-        CostModel::Multiplications,
-        quick,
-    );
-    suite(
-        "Random DAGs, 25% structural ±1 labels (unit products free)",
+        "Random DAGs (10–200 vertices), 25% structural ±1 labels (unit products free)",
+        &sizes,
+        2000,
         0.25,
         CostModel::Multiplications,
         quick,

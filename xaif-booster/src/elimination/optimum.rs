@@ -4,14 +4,22 @@
 //! depend on the order (every remaining edge (i,k) stands for the paths from
 //! i to k through eliminated vertices only), so the search memoises the
 //! cheapest cost found for each eliminated set and prunes when a set is
-//! reached again at no lower cost.  Lower bound of the remaining cost: every
-//! remaining intermediate costs at least one product, and every Jacobian
-//! entry not yet present as an edge needs a product to be created (products
-//! with ±1 are free under [`CostModel::Multiplications`], so that bound is
-//! only used when the graph has no unit labels).  States are bitsets
-//! (`u128`), hence at most 128 vertices after normalisation.
+//! reached again at no lower cost.
+//!
+//! Lower bound of the remaining cost (Menger): when `j` is eliminated its
+//! predecessors separate the independents from `j` (every path ends in an
+//! edge from its last uneliminated vertex), so `|P_j|` is at least the number
+//! `a_j` of vertex-disjoint paths from the independents to `j` in the
+//! original graph; likewise `|S_j| ≥ b_j` towards the dependents.  Hence the
+//! remaining intermediates cost at least `Σ a_j·b_j`.  A second bound: every
+//! Jacobian entry not yet present as an edge needs a product to create it.
+//! Products with ±1 are free under [`CostModel::Multiplications`], so the
+//! bounds are only used when the graph has no unit labels or all products
+//! count.  States are bitsets (`u128`): at most 128 vertices after
+//! normalisation.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use super::best_of::{default_candidates, CostModel};
 use super::eliminator::{eliminate, Method, Step};
@@ -26,11 +34,14 @@ pub struct SearchLimit {
     pub max_intermediates: usize,
     /// Search nodes before giving up proving optimality.
     pub max_nodes: usize,
+    /// Start from the best heuristic sequence as upper bound (off only to
+    /// test the search on its own).
+    pub heuristic_start: bool,
 }
 
 impl Default for SearchLimit {
     fn default() -> Self {
-        SearchLimit { max_intermediates: 40, max_nodes: 2_000_000 }
+        SearchLimit { max_intermediates: 40, max_nodes: 2_000_000, heuristic_start: true }
     }
 }
 
@@ -43,6 +54,23 @@ pub struct Optimum {
     /// False when the node limit stopped the search (cost is then an upper bound).
     pub proven: bool,
     pub nodes: usize,
+}
+
+/// Multiplicative hash for the eliminated-set masks (SipHash dominated the search).
+#[derive(Default)]
+struct MaskHasher(u64);
+
+impl Hasher for MaskHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
 }
 
 #[derive(Clone)]
@@ -103,10 +131,14 @@ impl Bits {
 
 struct Search {
     model: CostModel,
+    /// Disjoint paths a_j (from independents) and b_j (to dependents).
+    menger: Vec<(u32, u32)>,
+    independents: u128,
+    dependents: u128,
     /// Dependents reachable from each independent (final Jacobian pattern).
     reach: Vec<(usize, u128)>,
     use_entry_bound: bool,
-    memo: HashMap<u128, usize>,
+    memo: HashMap<u128, usize, BuildHasherDefault<MaskHasher>>,
     best: usize,
     best_seq: Vec<usize>,
     nodes: usize,
@@ -120,7 +152,16 @@ impl Search {
             return 0;
         }
         let missing: usize = self.reach.iter().map(|&(x, r)| (r & !s.succ[x]).count_ones() as usize).sum();
-        missing.max(s.intermediates.count_ones() as usize)
+        // edges from independents / into dependents stay until j goes
+        // (an intermediate neighbour may be replaced by vertices j already has)
+        let degree_bound = |set: u128, kept: u128, disjoint: u32| (set & kept).count_ones().max(disjoint).max(1) as usize;
+        let per_vertex: usize = bits(s.intermediates)
+            .map(|j| {
+                let (a, b) = self.menger[j];
+                degree_bound(s.pred[j], self.independents, a) * degree_bound(s.succ[j], self.dependents, b)
+            })
+            .sum();
+        missing.max(per_vertex)
     }
 
     fn dfs(&mut self, s: &Bits, eliminated: u128, cost: usize) {
@@ -211,7 +252,8 @@ pub fn optimal_vertex_elimination(
     // upper bound from the heuristics
     let mut best = usize::MAX;
     let mut best_seq = Vec::new();
-    for cand in default_candidates(&[Method::Vertex]) {
+    let candidates = if limit.heuristic_start { default_candidates(&[Method::Vertex]) } else { Vec::new() };
+    for cand in candidates {
         let e = eliminate(graph, cand.method, &cand.chain)?;
         let c = model.multiplications(&e.counts);
         if c < best {
@@ -227,11 +269,25 @@ pub fn optimal_vertex_elimination(
         }
     }
     // counts include additions from merging parallel edges, never products
+    let sources: Vec<usize> = (0..m).filter(|&k| w.role[alive[k] as usize] == Role::Independent).collect();
+    let sinks: Vec<usize> = (0..m).filter(|&k| w.role[alive[k] as usize] == Role::Dependent).collect();
+    let menger = (0..m)
+        .map(|j| {
+            if s.intermediates >> j & 1 == 0 {
+                return (0, 0);
+            }
+            (disjoint_paths(&s.succ, &sources, j) as u32, disjoint_paths(&s.pred, &sinks, j) as u32)
+        })
+        .collect();
+    let mask = |set: &[usize]| set.iter().fold(0u128, |acc, &k| acc | 1u128 << k);
     let mut search = Search {
         model,
+        menger,
+        independents: mask(&sources),
+        dependents: mask(&sinks),
         reach,
         use_entry_bound: model == CostModel::AllProducts || !any_unit,
-        memo: HashMap::new(),
+        memo: HashMap::default(),
         best,
         best_seq,
         nodes: 0,
@@ -245,4 +301,53 @@ pub fn optimal_vertex_elimination(
         proven: search.nodes < search.max_nodes,
         nodes: search.nodes,
     }))
+}
+
+/// Number of paths from `sources` to `target` that share no vertex except
+/// `target` (unit vertex capacities; max flow by augmenting paths on the
+/// split graph: vertex v is node 2v (in) and 2v+1 (out)).
+fn disjoint_paths(succ: &[u128], sources: &[usize], target: usize) -> usize {
+    let m = succ.len();
+    let n = 2 * m + 1;
+    let super_source = 2 * m;
+    let mut cap = vec![0i32; n * n];
+    let big = m as i32 + 1;
+    for v in 0..m {
+        cap[2 * v * n + 2 * v + 1] = if v == target { big } else { 1 };
+        for t in bits(succ[v]) {
+            cap[(2 * v + 1) * n + 2 * t] = big;
+        }
+    }
+    for &x in sources {
+        cap[super_source * n + 2 * x] = 1;
+    }
+    let sink = 2 * target; // paths end on entering the target
+    let mut flow = 0;
+    loop {
+        let mut parent = vec![usize::MAX; n];
+        parent[super_source] = super_source;
+        let mut queue = std::collections::VecDeque::from([super_source]);
+        while let Some(u) = queue.pop_front() {
+            if u == sink {
+                break;
+            }
+            for v in 0..n {
+                if parent[v] == usize::MAX && cap[u * n + v] > 0 {
+                    parent[v] = u;
+                    queue.push_back(v);
+                }
+            }
+        }
+        if parent[sink] == usize::MAX {
+            return flow;
+        }
+        let mut v = sink;
+        while v != super_source {
+            let u = parent[v];
+            cap[u * n + v] -= 1;
+            cap[v * n + u] += 1;
+            v = u;
+        }
+        flow += 1;
+    }
 }
