@@ -4,7 +4,9 @@
 //! Active arguments are checkpointed by value (`x%v`): their adjoints are
 //! the reverse sweep's business.
 
-use xaif_schema::{ArgumentSymbolReference, SymbolType};
+use xaif_schema::{ArgumentSymbolReference, Intent, SymbolType};
+
+use crate::canon::{join_statement, CanonItem};
 
 use crate::codegen::UnitGen;
 use crate::error::Result;
@@ -33,6 +35,16 @@ impl UnitGen<'_, '_> {
                     format!("argument '{}' has no symbol", a.symbol_id),
                 ));
             };
+            // A passive argument the subroutine only reads need not be
+            // restored, and must not be where it is declared intent(in) or
+            // the actual is a constant.
+            if !sym.active && (a.intent == Intent::In || self.declared_intent_in(&a.symbol_id)) {
+                continue;
+            }
+            // Assumed-size arrays have no size to store.
+            if sym.shape.rank() > 0 && self.declared_assumed_size(&a.symbol_id) {
+                continue;
+            }
             let kind = match sym.type_ {
                 SymbolType::Real => "real",
                 SymbolType::Integer => "integer",
@@ -53,10 +65,25 @@ impl UnitGen<'_, '_> {
             } else {
                 name
             };
+            // An absent optional argument has nothing to store.
+            let optional = self
+                .declaration_text(&a.symbol_id)
+                .is_some_and(|d| d.split("::").next().unwrap_or("").contains("optional"));
             match self.inline.expand(&routine, &[text]) {
                 Some(Ok(lines)) => {
+                    if optional {
+                        self.line(format!(
+                            "if (present({})) then",
+                            a.symbol_id.to_ascii_lowercase()
+                        ));
+                        self.indent += 1;
+                    }
                     for l in lines {
                         self.line(l);
+                    }
+                    if optional {
+                        self.indent -= 1;
+                        self.line("end if");
                     }
                 }
                 _ => {
@@ -71,5 +98,36 @@ impl UnitGen<'_, '_> {
             }
         }
         Ok(())
+    }
+
+    /// The declaration of `name` in this unit, lower case, joined.
+    fn declaration_text(&self, name: &str) -> Option<String> {
+        let name = name.to_ascii_lowercase();
+        self.canon.items.iter().find_map(|i| match i {
+            CanonItem::Decl {
+                unit,
+                name: n,
+                lines,
+            } if *unit == self.unit && *n == name => {
+                let texts: Vec<&str> = lines
+                    .iter()
+                    .map(|&l| self.canon.lines[l].as_str())
+                    .collect();
+                Some(join_statement(&texts).to_ascii_lowercase())
+            }
+            _ => None,
+        })
+    }
+
+    fn declared_intent_in(&self, name: &str) -> bool {
+        self.declaration_text(name)
+            .is_some_and(|d| d.replace(' ', "").contains("intent(in)"))
+    }
+
+    fn declared_assumed_size(&self, name: &str) -> bool {
+        self.declaration_text(name).is_some_and(|d| {
+            let d = d.replace(' ', "");
+            d.contains("(*)") || d.contains(",*)") || d.contains(":*)")
+        })
     }
 }

@@ -57,7 +57,10 @@ subroutine pop_bool(x)
   x = oad_lt(oad_lt_ptr)
 end subroutine
 
-! Argument and result checkpoints: store pushes, restore pops.
+! Argument and result checkpoints: store pushes, restore pops. A restore
+! writes only where the value differs: an argument whose actual is a
+! constant (all arguments are inout for want of better knowledge) is then
+! never written.
 subroutine cp_store_real_scalar(x)
   if (oad_cdt_ptr > oad_cdt_sz) call oad_cdt_grow()
   oad_cdt(oad_cdt_ptr) = x
@@ -66,7 +69,7 @@ end subroutine
 
 subroutine cp_restore_real_scalar(x)
   oad_cdt_ptr = oad_cdt_ptr - 1
-  x = oad_cdt(oad_cdt_ptr)
+  if (x /= oad_cdt(oad_cdt_ptr)) x = oad_cdt(oad_cdt_ptr)
 end subroutine
 
 subroutine cp_store_real_array(x)
@@ -79,7 +82,8 @@ end subroutine
 
 subroutine cp_restore_real_array(x)
   oad_cdt_ptr = oad_cdt_ptr - size(x)
-  x = reshape(oad_cdt(oad_cdt_ptr:oad_cdt_ptr + size(x) - 1), shape(x))
+  if (any(x /= reshape(oad_cdt(oad_cdt_ptr:oad_cdt_ptr + size(x) - 1), shape(x)))) &
+    x = reshape(oad_cdt(oad_cdt_ptr:oad_cdt_ptr + size(x) - 1), shape(x))
 end subroutine
 
 subroutine cp_store_integer_scalar(x)
@@ -90,7 +94,7 @@ end subroutine
 
 subroutine cp_restore_integer_scalar(x)
   oad_cit_ptr = oad_cit_ptr - 1
-  x = oad_cit(oad_cit_ptr)
+  if (x /= oad_cit(oad_cit_ptr)) x = oad_cit(oad_cit_ptr)
 end subroutine
 
 subroutine cp_store_bool_scalar(x)
@@ -101,7 +105,7 @@ end subroutine
 
 subroutine cp_restore_bool_scalar(x)
   oad_clt_ptr = oad_clt_ptr - 1
-  x = oad_clt(oad_clt_ptr)
+  if (x .neqv. oad_clt(oad_clt_ptr)) x = oad_clt(oad_clt_ptr)
 end subroutine
 
 subroutine cp_store_integer_array(x)
@@ -114,7 +118,8 @@ end subroutine
 
 subroutine cp_restore_integer_array(x)
   oad_cit_ptr = oad_cit_ptr - size(x)
-  x = reshape(oad_cit(oad_cit_ptr:oad_cit_ptr + size(x) - 1), shape(x))
+  if (any(x /= reshape(oad_cit(oad_cit_ptr:oad_cit_ptr + size(x) - 1), shape(x)))) &
+    x = reshape(oad_cit(oad_cit_ptr:oad_cit_ptr + size(x) - 1), shape(x))
 end subroutine
 
 subroutine cp_store_bool_array(x)
@@ -127,5 +132,6 @@ end subroutine
 
 subroutine cp_restore_bool_array(x)
   oad_clt_ptr = oad_clt_ptr - size(x)
-  x = reshape(oad_clt(oad_clt_ptr:oad_clt_ptr + size(x) - 1), shape(x))
+  if (any(x .neqv. reshape(oad_clt(oad_clt_ptr:oad_clt_ptr + size(x) - 1), shape(x)))) &
+    x = reshape(oad_clt(oad_clt_ptr:oad_clt_ptr + size(x) - 1), shape(x))
 end subroutine
