@@ -817,7 +817,7 @@ impl<'p> Canon<'p> {
                 return self.err(
                     sp,
                     format!(
-                        "unsupported construct: user function '{f}' in a {} assignment",
+                        "unsupported construct: user function '{f}' in an assignment of {}",
                         describe(lt.cat)
                     ),
                 );
@@ -849,8 +849,8 @@ impl<'p> Canon<'p> {
                 return self.err(
                     sp,
                     format!(
-                        "unsupported construct: real variable '{n}' flows into {} data, which is passive (derivatives would be lost)",
-                        describe(lt.cat)
+                        "unsupported construct: real variable '{n}' flows into {}, which is passive (derivatives would be lost)",
+                        if matches!(lhs, Expr::Member { .. }) { "a derived-type component" } else { describe(lt.cat) }
                     ),
                 );
             }
@@ -2347,9 +2347,9 @@ fn strip(e: &Expr) -> String {
 
 fn describe(c: Cat) -> &'static str {
     match c {
-        Cat::Char => "character",
-        Cat::Derived => "derived-type",
-        Cat::Complex(_) => "complex",
+        Cat::Char => "character data",
+        Cat::Derived => "derived-type data",
+        Cat::Complex(_) => "complex data",
         Cat::Int => "integer",
         Cat::Logical => "logical",
         _ => "passive",

@@ -13,11 +13,50 @@ pub fn emit(prog: &Program) -> String {
     let mut out = String::new();
     for (i, u) in prog.units.iter().enumerate() {
         if u.parent.is_none() && u.interface_of.is_none() {
+            // Interface blocks go to modules of their own, before the unit:
+            // tagged units nest only through `contains`.
+            let mut subtree = vec![i];
+            let mut k = 0;
+            while k < subtree.len() {
+                subtree.extend(prog.units[subtree[k]].contained.iter().copied());
+                k += 1;
+            }
+            for &j in &subtree {
+                emit_interface_module(prog, j, &mut out);
+            }
             emit_unit(prog, i, 0, &mut out);
             out.push('\n');
         }
     }
     wrap_long_lines(&out)
+}
+
+/// The module holding the interface blocks of unit `i`.
+pub fn interface_module_name(prog: &Program, i: usize) -> String {
+    format!("oad_if_{}", prog.units[i].tag.replace('.', "_"))
+}
+
+fn emit_interface_module(prog: &Program, i: usize, out: &mut String) {
+    let bodies = prog.interfaces_of(i);
+    if bodies.is_empty() {
+        return;
+    }
+    let name = interface_module_name(prog, i);
+    let generic = prog.units[i].ast.spec.iter().find_map(|s| match s {
+        SpecStmt::Interface { generic, .. } => Some(generic.clone()),
+        _ => None,
+    });
+    let _ = writeln!(out, "!$oad unit {name}");
+    let _ = writeln!(out, "module {name}");
+    let _ = match generic.flatten() {
+        Some(g) => writeln!(out, "  interface {g}"),
+        None => writeln!(out, "  interface"),
+    };
+    for b in bodies {
+        emit_unit(prog, b, 2, out);
+    }
+    let _ = writeln!(out, "  end interface");
+    let _ = writeln!(out, "end module {name}\n");
 }
 
 /// Free-form lines may hold 132 characters: longer statements are split
@@ -174,6 +213,9 @@ fn emit_spec(prog: &Program, i: usize, level: usize, out: &mut String) {
             }
         }
     }
+    if !prog.interfaces_of(i).is_empty() {
+        let _ = writeln!(out, "{pad}use {}", interface_module_name(prog, i));
+    }
     if u.implicit_none
         || u.ast
             .spec
@@ -193,21 +235,8 @@ fn emit_spec(prog: &Program, i: usize, level: usize, out: &mut String) {
             _ => {}
         }
     }
-    // Interface blocks, regenerated (functions inside become subroutines).
-    let ifaces = prog.interfaces_of(i);
-    for s in &u.ast.spec {
-        if let SpecStmt::Interface { generic, .. } = s {
-            let _ = match generic {
-                Some(g) => writeln!(out, "{pad}interface {g}"),
-                None => writeln!(out, "{pad}interface"),
-            };
-            for &b in &ifaces {
-                emit_unit(prog, b, level + 1, out);
-            }
-            let _ = writeln!(out, "{pad}end interface");
-            break;
-        }
-    }
+    // Interface blocks (functions inside become subroutines) live in a
+    // module of their own, emitted before the program unit.
     for k in decl_order(prog, i) {
         let sym = &u.symbols[k];
         if tagged {

@@ -187,6 +187,23 @@ pub fn emit(
             annotation: String::new(),
         });
     }
+    // Scopes of the modules holding interface blocks (no symbols).
+    for i in 0..prog.units.len() {
+        if !prog.interfaces_of(i).is_empty() {
+            let id = scopes.len() as u64 + 1;
+            scopes.push(x::Scope {
+                vertex_id: id.to_string(),
+                annotation: format!("unit:{}", crate::emit_canon::interface_module_name(prog, i)),
+                symbol_tables: vec![x::SymbolTable { symbols: vec![] }],
+            });
+            scope_edges.push(x::Edge {
+                edge_id: (scope_edges.len() + 1).to_string(),
+                source: id.to_string(),
+                target: "1".into(),
+                annotation: String::new(),
+            });
+        }
+    }
     let mut vertices = Vec::new();
     let mut cg_ids: HashMap<usize, String> = HashMap::new();
     for (k, (u, _)) in cfgs.iter().enumerate() {

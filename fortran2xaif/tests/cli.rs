@@ -223,6 +223,7 @@ fn examples_compile_to_the_same_results() {
     let Ok(entries) = std::fs::read_dir(&root) else {
         return;
     };
+    let outputs = tempfile::tempdir().unwrap();
     let mut failures = Vec::new();
     let mut count = 0;
     for e in entries.flatten() {
@@ -236,10 +237,15 @@ fn examples_compile_to_the_same_results() {
             .unwrap()
             .current_dir(&dir)
             .arg("-o")
-            .arg(std::env::temp_dir().join(format!("fe-{}.xaif", e.file_name().to_string_lossy())))
+            .arg(
+                outputs
+                    .path()
+                    .join(format!("fe-{}.xaif", e.file_name().to_string_lossy())),
+            )
             .arg("--canon")
             .arg(
-                std::env::temp_dir()
+                outputs
+                    .path()
                     .join(format!("fe-{}.canon.f90", e.file_name().to_string_lossy())),
             )
             .args(&files)
@@ -256,7 +262,7 @@ fn examples_compile_to_the_same_results() {
         if !out.status.success() || !have("gfortran") {
             continue;
         }
-        if let Err(msg) = same_results_as_original(&dir, &name, &text, &files) {
+        if let Err(msg) = same_results_as_original(&dir, outputs.path(), &name, &text, &files) {
             failures.push(format!("{name}: {msg}"));
         }
     }
@@ -271,6 +277,7 @@ fn examples_compile_to_the_same_results() {
 /// driver that calls `head(x, y)` at the manifest's point; same output?
 fn same_results_as_original(
     dir: &Path,
+    outputs: &Path,
     name: &str,
     manifest: &str,
     files: &[String],
@@ -308,7 +315,7 @@ fn same_results_as_original(
         x0.join(", &\n    ")
     );
     std::fs::write(work.path().join("drv.f90"), driver).map_err(|e| e.to_string())?;
-    let canon = std::env::temp_dir().join(format!("fe-{name}.canon.f90"));
+    let canon = outputs.join(format!("fe-{name}.canon.f90"));
     let build_and_run = |exe: &str, sources: Vec<PathBuf>| -> Result<String, String> {
         let o = process::Command::new("gfortran")
             .current_dir(work.path())
