@@ -22,7 +22,8 @@ use xaif_schema::model::{
 use super::temps::{AdjointTemp, AdjointTemps};
 use crate::catalogue::Catalogue;
 use crate::expr::{
-    base_symbol, exact_integer_literal, variable_expression, variable_key, ExprView,
+    base_symbol, exact_integer_literal, symbols_in_expression, variable_expression, variable_key,
+    ExprView,
 };
 use crate::linearize::{Linearization, Linearizer};
 use crate::preaccumulate::{preaccumulate_statement, Factor};
@@ -82,28 +83,50 @@ pub fn reverse_block(
     pool: &mut TempPool,
     temps: &mut AdjointTemps,
 ) -> Result<BlockSweeps, StatementError> {
-    let mut sweeps = BlockSweeps::default();
-    let mut reverse_pieces: Vec<Vec<BasicBlockElement>> = Vec::new();
-    for element in elements {
+    temps.reset_block();
+    let mut shared = SharedIndices::default();
+    // Per statement: forward before the index pushes, forward after them,
+    // reverse after the index pops.
+    let mut pieces: Vec<(
+        Vec<BasicBlockElement>,
+        Vec<BasicBlockElement>,
+        Vec<BasicBlockElement>,
+    )> = Vec::new();
+    let mut counts = TapeCounts::default();
+    for (s, element) in elements.iter().enumerate() {
         temps.reset();
         pool.reset();
+        shared.pushes.push(Vec::new());
+        shared.pops.push(Vec::new());
         match element {
             BasicBlockElement::Assignment(a) => {
-                let mut st = StatementTape::new(&a.statement_id, temps);
-                let piece = st.assignment(a, ctx, pool)?;
-                sweeps.tape += st.counts;
-                sweeps.forward.extend(st.forward);
-                reverse_pieces.push(piece);
+                let mut st = StatementTape::new(&a.statement_id, temps, Some((&mut shared, s)));
+                let (tail, piece) = st.assignment(a, ctx, pool)?;
+                counts += st.counts;
+                let head = std::mem::take(&mut st.forward);
+                drop(st);
+                // Subscripts that read the variable assigned here change
+                // after this statement: their values are final.
+                if let Some(written) = base_symbol(&a.lhs.reference) {
+                    let written = (written.0.to_string(), written.1);
+                    shared.close(temps, |symbols| symbols.contains(&written));
+                }
+                pieces.push((head, tail, piece));
             }
             BasicBlockElement::SubroutineCall(c) => {
-                let mut st = StatementTape::new(&c.statement_id, temps);
+                // The callee may change any variable.
+                shared.close(temps, |_| true);
+                let mut st = StatementTape::new(&c.statement_id, temps, None);
                 let piece = st.call(c, ctx)?;
-                sweeps.tape += st.counts;
-                sweeps.forward.extend(st.forward);
-                reverse_pieces.push(piece);
+                counts += st.counts;
+                pieces.push((st.forward, Vec::new(), piece));
             }
-            // Opaque statements (I/O, allocation, ...) run forward only.
-            BasicBlockElement::Marker(_) => sweeps.forward.push(element.clone()),
+            // Opaque statements (I/O, allocation, ...) run forward only;
+            // they may change any variable.
+            BasicBlockElement::Marker(_) => {
+                shared.close(temps, |_| true);
+                pieces.push((vec![element.clone()], Vec::new(), Vec::new()));
+            }
             BasicBlockElement::DerivativePropagator(_)
             | BasicBlockElement::InlinableSubroutineCall(_) => {
                 return Err((
@@ -113,15 +136,122 @@ pub fn reverse_block(
             }
         }
     }
+    shared.close(temps, |_| true);
+    counts += shared.counts;
+    let mut sweeps = BlockSweeps {
+        tape: counts,
+        ..BlockSweeps::default()
+    };
+    let mut reverse_pieces = Vec::with_capacity(pieces.len());
+    for (s, (head, tail, piece)) in pieces.into_iter().enumerate() {
+        sweeps.forward.extend(head);
+        sweeps.forward.append(&mut shared.pushes[s]);
+        sweeps.forward.extend(tail);
+        let mut reverse: Vec<BasicBlockElement> = shared.pops[s].drain(..).rev().collect();
+        reverse.extend(piece);
+        reverse_pieces.push(reverse);
+    }
     sweeps.reverse = reverse_pieces.into_iter().rev().flatten().collect();
     Ok(sweeps)
 }
 
+/// Subscript values shared by the statements of a basic block: a
+/// subscript expression is pushed once, at the last statement that uses it
+/// before a variable it reads changes (or a call or opaque statement, or
+/// the end of the block), and popped in that statement's reverse piece,
+/// which the reverse sweep runs before the pieces of the earlier users.
+#[derive(Default)]
+struct SharedIndices {
+    /// Live expressions by key, in first-use order.
+    live: Vec<(String, LiveIndex)>,
+    /// Pushes and pops (forward order) placed at each statement.
+    pushes: Vec<Vec<BasicBlockElement>>,
+    pops: Vec<Vec<BasicBlockElement>>,
+    counts: TapeCounts,
+    serial: usize,
+}
+
+struct LiveIndex {
+    expression: Expression,
+    symbols: Vec<(String, u64)>,
+    /// The popped temporary the reverse pieces read.
+    temp: VariableReference,
+    last_use: usize,
+}
+
+impl SharedIndices {
+    /// The temporary standing for `e` in statement `s`.
+    fn use_at(
+        &mut self,
+        key: &str,
+        e: &Expression,
+        s: usize,
+        temps: &mut AdjointTemps,
+    ) -> VariableReference {
+        if let Some((_, live)) = self.live.iter_mut().find(|(k, _)| k == key) {
+            live.last_use = s;
+            return live.temp.clone();
+        }
+        let mut symbols = Vec::new();
+        symbols_in_expression(e, &mut symbols);
+        let temp = temps.take(AdjointTemp::Index);
+        self.live.push((
+            key.to_string(),
+            LiveIndex {
+                expression: e.clone(),
+                symbols,
+                temp: temp.clone(),
+                last_use: s,
+            },
+        ));
+        temp
+    }
+
+    /// Emits the push and pop of every live expression whose symbols match.
+    fn close(&mut self, temps: &mut AdjointTemps, matches: impl Fn(&[(String, u64)]) -> bool) {
+        let (closing, staying): (Vec<_>, Vec<_>) = std::mem::take(&mut self.live)
+            .into_iter()
+            .partition(|(_, l)| matches(&l.symbols));
+        self.live = staying;
+        for (_, l) in closing {
+            self.serial += 1;
+            let id = |k: usize| format!("oad_ix_{}_{k}", self.serial);
+            let value = match l.expression.vertices.as_slice() {
+                [ExpressionVertex::VariableReference(v)] => ArgumentValue::Variable(v.clone()),
+                _ => {
+                    let t = temps.take(AdjointTemp::IndexExpression);
+                    self.pushes[l.last_use].push(BasicBlockElement::Assignment(Assignment {
+                        statement_id: id(1),
+                        do_chain: 0,
+                        line_number: 0,
+                        lhs: AssignmentLhs {
+                            reference: t.clone(),
+                            live: true,
+                        },
+                        rhs: l.expression.clone(),
+                    }));
+                    ArgumentValue::Variable(t)
+                }
+            };
+            self.pushes[l.last_use].push(tape_call("push_int", value, id(2)));
+            self.pops[l.last_use].push(tape_call(
+                "pop_int",
+                ArgumentValue::Variable(l.temp),
+                id(3),
+            ));
+            self.counts.integers += 1;
+        }
+    }
+}
+
 /// The forward piece of one statement under construction, and the pops
 /// that undo its pushes.
-struct StatementTape<'t, 'a> {
+struct StatementTape<'t, 'a, 's> {
     statement_id: String,
     temps: &'t mut AdjointTemps<'a>,
+    /// Block-shared subscripts and this statement's number in the block;
+    /// `None`: the statement tapes its own subscripts (calls).
+    shared: Option<(&'s mut SharedIndices, usize)>,
     forward: Vec<BasicBlockElement>,
     /// Pops in forward order; the reverse piece runs them backwards.
     pops: Vec<BasicBlockElement>,
@@ -131,11 +261,16 @@ struct StatementTape<'t, 'a> {
     serial: usize,
 }
 
-impl<'t, 'a> StatementTape<'t, 'a> {
-    fn new(statement_id: &str, temps: &'t mut AdjointTemps<'a>) -> Self {
+impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
+    fn new(
+        statement_id: &str,
+        temps: &'t mut AdjointTemps<'a>,
+        shared: Option<(&'s mut SharedIndices, usize)>,
+    ) -> Self {
         StatementTape {
             statement_id: statement_id.to_string(),
             temps,
+            shared,
             forward: Vec::new(),
             pops: Vec::new(),
             index_of: HashMap::new(),
@@ -197,6 +332,13 @@ impl<'t, 'a> StatementTape<'t, 'a> {
         };
         if self.index_of.contains_key(&key) {
             return;
+        }
+        if deferred.is_none() {
+            if let Some((shared, s)) = self.shared.as_mut() {
+                let temp = shared.use_at(&key, e, *s, self.temps);
+                self.index_of.insert(key, temp);
+                return;
+            }
         }
         // A variable is pushed as it is; anything else (and anything whose
         // push is deferred) is computed into a temporary first.
@@ -263,25 +405,22 @@ impl<'t, 'a> StatementTape<'t, 'a> {
         a: &Assignment,
         ctx: &BlockContext,
         pool: &mut TempPool,
-    ) -> Result<Vec<BasicBlockElement>, StatementError> {
+    ) -> Result<(Vec<BasicBlockElement>, Vec<BasicBlockElement>), StatementError> {
+        let tail = vec![BasicBlockElement::Assignment(a.clone())];
         let fail = |m: String| (Some(a.statement_id.clone()), m);
         let linearizer = Linearizer {
             catalogue: ctx.catalogue,
             symbols: ctx.symbols,
         };
         let graph = match linearizer.linearize_assignment(a).map_err(fail)? {
-            Linearization::Passive => {
-                self.forward.push(BasicBlockElement::Assignment(a.clone()));
-                return Ok(Vec::new());
-            }
+            Linearization::Passive => return Ok((tail, Vec::new())),
             Linearization::ZeroDerivative(y) => {
                 self.tape_subscripts(&y);
-                self.forward.push(BasicBlockElement::Assignment(a.clone()));
                 let mut piece = self.reverse_pops();
                 piece.push(propagator(vec![PropagatorEntry::ZeroDeriv(
                     self.restored(&y),
                 )]));
-                return Ok(piece);
+                return Ok((tail, piece));
             }
             Linearization::Graph(g) => g,
         };
@@ -322,7 +461,6 @@ impl<'t, 'a> StatementTape<'t, 'a> {
         for (x, _) in &row.entries {
             self.tape_subscripts(x);
         }
-        self.forward.push(BasicBlockElement::Assignment(a.clone()));
 
         let y = self.restored(&row.dependent);
         let terms: Vec<(VariableReference, Factor)> = factors
@@ -331,7 +469,7 @@ impl<'t, 'a> StatementTape<'t, 'a> {
             .collect();
         let mut piece = self.reverse_pops();
         piece.push(propagator(self.adjoint_entries(&y, &terms)));
-        Ok(piece)
+        Ok((tail, piece))
     }
 
     /// The adjoint of `y = f(x_1..x_n)` with local partials `a_i`:

@@ -8,7 +8,8 @@
 //! alias an argument (`oad_adj_N`, active real).
 //!
 //! Per-statement temporaries are reused from one statement to the next:
-//! `reset` starts their numbering again.
+//! `reset` starts their numbering again; popped indices are shared by the
+//! statements of a basic block and reused from block to block.
 
 use std::collections::HashMap;
 
@@ -82,8 +83,18 @@ impl<'a> AdjointTemps<'a> {
         candidate
     }
 
-    /// Makes every per-statement temporary available again.
+    /// Makes every per-statement temporary available again (popped
+    /// indices live across the statements of a block: see `reset_block`).
     pub fn reset(&mut self) {
+        for (kind, (_, next)) in self.names.iter_mut() {
+            if *kind != AdjointTemp::Index {
+                *next = 0;
+            }
+        }
+    }
+
+    /// Makes every temporary available again (a new basic block begins).
+    pub fn reset_block(&mut self) {
         for (_, next) in self.names.values_mut() {
             *next = 0;
         }
