@@ -3,7 +3,7 @@
 
 use super::control_flow::{control_flow_graph, replacement_list};
 use super::cursor::{Cursor, Element, Ns, Result};
-use super::expression::plain_edge;
+use super::expression::{plain_edge, vertex_id_or_default};
 use super::references::{check_graph, Mark};
 use crate::model::*;
 use crate::names::*;
@@ -135,18 +135,17 @@ fn scope_hierarchy(c: &mut Cursor, el: &Element) -> Result<ScopeHierarchy> {
 }
 
 fn scope(c: &mut Cursor, el: &Element) -> Result<Scope> {
-    let mut s = Scope {
-        vertex_id: "1".into(),
-        ..Default::default()
-    };
+    let mut s = Scope::default();
+    let mut id = None;
     for a in c.attributes(el) {
         let a = a?;
         match a.name {
-            b"vertex_id" => s.vertex_id = c.string(&a)?,
+            b"vertex_id" => id = Some(c.string(&a)?),
             b"annotation" => s.annotation = c.string(&a)?,
             _ => return Err(c.unknown_attribute(el, &a)),
         }
     }
+    s.vertex_id = vertex_id_or_default(id);
     while let Some(child) = c.next_child(el)? {
         if !child.is(Ns::Xaif, "SymbolTable") {
             return Err(c.unexpected(&child, el));

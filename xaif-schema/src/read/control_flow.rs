@@ -2,7 +2,9 @@
 //! statements of basic blocks (including the booster's output statements).
 
 use super::cursor::{Cursor, Element, Ns, Result};
-use super::expression::{constant, edge_attrs, expression, variable_reference, EdgeKind};
+use super::expression::{
+    constant, edge_attrs, expression, variable_reference, vertex_id_or_default, EdgeKind,
+};
 use super::references::{check_graph, Mark};
 use crate::model::*;
 use crate::names::*;
@@ -84,16 +86,15 @@ impl FlowGraph {
 
 pub(crate) fn control_flow_graph(c: &mut Cursor, el: &Element) -> Result<ControlFlowGraph> {
     let mut g = ControlFlowGraph {
-        vertex_id: "1".into(),
         active: true,
         structured: true,
         ..Default::default()
     };
-    let (mut symbol_id, mut scope_id, mut cfg_scope_id) = (None, None, None);
+    let (mut id, mut symbol_id, mut scope_id, mut cfg_scope_id) = (None, None, None, None);
     for a in c.attributes(el) {
         let a = a?;
         match a.name {
-            b"vertex_id" => g.vertex_id = c.string(&a)?,
+            b"vertex_id" => id = Some(c.string(&a)?),
             b"annotation" => g.annotation = c.string(&a)?,
             b"symbol_id" => symbol_id = Some(c.string(&a)?),
             b"scope_id" => scope_id = Some(c.positive(&a)?),
@@ -103,6 +104,7 @@ pub(crate) fn control_flow_graph(c: &mut Cursor, el: &Element) -> Result<Control
             _ => return Err(c.unknown_attribute(el, &a)),
         }
     }
+    g.vertex_id = vertex_id_or_default(id);
     g.symbol_id = c.required(symbol_id, el, "symbol_id")?;
     g.scope_id = c.required(scope_id, el, "scope_id")?;
     g.controlflowgraph_scope_id = c.required(cfg_scope_id, el, "controlflowgraph_scope_id")?;
@@ -149,15 +151,13 @@ pub(crate) fn control_flow_graph(c: &mut Cursor, el: &Element) -> Result<Control
 }
 
 pub(crate) fn replacement_list(c: &mut Cursor, el: &Element) -> Result<ReplacementList> {
-    let mut r = ReplacementList {
-        vertex_id: "1".into(),
-        ..Default::default()
-    };
+    let mut r = ReplacementList::default();
+    let mut id = None;
     let (mut template, mut symbol_id, mut scope_id, mut cfg_scope_id) = (None, None, None, None);
     for a in c.attributes(el) {
         let a = a?;
         match a.name {
-            b"vertex_id" => r.vertex_id = c.string(&a)?,
+            b"vertex_id" => id = Some(c.string(&a)?),
             b"annotation" => r.annotation = c.string(&a)?,
             b"template_name" => template = Some(c.string(&a)?),
             b"symbol_id" => symbol_id = Some(c.string(&a)?),
@@ -166,6 +166,7 @@ pub(crate) fn replacement_list(c: &mut Cursor, el: &Element) -> Result<Replaceme
             _ => return Err(c.unknown_attribute(el, &a)),
         }
     }
+    r.vertex_id = vertex_id_or_default(id);
     r.template_name = c.required(template, el, "template_name")?;
     r.symbol_id = c.required(symbol_id, el, "symbol_id")?;
     r.scope_id = c.required(scope_id, el, "scope_id")?;
@@ -262,18 +263,17 @@ fn no_attributes(c: &Cursor, el: &Element) -> Result<()> {
 }
 
 fn plain_vertex(c: &mut Cursor, el: &Element) -> Result<PlainVertex> {
-    let mut v = PlainVertex {
-        vertex_id: "1".into(),
-        annotation: String::new(),
-    };
+    let mut v = PlainVertex::default();
+    let mut id = None;
     for a in c.attributes(el) {
         let a = a?;
         match a.name {
-            b"vertex_id" => v.vertex_id = c.string(&a)?,
+            b"vertex_id" => id = Some(c.string(&a)?),
             b"annotation" => v.annotation = c.string(&a)?,
             _ => return Err(c.unknown_attribute(el, &a)),
         }
     }
+    v.vertex_id = vertex_id_or_default(id);
     c.expect_no_children(el)?;
     Ok(v)
 }
@@ -284,12 +284,12 @@ fn loop_attributes(
     el: &Element,
     reversal: Option<&mut ForLoopReversal>,
 ) -> Result<(String, String, u64)> {
-    let (mut id, mut annotation, mut line) = ("1".to_string(), String::new(), 0);
+    let (mut id, mut annotation, mut line) = (None, String::new(), 0);
     let mut reversal = reversal;
     for a in c.attributes(el) {
         let a = a?;
         match a.name {
-            b"vertex_id" => id = c.string(&a)?,
+            b"vertex_id" => id = Some(c.string(&a)?),
             b"annotation" => annotation = c.string(&a)?,
             b"lineNumber" => line = c.non_negative(&a)?,
             b"reversal" if reversal.is_some() => {
@@ -300,7 +300,7 @@ fn loop_attributes(
             _ => return Err(c.unknown_attribute(el, &a)),
         }
     }
-    Ok((id, annotation, line))
+    Ok((vertex_id_or_default(id), annotation, line))
 }
 
 fn condition_vertex(c: &mut Cursor, el: &Element) -> Result<ConditionVertex> {
@@ -353,20 +353,18 @@ fn for_loop(c: &mut Cursor, el: &Element) -> Result<ForLoop> {
 }
 
 fn basic_block(c: &mut Cursor, el: &Element) -> Result<BasicBlock> {
-    let mut b = BasicBlock {
-        vertex_id: "1".into(),
-        ..Default::default()
-    };
-    let mut scope_id = None;
+    let mut b = BasicBlock::default();
+    let (mut id, mut scope_id) = (None, None);
     for a in c.attributes(el) {
         let a = a?;
         match a.name {
-            b"vertex_id" => b.vertex_id = c.string(&a)?,
+            b"vertex_id" => id = Some(c.string(&a)?),
             b"annotation" => b.annotation = c.string(&a)?,
             b"scope_id" => scope_id = Some(c.positive(&a)?),
             _ => return Err(c.unknown_attribute(el, &a)),
         }
     }
+    b.vertex_id = vertex_id_or_default(id);
     b.scope_id = c.required(scope_id, el, "scope_id")?;
     while let Some(child) = c.next_child(el)? {
         let s = match (child.ns, child.local()) {

@@ -87,18 +87,24 @@ pub(crate) fn plain_edge(c: &mut Cursor, el: &Element) -> Result<(Edge, (usize, 
 }
 
 /// Handles the attributes common to all vertices; false if `a` is not one.
+/// The id stays `None` when absent (see [`vertex_id_or_default`]).
 fn vertex_attr(
     c: &Cursor,
     a: &Attr,
-    vertex_id: &mut String,
+    vertex_id: &mut Option<String>,
     annotation: &mut String,
 ) -> Result<bool> {
     match a.name {
-        b"vertex_id" => *vertex_id = c.string(a)?,
+        b"vertex_id" => *vertex_id = Some(c.string(a)?),
         b"annotation" => *annotation = c.string(a)?,
         _ => return Ok(false),
     }
     Ok(true)
+}
+
+/// The schema default `"1"` for an omitted vertex id, allocated only then.
+pub(crate) fn vertex_id_or_default(id: Option<String>) -> String {
+    id.unwrap_or_else(|| "1".to_string())
 }
 
 /// The children of an `ExpressionType` element (attributes are the
@@ -176,11 +182,22 @@ pub(crate) fn variable_reference(
     el: &Element,
     lhs: bool,
 ) -> Result<(VariableReference, bool)> {
-    let mut v = VariableReference::default();
+    let mut v = VariableReference {
+        vertex_id: String::new(),
+        annotation: String::new(),
+        active: ActiveUse::Undefined,
+        alias: 0,
+        du_ud: 0,
+        deriv: false,
+        constant: false,
+        vertices: Vec::new(),
+        edges: Vec::new(),
+    };
+    let mut id = None;
     let mut live = true;
     for a in c.attributes(el) {
         let a = a?;
-        if vertex_attr(c, &a, &mut v.vertex_id, &mut v.annotation)? {
+        if vertex_attr(c, &a, &mut id, &mut v.annotation)? {
             continue;
         }
         match a.name {
@@ -193,6 +210,7 @@ pub(crate) fn variable_reference(
             _ => return Err(c.unknown_attribute(el, &a)),
         }
     }
+    v.vertex_id = vertex_id_or_default(id);
     let base = c.marks.len();
     let vertex_base = c.scratch.reference_vertices.len();
     let edge_base = c.scratch.reference_edges.len();
@@ -247,14 +265,11 @@ pub(crate) fn variable_reference(
 }
 
 fn symbol_reference(c: &mut Cursor, el: &Element) -> Result<SymbolReference> {
-    let mut s = SymbolReference {
-        vertex_id: "1".into(),
-        ..Default::default()
-    };
-    let (mut symbol_id, mut scope_id) = (None, None);
+    let mut s = SymbolReference::default();
+    let (mut id, mut symbol_id, mut scope_id) = (None, None, None);
     for a in c.attributes(el) {
         let a = a?;
-        if vertex_attr(c, &a, &mut s.vertex_id, &mut s.annotation)? {
+        if vertex_attr(c, &a, &mut id, &mut s.annotation)? {
             continue;
         }
         match a.name {
@@ -263,6 +278,7 @@ fn symbol_reference(c: &mut Cursor, el: &Element) -> Result<SymbolReference> {
             _ => return Err(c.unknown_attribute(el, &a)),
         }
     }
+    s.vertex_id = vertex_id_or_default(id);
     s.symbol_id = c.required(symbol_id, el, "symbol_id")?;
     s.scope_id = c.required(scope_id, el, "scope_id")?;
     while let Some(child) = c.next_child(el)? {
@@ -288,16 +304,15 @@ fn symbol_reference(c: &mut Cursor, el: &Element) -> Result<SymbolReference> {
 }
 
 fn array_element_reference(c: &mut Cursor, el: &Element) -> Result<ArrayElementReference> {
-    let mut r = ArrayElementReference {
-        vertex_id: "1".into(),
-        ..Default::default()
-    };
+    let mut r = ArrayElementReference::default();
+    let mut id = None;
     for a in c.attributes(el) {
         let a = a?;
-        if !vertex_attr(c, &a, &mut r.vertex_id, &mut r.annotation)? {
+        if !vertex_attr(c, &a, &mut id, &mut r.annotation)? {
             return Err(c.unknown_attribute(el, &a));
         }
     }
+    r.vertex_id = vertex_id_or_default(id);
     while let Some(child) = c.next_child(el)? {
         if !child.is(Ns::Xaif, "IndexTriplet") {
             return Err(c.unexpected(&child, el));
@@ -333,8 +348,7 @@ fn array_element_reference(c: &mut Cursor, el: &Element) -> Result<ArrayElementR
 }
 
 pub(crate) fn constant(c: &mut Cursor, el: &Element) -> Result<Constant> {
-    let (mut vertex_id, mut annotation, mut fe_type) =
-        ("1".to_string(), String::new(), String::new());
+    let (mut vertex_id, mut annotation, mut fe_type) = (None, String::new(), String::new());
     let (mut type_, mut value) = (None, None);
     for a in c.attributes(el) {
         let a = a?;
@@ -349,7 +363,7 @@ pub(crate) fn constant(c: &mut Cursor, el: &Element) -> Result<Constant> {
         }
     }
     let k = Constant {
-        vertex_id,
+        vertex_id: vertex_id_or_default(vertex_id),
         annotation,
         type_: c.required(type_, el, "type")?,
         fe_type,
@@ -361,40 +375,40 @@ pub(crate) fn constant(c: &mut Cursor, el: &Element) -> Result<Constant> {
 
 fn intrinsic(c: &mut Cursor, el: &Element) -> Result<Intrinsic> {
     let mut i = Intrinsic {
-        vertex_id: "1".into(),
+        vertex_id: String::new(),
         annotation: String::new(),
         name: String::new(),
-        type_: "inlinable".into(),
+        type_: String::new(),
         r_type: SymbolType::Real,
         r_shape: SymbolShape::Scalar,
     };
-    let mut name = None;
+    let (mut id, mut name, mut type_) = (None, None, None);
     for a in c.attributes(el) {
         let a = a?;
-        if vertex_attr(c, &a, &mut i.vertex_id, &mut i.annotation)? {
+        if vertex_attr(c, &a, &mut id, &mut i.annotation)? {
             continue;
         }
         match a.name {
             b"name" => name = Some(c.string(&a)?),
-            b"type" => i.type_ = c.string(&a)?,
+            b"type" => type_ = Some(c.string(&a)?),
             b"rType" => i.r_type = c.enumeration(&a, SYMBOL_TYPES)?,
             b"rShape" => i.r_shape = c.enumeration(&a, SYMBOL_SHAPES)?,
             _ => return Err(c.unknown_attribute(el, &a)),
         }
     }
+    i.vertex_id = vertex_id_or_default(id);
+    i.type_ = type_.unwrap_or_else(|| "inlinable".to_string());
     i.name = c.required(name, el, "name")?;
     c.expect_no_children(el)?;
     Ok(i)
 }
 
 fn function_call(c: &mut Cursor, el: &Element) -> Result<FunctionCall> {
-    let mut f = FunctionCall {
-        vertex_id: "1".into(),
-        ..Default::default()
-    };
+    let mut f = FunctionCall::default();
+    let mut id = None;
     for a in c.attributes(el) {
         let a = a?;
-        if vertex_attr(c, &a, &mut f.vertex_id, &mut f.annotation)? {
+        if vertex_attr(c, &a, &mut id, &mut f.annotation)? {
             continue;
         }
         match a.name {
@@ -403,6 +417,7 @@ fn function_call(c: &mut Cursor, el: &Element) -> Result<FunctionCall> {
             _ => return Err(c.unknown_attribute(el, &a)),
         }
     }
+    f.vertex_id = vertex_id_or_default(id);
     while let Some(child) = c.next_child(el)? {
         if !child.is(Ns::Xaif, "Argument") {
             return Err(c.unexpected(&child, el));
@@ -413,7 +428,7 @@ fn function_call(c: &mut Cursor, el: &Element) -> Result<FunctionCall> {
 }
 
 fn boolean_operation(c: &mut Cursor, el: &Element) -> Result<BooleanOperation> {
-    let (mut vertex_id, mut annotation, mut name) = ("1".to_string(), String::new(), None);
+    let (mut vertex_id, mut annotation, mut name) = (None, String::new(), None);
     for a in c.attributes(el) {
         let a = a?;
         if vertex_attr(c, &a, &mut vertex_id, &mut annotation)? {
@@ -425,7 +440,7 @@ fn boolean_operation(c: &mut Cursor, el: &Element) -> Result<BooleanOperation> {
         }
     }
     let b = BooleanOperation {
-        vertex_id,
+        vertex_id: vertex_id_or_default(vertex_id),
         annotation,
         name: c.required(name, el, "name")?,
     };
@@ -434,14 +449,11 @@ fn boolean_operation(c: &mut Cursor, el: &Element) -> Result<BooleanOperation> {
 }
 
 fn argument_reference(c: &mut Cursor, el: &Element) -> Result<ArgumentReference> {
-    let mut r = ArgumentReference {
-        vertex_id: "1".into(),
-        ..Default::default()
-    };
-    let mut argument = None;
+    let mut r = ArgumentReference::default();
+    let (mut id, mut argument) = (None, None);
     for a in c.attributes(el) {
         let a = a?;
-        if vertex_attr(c, &a, &mut r.vertex_id, &mut r.annotation)? {
+        if vertex_attr(c, &a, &mut id, &mut r.annotation)? {
             continue;
         }
         match a.name {
@@ -449,6 +461,7 @@ fn argument_reference(c: &mut Cursor, el: &Element) -> Result<ArgumentReference>
             _ => return Err(c.unknown_attribute(el, &a)),
         }
     }
+    r.vertex_id = vertex_id_or_default(id);
     r.argument = c.required(argument, el, "argument")?;
     c.expect_no_children(el)?;
     Ok(r)
