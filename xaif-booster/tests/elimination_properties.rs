@@ -187,7 +187,7 @@ fn check(g: &LinearizedGraph, e: &Elimination) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-const CHAINS: [&str; 9] = [
+const CHAINS: [&str; 11] = [
     "forward",
     "reverse",
     "markowitz",
@@ -197,6 +197,8 @@ const CHAINS: [&str; 9] = [
     "relative-markowitz,markowitz,forward",
     "sibling,markowitz,reverse",
     "markowitz,sibling,relative-markowitz",
+    "cost,markowitz,reverse",
+    "cost,sibling",
 ];
 
 proptest! {
@@ -227,7 +229,7 @@ proptest! {
     }
 
     #[test]
-    fn mixed_sequences_match_dense_chain_rule(s in spec(), steps in 0usize..12, first_edge in any::<bool>(), c1 in 0usize..9, c2 in 0usize..9) {
+    fn mixed_sequences_match_dense_chain_rule(s in spec(), steps in 0usize..12, first_edge in any::<bool>(), c1 in 0usize..11, c2 in 0usize..11) {
         let g = build(&s);
         let first = if first_edge { Method::Edge } else { Method::Vertex };
         let e = eliminate_mixed(&g, first, &CHAINS[c1].parse().unwrap(), steps, &CHAINS[c2].parse().unwrap()).unwrap();
@@ -386,6 +388,7 @@ fn chains_parse_and_print() {
         "relative-markowitz,sibling,forward"
     );
     assert!("markowitz,bogus".parse::<Chain>().is_err());
+    assert_eq!("cost".parse::<Chain>().unwrap(), Chain(vec![Filter::LowestCost]));
     assert_eq!("face".parse::<Method>().unwrap(), Method::Face);
 }
 

@@ -170,6 +170,14 @@ fn suites(quick: bool) {
     let small: Vec<usize> = if quick { vec![10, 15, 20] } else { (0..40).map(|k| 10 + k / 2).collect() };
     let sizes: Vec<usize> = if quick { vec![10, 40, 80] } else { (1..=20).map(|k| 10 * k).collect() };
     suite("Small random DAGs (10–29 vertices), no unit labels", &small, 500, 0.0, CostModel::Multiplications, quick);
+    suite(
+        "Small random DAGs (10–29 vertices), 25% structural ±1 labels (unit products free)",
+        &small,
+        700,
+        0.25,
+        CostModel::Multiplications,
+        quick,
+    );
     suite("Random DAGs (10–200 vertices), no unit labels", &sizes, 1000, 0.0, CostModel::Multiplications, quick);
     suite(
         "Random DAGs (10–200 vertices), 25% structural ±1 labels (unit products free)",

@@ -58,6 +58,8 @@ pub fn default_candidates(methods: &[Method]) -> Vec<Candidate> {
         vec![RelativeMarkowitz, Markowitz, Forward],
         vec![Sibling, Markowitz, Reverse],
         vec![Markowitz, Sibling, Forward],
+        vec![LowestCost, Markowitz, Reverse],
+        vec![LowestCost, RelativeMarkowitz, Forward],
     ];
     let mut out: Vec<Candidate> = Vec::new();
     for base in [Method::Vertex] {

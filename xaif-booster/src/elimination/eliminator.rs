@@ -368,8 +368,8 @@ impl Eliminator {
                     None
                 } else {
                     Some(match &self.phase {
-                        Phase::Graph(w) => chain.select(w, targets, self.last.as_ref()),
-                        Phase::Faces(l) => chain.select(l, targets, self.last.as_ref()),
+                        Phase::Graph(w) => chain.select(w, &self.labels, targets, self.last.as_ref()),
+                        Phase::Faces(l) => chain.select(l, &self.labels, targets, self.last.as_ref()),
                     })
                 }
             }
@@ -553,8 +553,8 @@ mod tests {
                             break;
                         }
                         let generic = match &e.phase {
-                            Phase::Graph(w) => chain.select(w, targets, None),
-                            Phase::Faces(l) => chain.select(l, targets, None),
+                            Phase::Graph(w) => chain.select(w, &e.labels, targets, None),
+                            Phase::Faces(l) => chain.select(l, &e.labels, targets, None),
                         };
                         assert_eq!(direct, Some(generic), "seed {seed} {method} forward={forward}");
                         e.perform(generic).unwrap();

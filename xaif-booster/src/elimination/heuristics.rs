@@ -14,6 +14,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::face::LineGraph;
+use super::label::Labels;
 use super::work::{intersection_len, EliminationError, WorkGraph};
 
 /// One elimination target in the current graph (internal ids).
@@ -46,6 +47,9 @@ pub enum Filter {
     /// Highest sibling degree `|S ∩ S⁻|·|P ∩ P⁻|` with respect to the previous
     /// step (data locality, paper 001 §3.2); no-op when the maximum is 0.
     Sibling,
+    /// Fewest multiplications emitted by the step itself: the Markowitz
+    /// degree without the products that involve a ±1 label.
+    LowestCost,
 }
 
 impl Filter {
@@ -56,6 +60,7 @@ impl Filter {
             Filter::Markowitz => "markowitz",
             Filter::RelativeMarkowitz => "relative-markowitz",
             Filter::Sibling => "sibling",
+            Filter::LowestCost => "cost",
         }
     }
 }
@@ -71,6 +76,7 @@ impl FromStr for Filter {
                 Ok(Filter::RelativeMarkowitz)
             }
             "sibling" | "hs" | "highest-sibling" | "locality" => Ok(Filter::Sibling),
+            "cost" | "lowest-cost" | "unit-markowitz" => Ok(Filter::LowestCost),
             other => Err(EliminationError::UnknownHeuristic(other.to_string())),
         }
     }
@@ -94,13 +100,19 @@ impl Chain {
     }
 
     /// Pick one target (`targets` must be non-empty).
-    pub(crate) fn select(&self, space: &dyn Space, targets: Vec<Target>, last: Option<&StepSets>) -> Target {
+    pub(crate) fn select(
+        &self,
+        space: &dyn Space,
+        labels: &Labels,
+        targets: Vec<Target>,
+        last: Option<&StepSets>,
+    ) -> Target {
         let mut set = targets;
         for &filter in self.0.iter().chain(std::iter::once(&Filter::Forward)) {
             if set.len() <= 1 {
                 break;
             }
-            set = apply(filter, space, set, last);
+            set = apply(filter, space, labels, set, last);
         }
         set[0]
     }
@@ -146,6 +158,8 @@ pub(crate) trait Space {
     fn forward_key(&self, t: Target) -> [i64; 5];
     fn reverse_key(&self, t: Target) -> [i64; 5];
     fn sets(&self, t: Target) -> StepSets;
+    /// Multiplications the step emits (products with ±1 are free).
+    fn step_cost(&self, t: Target, labels: &Labels) -> i64;
 }
 
 fn keep_min<K: Ord + Copy>(set: Vec<Target>, key: impl Fn(Target) -> K) -> Vec<Target> {
@@ -154,8 +168,9 @@ fn keep_min<K: Ord + Copy>(set: Vec<Target>, key: impl Fn(Target) -> K) -> Vec<T
     set.into_iter().zip(keys).filter(|(_, k)| *k == best).map(|(t, _)| t).collect()
 }
 
-fn apply(filter: Filter, space: &dyn Space, set: Vec<Target>, last: Option<&StepSets>) -> Vec<Target> {
+fn apply(filter: Filter, space: &dyn Space, labels: &Labels, set: Vec<Target>, last: Option<&StepSets>) -> Vec<Target> {
     match filter {
+        Filter::LowestCost => keep_min(set, |t| space.step_cost(t, labels)),
         Filter::Forward => keep_min(set, |t| space.forward_key(t)),
         Filter::Reverse => keep_min(set, |t| space.reverse_key(t)),
         Filter::Markowitz => keep_min(set, |t| space.markowitz(t)),
@@ -177,6 +192,18 @@ fn apply(filter: Filter, space: &dyn Space, set: Vec<Target>, last: Option<&Step
 }
 
 impl Space for WorkGraph {
+    fn step_cost(&self, t: Target, labels: &Labels) -> i64 {
+        let general = |s: u32, d: u32| !labels.is_unit(self.edge_label(s, d));
+        let into = |j: u32| self.pred[j as usize].iter().filter(|&&i| general(i, j)).count() as i64;
+        let out_of = |j: u32| self.succ[j as usize].iter().filter(|&&k| general(j, k)).count() as i64;
+        match t {
+            Target::Vertex(j) => into(j) * out_of(j),
+            Target::Front(i, j) => i64::from(general(i, j)) * out_of(j),
+            Target::Back(j, k) => i64::from(general(j, k)) * into(j),
+            Target::Face(..) => unreachable!("face target on the computational graph"),
+        }
+    }
+
     fn markowitz(&self, t: Target) -> i64 {
         match t {
             Target::Vertex(j) => self.vertex_markowitz(j),
@@ -226,6 +253,12 @@ impl Space for WorkGraph {
 }
 
 impl Space for LineGraph {
+    fn step_cost(&self, t: Target, labels: &Labels) -> i64 {
+        let Target::Face(i, j) = t else { unreachable!("non-face target on the line graph") };
+        let general = |v: u32| !labels.is_unit(self.label[v as usize]);
+        i64::from(general(i) && general(j))
+    }
+
     fn markowitz(&self, t: Target) -> i64 {
         let Target::Face(i, j) = t else { unreachable!("non-face target on the line graph") };
         self.face_markowitz(i, j)
