@@ -238,11 +238,30 @@ fn emit_spec(prog: &Program, i: usize, level: usize, out: &mut String) {
     // Interface blocks (functions inside become subroutines) live in a
     // module of their own, emitted before the program unit.
     for k in decl_order(prog, i) {
-        let sym = &u.symbols[k];
+        let mut sym = u.symbols[k].clone();
+        // Common block members get constant bounds where they are known:
+        // the back end may move the block into a module that cannot see
+        // this unit's parameters.
+        if sym.common.is_some() {
+            if let Some(dims) = sym.dims.as_mut() {
+                for d in dims.iter_mut() {
+                    if let DimSpec::Explicit { lo, hi } = d {
+                        if let Some(v) = prog.const_int(i, hi) {
+                            *hi = Expr::int(v, hi.span());
+                        }
+                        if let Some(l) = lo.as_mut() {
+                            if let Some(v) = prog.const_int(i, l) {
+                                *l = Expr::int(v, l.span());
+                            }
+                        }
+                    }
+                }
+            }
+        }
         if tagged {
             let _ = writeln!(out, "!$oad decl {}", sym.name);
         }
-        let _ = writeln!(out, "{pad}{}", decl_text(sym));
+        let _ = writeln!(out, "{pad}{}", decl_text(&sym));
     }
     // Common blocks, members in order.
     let mut blocks: Vec<(String, Vec<(usize, String)>)> = Vec::new();

@@ -259,6 +259,9 @@ fn examples_compile_to_the_same_results() {
             failures.push(format!("{name}: {}", String::from_utf8_lossy(&out.stderr)));
             continue;
         }
+        if String::from_utf8_lossy(&out.stderr).contains("internal:") {
+            failures.push(format!("{name}: {}", String::from_utf8_lossy(&out.stderr)));
+        }
         if !out.status.success() || !have("gfortran") {
             continue;
         }
