@@ -269,6 +269,17 @@ fn attributes_of_other_vocabularies_are_ignored() {
 }
 
 #[test]
+fn attribute_values_are_normalised_as_xml_says() {
+    // A literal line break in a value is a space; &#10; is a line break.
+    let doc = with_line_15("    <xaif:Exit vertex_id=\"2\" annotation=\"a\r\nb\tc&#10;d\"/>");
+    let cg = read_call_graph(&doc, "ws.xaif").unwrap();
+    let xaif_schema::CallGraphVertex::ControlFlowGraph(g) = &cg.vertices[0] else {
+        panic!()
+    };
+    assert_eq!(g.vertices[1].annotation(), "a b c\nd");
+}
+
+#[test]
 fn a_catalogue_is_not_a_call_graph_and_vice_versa() {
     let e = read_inlinable_intrinsics(&with_line_15(""), "x.xaif").unwrap_err();
     assert_eq!((e.line, e.column), (2, 1));

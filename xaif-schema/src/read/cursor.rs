@@ -456,6 +456,16 @@ impl<'i> Cursor<'i> {
             Some(s) => s,
             None => std::str::from_utf8(raw).map_err(|_| self.bad_value(a, "UTF-8 text"))?,
         };
+        // XML attribute-value normalisation: a literal tab, newline or
+        // carriage return reads as a space (written as character
+        // references they stay what they are).
+        let normalised;
+        let s = if memchr::memchr3(b'\t', b'\n', b'\r', raw).is_some() {
+            normalised = s.replace("\r\n", " ").replace(['\t', '\n', '\r'], " ");
+            normalised.as_str()
+        } else {
+            s
+        };
         if !raw.contains(&b'&') {
             return Ok(s.to_string());
         }
