@@ -1,29 +1,40 @@
-//! Argument checkpoints for the joint template: `!$placeholder arg_store`
-//! pushes the values of the subroutine's arguments on the checkpoint
-//! stacks, `!$placeholder arg_restore` pops them back (reverse order).
-//! Active arguments are checkpointed by value (`x%v`): their adjoints are
-//! the reverse sweep's business.
+//! Checkpoints for the joint template: `!$placeholder arg_store` pushes
+//! the values a subroutine starts from on the checkpoint stacks, and
+//! `!$placeholder arg_restore` pops them back (reverse order), so that the
+//! reverse sweep can re-run the subroutine from the same state. The state
+//! is its arguments and the module variables it can see (the replacement
+//! list carries no `Mod` list to narrow that down). Active variables are
+//! checkpointed by value (`x%v`): their adjoints are the reverse sweep's
+//! business.
 
-use xaif_schema::{ArgumentSymbolReference, Intent, SymbolType};
+use xaif_schema::{ArgumentSymbolReference, Intent, Symbol, SymbolKind, SymbolType};
 
 use crate::canon::{join_statement, CanonItem};
-
 use crate::codegen::UnitGen;
 use crate::error::Result;
 
+/// One checkpointed variable.
+struct Saved {
+    /// The text stored (`x` or `x%v`).
+    text: String,
+    /// `cp_store_<kind>_<shape>` / `cp_restore_...`
+    routine_suffix: String,
+    /// Name to test with `present()` (optional arguments).
+    optional: Option<String>,
+}
+
 impl UnitGen<'_, '_> {
-    /// Emits checkpoint stores (or restores) for `args`.
+    /// Emits checkpoint stores (or restores) for the arguments `args` and
+    /// the visible module variables.
     pub fn argument_checkpoints(
         &mut self,
         args: &[ArgumentSymbolReference],
         cfg_scope: u64,
         store: bool,
     ) -> Result<()> {
+        let mut saved = Vec::new();
         let mut sorted: Vec<&ArgumentSymbolReference> = args.iter().collect();
         sorted.sort_by_key(|a| a.position);
-        if !store {
-            sorted.reverse();
-        }
         let index = self.env.index;
         for a in sorted {
             let Some(sym) = index
@@ -35,80 +46,99 @@ impl UnitGen<'_, '_> {
                     format!("argument '{}' has no symbol", a.symbol_id),
                 ));
             };
+            let decl = self.declaration_text(&self.unit.clone(), &a.symbol_id);
             // A passive argument the subroutine only reads need not be
-            // restored, and must not be where it is declared intent(in) or
-            // the actual is a constant.
-            if !sym.active && (a.intent == Intent::In || self.declared_intent_in(&a.symbol_id)) {
+            // restored, and must not be where it is declared intent(in).
+            if !sym.active && (a.intent == Intent::In || has_intent_in(decl.as_deref())) {
                 continue;
             }
-            // Assumed-size arrays have no size to store.
-            if sym.shape.rank() > 0 && self.declared_assumed_size(&a.symbol_id) {
-                continue;
-            }
-            let kind = match sym.type_ {
-                SymbolType::Real => "real",
-                SymbolType::Integer => "integer",
-                SymbolType::Bool => "bool",
-                // Characters and the like carry nothing the sweeps change.
-                _ => continue,
-            };
-            let shape = if sym.shape.rank() > 0 {
-                "array"
-            } else {
-                "scalar"
-            };
-            let op = if store { "store" } else { "restore" };
-            let routine = format!("cp_{op}_{kind}_{shape}");
             let name = sym.symbol_id.to_ascii_lowercase();
-            let text = if sym.active {
-                format!("{name}%v")
-            } else {
-                name
+            let optional = decl
+                .as_deref()
+                .is_some_and(|d| d.split("::").next().unwrap_or("").contains("optional"))
+                .then(|| name.clone());
+            if let Some(s) = saved_variable(sym, &name, decl.as_deref(), optional) {
+                saved.push(s);
+            }
+        }
+        // Module variables the unit sees, under their local names.
+        let names = self.env.local_names.borrow().clone();
+        let mut modules: Vec<(u64, String, String)> = Vec::new();
+        for (local, (scope, remote)) in &names.by_local {
+            modules.push((*scope, remote.clone(), local.clone()));
+        }
+        for &scope in &names.whole {
+            for sym in index.symbols_of(scope) {
+                let remote = sym.symbol_id.to_ascii_lowercase();
+                if !names.by_remote.contains_key(&(scope, remote.clone())) {
+                    modules.push((scope, remote.clone(), remote));
+                }
+            }
+        }
+        // Variables of host modules (module procedures), unless shadowed.
+        let mut host = self.canon.unit_parent.get(&self.unit).cloned().flatten();
+        while let Some(tag) = host {
+            if let Some((&scope, _)) = names.module_units.iter().find(|(_, t)| **t == tag) {
+                for sym in index.symbols_of(scope) {
+                    let name = sym.symbol_id.to_ascii_lowercase();
+                    if index.symbol(self.scope, &name).is_none() {
+                        modules.push((scope, name.clone(), name));
+                    }
+                }
+            }
+            host = self.canon.unit_parent.get(&tag).cloned().flatten();
+        }
+        modules.sort();
+        modules.dedup();
+        for (scope, remote, local) in modules {
+            let Some(sym) = index.symbol(scope, &remote) else {
+                continue;
             };
-            // An absent optional argument has nothing to store.
-            let optional = self
-                .declaration_text(&a.symbol_id)
-                .is_some_and(|d| d.split("::").next().unwrap_or("").contains("optional"));
-            match self.inline.expand(&routine, &[text]) {
-                Some(Ok(lines)) => {
-                    if optional {
-                        self.line(format!(
-                            "if (present({})) then",
-                            a.symbol_id.to_ascii_lowercase()
-                        ));
-                        self.indent += 1;
-                    }
-                    for l in lines {
-                        self.line(l);
-                    }
-                    if optional {
-                        self.indent -= 1;
-                        self.line("end if");
-                    }
-                }
-                _ => {
-                    return Err(self.env.xaif.error(
-                        &format!("symbol_id=\"{}\"", a.symbol_id),
-                        format!(
-                            "no inline definition '{routine}' for argument '{}'",
-                            a.symbol_id
-                        ),
-                    ))
-                }
+            let Some(unit) = names.module_units.get(&scope).cloned() else {
+                continue;
+            };
+            let decl = self.declaration_text(&unit, &remote);
+            if let Some(s) = saved_variable(sym, &local, decl.as_deref(), None) {
+                saved.push(s);
+            }
+        }
+        if !store {
+            saved.reverse();
+        }
+        let op = if store { "store" } else { "restore" };
+        for s in saved {
+            let routine = format!("cp_{op}_{}", s.routine_suffix);
+            let Some(Ok(lines)) = self.inline.expand(&routine, std::slice::from_ref(&s.text))
+            else {
+                return Err(self.env.xaif.error(
+                    "ReplacementList",
+                    format!("no inline definition '{routine}' for '{}'", s.text),
+                ));
+            };
+            if let Some(n) = &s.optional {
+                self.line(format!("if (present({n})) then"));
+                self.indent += 1;
+            }
+            for l in lines {
+                self.line(l);
+            }
+            if s.optional.is_some() {
+                self.indent -= 1;
+                self.line("end if");
             }
         }
         Ok(())
     }
 
-    /// The declaration of `name` in this unit, lower case, joined.
-    fn declaration_text(&self, name: &str) -> Option<String> {
+    /// The declaration of `name` in `unit`, lower case, joined.
+    fn declaration_text(&self, unit: &str, name: &str) -> Option<String> {
         let name = name.to_ascii_lowercase();
         self.canon.items.iter().find_map(|i| match i {
             CanonItem::Decl {
-                unit,
+                unit: u,
                 name: n,
                 lines,
-            } if *unit == self.unit && *n == name => {
+            } if u == unit && *n == name => {
                 let texts: Vec<&str> = lines
                     .iter()
                     .map(|&l| self.canon.lines[l].as_str())
@@ -118,16 +148,56 @@ impl UnitGen<'_, '_> {
             _ => None,
         })
     }
+}
 
-    fn declared_intent_in(&self, name: &str) -> bool {
-        self.declaration_text(name)
-            .is_some_and(|d| d.replace(' ', "").contains("intent(in)"))
-    }
+fn has_intent_in(decl: Option<&str>) -> bool {
+    decl.is_some_and(|d| d.replace(' ', "").contains("intent(in)"))
+}
 
-    fn declared_assumed_size(&self, name: &str) -> bool {
-        self.declaration_text(name).is_some_and(|d| {
-            let d = d.replace(' ', "");
-            d.contains("(*)") || d.contains(",*)") || d.contains(":*)")
-        })
+/// What to store for a variable, or `None` if it is not checkpointed:
+/// constants, characters and the like, assumed-size arrays (no size),
+/// allocatables and pointers (may be unallocated).
+fn saved_variable(
+    sym: &Symbol,
+    local: &str,
+    decl: Option<&str>,
+    optional: Option<String>,
+) -> Option<Saved> {
+    if sym.kind != SymbolKind::Variable {
+        return None;
     }
+    let kind = match sym.type_ {
+        SymbolType::Real => "real",
+        SymbolType::Integer => "integer",
+        SymbolType::Bool => "bool",
+        _ => return None,
+    };
+    if let Some(d) = decl {
+        let spec = d.split("::").next().unwrap_or("").replace(' ', "");
+        let squeezed = d.replace(' ', "");
+        if spec
+            .split(',')
+            .any(|a| a == "parameter" || a == "allocatable" || a == "pointer")
+            || squeezed.contains("(*)")
+            || squeezed.contains(",*)")
+            || squeezed.contains(":*)")
+        {
+            return None;
+        }
+    }
+    let shape = if sym.shape.rank() > 0 {
+        "array"
+    } else {
+        "scalar"
+    };
+    let text = if sym.active {
+        format!("{local}%v")
+    } else {
+        local.to_string()
+    };
+    Some(Saved {
+        text,
+        routine_suffix: format!("{kind}_{shape}"),
+        optional,
+    })
 }

@@ -19,6 +19,8 @@ pub struct LocalNames {
     pub by_local: HashMap<String, (u64, String)>,
     /// Modules used without `only`: all their names are visible.
     pub whole: Vec<u64>,
+    /// Module scope → the module's unit tag.
+    pub module_units: HashMap<u64, String>,
 }
 
 struct UseStmt {
@@ -65,6 +67,7 @@ fn parse_use(line: &str) -> Option<UseStmt> {
 pub fn local_names(index: &XaifIndex, canon: &CanonSource) -> HashMap<String, LocalNames> {
     // Module name → scope of the module.
     let mut module_scope: HashMap<String, u64> = HashMap::new();
+    let mut module_units: HashMap<u64, String> = HashMap::new();
     for item in &canon.items {
         if let CanonItem::UnitHeader { tag, lines } = item {
             let header = canon.lines[lines[0]].trim().to_ascii_lowercase();
@@ -72,6 +75,7 @@ pub fn local_names(index: &XaifIndex, canon: &CanonSource) -> HashMap<String, Lo
             if let (Some("module"), Some(name), None) = (words.next(), words.next(), words.next()) {
                 if let Some(s) = index.unit_scope(tag) {
                     module_scope.insert(name.to_string(), s);
+                    module_units.insert(s, tag.clone());
                 }
             }
         }
@@ -86,7 +90,10 @@ pub fn local_names(index: &XaifIndex, canon: &CanonSource) -> HashMap<String, Lo
     }
     let mut out = HashMap::new();
     for unit in &canon.units {
-        let mut names = LocalNames::default();
+        let mut names = LocalNames {
+            module_units: module_units.clone(),
+            ..Default::default()
+        };
         // The unit's own use statements first, then its hosts'.
         let mut cur = Some(unit.clone());
         while let Some(u) = cur {

@@ -127,3 +127,10 @@ fn labelled_opaque_statements_repeated_in_two_sections_compile() {
     );
     assert!(!program.contains("20 write"), "{program}");
 }
+
+#[test]
+fn joint_checkpoints_cover_module_variables() {
+    let (dir, _) = check_case("joint_module", "rj", "joint_module.driver.f90");
+    let program = std::fs::read_to_string(dir.path().join("joint_module.oad.f90")).unwrap();
+    assert!(program.contains("oad_cdt(oad_cdt_ptr) = g"), "{program}");
+}
