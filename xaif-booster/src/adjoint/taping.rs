@@ -435,6 +435,9 @@ impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
             .extend(acc.preamble.into_iter().map(BasicBlockElement::Assignment));
         // Non-constant factors are pushed (their value before the
         // assignment) and popped into temporaries.
+        // Equal values (one temporary serving several entries) are pushed
+        // once.
+        let mut popped: HashMap<String, Expression> = HashMap::new();
         let mut factors: Vec<(VariableReference, Factor)> = Vec::new();
         for (x, f) in &row.entries {
             let taped = match f {
@@ -447,7 +450,15 @@ impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
                         ))
                     }
                     Some(value) => {
-                        let t = variable_expression(&self.push_real(value));
+                        let key = expression_key(e).unwrap_or_default();
+                        let t = match popped.get(&key) {
+                            Some(t) => t.clone(),
+                            None => {
+                                let t = variable_expression(&self.push_real(value));
+                                popped.insert(key, t.clone());
+                                t
+                            }
+                        };
                         match f {
                             Factor::NegAtom(_) => Factor::NegAtom(t),
                             _ => Factor::Atom(t),
