@@ -207,3 +207,97 @@ fn seeds_from_pragmas(
     };
     Ok((top, ind, dep))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use xaif_schema::model as x;
+
+    fn run_src(src: &str) -> Output {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("t.f90");
+        std::fs::write(&p, src).unwrap();
+        run(&[p], None).unwrap()
+    }
+
+    fn cfg<'a>(o: &'a Output, name: &str) -> &'a x::ControlFlowGraph {
+        o.xaif
+            .vertices
+            .iter()
+            .find_map(|v| match v {
+                x::CallGraphVertex::ControlFlowGraph(g) if g.symbol_id == name => Some(g),
+                _ => None,
+            })
+            .expect("cfg")
+    }
+
+    const SRC: &str = "subroutine head(x, y, n)\n  integer n, i\n  real(8) x(n), y\n  !$openad INDEPENDENT(x)\n  y = 0\n  do i = n, 1, -1\n    y = y + x(i) * n\n  end do\n  select case (n)\n  case (1)\n    y = 2 * y\n  case (2)\n    print *, y\n  end select\n  !$openad DEPENDENT(y)\nend subroutine\n";
+
+    #[test]
+    fn loops_branches_and_markers() {
+        let o = run_src(SRC);
+        let g = cfg(&o, "head");
+        let fl = g
+            .vertices
+            .iter()
+            .find_map(|v| match v {
+                x::ControlFlowVertex::ForLoop(f) => Some(f),
+                _ => None,
+            })
+            .expect("for loop");
+        let cond = fl.condition.as_ref().unwrap();
+        assert!(cond.vertices.iter().any(|v| matches!(v, x::ExpressionVertex::BooleanOperation(b) if b.name == x::BooleanOp::GreaterOrEqual)));
+        let branch = g
+            .vertices
+            .iter()
+            .find(|v| matches!(v, x::ControlFlowVertex::Branch(_)))
+            .unwrap();
+        let values: Vec<(bool, i64)> = g
+            .edges
+            .iter()
+            .filter(|e| e.source == branch.vertex_id())
+            .map(|e| (e.has_condition_value, e.condition_value))
+            .collect();
+        assert_eq!(values, [(true, 1), (true, 2), (false, 1)]);
+        let marker = g.vertices.iter().find_map(|v| match v {
+            x::ControlFlowVertex::BasicBlock(b) => b.elements.iter().find_map(|e| match e {
+                x::BasicBlockElement::Marker(m) => Some(m.annotation.clone()),
+                _ => None,
+            }),
+            _ => None,
+        });
+        let id = marker
+            .expect("marker for print")
+            .trim_start_matches("canon:")
+            .to_string();
+        let tag = format!("!$oad stmt {id}\n");
+        let after = o.canon.split(&tag).nth(1).expect("tagged statement");
+        assert!(
+            after.lines().next().unwrap().trim() == "print *, y",
+            "{}",
+            o.canon
+        );
+    }
+
+    #[test]
+    fn activity_follows_the_pragmas() {
+        let o = run_src(SRC);
+        let scope = o
+            .xaif
+            .scope_hierarchy
+            .scopes
+            .iter()
+            .find(|s| s.annotation == "unit:head")
+            .unwrap();
+        let active = |n: &str| {
+            scope.symbol_tables[0]
+                .symbols
+                .iter()
+                .find(|s| s.symbol_id == n)
+                .unwrap()
+                .active
+        };
+        assert!(active("x") && active("y"));
+        assert!(!active("n") && !active("i"));
+    }
+}
