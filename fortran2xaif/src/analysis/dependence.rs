@@ -152,8 +152,49 @@ fn unit_summary(
     kind: DependenceKind,
 ) -> Summary {
     let unit = &program.units[uid.index()];
-    let n = program.locations.len();
     let counts = |l: LocationId| kind == DependenceKind::All || program.is_differentiable(l);
+    // Inputs can only be the unit's dummies and the globals it or its
+    // callees touch: the relation's columns use that small universe
+    // instead of every location of the program.
+    let mut universe: Vec<LocationId> = unit.dummies.clone();
+    for stmt in unit.blocks.iter().flat_map(|b| &b.stmts) {
+        let mut touched: Vec<LocationId> = Vec::new();
+        match stmt {
+            Stmt::Assign { def, uses, .. } => {
+                touched.push(def.loc);
+                touched.extend(uses.iter().map(|u| u.loc));
+            }
+            Stmt::Opaque { defs, uses, .. } => {
+                touched.extend(defs.iter().map(|d| d.loc));
+                touched.extend(uses.iter().copied());
+            }
+            Stmt::Call {
+                callee, actuals, ..
+            } => {
+                touched.extend(side_effects.call_defs(program, callee, actuals));
+                touched.extend(side_effects.call_uses(program, callee, actuals));
+                for (t, sources) in summaries.bound_call(program, callee, actuals) {
+                    touched.push(t);
+                    touched.extend(sources);
+                }
+            }
+        }
+        let partners: Vec<LocationId> = touched
+            .iter()
+            .flat_map(|l| alias.partners_of(*l).iter().copied())
+            .collect();
+        universe.extend(
+            touched
+                .into_iter()
+                .chain(partners)
+                .filter(|l| program.is_visible_outside(uid, *l)),
+        );
+    }
+    universe.sort();
+    universe.dedup();
+    let column: HashMap<LocationId, usize> =
+        universe.iter().enumerate().map(|(i, l)| (*l, i)).collect();
+    let n = universe.len();
     // Slots: every location the unit may (re)define.
     let mut slot_of: HashMap<LocationId, usize> = HashMap::new();
     let mut slot_locs: Vec<LocationId> = Vec::new();
@@ -169,7 +210,16 @@ fn unit_summary(
             Stmt::Opaque { defs, .. } => defs.iter().map(|d| d.loc).collect(),
             Stmt::Call {
                 callee, actuals, ..
-            } => side_effects.call_defs(program, callee, actuals),
+            } => {
+                let mut d = side_effects.call_defs(program, callee, actuals);
+                d.extend(
+                    summaries
+                        .bound_call(program, callee, actuals)
+                        .into_iter()
+                        .map(|(t, _)| t),
+                );
+                d
+            }
         };
         for l in defined {
             add_slot(l, &mut slot_of);
@@ -182,8 +232,8 @@ fn unit_summary(
     }
     let identity = |l: LocationId| -> BitSet {
         let mut s = BitSet::new(n);
-        if program.is_visible_outside(uid, l) && counts(l) {
-            s.insert(l.index());
+        if let Some(&c) = column.get(&l).filter(|_| counts(l)) {
+            s.insert(c);
         }
         s
     };
@@ -295,7 +345,9 @@ fn unit_summary(
     if let Some(Some(exit)) = out.get(unit.exit.index()) {
         for (s, l) in slot_locs.iter().enumerate() {
             if program.is_visible_outside(uid, *l) && counts(*l) {
-                summary.outputs.insert(*l, exit[s].clone());
+                // Back from columns to location ids.
+                let inputs: BitSet = exit[s].iter().map(|c| universe[c].index()).collect();
+                summary.outputs.insert(*l, inputs);
             }
         }
     }

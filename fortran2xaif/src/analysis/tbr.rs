@@ -52,11 +52,15 @@ struct Ctx<'a> {
     dep: Summaries,
     globals: BitSet,
     n: usize,
+    /// By statement id: differentiated statements (activity), and the
+    /// assignments among them whose derivative reads their operands.
+    differentiated: BitSet,
+    reads_operands: BitSet,
 }
 
 impl Ctx<'_> {
     fn differentiated(&self, id: StmtId) -> bool {
-        self.activity.is_active_stmt(id)
+        self.activity.conservative || self.differentiated.contains(id.0 as usize)
     }
 
     /// Locations a statement may define, aliases included.
@@ -96,13 +100,7 @@ impl Ctx<'_> {
         match stmt {
             // A derivative that only zeroes reads nothing.
             Stmt::Assign { id, uses, .. }
-                if self.differentiated(*id)
-                    && (self.activity.conservative
-                        || self
-                            .activity
-                            .stmts
-                            .get(id)
-                            .is_some_and(|s| !s.active_uses.is_empty())) =>
+                if self.activity.conservative || self.reads_operands.contains(id.0 as usize) =>
             {
                 uses.iter().map(|u| u.loc).collect()
             }
@@ -231,6 +229,18 @@ impl Tbr {
                 .filter(|&l| program.locations[l].kind == LocationKind::Global)
                 .collect(),
             n,
+            differentiated: activity
+                .stmts
+                .iter()
+                .filter(|(_, s)| s.differentiated)
+                .map(|(id, _)| id.0 as usize)
+                .collect(),
+            reads_operands: activity
+                .stmts
+                .iter()
+                .filter(|(_, s)| s.differentiated && !s.active_uses.is_empty())
+                .map(|(id, _)| id.0 as usize)
+                .collect(),
         };
         let top_down: Vec<UnitId> = call_graph.bottom_up.iter().rev().copied().collect();
         // Diff-liveness: sweep all units until no entry/exit set changes.
