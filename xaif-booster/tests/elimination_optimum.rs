@@ -57,10 +57,18 @@ fn branch_and_bound_matches_brute_force_on_small_graphs() {
         for model in [CostModel::AllProducts, CostModel::Multiplications] {
             let want = brute_force(&g, model);
             for heuristic_start in [true, false] {
-                let limit = SearchLimit { heuristic_start, ..SearchLimit::default() };
-                let opt = optimal_vertex_elimination(&g, model, limit).unwrap().unwrap();
+                let limit = SearchLimit {
+                    heuristic_start,
+                    ..SearchLimit::default()
+                };
+                let opt = optimal_vertex_elimination(&g, model, limit)
+                    .unwrap()
+                    .unwrap();
                 assert!(opt.proven);
-                assert_eq!(opt.cost, want, "seed {seed} {model:?} heuristic start {heuristic_start}");
+                assert_eq!(
+                    opt.cost, want,
+                    "seed {seed} {model:?} heuristic start {heuristic_start}"
+                );
             }
         }
         checked += 1;
@@ -71,7 +79,9 @@ fn branch_and_bound_matches_brute_force_on_small_graphs() {
 #[test]
 fn paper_example_optimum_is_12_products() {
     let g = examples::paper_example(0.5, 1.2);
-    let opt = optimal_vertex_elimination(&g, CostModel::AllProducts, SearchLimit::default()).unwrap().unwrap();
+    let opt = optimal_vertex_elimination(&g, CostModel::AllProducts, SearchLimit::default())
+        .unwrap()
+        .unwrap();
     assert_eq!((opt.cost, opt.proven), (12, true));
     assert_eq!(brute_force(&g, CostModel::AllProducts), 12);
 }

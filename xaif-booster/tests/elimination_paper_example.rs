@@ -27,9 +27,16 @@ fn check_jacobian(e: &Elimination) {
     let want = hand_jacobian();
     for (r, dep) in [6u32, 7].iter().enumerate() {
         for (c, ind) in [0u32, 1].iter().enumerate() {
-            let got = e.jacobian.value(VertexId(*ind), VertexId(*dep + 1)).unwrap();
+            let got = e
+                .jacobian
+                .value(VertexId(*ind), VertexId(*dep + 1))
+                .unwrap();
             let w = want[r][c];
-            assert!((got - w).abs() <= 1e-12 * w.abs().max(1.0), "J[{dep}][{ind}] = {got}, want {w} ({})", e.strategy);
+            assert!(
+                (got - w).abs() <= 1e-12 * w.abs().max(1.0),
+                "J[{dep}][{ind}] = {got}, want {w} ({})",
+                e.strategy
+            );
         }
     }
 }
@@ -40,10 +47,14 @@ fn forward_vertex_elimination_costs_13_multiplications_as_in_the_paper() {
     let e = eliminate(&g, Method::Vertex, &Chain::forward()).unwrap();
     // the paper counts every product of two edge labels, unit or not
     assert_eq!(e.counts.multiplications_with_units(), 13, "{}", e.summary());
-    let names: Vec<String> = e.steps.iter().map(|s| match s {
-        Step::Vertex(v) => g.display_name(*v),
-        other => other.to_string(),
-    }).collect();
+    let names: Vec<String> = e
+        .steps
+        .iter()
+        .map(|s| match s {
+            Step::Vertex(v) => g.display_name(*v),
+            other => other.to_string(),
+        })
+        .collect();
     assert_eq!(names, ["1", "2", "3", "4", "5"]);
     // with unit labels free: c43*c3,0, c53*c3,0, c64*c4,-1, c64*c4,0
     assert_eq!(e.counts.multiplications, 4, "{}", e.summary());
@@ -55,18 +66,39 @@ fn every_method_and_the_optimum_on_the_paper_example() {
     let g = paper_example(XM1, X0);
     let mut report = String::new();
     for method in [Method::Vertex, Method::Edge, Method::Face] {
-        for chain in ["forward", "reverse", "markowitz,forward", "markowitz,reverse", "relative-markowitz,reverse", "sibling,markowitz,reverse"] {
+        for chain in [
+            "forward",
+            "reverse",
+            "markowitz,forward",
+            "markowitz,reverse",
+            "relative-markowitz,reverse",
+            "sibling,markowitz,reverse",
+        ] {
             let e = eliminate(&g, method, &chain.parse().unwrap()).unwrap();
             check_jacobian(&e);
-            report += &format!("{method:6} {chain:28} {:2} all products, {} non-unit, {} additions\n",
-                e.counts.multiplications_with_units(), e.counts.multiplications, e.counts.additions);
+            report += &format!(
+                "{method:6} {chain:28} {:2} all products, {} non-unit, {} additions\n",
+                e.counts.multiplications_with_units(),
+                e.counts.multiplications,
+                e.counts.additions
+            );
         }
     }
-    let opt = optimal_vertex_elimination(&g, CostModel::AllProducts, SearchLimit::default()).unwrap().unwrap();
+    let opt = optimal_vertex_elimination(&g, CostModel::AllProducts, SearchLimit::default())
+        .unwrap()
+        .unwrap();
     assert!(opt.proven);
-    report += &format!("optimum vertex (all products): {} by {:?}\n", opt.cost, opt.sequence);
-    let opt_u = optimal_vertex_elimination(&g, CostModel::Multiplications, SearchLimit::default()).unwrap().unwrap();
-    report += &format!("optimum vertex (non-unit): {} by {:?}\n", opt_u.cost, opt_u.sequence);
+    report += &format!(
+        "optimum vertex (all products): {} by {:?}\n",
+        opt.cost, opt.sequence
+    );
+    let opt_u = optimal_vertex_elimination(&g, CostModel::Multiplications, SearchLimit::default())
+        .unwrap()
+        .unwrap();
+    report += &format!(
+        "optimum vertex (non-unit): {} by {:?}\n",
+        opt_u.cost, opt_u.sequence
+    );
     println!("{report}");
     // replay the optimal sequence and check its cost independently of the search
     let mut el = Eliminator::new(&g).unwrap();

@@ -11,9 +11,11 @@ use xaif_booster::elimination::*;
 
 /// A random DAG: `(independent?, dependent?, in-edges (arg, label))` per
 /// vertex, edges from lower to higher ids.
+type VertexSpec = (bool, bool, Vec<(usize, Label)>);
+
 #[derive(Clone, Debug)]
 struct Spec {
-    vertices: Vec<(bool, bool, Vec<(usize, Label)>)>,
+    vertices: Vec<VertexSpec>,
 }
 
 fn label() -> impl Strategy<Value = Label> {
@@ -388,7 +390,10 @@ fn chains_parse_and_print() {
         "relative-markowitz,sibling,forward"
     );
     assert!("markowitz,bogus".parse::<Chain>().is_err());
-    assert_eq!("cost".parse::<Chain>().unwrap(), Chain(vec![Filter::LowestCost]));
+    assert_eq!(
+        "cost".parse::<Chain>().unwrap(),
+        Chain(vec![Filter::LowestCost])
+    );
     assert_eq!("face".parse::<Method>().unwrap(), Method::Face);
 }
 

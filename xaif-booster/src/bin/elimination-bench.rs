@@ -37,7 +37,14 @@ fn best(g: &LinearizedGraph, methods: &[Method], model: CostModel) -> usize {
     model.multiplications(&best_of(g, &cands, model).expect("best-of").counts)
 }
 
-fn suite(title: &str, sizes: &[usize], seed: u64, unit_probability: f64, model: CostModel, quick: bool) {
+fn suite(
+    title: &str,
+    sizes: &[usize],
+    seed: u64,
+    unit_probability: f64,
+    model: CostModel,
+    quick: bool,
+) {
     let mut rows = Vec::new();
     for (k, &n) in sizes.iter().enumerate() {
         let cfg = RandomGraphConfig {
@@ -167,9 +174,24 @@ fn main() {
 }
 
 fn suites(quick: bool) {
-    let small: Vec<usize> = if quick { vec![10, 15, 20] } else { (0..40).map(|k| 10 + k / 2).collect() };
-    let sizes: Vec<usize> = if quick { vec![10, 40, 80] } else { (1..=20).map(|k| 10 * k).collect() };
-    suite("Small random DAGs (10–29 vertices), no unit labels", &small, 500, 0.0, CostModel::Multiplications, quick);
+    let small: Vec<usize> = if quick {
+        vec![10, 15, 20]
+    } else {
+        (0..40).map(|k| 10 + k / 2).collect()
+    };
+    let sizes: Vec<usize> = if quick {
+        vec![10, 40, 80]
+    } else {
+        (1..=20).map(|k| 10 * k).collect()
+    };
+    suite(
+        "Small random DAGs (10–29 vertices), no unit labels",
+        &small,
+        500,
+        0.0,
+        CostModel::Multiplications,
+        quick,
+    );
     suite(
         "Small random DAGs (10–29 vertices), 25% structural ±1 labels (unit products free)",
         &small,
@@ -178,7 +200,14 @@ fn suites(quick: bool) {
         CostModel::Multiplications,
         quick,
     );
-    suite("Random DAGs (10–200 vertices), no unit labels", &sizes, 1000, 0.0, CostModel::Multiplications, quick);
+    suite(
+        "Random DAGs (10–200 vertices), no unit labels",
+        &sizes,
+        1000,
+        0.0,
+        CostModel::Multiplications,
+        quick,
+    );
     suite(
         "Random DAGs (10–200 vertices), 25% structural ±1 labels (unit products free)",
         &sizes,
@@ -206,7 +235,9 @@ fn timing() {
     let runs = 3;
     for cand in default_candidates(&[Method::Vertex, Method::Edge, Method::Face]) {
         let chain = cand.chain.to_string();
-        time_it(&format!("{} {chain}", cand.method), runs, || cost(&g, cand.method, &chain, CostModel::Multiplications));
+        time_it(&format!("{} {chain}", cand.method), runs, || {
+            cost(&g, cand.method, &chain, CostModel::Multiplications)
+        });
     }
     time_it("best-of vertex (all vertex chains)", runs, || {
         best(&g, &[Method::Vertex], CostModel::Multiplications)

@@ -97,22 +97,29 @@ pub fn best_of(
 ) -> Result<Elimination, EliminationError> {
     let bound = AtomicUsize::new(usize::MAX);
     // vertex sequences are cheap to run: they set the bound for the others
-    let (first, rest): (Vec<_>, Vec<_>) = candidates.iter().enumerate().partition(|(_, c)| c.method == Method::Vertex);
+    let (first, rest): (Vec<_>, Vec<_>) = candidates
+        .iter()
+        .enumerate()
+        .partition(|(_, c)| c.method == Method::Vertex);
     let run = |c: &Candidate| -> Result<Option<Elimination>, EliminationError> {
-            let mut e = Eliminator::new(graph)?;
-            let done = e.run_within(c.method, &c.chain, |counts| {
-                cost.multiplications(counts) > bound.load(Ordering::Relaxed)
-            })?;
-            if !done {
-                return Ok(None);
-            }
-            let e = e.finish()?;
-            bound.fetch_min(cost.multiplications(&e.counts), Ordering::Relaxed);
-            Ok(Some(e))
+        let mut e = Eliminator::new(graph)?;
+        let done = e.run_within(c.method, &c.chain, |counts| {
+            cost.multiplications(counts) > bound.load(Ordering::Relaxed)
+        })?;
+        if !done {
+            return Ok(None);
+        }
+        let e = e.finish()?;
+        bound.fetch_min(cost.multiplications(&e.counts), Ordering::Relaxed);
+        Ok(Some(e))
     };
     let mut results: Vec<(usize, Result<Option<Elimination>, EliminationError>)> =
         first.par_iter().map(|(k, c)| (*k, run(c))).collect();
-    results.extend(rest.par_iter().map(|(k, c)| (*k, run(c))).collect::<Vec<_>>());
+    results.extend(
+        rest.par_iter()
+            .map(|(k, c)| (*k, run(c)))
+            .collect::<Vec<_>>(),
+    );
     results.sort_by_key(|(k, _)| *k);
     let mut best: Option<Elimination> = None;
     for (_, r) in results {

@@ -43,14 +43,22 @@ impl WorkGraph {
     pub fn front_relative_markowitz(&self, i: u32, j: u32) -> i64 {
         let succs = &self.succ[j as usize];
         let fill = self.missing_edges(&[i], succs) as i64;
-        let isolated = if self.pred[j as usize].len() == 1 { succs.len() as i64 } else { 0 };
+        let isolated = if self.pred[j as usize].len() == 1 {
+            succs.len() as i64
+        } else {
+            0
+        };
         fill - 1 - isolated
     }
 
     pub fn back_relative_markowitz(&self, j: u32, k: u32) -> i64 {
         let preds = &self.pred[j as usize];
         let fill = self.missing_edges(preds, &[k]) as i64;
-        let isolated = if self.succ[j as usize].len() == 1 { preds.len() as i64 } else { 0 };
+        let isolated = if self.succ[j as usize].len() == 1 {
+            preds.len() as i64
+        } else {
+            0
+        };
         fill - 1 - isolated
     }
 }

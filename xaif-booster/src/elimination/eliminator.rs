@@ -368,8 +368,12 @@ impl Eliminator {
                     None
                 } else {
                     Some(match &self.phase {
-                        Phase::Graph(w) => chain.select(w, &self.labels, targets, self.last.as_ref()),
-                        Phase::Faces(l) => chain.select(l, &self.labels, targets, self.last.as_ref()),
+                        Phase::Graph(w) => {
+                            chain.select(w, &self.labels, targets, self.last.as_ref())
+                        }
+                        Phase::Faces(l) => {
+                            chain.select(l, &self.labels, targets, self.last.as_ref())
+                        }
                     })
                 }
             }
@@ -403,16 +407,24 @@ impl Eliminator {
             }
             Phase::Faces(l) => {
                 // faces through the earliest (latest) middle vertex b first
-                let mut order: Box<dyn Iterator<Item = &u32>> =
-                    if forward { Box::new(l.by_topo.iter()) } else { Box::new(l.by_topo.iter().rev()) };
-                let b = *order.find(|b| l.ending_at[**b as usize].iter().any(|i| l.has_face(*i)))?;
+                let mut order: Box<dyn Iterator<Item = &u32>> = if forward {
+                    Box::new(l.by_topo.iter())
+                } else {
+                    Box::new(l.by_topo.iter().rev())
+                };
+                let b =
+                    *order.find(|b| l.ending_at[**b as usize].iter().any(|i| l.has_face(*i)))?;
                 let mut best: Option<([i64; 5], Target)> = None;
                 for &i in &l.ending_at[b as usize] {
                     if !l.is_inner(i) {
                         continue;
                     }
                     for &j in l.succ[i as usize].iter().filter(|j| l.is_inner(**j)) {
-                        let key = if forward { l.face_forward_key(i, j) } else { l.face_reverse_key(i, j) };
+                        let key = if forward {
+                            l.face_forward_key(i, j)
+                        } else {
+                            l.face_reverse_key(i, j)
+                        };
                         if best.as_ref().is_none_or(|(k, _)| key < *k) {
                             best = Some((key, Target::Face(i, j)));
                         }
@@ -540,7 +552,11 @@ mod tests {
     #[test]
     fn direct_forward_and_reverse_match_the_generic_filters() {
         for seed in 0..30 {
-            let cfg = RandomGraphConfig { unit_probability: 0.2, non_maximal_dependents: 0.1, ..RandomGraphConfig::new(25) };
+            let cfg = RandomGraphConfig {
+                unit_probability: 0.2,
+                non_maximal_dependents: 0.1,
+                ..RandomGraphConfig::new(25)
+            };
             let g = random_graph(seed, &cfg);
             for method in [Method::Vertex, Method::Edge, Method::Face] {
                 for (forward, chain) in [(true, Chain::forward()), (false, Chain::reverse())] {
@@ -556,7 +572,11 @@ mod tests {
                             Phase::Graph(w) => chain.select(w, &e.labels, targets, None),
                             Phase::Faces(l) => chain.select(l, &e.labels, targets, None),
                         };
-                        assert_eq!(direct, Some(generic), "seed {seed} {method} forward={forward}");
+                        assert_eq!(
+                            direct,
+                            Some(generic),
+                            "seed {seed} {method} forward={forward}"
+                        );
                         e.perform(generic).unwrap();
                     }
                 }

@@ -15,7 +15,11 @@ pub fn paper_example(vm1: f64, v0: f64) -> LinearizedGraph {
     let mut g = LinearizedGraph::new();
     let ids: Vec<VertexId> = (-1..=7)
         .map(|k| {
-            let v = if k <= 0 { g.add_independent() } else { g.add_vertex() };
+            let v = if k <= 0 {
+                g.add_independent()
+            } else {
+                g.add_vertex()
+            };
             g.set_name(v, k.to_string()).expect("vertex exists");
             v
         })

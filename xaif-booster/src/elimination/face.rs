@@ -195,10 +195,17 @@ impl LineGraph {
         if self.pred[v as usize].is_empty() || self.succ[v as usize].is_empty() {
             let mut work = vec![v];
             while let Some(x) = work.pop() {
-                if !self.is_inner(x) || (!self.pred[x as usize].is_empty() && !self.succ[x as usize].is_empty()) {
+                if !self.is_inner(x)
+                    || (!self.pred[x as usize].is_empty() && !self.succ[x as usize].is_empty())
+                {
                     continue;
                 }
-                work.extend(self.pred[x as usize].iter().chain(self.succ[x as usize].iter()).copied());
+                work.extend(
+                    self.pred[x as usize]
+                        .iter()
+                        .chain(self.succ[x as usize].iter())
+                        .copied(),
+                );
                 self.remove(x);
             }
             return;
@@ -230,7 +237,9 @@ impl LineGraph {
     /// Net change in the number of line vertices: +1 for fill-in, −1 for each
     /// of `i`, `j` that becomes isolated.
     pub fn face_relative_markowitz(&self, i: u32, j: u32) -> i64 {
-        let fill = self.find_twin(&self.pred[i as usize], &self.succ[j as usize], NO_VERTEX).is_none() as i64;
+        let fill = self
+            .find_twin(&self.pred[i as usize], &self.succ[j as usize], NO_VERTEX)
+            .is_none() as i64;
         let i_gone = (self.succ[i as usize].len() == 1) as i64;
         let j_gone = (self.pred[j as usize].len() == 1) as i64;
         fill - i_gone - j_gone
@@ -246,7 +255,13 @@ impl LineGraph {
     pub fn face_reverse_key(&self, i: u32, j: u32) -> [i64; 5] {
         let (a, b) = self.ends[i as usize];
         let c = self.ends[j as usize].1;
-        [-self.pos(b), -self.pos(c), -self.pos(a), -(j as i64), -(i as i64)]
+        [
+            -self.pos(b),
+            -self.pos(c),
+            -self.pos(a),
+            -(j as i64),
+            -(i as i64),
+        ]
     }
 
     fn pos(&self, v: u32) -> i64 {

@@ -101,7 +101,12 @@ impl LinearizedGraph {
     }
 
     /// Add the edge `src -> dst` labelled with `∂dst/∂src`.
-    pub fn add_edge(&mut self, src: VertexId, dst: VertexId, label: Label) -> Result<(), GraphError> {
+    pub fn add_edge(
+        &mut self,
+        src: VertexId,
+        dst: VertexId,
+        label: Label,
+    ) -> Result<(), GraphError> {
         self.check(src)?;
         self.check(dst)?;
         if src == dst {
@@ -144,7 +149,9 @@ impl LinearizedGraph {
     }
 
     pub fn name(&self, v: VertexId) -> Option<&str> {
-        self.vertices.get(v.0 as usize).and_then(|i| i.name.as_deref())
+        self.vertices
+            .get(v.0 as usize)
+            .and_then(|i| i.name.as_deref())
     }
 
     /// Display name: the given name or the id.
@@ -180,10 +187,21 @@ impl LinearizedGraph {
                 (false, true) => "doublecircle",
                 (false, false) => "circle",
             };
-            let _ = writeln!(out, "  v{} [label=\"{}\", shape={shape}];", v.0, dot_escape(&self.display_name(v)));
+            let _ = writeln!(
+                out,
+                "  v{} [label=\"{}\", shape={shape}];",
+                v.0,
+                dot_escape(&self.display_name(v))
+            );
         }
         for (s, d, l) in &self.edges {
-            let _ = writeln!(out, "  v{} -> v{} [label=\"{}\"];", s.0, d.0, dot_escape(&label_text(l)));
+            let _ = writeln!(
+                out,
+                "  v{} -> v{} [label=\"{}\"];",
+                s.0,
+                d.0,
+                dot_escape(&label_text(l))
+            );
         }
         out.push_str("}\n");
         out

@@ -165,10 +165,20 @@ pub(crate) trait Space {
 fn keep_min<K: Ord + Copy>(set: Vec<Target>, key: impl Fn(Target) -> K) -> Vec<Target> {
     let keys: Vec<K> = set.iter().map(|t| key(*t)).collect();
     let best = *keys.iter().min().expect("non-empty target set");
-    set.into_iter().zip(keys).filter(|(_, k)| *k == best).map(|(t, _)| t).collect()
+    set.into_iter()
+        .zip(keys)
+        .filter(|(_, k)| *k == best)
+        .map(|(t, _)| t)
+        .collect()
 }
 
-fn apply(filter: Filter, space: &dyn Space, labels: &Labels, set: Vec<Target>, last: Option<&StepSets>) -> Vec<Target> {
+fn apply(
+    filter: Filter,
+    space: &dyn Space,
+    labels: &Labels,
+    set: Vec<Target>,
+    last: Option<&StepSets>,
+) -> Vec<Target> {
     match filter {
         Filter::LowestCost => keep_min(set, |t| space.step_cost(t, labels)),
         Filter::Forward => keep_min(set, |t| space.forward_key(t)),
@@ -179,14 +189,19 @@ fn apply(filter: Filter, space: &dyn Space, labels: &Labels, set: Vec<Target>, l
             let Some(last) = last else { return set };
             let degree = |t: Target| {
                 let s = space.sets(t);
-                (intersection_len(&s.succs, &last.succs) * intersection_len(&s.preds, &last.preds)) as i64
+                (intersection_len(&s.succs, &last.succs) * intersection_len(&s.preds, &last.preds))
+                    as i64
             };
             let degrees: Vec<i64> = set.iter().map(|t| degree(*t)).collect();
             let best = *degrees.iter().max().expect("non-empty target set");
             if best == 0 {
                 return set;
             }
-            set.into_iter().zip(degrees).filter(|(_, d)| *d == best).map(|(t, _)| t).collect()
+            set.into_iter()
+                .zip(degrees)
+                .filter(|(_, d)| *d == best)
+                .map(|(t, _)| t)
+                .collect()
         }
     }
 }
@@ -194,8 +209,18 @@ fn apply(filter: Filter, space: &dyn Space, labels: &Labels, set: Vec<Target>, l
 impl Space for WorkGraph {
     fn step_cost(&self, t: Target, labels: &Labels) -> i64 {
         let general = |s: u32, d: u32| !labels.is_unit(self.edge_label(s, d));
-        let into = |j: u32| self.pred[j as usize].iter().filter(|&&i| general(i, j)).count() as i64;
-        let out_of = |j: u32| self.succ[j as usize].iter().filter(|&&k| general(j, k)).count() as i64;
+        let into = |j: u32| {
+            self.pred[j as usize]
+                .iter()
+                .filter(|&&i| general(i, j))
+                .count() as i64
+        };
+        let out_of = |j: u32| {
+            self.succ[j as usize]
+                .iter()
+                .filter(|&&k| general(j, k))
+                .count() as i64
+        };
         match t {
             Target::Vertex(j) => into(j) * out_of(j),
             Target::Front(i, j) => i64::from(general(i, j)) * out_of(j),
@@ -244,9 +269,18 @@ impl Space for WorkGraph {
 
     fn sets(&self, t: Target) -> StepSets {
         match t {
-            Target::Vertex(j) => StepSets { preds: self.pred[j as usize].clone(), succs: self.succ[j as usize].clone() },
-            Target::Front(i, j) => StepSets { preds: vec![i], succs: self.succ[j as usize].clone() },
-            Target::Back(j, k) => StepSets { preds: self.pred[j as usize].clone(), succs: vec![k] },
+            Target::Vertex(j) => StepSets {
+                preds: self.pred[j as usize].clone(),
+                succs: self.succ[j as usize].clone(),
+            },
+            Target::Front(i, j) => StepSets {
+                preds: vec![i],
+                succs: self.succ[j as usize].clone(),
+            },
+            Target::Back(j, k) => StepSets {
+                preds: self.pred[j as usize].clone(),
+                succs: vec![k],
+            },
             Target::Face(..) => unreachable!("face target on the computational graph"),
         }
     }
@@ -254,33 +288,48 @@ impl Space for WorkGraph {
 
 impl Space for LineGraph {
     fn step_cost(&self, t: Target, labels: &Labels) -> i64 {
-        let Target::Face(i, j) = t else { unreachable!("non-face target on the line graph") };
+        let Target::Face(i, j) = t else {
+            unreachable!("non-face target on the line graph")
+        };
         let general = |v: u32| !labels.is_unit(self.label[v as usize]);
         i64::from(general(i) && general(j))
     }
 
     fn markowitz(&self, t: Target) -> i64 {
-        let Target::Face(i, j) = t else { unreachable!("non-face target on the line graph") };
+        let Target::Face(i, j) = t else {
+            unreachable!("non-face target on the line graph")
+        };
         self.face_markowitz(i, j)
     }
 
     fn relative_markowitz(&self, t: Target) -> i64 {
-        let Target::Face(i, j) = t else { unreachable!("non-face target on the line graph") };
+        let Target::Face(i, j) = t else {
+            unreachable!("non-face target on the line graph")
+        };
         self.face_relative_markowitz(i, j)
     }
 
     fn forward_key(&self, t: Target) -> [i64; 5] {
-        let Target::Face(i, j) = t else { unreachable!("non-face target on the line graph") };
+        let Target::Face(i, j) = t else {
+            unreachable!("non-face target on the line graph")
+        };
         self.face_forward_key(i, j)
     }
 
     fn reverse_key(&self, t: Target) -> [i64; 5] {
-        let Target::Face(i, j) = t else { unreachable!("non-face target on the line graph") };
+        let Target::Face(i, j) = t else {
+            unreachable!("non-face target on the line graph")
+        };
         self.face_reverse_key(i, j)
     }
 
     fn sets(&self, t: Target) -> StepSets {
-        let Target::Face(i, j) = t else { unreachable!("non-face target on the line graph") };
-        StepSets { preds: self.pred[i as usize].clone(), succs: self.succ[j as usize].clone() }
+        let Target::Face(i, j) = t else {
+            unreachable!("non-face target on the line graph")
+        };
+        StepSets {
+            preds: self.pred[i as usize].clone(),
+            succs: self.succ[j as usize].clone(),
+        }
     }
 }

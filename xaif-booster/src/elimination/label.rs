@@ -48,9 +48,20 @@ pub enum LabelDef {
 /// One Jacobian-accumulation operation; `out` is a fresh label.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Op {
-    Mul { lhs: LabelId, rhs: LabelId, out: LabelId },
-    Add { lhs: LabelId, rhs: LabelId, out: LabelId },
-    Neg { arg: LabelId, out: LabelId },
+    Mul {
+        lhs: LabelId,
+        rhs: LabelId,
+        out: LabelId,
+    },
+    Add {
+        lhs: LabelId,
+        rhs: LabelId,
+        out: LabelId,
+    },
+    Neg {
+        arg: LabelId,
+        out: LabelId,
+    },
 }
 
 impl fmt::Display for Op {

@@ -41,7 +41,11 @@ pub struct SearchLimit {
 
 impl Default for SearchLimit {
     fn default() -> Self {
-        SearchLimit { max_intermediates: 40, max_nodes: 2_000_000, heuristic_start: true }
+        SearchLimit {
+            max_intermediates: 40,
+            max_nodes: 2_000_000,
+            heuristic_start: true,
+        }
     }
 }
 
@@ -68,7 +72,8 @@ impl Hasher for MaskHasher {
         for chunk in bytes.chunks(8) {
             let mut word = [0u8; 8];
             word[..chunk.len()].copy_from_slice(chunk);
-            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(word))
+                .wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
         }
     }
 }
@@ -151,14 +156,21 @@ impl Search {
         if !self.use_entry_bound {
             return 0;
         }
-        let missing: usize = self.reach.iter().map(|&(x, r)| (r & !s.succ[x]).count_ones() as usize).sum();
+        let missing: usize = self
+            .reach
+            .iter()
+            .map(|&(x, r)| (r & !s.succ[x]).count_ones() as usize)
+            .sum();
         // edges from independents / into dependents stay until j goes
         // (an intermediate neighbour may be replaced by vertices j already has)
-        let degree_bound = |set: u128, kept: u128, disjoint: u32| (set & kept).count_ones().max(disjoint).max(1) as usize;
+        let degree_bound = |set: u128, kept: u128, disjoint: u32| {
+            (set & kept).count_ones().max(disjoint).max(1) as usize
+        };
         let per_vertex: usize = bits(s.intermediates)
             .map(|j| {
                 let (a, b) = self.menger[j];
-                degree_bound(s.pred[j], self.independents, a) * degree_bound(s.succ[j], self.dependents, b)
+                degree_bound(s.pred[j], self.independents, a)
+                    * degree_bound(s.succ[j], self.dependents, b)
             })
             .sum();
         missing.max(per_vertex)
@@ -182,7 +194,9 @@ impl Search {
             }
         }
         self.nodes += 1;
-        let mut children: Vec<(usize, usize)> = bits(s.intermediates).map(|j| (s.cost(j, self.model), j)).collect();
+        let mut children: Vec<(usize, usize)> = bits(s.intermediates)
+            .map(|j| (s.cost(j, self.model), j))
+            .collect();
         children.sort_unstable();
         for (c, j) in children {
             if cost + c >= self.best {
@@ -207,7 +221,9 @@ pub fn optimal_vertex_elimination(
 ) -> Result<Option<Optimum>, EliminationError> {
     let mut labels = Labels::new();
     let w = WorkGraph::build(graph, &mut labels)?;
-    let alive: Vec<u32> = (0..w.role.len() as u32).filter(|v| w.role[*v as usize] != Role::Removed).collect();
+    let alive: Vec<u32> = (0..w.role.len() as u32)
+        .filter(|v| w.role[*v as usize] != Role::Removed)
+        .collect();
     if alive.len() > 128 || w.intermediates > limit.max_intermediates {
         return Ok(None);
     }
@@ -216,7 +232,12 @@ pub fn optimal_vertex_elimination(
         index[v as usize] = k;
     }
     let m = alive.len();
-    let mut s = Bits { pred: vec![0; m], succ: vec![0; m], unit_out: vec![0; m], intermediates: 0 };
+    let mut s = Bits {
+        pred: vec![0; m],
+        succ: vec![0; m],
+        unit_out: vec![0; m],
+        intermediates: 0,
+    };
     let mut any_unit = false;
     for (&(a, b), &l) in &w.label {
         let (i, k) = (index[a as usize], index[b as usize]);
@@ -238,7 +259,11 @@ pub fn optimal_vertex_elimination(
     order.sort_by_key(|&k| std::cmp::Reverse(w.topo[alive[k] as usize]));
     for &k in &order {
         let v = alive[k];
-        let mut r = if w.role[v as usize] == Role::Dependent { 1u128 << k } else { 0 };
+        let mut r = if w.role[v as usize] == Role::Dependent {
+            1u128 << k
+        } else {
+            0
+        };
         for t in bits(s.succ[k]) {
             r |= reach_all[t];
         }
@@ -252,7 +277,11 @@ pub fn optimal_vertex_elimination(
     // upper bound from the heuristics
     let mut best = usize::MAX;
     let mut best_seq = Vec::new();
-    let candidates = if limit.heuristic_start { default_candidates(&[Method::Vertex]) } else { Vec::new() };
+    let candidates = if limit.heuristic_start {
+        default_candidates(&[Method::Vertex])
+    } else {
+        Vec::new()
+    };
     for cand in candidates {
         let e = eliminate(graph, cand.method, &cand.chain)?;
         let c = model.multiplications(&e.counts);
@@ -269,14 +298,21 @@ pub fn optimal_vertex_elimination(
         }
     }
     // counts include additions from merging parallel edges, never products
-    let sources: Vec<usize> = (0..m).filter(|&k| w.role[alive[k] as usize] == Role::Independent).collect();
-    let sinks: Vec<usize> = (0..m).filter(|&k| w.role[alive[k] as usize] == Role::Dependent).collect();
+    let sources: Vec<usize> = (0..m)
+        .filter(|&k| w.role[alive[k] as usize] == Role::Independent)
+        .collect();
+    let sinks: Vec<usize> = (0..m)
+        .filter(|&k| w.role[alive[k] as usize] == Role::Dependent)
+        .collect();
     let menger = (0..m)
         .map(|j| {
             if s.intermediates >> j & 1 == 0 {
                 return (0, 0);
             }
-            (disjoint_paths(&s.succ, &sources, j) as u32, disjoint_paths(&s.pred, &sinks, j) as u32)
+            (
+                disjoint_paths(&s.succ, &sources, j) as u32,
+                disjoint_paths(&s.pred, &sinks, j) as u32,
+            )
         })
         .collect();
     let mask = |set: &[usize]| set.iter().fold(0u128, |acc, &k| acc | 1u128 << k);
@@ -297,7 +333,11 @@ pub fn optimal_vertex_elimination(
     search.dfs(&s, 0, 0);
     Ok(Some(Optimum {
         cost: search.best,
-        sequence: search.best_seq.iter().map(|&k| VertexId(alive[k])).collect(),
+        sequence: search
+            .best_seq
+            .iter()
+            .map(|&k| VertexId(alive[k]))
+            .collect(),
         proven: search.nodes < search.max_nodes,
         nodes: search.nodes,
     }))

@@ -95,7 +95,8 @@ pub fn random_graph(seed: u64, cfg: &RandomGraphConfig) -> LinearizedGraph {
                 let mag = 0.5 + 1.5 * rng.unit();
                 Label::Value(if rng.below(2) == 0 { mag } else { -mag })
             };
-            g.add_edge(VertexId(a as u32), me, label).expect("valid edge");
+            g.add_edge(VertexId(a as u32), me, label)
+                .expect("valid edge");
             has_succ[a] = true;
         }
     }
@@ -106,7 +107,8 @@ pub fn random_graph(seed: u64, cfg: &RandomGraphConfig) -> LinearizedGraph {
         }
     }
     if cfg.collapsed {
-        g.mark_dependent(VertexId(rng.below(indep) as u32)).expect("vertex exists");
+        g.mark_dependent(VertexId(rng.below(indep) as u32))
+            .expect("vertex exists");
     }
     g
 }
