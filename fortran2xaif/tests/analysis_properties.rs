@@ -1041,3 +1041,167 @@ fn call_chains_agree_with_inlining() {
     }
     assert!(compared > 300, "{compared}");
 }
+
+/// Diff-liveness and TBR on single units against the paper's equations
+/// applied path by path (with the analysis' own `use(I')`): equal on
+/// acyclic graphs, contained on cyclic ones.
+#[test]
+fn diff_liveness_and_tbr_equal_their_path_definitions() {
+    let (mut recorded_seen, mut present_seen) = (0, 0);
+    for case in 0..400u64 {
+        let mut rng = Rng(0x3b9a_ca07_11d5_e2f3 ^ (case + 13).wrapping_mul(0x1000_0193));
+        let acyclic = case % 2 == 0;
+        let (prog, seeds) = random_single_unit(&mut rng, acyclic);
+        let r = analyze(&prog, &seeds);
+        let unit = &prog.units[0];
+        let depth = if acyclic {
+            unit.blocks.len()
+        } else {
+            2 * unit.blocks.len() + 2
+        };
+        let defs_of = |stmt: &Stmt| -> Vec<Def> {
+            match stmt {
+                Stmt::Assign { def, .. } => vec![*def],
+                Stmt::Opaque { defs, .. } => defs.clone(),
+                Stmt::Call { .. } => Vec::new(),
+            }
+        };
+        let reads_of = |stmt: &Stmt| -> Vec<LocationId> {
+            match stmt {
+                Stmt::Assign { uses, .. } => uses.iter().map(|u| u.loc).collect(),
+                Stmt::Opaque { uses, .. } => uses.clone(),
+                Stmt::Call { .. } => Vec::new(),
+            }
+        };
+        // Diff-live⁺ per statement, joined over backward paths from ∅.
+        let live_step = |stmt: &Stmt, live: &mut BitSet| {
+            let defs = defs_of(stmt);
+            if defs.iter().any(|d| live.contains(d.loc.index())) {
+                for d in defs.iter().filter(|d| d.kills) {
+                    live.remove(d.loc.index());
+                }
+                for l in reads_of(stmt) {
+                    live.insert(l.index());
+                }
+            }
+            for l in r.tbr.derivative_reads(stmt.id()) {
+                live.insert(l.index());
+            }
+        };
+        let preds: Vec<Vec<usize>> = unit
+            .predecessors()
+            .into_iter()
+            .map(|ps| ps.into_iter().map(|p| p.index()).collect())
+            .collect();
+        let mut live_after: std::collections::HashMap<StmtId, BitSet> = Default::default();
+        backward_paths(
+            &prog,
+            &preds,
+            unit.exit.index(),
+            BitSet::default(),
+            depth,
+            &mut |s, l| {
+                live_after.entry(s.id()).or_default().union_with(l);
+            },
+            &live_step,
+        );
+        let present = |stmt: &Stmt| {
+            r.activity.is_active_stmt(stmt.id())
+                || live_after
+                    .get(&stmt.id())
+                    .is_some_and(|l| defs_of(stmt).iter().any(|d| l.contains(d.loc.index())))
+        };
+        for stmt in unit.blocks.iter().flat_map(|b| &b.stmts) {
+            let (mine, theirs) = (present(stmt), r.tbr.is_diff_present(stmt.id()));
+            present_seen += theirs as usize;
+            if acyclic {
+                assert_eq!(mine, theirs, "case {case} {:?} present", stmt.id());
+            } else {
+                assert!(!mine || theirs, "case {case} {:?} present", stmt.id());
+            }
+        }
+        // TBR⁻ per statement, joined over forward paths from ∅, using the
+        // analysis' own presence (checked above).
+        let tbr_step = |stmt: &Stmt, tbr: &mut BitSet| {
+            for l in r.tbr.derivative_reads(stmt.id()) {
+                tbr.insert(l.index());
+            }
+            if r.tbr.is_diff_present(stmt.id()) {
+                for d in defs_of(stmt).iter().filter(|d| d.kills) {
+                    tbr.remove(d.loc.index());
+                }
+            }
+        };
+        let mut tbr_before: std::collections::HashMap<StmtId, BitSet> = Default::default();
+        // forward_paths reports the set after each statement; shift by one
+        // to get the set before the next.
+        fn forward_before(
+            prog: &Program,
+            block: usize,
+            set: BitSet,
+            depth: usize,
+            visit: &mut impl FnMut(&Stmt, &BitSet),
+            step: &impl Fn(&Stmt, &mut BitSet),
+        ) {
+            let unit = &prog.units[0];
+            let mut s = set;
+            for stmt in &unit.blocks[block].stmts {
+                visit(stmt, &s);
+                step(stmt, &mut s);
+            }
+            if depth == 0 {
+                return;
+            }
+            for next in &unit.successors[block] {
+                forward_before(prog, next.index(), s.clone(), depth - 1, visit, step);
+            }
+        }
+        forward_before(
+            &prog,
+            unit.entry.index(),
+            BitSet::default(),
+            depth,
+            &mut |s, t| {
+                tbr_before.entry(s.id()).or_default().union_with(t);
+            },
+            &tbr_step,
+        );
+        for stmt in unit.blocks.iter().flat_map(|b| &b.stmts) {
+            let mut needed = tbr_before.get(&stmt.id()).cloned().unwrap_or_default();
+            for l in r.tbr.derivative_reads(stmt.id()) {
+                needed.insert(l.index());
+            }
+            let mut expected: Vec<LocationId> = if r.tbr.is_diff_present(stmt.id()) {
+                defs_of(stmt)
+                    .iter()
+                    .map(|d| d.loc)
+                    .filter(|l| needed.contains(l.index()))
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            expected.sort();
+            expected.dedup();
+            let got = r.tbr.recorded(stmt.id());
+            recorded_seen += !got.is_empty() as usize;
+            if acyclic {
+                assert_eq!(
+                    got,
+                    expected.as_slice(),
+                    "case {case} {:?} recorded",
+                    stmt.id()
+                );
+            } else {
+                assert!(
+                    expected.iter().all(|l| got.contains(l)),
+                    "case {case} {:?}",
+                    stmt.id()
+                );
+            }
+        }
+    }
+    assert!(
+        recorded_seen > 20 && present_seen > 100,
+        "{recorded_seen} {present_seen}"
+    );
+}
