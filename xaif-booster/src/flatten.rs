@@ -34,6 +34,31 @@ pub struct FlatStatement {
 pub struct FlatSequence {
     pub graph: LinearizedGraph,
     pub statements: Vec<FlatStatement>,
+    /// For each dependent, the index of the statement that last assigns it.
+    pub dependent_statements: Vec<usize>,
+}
+
+impl FlatSequence {
+    /// Drops the dependents for which `keep(statement index, reference)` is
+    /// false (values nobody reads after the run).
+    pub fn retain_dependents(&mut self, mut keep: impl FnMut(usize, &VariableReference) -> bool) {
+        let seq = self;
+        let mut kept_statements = Vec::new();
+        let mut kept = Vec::new();
+        for (dep, &k) in seq
+            .graph
+            .dependents
+            .drain(..)
+            .zip(&seq.dependent_statements)
+        {
+            if keep(k, &dep.1) {
+                kept.push(dep);
+                kept_statements.push(k);
+            }
+        }
+        seq.graph.dependents = kept;
+        seq.dependent_statements = kept_statements;
+    }
 }
 
 type SymbolKey = (String, u64);
@@ -195,6 +220,7 @@ impl Flattener {
             .map(|(key, (k, r))| (k, key, r))
             .collect();
         deps.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+        let dependent_statements = deps.iter().map(|d| d.0).collect();
         graph.dependents = deps
             .into_iter()
             .map(|(_, key, r)| (self.current[&key], r))
@@ -202,6 +228,7 @@ impl Flattener {
         FlatSequence {
             graph,
             statements: self.statements,
+            dependent_statements,
         }
     }
 }

@@ -9,6 +9,7 @@ pub mod adjoint;
 pub mod block_accumulate;
 pub mod catalogue;
 pub mod dot;
+pub mod du_chains;
 pub mod elimination;
 pub mod expr;
 pub mod flatten;

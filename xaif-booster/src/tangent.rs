@@ -5,14 +5,17 @@
 //! arguments are passed as `type(active)`.
 
 use rayon::prelude::*;
+use std::collections::HashSet;
 use std::path::PathBuf;
 use xaif_schema::model::{
-    AliasSet, BasicBlock, BasicBlockElement, CallGraph, CallGraphVertex, ControlFlowGraph,
-    ControlFlowVertex, DerivativePropagator, PropagatorEntry, StmtIdSet, Symbol, SymbolTable,
+    AliasSet, Assignment, BasicBlock, BasicBlockElement, CallGraph, CallGraphVertex,
+    ControlFlowGraph, ControlFlowVertex, DerivativePropagator, PropagatorEntry, StmtIdSet, Symbol,
+    SymbolTable,
 };
 
 use crate::block_accumulate::{accumulate_sequence, EliminationChoice};
 use crate::catalogue::Catalogue;
+use crate::du_chains::DuChains;
 use crate::flatten::Flattener;
 use crate::linearize::{Linearization, LinearizedGraph, Linearizer};
 use crate::preaccumulate::{preaccumulate_statement, OpCounts};
@@ -76,6 +79,7 @@ pub fn transform_tangent(
 ) -> Result<Vec<BlockStats>, BoostError> {
     ensure_default_map_keys(cg);
     let symbols = SymbolIndex::new(cg);
+    let chains = DuChains::new(&cg.duud_set_map);
     // Subroutines are independent: transform them in parallel, then merge
     // results in call graph order (deterministic output and first error).
     let results: Vec<Result<CfgResult, BoostError>> = cg
@@ -98,7 +102,9 @@ pub fn transform_tangent(
             }
             let mut pool = TempPool::new(cfg.controlflowgraph_scope_id);
             let mut stats = Vec::new();
-            transform_cfg(cfg, catalogue, &symbols, &mut pool, options, &mut stats)?;
+            transform_cfg(
+                cfg, catalogue, &symbols, &chains, &mut pool, options, &mut stats,
+            )?;
             Ok((stats, cfg.controlflowgraph_scope_id, pool.symbols()))
         })
         .collect();
@@ -145,26 +151,42 @@ fn ensure_default_map_keys(cg: &mut CallGraph) {
     }
 }
 
+/// What every block of one subroutine shares.
+struct BlockContext<'a> {
+    catalogue: &'a Catalogue,
+    symbols: &'a SymbolIndex,
+    chains: &'a DuChains,
+    options: &'a TangentOptions,
+    cfg_symbol: &'a str,
+}
+
 fn transform_cfg(
     cfg: &mut ControlFlowGraph,
     catalogue: &Catalogue,
     symbols: &SymbolIndex,
+    chains: &DuChains,
     pool: &mut TempPool,
     options: &TangentOptions,
     stats: &mut Vec<BlockStats>,
 ) -> Result<(), BoostError> {
     let cfg_symbol = cfg.symbol_id.clone();
+    let ctx = BlockContext {
+        catalogue,
+        symbols,
+        chains,
+        options,
+        cfg_symbol: &cfg_symbol,
+    };
     for v in &mut cfg.vertices {
         let ControlFlowVertex::BasicBlock(bb) = v else {
             continue;
         };
-        let counts = transform_block(bb, catalogue, symbols, pool, options, &cfg_symbol).map_err(
-            |(statement_id, message)| BoostError {
+        let counts =
+            transform_block(bb, &ctx, pool).map_err(|(statement_id, message)| BoostError {
                 statement_id,
                 cfg_symbol: Some(cfg_symbol.clone()),
                 message,
-            },
-        )?;
+            })?;
         stats.push(BlockStats {
             cfg: cfg_symbol.clone(),
             block: bb.vertex_id.clone(),
@@ -176,97 +198,59 @@ fn transform_cfg(
 
 type BlockError = (Option<String>, String);
 
+/// The output of one block under construction.
+struct BlockOutput {
+    elements: Vec<BasicBlockElement>,
+    counts: OpCounts,
+}
+
 fn transform_block(
     bb: &mut BasicBlock,
-    catalogue: &Catalogue,
-    symbols: &SymbolIndex,
+    ctx: &BlockContext,
     pool: &mut TempPool,
-    options: &TangentOptions,
-    cfg_symbol: &str,
 ) -> Result<OpCounts, BlockError> {
-    let mut counts = OpCounts::default();
     let old = std::mem::take(&mut bb.elements);
-    let mut elements = Vec::with_capacity(old.len() * 3);
+    let mut out = BlockOutput {
+        elements: Vec::with_capacity(old.len() * 3),
+        counts: OpCounts::default(),
+    };
+    let block = bb.vertex_id.as_str();
     let mut sequence = Flattener::new();
-    let block_mode = options.preaccumulation == Preaccumulation::BasicBlock;
+    let block_mode = ctx.options.preaccumulation == Preaccumulation::BasicBlock;
     for element in old {
         let BasicBlockElement::Assignment(a) = element else {
-            flush(
-                &mut sequence,
-                &mut elements,
-                &mut counts,
-                symbols,
-                pool,
-                options,
-                cfg_symbol,
-                &bb.vertex_id,
-            )?;
-            elements.push(element);
+            flush(&mut sequence, &mut out, ctx, pool, block)?;
+            out.elements.push(element);
             continue;
         };
-        let linearizer = Linearizer { catalogue, symbols };
+        let linearizer = Linearizer {
+            catalogue: ctx.catalogue,
+            symbols: ctx.symbols,
+        };
         let lin = linearizer
             .linearize_assignment(&a)
             .map_err(|m| (Some(a.statement_id.clone()), m))?;
         let graph = match lin {
             Linearization::Graph(graph) => graph,
             Linearization::Passive => {
-                flush(
-                    &mut sequence,
-                    &mut elements,
-                    &mut counts,
-                    symbols,
-                    pool,
-                    options,
-                    cfg_symbol,
-                    &bb.vertex_id,
-                )?;
-                elements.push(BasicBlockElement::Assignment(a));
+                flush(&mut sequence, &mut out, ctx, pool, block)?;
+                out.elements.push(BasicBlockElement::Assignment(a));
                 continue;
             }
             Linearization::ZeroDerivative(y) => {
-                flush(
-                    &mut sequence,
-                    &mut elements,
-                    &mut counts,
-                    symbols,
-                    pool,
-                    options,
-                    cfg_symbol,
-                    &bb.vertex_id,
-                )?;
-                elements.push(BasicBlockElement::Assignment(a));
-                elements.push(propagator(vec![PropagatorEntry::ZeroDeriv(y)]));
+                flush(&mut sequence, &mut out, ctx, pool, block)?;
+                out.elements.push(BasicBlockElement::Assignment(a));
+                out.elements
+                    .push(propagator(vec![PropagatorEntry::ZeroDeriv(y)]));
                 continue;
             }
         };
         if !block_mode {
-            if let Some(dir) = &options.dot_dir {
-                write_dot(dir, cfg_symbol, &bb.vertex_id, &a.statement_id, &graph)
-                    .map_err(|m| (Some(a.statement_id.clone()), m))?;
-            }
-            pool.reset();
-            let acc = preaccumulate_statement(&graph, &a, pool, symbols);
-            counts += acc.counts;
-            elements.extend(acc.preamble.into_iter().map(BasicBlockElement::Assignment));
-            elements.push(BasicBlockElement::Assignment(a));
-            let entries: Vec<PropagatorEntry> = acc.rows.iter().flat_map(row_entries).collect();
-            if !entries.is_empty() {
-                elements.push(propagator(entries));
-            }
+            statement_level(a, &graph, &mut out, ctx, pool, block)?;
             continue;
         }
         if let Err((a, graph)) = sequence.try_append(a, graph) {
-            flush(
-                &mut sequence,
-                &mut elements,
-                &mut counts,
-                symbols,
-                pool,
-                options,
-                cfg_symbol,
-                &bb.vertex_id,
-            )?;
+            flush(&mut sequence, &mut out, ctx, pool, block)?;
             let statement_id = a.statement_id.clone();
             if sequence.try_append(a, graph).is_err() {
                 return Err((
@@ -276,58 +260,95 @@ fn transform_block(
             }
         }
     }
-    flush(
-        &mut sequence,
-        &mut elements,
-        &mut counts,
-        symbols,
-        pool,
-        options,
-        cfg_symbol,
-        &bb.vertex_id,
-    )?;
-    bb.elements = elements;
-    Ok(counts)
+    flush(&mut sequence, &mut out, ctx, pool, block)?;
+    bb.elements = out.elements;
+    Ok(out.counts)
+}
+
+/// Statement-level preaccumulation of one active assignment. A definition
+/// that no statement reads (empty du chain) needs no derivative code.
+fn statement_level(
+    a: Assignment,
+    graph: &LinearizedGraph,
+    out: &mut BlockOutput,
+    ctx: &BlockContext,
+    pool: &mut TempPool,
+    block: &str,
+) -> Result<(), BlockError> {
+    if !ctx.chains.value_needed_outside(&a, &HashSet::new()) {
+        out.elements.push(BasicBlockElement::Assignment(a));
+        return Ok(());
+    }
+    if let Some(dir) = &ctx.options.dot_dir {
+        write_dot(dir, ctx.cfg_symbol, block, &a.statement_id, graph)
+            .map_err(|m| (Some(a.statement_id.clone()), m))?;
+    }
+    pool.reset();
+    let acc = preaccumulate_statement(graph, &a, pool, ctx.symbols);
+    out.counts += acc.counts;
+    out.elements
+        .extend(acc.preamble.into_iter().map(BasicBlockElement::Assignment));
+    out.elements.push(BasicBlockElement::Assignment(a));
+    let entries: Vec<PropagatorEntry> = acc.rows.iter().flat_map(row_entries).collect();
+    if !entries.is_empty() {
+        out.elements.push(propagator(entries));
+    }
+    Ok(())
 }
 
 /// Emits the flattened sequence gathered so far (basic-block mode):
 /// partials before each statement, accumulation after the last one, then
-/// the propagator.
-#[allow(clippy::too_many_arguments)]
+/// the propagator. Values whose every read is a later statement of the run
+/// are not dependents (their reads are inside the graph).
 fn flush(
     sequence: &mut Flattener,
-    elements: &mut Vec<BasicBlockElement>,
-    counts: &mut OpCounts,
-    symbols: &SymbolIndex,
+    out: &mut BlockOutput,
+    ctx: &BlockContext,
     pool: &mut TempPool,
-    options: &TangentOptions,
-    cfg_symbol: &str,
     block: &str,
 ) -> Result<(), BlockError> {
     if sequence.is_empty() {
         return Ok(());
     }
-    let seq = std::mem::take(sequence).finish();
-    let first_id = seq.statements[0].assignment.statement_id.clone();
-    if let Some(dir) = &options.dot_dir {
-        write_dot(dir, cfg_symbol, block, &first_id, &seq.graph)
+    let mut seq = std::mem::take(sequence).finish();
+    let ids: Vec<String> = seq
+        .statements
+        .iter()
+        .map(|s| s.assignment.statement_id.clone())
+        .collect();
+    let assignments: Vec<&Assignment> = seq.statements.iter().map(|s| &s.assignment).collect();
+    let needed: Vec<bool> = seq
+        .dependent_statements
+        .iter()
+        .map(|&k| {
+            let later: HashSet<&str> = ids[k + 1..].iter().map(String::as_str).collect();
+            ctx.chains.value_needed_outside(assignments[k], &later)
+        })
+        .collect();
+    let mut needed_iter = needed.into_iter();
+    seq.retain_dependents(|_, _| needed_iter.next().unwrap_or(true));
+    let first_id = ids[0].clone();
+    if let Some(dir) = &ctx.options.dot_dir {
+        write_dot(dir, ctx.cfg_symbol, block, &first_id, &seq.graph)
             .map_err(|m| (Some(first_id.clone()), m))?;
     }
     pool.reset();
-    let code = accumulate_sequence(&seq, &options.elimination, pool, symbols)
+    let code = accumulate_sequence(&seq, &ctx.options.elimination, pool, ctx.symbols)
         .map_err(|m| (Some(first_id.clone()), m))?;
-    *counts += code.counts;
+    out.counts += code.counts;
     for (st, before) in seq.statements.into_iter().zip(code.before_statement) {
-        elements.extend(before.into_iter().map(BasicBlockElement::Assignment));
-        elements.push(BasicBlockElement::Assignment(st.assignment));
+        out.elements
+            .extend(before.into_iter().map(BasicBlockElement::Assignment));
+        out.elements
+            .push(BasicBlockElement::Assignment(st.assignment));
     }
-    elements.extend(
+    out.elements.extend(
         code.accumulation
             .into_iter()
             .map(BasicBlockElement::Assignment),
     );
     if !code.propagator.is_empty() {
-        elements.push(propagator(code.propagator));
+        out.elements.push(propagator(code.propagator));
     }
     Ok(())
 }

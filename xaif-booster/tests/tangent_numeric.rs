@@ -716,3 +716,88 @@ fn folded_integers_stay_default_kind() {
     }
     check(&stmts, "y", &[("x", 0.5)], &[("x", 1e10)]);
 }
+
+/// Gives statement `k` (from 0) of the block the du chain `reads`.
+fn set_du_chain(cg: &mut CallGraph, k: usize, reads: &[&str]) {
+    let key = cg.duud_set_map.sets.len() as u64 + 100;
+    cg.duud_set_map.sets.push(StmtIdSet {
+        key,
+        statement_ids: reads.iter().map(|s| s.to_string()).collect(),
+    });
+    for v in &mut cg.vertices {
+        let CallGraphVertex::ControlFlowGraph(cfg) = v else {
+            continue;
+        };
+        for w in &mut cfg.vertices {
+            let ControlFlowVertex::BasicBlock(bb) = w else {
+                continue;
+            };
+            let BasicBlockElement::Assignment(a) = &mut bb.elements[k] else {
+                panic!()
+            };
+            a.lhs.reference.du_ud = key as i64;
+        }
+    }
+}
+
+fn propagated_variables(cg: &CallGraph) -> Vec<String> {
+    let name = |r: &VariableReference| match &r.vertices[0] {
+        VariableReferenceVertex::SymbolReference(s) => s.symbol_id.clone(),
+        _ => unreachable!(),
+    };
+    propagator_entries(cg)
+        .iter()
+        .map(|e| match e {
+            PropagatorEntry::SetDeriv { tgt, .. }
+            | PropagatorEntry::SetNegDeriv { tgt, .. }
+            | PropagatorEntry::IncDeriv { tgt, .. }
+            | PropagatorEntry::DecDeriv { tgt, .. } => name(tgt),
+            PropagatorEntry::Sax { y, .. } | PropagatorEntry::Saxpy { y, .. } => name(y),
+            PropagatorEntry::ZeroDeriv(y) => name(y),
+        })
+        .collect()
+}
+
+#[test]
+fn du_chains_drop_derivatives_nobody_reads() {
+    let stmts = [("z", "(mul x y)"), ("a", "(sin z)"), ("y", "(mul a z)")];
+    let point = point_map(&[("x", 0.3), ("y", -0.7)]);
+    let (x, y0): (f64, f64) = (0.3, -0.7);
+    let z = x * y0;
+    let want_dy_dx = (z.cos() * z + z.sin()) * y0;
+    for opts in all_options() {
+        let mut cg = program(&stmts);
+        // z is read by statements 2 and 3, a only by statement 3, y outside.
+        set_du_chain(&mut cg, 0, &["s2", "s3"]);
+        set_du_chain(&mut cg, 1, &["s3"]);
+        set_du_chain(&mut cg, 2, &[""]);
+        transform_tangent(&mut cg, &Catalogue::builtin().unwrap(), &opts).unwrap();
+        let d = tangent_derivative(&cg, &point, "x", "y");
+        assert!(
+            close(d, want_dy_dx, 1e-12),
+            "{:?}: {d}",
+            opts.preaccumulation
+        );
+        let written = propagated_variables(&cg);
+        match opts.preaccumulation {
+            // Within one flattened run only y is read afterwards.
+            Preaccumulation::BasicBlock => {
+                assert!(
+                    written.iter().all(|w| w == "y"),
+                    "{:?}: {written:?}",
+                    opts.elimination
+                )
+            }
+            Preaccumulation::Statement => assert!(written.contains(&"z".to_string())),
+        }
+    }
+    // A dead definition (empty du chain) gets no derivative code at all.
+    for opts in all_options() {
+        let mut cg = program(&[("z", "(mul x y)"), ("y", "(sin x)")]);
+        set_du_chain(&mut cg, 0, &[]);
+        transform_tangent(&mut cg, &Catalogue::builtin().unwrap(), &opts).unwrap();
+        assert!(!propagated_variables(&cg).contains(&"z".to_string()));
+        let d = tangent_derivative(&cg, &point, "x", "y");
+        assert!(close(d, 0.3f64.cos(), 1e-12));
+    }
+}
