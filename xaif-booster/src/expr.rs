@@ -386,6 +386,10 @@ impl ExprBuilder {
                 return args[0];
             }
         }
+        // `a**1` is `a` (the partial of `a**2` is then `2*a`).
+        if name == "pow_scal_scal" && ints[1] == Some(1) {
+            return args[0];
+        }
         let id = self.next_vertex_id();
         let v = self.push(ExpressionVertex::Intrinsic(Intrinsic {
             vertex_id: id,

@@ -801,3 +801,21 @@ fn du_chains_drop_derivatives_nobody_reads() {
         assert!(close(d, 0.3f64.cos(), 1e-12));
     }
 }
+
+#[test]
+fn square_partial_has_no_power() {
+    let cg = transformed(&[("y", "(pow x 2)")]);
+    for el in block_elements(&cg) {
+        if let BasicBlockElement::Assignment(a) = el {
+            if a.statement_id != "s1" {
+                assert!(
+                    !a.rhs.vertices.iter().any(
+                        |v| matches!(v, ExpressionVertex::Intrinsic(i) if i.name == "pow_scal_scal")
+                    ),
+                    "partial of x**2 should be 2*x"
+                );
+            }
+        }
+    }
+    check(&[("y", "(pow x 2)")], "y", &[("x", -1.5)], &[("x", -3.0)]);
+}
