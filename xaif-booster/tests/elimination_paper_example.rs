@@ -47,15 +47,7 @@ fn forward_vertex_elimination_costs_13_multiplications_as_in_the_paper() {
     let e = eliminate(&g, Method::Vertex, &Chain::forward()).unwrap();
     // the paper counts every product of two edge labels, unit or not
     assert_eq!(e.counts.multiplications_with_units(), 13, "{}", e.summary());
-    let names: Vec<String> = e
-        .steps
-        .iter()
-        .map(|s| match s {
-            Step::Vertex(v) => g.display_name(*v),
-            other => other.to_string(),
-        })
-        .collect();
-    assert_eq!(names, ["1", "2", "3", "4", "5"]);
+    assert_eq!(e.sequence_with_names(&g), "1 2 3 4 5");
     // with unit labels free: c43*c3,0, c53*c3,0, c64*c4,-1, c64*c4,0
     assert_eq!(e.counts.multiplications, 4, "{}", e.summary());
     check_jacobian(&e);

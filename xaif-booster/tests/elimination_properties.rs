@@ -377,6 +377,9 @@ fn collapsed_and_non_maximal_dependents() {
         assert_eq!(e.jacobian.value(x, w), Some(15.0));
         assert_eq!(e.jacobian.value(z, w), Some(-10.0));
         assert_eq!(e.jacobian.entries.len(), 5);
+        // x and v get auxiliary sinks; a readable sequence names them x', v'
+        assert_eq!(e.auxiliary.len(), 2);
+        assert!(!e.sequence_with_names(&g).is_empty());
     }
 }
 

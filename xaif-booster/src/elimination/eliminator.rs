@@ -112,6 +112,9 @@ pub struct Elimination {
     pub steps: Vec<Step>,
     /// How the sequence was chosen, e.g. `vertex markowitz,reverse`.
     pub strategy: String,
+    /// Auxiliary sinks `v'` added for non-maximal / collapsed dependents,
+    /// as (auxiliary id, dependent it stands for); they can occur in `steps`.
+    pub auxiliary: Vec<(VertexId, VertexId)>,
 }
 
 impl Elimination {
@@ -122,6 +125,31 @@ impl Elimination {
     /// The sequence, one step per item, e.g. `1 2 3` or `(1,3)f (3,4)b`.
     pub fn sequence_string(&self) -> String {
         let steps: Vec<String> = self.steps.iter().map(|s| s.to_string()).collect();
+        steps.join(" ")
+    }
+
+    /// The sequence with the graph's vertex names (auxiliary sinks shown as
+    /// the dependent's name with a prime).
+    pub fn sequence_with_names(&self, graph: &LinearizedGraph) -> String {
+        let name = |v: VertexId| match self.auxiliary.iter().find(|(aux, _)| *aux == v) {
+            Some((_, dep)) => format!("{}'", graph.display_name(*dep)),
+            None => graph.display_name(v),
+        };
+        let steps: Vec<String> = self
+            .steps
+            .iter()
+            .map(|s| match *s {
+                Step::Vertex(v) => name(v),
+                Step::FrontEdge(i, j) => format!("({},{})f", name(i), name(j)),
+                Step::BackEdge(i, j) => format!("({},{})b", name(i), name(j)),
+                Step::Face(a, b, c) => format!(
+                    "[({a},{b}),({b},{c})]",
+                    a = name(a),
+                    b = name(b),
+                    c = name(c)
+                ),
+            })
+            .collect();
         steps.join(" ")
     }
 
@@ -508,6 +536,10 @@ impl Eliminator {
             labels,
             steps: self.steps,
             strategy,
+            auxiliary: (0..self.origin.len())
+                .filter(|&v| self.origin[v] as usize != v)
+                .map(|v| (VertexId(v as u32), VertexId(self.origin[v])))
+                .collect(),
         })
     }
 }
