@@ -39,7 +39,7 @@ program driver_adjoint
     gradient = x%d
 
     do i = 1, nx
-      h = 1.0d-6 * max(1.0d0, abs(x0(i)))
+      h = 1.0d-5 * max(1.0d0, abs(x0(i)))
       call set_mode(plain=.true.)
       x%v = x0
       x(i)%v = x0(i) + h

@@ -18,6 +18,8 @@ module box_parameters
   double precision, parameter :: volume(nbox) = (/ 40.0d0, 80.0d0, 200.0d0 /)  ! [Sv yr]
   double precision, parameter :: relax_temp(nbox) = (/ 0.0d0, 25.0d0, 0.0d0 /)
   double precision, parameter :: fresh_water(nbox) = (/ -0.02d0, 0.02d0, 0.0d0 /)
+  ! only the surface boxes relax towards the atmospheric temperature
+  double precision, parameter :: surface(nbox) = (/ 1.0d0, 1.0d0, 0.0d0 /)
 end module box_parameters
 
 subroutine head(x, y)
@@ -51,7 +53,7 @@ subroutine head(x, y)
       dsalt(2) = -flow * (salt(1) - salt(2))
       dsalt(3) = -flow * (salt(2) - salt(3))
     end if
-    temp = temp + dt * (dtemp / volume + 0.1d0 * (relax_temp - temp) * (/ 1.0d0, 1.0d0, 0.0d0 /))
+    temp = temp + dt * (dtemp / volume + 0.1d0 * surface * (relax_temp - temp))
     salt = salt + dt * (dsalt / volume + fresh_water * 35.0d0 / volume)
   end do
   y(1) = hydraulic * (alpha * (temp(2) - temp(1)) - beta * (salt(2) - salt(1)))

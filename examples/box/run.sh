@@ -14,8 +14,8 @@ target=${CARGO_TARGET_DIR:-$root/target}
 case "$target" in /*) ;; *) target="$root/$target" ;; esac
 openad="$target/release/openad"
 
-# Build openad and the three stages (quick when they are up to date).
-(cd "$root" && cargo build --release --quiet)
+# Build openad and the three stages only (quick when they are up to date).
+(cd "$root" && cargo build --release --quiet -p openad-driver -p fortran2xaif -p xaif-booster -p xaif2fortran)
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -361,3 +361,78 @@ fn stage_failure_forwards_the_diagnostic_and_writes_nothing() {
         "the back end must not run: {log}"
     );
 }
+
+#[test]
+fn results_go_to_the_current_directory_by_default() {
+    let work = tempfile::tempdir().unwrap();
+    let bin = work.path().join("bin");
+    fs::create_dir(&bin).unwrap();
+    fake_stages(&bin, false);
+    let run_dir = work.path().join("run");
+    fs::create_dir(&run_dir).unwrap();
+    fs::write(run_dir.join("head.f90"), "subroutine head(x, y)\nend\n").unwrap();
+    openad()
+        .env("OPENAD_BIN_DIR", &bin)
+        .current_dir(&run_dir)
+        .arg("head.f90")
+        .assert()
+        .success();
+    assert_eq!(
+        dir_entries(&run_dir),
+        ["OAD_active.f90", "SOURCES", "head.f90", "head.oad.f90"]
+    );
+}
+
+#[test]
+fn a_stage_that_writes_nothing_is_an_error() {
+    let work = tempfile::tempdir().unwrap();
+    let bin = work.path().join("bin");
+    fs::create_dir(&bin).unwrap();
+    fake_stages(&bin, false);
+    // A front end that exits 0 without writing its output.
+    script(&bin, "fortran2xaif", "exit 0\n");
+    let source = work.path().join("head.f90");
+    fs::write(&source, "subroutine head(x, y)\nend\n").unwrap();
+    let out = work.path().join("out");
+    let output = openad()
+        .env("OPENAD_BIN_DIR", &bin)
+        .arg("-o")
+        .arg(&out)
+        .arg(&source)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr_of(&output).contains("did not write"),
+        "{}",
+        stderr_of(&output)
+    );
+    assert!(!out.exists());
+}
+
+#[test]
+fn unreadable_input_is_rejected_before_any_stage_runs() {
+    let work = tempfile::tempdir().unwrap();
+    let bin = work.path().join("bin");
+    fs::create_dir(&bin).unwrap();
+    fake_stages(&bin, false);
+    // A directory where a source file is expected cannot be read.
+    let not_a_file = work.path().join("model.f90");
+    fs::create_dir(&not_a_file).unwrap();
+    let out = work.path().join("out");
+    let output = openad()
+        .env("OPENAD_BIN_DIR", &bin)
+        .arg("-o")
+        .arg(&out)
+        .arg(&not_a_file)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr_of(&output).contains("model.f90:1:1"),
+        "{}",
+        stderr_of(&output)
+    );
+    assert!(!bin.join("log").exists(), "no stage may run");
+    assert!(!out.exists());
+}

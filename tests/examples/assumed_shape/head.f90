@@ -22,8 +22,12 @@ subroutine head(x, y)
   implicit none
   double precision :: x(6), y(2)
   double precision :: a(2, 3)
+  integer :: j
   !$openad INDEPENDENT(x)
-  a = reshape(x, (/ 2, 3 /))
+  do j = 1, 3
+    a(1, j) = x(2 * j - 1)
+    a(2, j) = x(2 * j)
+  end do
   call scale_rows(a, x(5:6))
   y(1) = weighted(a(1, :), x(1:3))
   y(2) = weighted(a(:, 2), a(:, 3))

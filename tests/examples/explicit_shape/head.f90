@@ -17,9 +17,13 @@ subroutine head(x, y)
   implicit none
   double precision :: x(12), y(3)
   double precision :: a(3, 4), b(3, 4)
+  integer :: i, j
   !$openad INDEPENDENT(x)
-  a = reshape(x, (/ 3, 4 /))
-  a = a * a
+  do j = 1, 4
+    do i = 1, 3
+      a(i, j) = x(i + 3 * (j - 1))**2
+    end do
+  end do
   call smooth2d(a, 3, 4, b)
   y(1) = b(2, 2)
   y(2) = b(2, 3) * b(1, 1)
