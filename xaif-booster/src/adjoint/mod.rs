@@ -18,13 +18,13 @@ pub mod structure;
 pub mod taping;
 pub mod temps;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use rayon::prelude::*;
 use xaif_schema::model::{
     CallGraph, CallGraphVertex, ControlFlowGraph, ControlFlowVertex, Replacement, ReplacementList,
-    Symbol, SymbolTable,
+    Symbol, SymbolTable, VariableReference,
 };
 
 use crate::catalogue::Catalogue;
@@ -60,10 +60,37 @@ pub fn transform_adjoint(
             _ => None,
         })
         .collect();
+    let callee_globals = callee_globals(cg);
+    let mut scopes = taping::ScopeTree::default();
+    for e in &cg.scope_hierarchy.edges {
+        if let (Ok(child), Ok(parent)) = (e.source.parse::<u64>(), e.target.parse::<u64>()) {
+            scopes.parent.insert(child, parent);
+        }
+    }
+    for v in &cg.vertices {
+        if let CallGraphVertex::ControlFlowGraph(cfg) = v {
+            scopes
+                .referenced
+                .entry(cfg.controlflowgraph_scope_id)
+                .or_default()
+                .extend(referenced_variables(cfg));
+        }
+    }
+    for scope in &cg.scope_hierarchy.scopes {
+        if let Ok(id) = scope.vertex_id.parse::<u64>() {
+            for t in &scope.symbol_tables {
+                for sym in &t.symbols {
+                    scopes.declared.insert((id, sym.symbol_id.clone()));
+                }
+            }
+        }
+    }
     let ctx = BlockContext {
         catalogue,
         symbols: &symbols,
         active_subroutines: &active_subroutines,
+        callee_globals: &callee_globals,
+        scopes: &scopes,
     };
     let results: Vec<Option<Result<CfgResult, BoostError>>> = cg
         .vertices
@@ -86,6 +113,113 @@ pub fn transform_adjoint(
         add_symbols(cg, scope_id, syms);
     }
     Ok(tape)
+}
+
+/// Every (symbol, scope) the code of a graph names.
+fn referenced_variables(cfg: &ControlFlowGraph) -> Vec<(String, u64)> {
+    use crate::expr::{symbols_in_expression, symbols_in_reference};
+    use xaif_schema::model::{ArgumentValue, BasicBlockElement};
+    let mut out = Vec::new();
+    let assignment = |a: &xaif_schema::model::Assignment, out: &mut Vec<(String, u64)>| {
+        symbols_in_reference(&a.lhs.reference, out);
+        symbols_in_expression(&a.rhs, out);
+    };
+    for v in &cfg.vertices {
+        match v {
+            ControlFlowVertex::BasicBlock(b) => {
+                for e in &b.elements {
+                    match e {
+                        BasicBlockElement::Assignment(a) => assignment(a, &mut out),
+                        BasicBlockElement::SubroutineCall(c) => {
+                            for arg in &c.arguments {
+                                if let ArgumentValue::Variable(r) = &arg.value {
+                                    symbols_in_reference(r, &mut out);
+                                }
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            ControlFlowVertex::If(c)
+            | ControlFlowVertex::Branch(c)
+            | ControlFlowVertex::PreLoop(c)
+            | ControlFlowVertex::PostLoop(c) => {
+                if let Some(e) = &c.condition {
+                    symbols_in_expression(e, &mut out);
+                }
+            }
+            ControlFlowVertex::ForLoop(f) => {
+                for a in [&f.initialization, &f.update].into_iter().flatten() {
+                    assignment(a, &mut out);
+                }
+                if let Some(e) = &f.condition {
+                    symbols_in_expression(e, &mut out);
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// For every active subroutine, the variables of other scopes that its
+/// `Read` list (transitive, from the front end) names, with their symbols.
+fn callee_globals(cg: &CallGraph) -> HashMap<String, Vec<(VariableReference, Symbol)>> {
+    let mut symbol_of: HashMap<(u64, &str), &Symbol> = HashMap::new();
+    for scope in &cg.scope_hierarchy.scopes {
+        let Ok(id) = scope.vertex_id.parse::<u64>() else {
+            continue;
+        };
+        for table in &scope.symbol_tables {
+            for s in &table.symbols {
+                symbol_of.insert((id, s.symbol_id.as_str()), s);
+            }
+        }
+    }
+    let mut out = HashMap::new();
+    for v in &cg.vertices {
+        let CallGraphVertex::ControlFlowGraph(cfg) = v else {
+            continue;
+        };
+        if !cfg.active {
+            continue;
+        }
+        let formals: HashSet<&str> = cfg
+            .argument_list
+            .iter()
+            .flatten()
+            .map(|a| a.symbol_id.as_str())
+            .collect();
+        let mut seen = HashSet::new();
+        let mut globals = Vec::new();
+        for r in cfg.read.iter().flatten() {
+            let Some((id, scope)) = crate::expr::base_symbol(r) else {
+                continue;
+            };
+            if scope == cfg.controlflowgraph_scope_id || formals.contains(id) {
+                continue;
+            }
+            let Some(symbol) = symbol_of.get(&(scope, id)) else {
+                continue;
+            };
+            if symbol.kind != xaif_schema::model::SymbolKind::Variable
+                || !seen.insert((scope, id.to_string()))
+            {
+                continue;
+            }
+            let reference = crate::temporaries::temp_reference(id, scope);
+            globals.push((
+                VariableReference {
+                    active: xaif_schema::model::ActiveUse::Undefined,
+                    ..reference
+                },
+                (*symbol).clone(),
+            ));
+        }
+        out.insert(cfg.symbol_id.clone(), globals);
+    }
+    out
 }
 
 fn adjoint_cfg(cfg: &ControlFlowGraph, ctx: &BlockContext) -> Result<CfgResult, BoostError> {

@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use xaif_schema::model::{
     Argument, ArgumentValue, Assignment, AssignmentLhs, Ax, BasicBlockElement,
     DerivativePropagator, Expression, ExpressionVertex, InlinableSubroutineCall, PropagatorEntry,
-    SubroutineCall, VariableReference, VariableReferenceVertex,
+    SubroutineCall, Symbol, SymbolType, VariableReference, VariableReferenceVertex,
 };
 
 use super::temps::{AdjointTemp, AdjointTemps};
@@ -61,6 +61,49 @@ pub struct BlockContext<'a> {
     pub symbols: &'a SymbolIndex,
     /// Symbols of subroutines that get an adjoint (active control flow graphs).
     pub active_subroutines: &'a std::collections::HashSet<String>,
+    /// Per subroutine with an adjoint: the variables of other scopes
+    /// (module, common) it may read, with their symbols.
+    pub callee_globals: &'a HashMap<String, Vec<(VariableReference, Symbol)>>,
+    pub scopes: &'a ScopeTree,
+}
+
+/// Which scope's symbol a name means where.
+#[derive(Debug, Default)]
+pub struct ScopeTree {
+    pub parent: HashMap<u64, u64>,
+    pub declared: std::collections::HashSet<(u64, String)>,
+    /// The variables each graph's code names, by graph scope (a module
+    /// variable is nameable where the code already names it: `use`
+    /// association is not in the scope hierarchy).
+    pub referenced: HashMap<u64, std::collections::HashSet<(String, u64)>>,
+}
+
+impl ScopeTree {
+    /// Whether `name` of scope `target` is what `name` means in `from`
+    /// (an enclosing scope, not shadowed on the way).
+    pub fn sees(&self, from: u64, target: u64, name: &str) -> bool {
+        if self
+            .referenced
+            .get(&from)
+            .is_some_and(|r| r.contains(&(name.to_string(), target)))
+        {
+            return true;
+        }
+        let mut s = from;
+        for _ in 0..=self.parent.len() {
+            if s == target {
+                return true;
+            }
+            if self.declared.contains(&(s, name.to_string())) {
+                return false;
+            }
+            match self.parent.get(&s) {
+                Some(&p) => s = p,
+                None => return false,
+            }
+        }
+        false
+    }
 }
 
 /// A tape operation: `push_real(x)`, `pop_int(i)`, ...
@@ -567,9 +610,59 @@ impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
                 }
             }
         }
+        // The global variables the callee reads, as they are at the call:
+        // copied before it, checkpointed after it (the callee's own
+        // argument checkpoint, joint mode, comes first on that stack), and
+        // restored before the call in the reverse sweep, where a joint
+        // callee re-runs its forward sweep. The back end checkpoints
+        // arguments only.
+        let globals = c
+            .symbol_id
+            .as_ref()
+            .and_then(|s| ctx.callee_globals.get(s))
+            .cloned()
+            .unwrap_or_default();
+        let mut stores = Vec::new();
+        let mut restores = Vec::new();
+        for (g, symbol) in &globals {
+            let Some(kind) = checkpoint_kind(symbol) else {
+                continue;
+            };
+            // A common block variable known here under another name (or
+            // not at all) cannot be named here.
+            let visible = base_symbol(g)
+                .is_some_and(|(id, scope)| ctx.scopes.sees(self.temps.scope_id, scope, id));
+            if !visible {
+                continue;
+            }
+            let copy = self.temps.global_copy(symbol);
+            let id = self.next_id();
+            self.forward.push(BasicBlockElement::Assignment(Assignment {
+                statement_id: id,
+                do_chain: 0,
+                line_number: 0,
+                lhs: AssignmentLhs {
+                    reference: copy.clone(),
+                    live: true,
+                },
+                rhs: variable_expression(g),
+            }));
+            let (store_id, restore_id) = (self.next_id(), self.next_id());
+            stores.push(tape_call(
+                &format!("cp_store_{kind}"),
+                ArgumentValue::Variable(copy),
+                store_id,
+            ));
+            restores.push(tape_call(
+                &format!("cp_restore_{kind}"),
+                ArgumentValue::Variable(g.clone()),
+                restore_id,
+            ));
+        }
         self.forward
             .push(BasicBlockElement::SubroutineCall(c.clone()));
         self.forward.extend(after_call);
+        self.forward.extend(stores);
         let mut reverse_call = c.clone();
         for arg in &mut reverse_call.arguments {
             if let ArgumentValue::Variable(r) = &mut arg.value {
@@ -577,6 +670,7 @@ impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
             }
         }
         let mut piece = self.reverse_pops();
+        piece.extend(restores.into_iter().rev());
         piece.push(BasicBlockElement::SubroutineCall(reverse_call));
         Ok(piece)
     }
@@ -640,4 +734,24 @@ fn increment(x: &VariableReference, f: &Factor, src: &VariableReference) -> Prop
             y: x.clone(),
         },
     }
+}
+
+/// `real_scalar`, `integer_array`, ... for the checkpoint routines; `None`
+/// for what needs no checkpoint (characters) or cannot get a copy (arrays
+/// without known bounds).
+fn checkpoint_kind(symbol: &Symbol) -> Option<String> {
+    let kind = match symbol.type_ {
+        SymbolType::Real => "real",
+        SymbolType::Integer => "integer",
+        SymbolType::Bool => "bool",
+        _ => return None,
+    };
+    let shape = if symbol.shape.rank() == 0 {
+        "scalar"
+    } else if symbol.dimension_bounds.len() == symbol.shape.rank() {
+        "array"
+    } else {
+        return None;
+    };
+    Some(format!("{kind}_{shape}"))
 }

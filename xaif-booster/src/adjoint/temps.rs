@@ -56,6 +56,9 @@ pub struct AdjointTemps<'a> {
     /// Whole-graph integers: loop counters, reverse indices, branch id.
     integers: Vec<String>,
     loops: usize,
+    /// Copies of global variables saved around calls (`oad_gsave_N`),
+    /// by type/shape/bounds: names and the next free one in this statement.
+    global_copies: Vec<(Symbol, usize)>,
     /// The program's symbols: a temporary must not shadow any of them.
     symbols: &'a SymbolIndex,
 }
@@ -67,6 +70,7 @@ impl<'a> AdjointTemps<'a> {
             names: HashMap::new(),
             integers: Vec::new(),
             loops: 0,
+            global_copies: Vec::new(),
             symbols,
         }
     }
@@ -91,6 +95,40 @@ impl<'a> AdjointTemps<'a> {
                 *next = 0;
             }
         }
+        for (_, used) in self.global_copies.iter_mut() {
+            *used = 0;
+        }
+    }
+
+    /// A passive temporary of the type, shape and bounds of `global`, free
+    /// in this statement.
+    pub fn global_copy(&mut self, global: &Symbol) -> VariableReference {
+        let same = |s: &Symbol| {
+            s.type_ == global.type_
+                && s.shape == global.shape
+                && s.dimension_bounds == global.dimension_bounds
+        };
+        let free = self
+            .global_copies
+            .iter()
+            .position(|(s, used)| same(s) && *used == 0);
+        let k = match free {
+            Some(k) => k,
+            None => {
+                let name = self.fresh("oad_gsave", self.global_copies.len() + 1);
+                let symbol = Symbol {
+                    type_: global.type_,
+                    shape: global.shape,
+                    dimension_bounds: global.dimension_bounds.clone(),
+                    fe_type: global.fe_type.clone(),
+                    ..temporary_symbol(&name)
+                };
+                self.global_copies.push((symbol, 0));
+                self.global_copies.len() - 1
+            }
+        };
+        self.global_copies[k].1 = 1;
+        temp_reference(&self.global_copies[k].0.symbol_id, self.scope_id)
     }
 
     /// Makes every temporary available again (a new basic block begins).
@@ -157,6 +195,7 @@ impl<'a> AdjointTemps<'a> {
                 });
             }
         }
+        out.extend(self.global_copies.iter().map(|(s, _)| s.clone()));
         for n in &self.integers {
             out.push(Symbol {
                 type_: SymbolType::Integer,

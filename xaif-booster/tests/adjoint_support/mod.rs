@@ -209,7 +209,11 @@ pub fn var(name: &str) -> VariableReference {
             vertex_id: "1".into(),
             annotation: String::new(),
             symbol_id: name.to_string(),
-            scope_id: SCOPE.with(|s| s.get()),
+            scope_id: if GLOBALS.contains(&name) {
+                1
+            } else {
+                SCOPE.with(|s| s.get())
+            },
             properties: Vec::new(),
         })],
         ..VariableReference::default()
@@ -242,10 +246,16 @@ pub const ACTIVE: &[&str] = &["x", "y", "z", "a", "b"];
 pub const PASSIVE: &[&str] = &["p", "q"];
 pub const INTEGER: &[&str] = &["i", "j", "k", "n", "m"];
 pub const VECTOR_LEN: i64 = 4;
+/// Active real scalars of the global scope (module variables).
+pub const GLOBALS: &[&str] = &["gw"];
 
 /// Every active storage location, in a fixed order.
 pub fn active_locations() -> Vec<String> {
-    let mut out: Vec<String> = ACTIVE.iter().map(|s| s.to_string()).collect();
+    let mut out: Vec<String> = ACTIVE
+        .iter()
+        .chain(GLOBALS)
+        .map(|s| s.to_string())
+        .collect();
     for k in 1..=VECTOR_LEN {
         out.push(format!("v({k})"));
     }
@@ -548,6 +558,13 @@ pub fn program_with_callee(
                     })
                     .collect(),
             ),
+            read: Some(
+                formals
+                    .iter()
+                    .chain(GLOBALS)
+                    .map(|n| in_scope(3, || var(n)))
+                    .collect(),
+            ),
             vertices,
             edges,
             ..ControlFlowGraph::default()
@@ -594,7 +611,7 @@ pub fn program_with(
         }],
         ..symbol("v", SymbolType::Real, true)
     });
-    let global = SymbolTable {
+    let mut global = SymbolTable {
         symbols: vec![Symbol {
             symbol_id: "head".into(),
             kind: SymbolKind::Subroutine,
@@ -602,6 +619,9 @@ pub fn program_with(
             ..Symbol::default()
         }],
     };
+    for n in GLOBALS {
+        global.symbols.push(symbol(n, SymbolType::Real, true));
+    }
     let cfg = ControlFlowGraph {
         vertex_id: "1".into(),
         annotation: "unit:head".into(),
@@ -669,6 +689,15 @@ pub struct Machine {
     pub subroutines: HashMap<String, Callee>,
     pub frame: Frame,
     pub calls: usize,
+    /// Joint mode: every subroutine's (plain, tape, adjoint) sections. A
+    /// call in a forward sweep checkpoints its arguments and runs the
+    /// callee's plain section; a call in a reverse sweep restores them and
+    /// runs the callee's tape then adjoint sections.
+    pub joint: Option<HashMap<String, [Callee; 3]>>,
+    /// Whether the code running is a reverse sweep (joint mode).
+    pub in_reverse: bool,
+    /// The checkpoint stack (`cp_store_*`, argument checkpoints).
+    pub checkpoints: Vec<f64>,
 }
 
 /// A subroutine as the interpreter calls it.
@@ -700,7 +729,12 @@ impl Machine {
         for v in &r.vertices {
             match v {
                 VariableReferenceVertex::SymbolReference(s) => {
-                    name = Some(self.resolve(&s.symbol_id))
+                    name = Some(if s.scope_id == 1 {
+                        // Global scope: the same storage in every frame.
+                        s.symbol_id.clone()
+                    } else {
+                        self.resolve(&s.symbol_id)
+                    })
                 }
                 VariableReferenceVertex::ArrayElementReference(a) => {
                     let index = self.eval(a.index_triplets[0].index.as_ref().unwrap());
@@ -857,6 +891,16 @@ impl Machine {
                     ArgumentValue::Constant(_) => panic!("pop into a constant"),
                 };
                 match c.subroutine_name.as_str() {
+                    name if name.starts_with("cp_store_") => {
+                        assert!(name.ends_with("_scalar"), "test checkpoints are scalars");
+                        let x = value(self);
+                        self.checkpoints.push(x)
+                    }
+                    name if name.starts_with("cp_restore_") => {
+                        let x = self.checkpoints.pop().expect("checkpoint underflow");
+                        let n = self.location(&target());
+                        self.v.insert(n, x);
+                    }
                     "push_real" => {
                         let x = value(self);
                         self.real_tape.push(x)
@@ -887,11 +931,49 @@ impl Machine {
     /// Runs the callee with its formals bound to the actual arguments.
     fn call(&mut self, c: &SubroutineCall) {
         let name = c.symbol_id.clone().expect("callee name");
+        if let Some(joint) = &self.joint {
+            let [plain, tape, adjoint] = joint
+                .get(&name)
+                .unwrap_or_else(|| panic!("no code for subroutine {name}"))
+                .clone();
+            let reverse = self.in_reverse;
+            let actuals: Vec<String> = c
+                .arguments
+                .iter()
+                .map(|a| match &a.value {
+                    ArgumentValue::Variable(r) => self.location(r),
+                    ArgumentValue::Constant(_) => panic!("constant actual in a joint test"),
+                })
+                .collect();
+            if !reverse {
+                for n in &actuals {
+                    let x = self.v[n];
+                    self.checkpoints.push(x);
+                }
+                self.invoke(c, &name, &plain);
+            } else {
+                for n in actuals.iter().rev() {
+                    let x = self.checkpoints.pop().expect("argument checkpoint");
+                    self.v.insert(n.clone(), x);
+                }
+                self.in_reverse = false;
+                self.invoke(c, &name, &tape);
+                self.in_reverse = true;
+                self.invoke(c, &name, &adjoint);
+            }
+            self.in_reverse = reverse;
+            return;
+        }
         let callee = self
             .subroutines
             .get(&name)
             .unwrap_or_else(|| panic!("no code for subroutine {name}"))
             .clone();
+        self.invoke(c, &name, &callee);
+    }
+
+    /// Runs `callee` with its formals bound to the actual arguments of `c`.
+    fn invoke(&mut self, c: &SubroutineCall, name: &str, callee: &Callee) {
         self.calls += 1;
         let mut bindings = HashMap::new();
         for arg in &c.arguments {
