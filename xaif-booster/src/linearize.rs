@@ -81,7 +81,7 @@ impl Linearizer<'_> {
         let view = ExprView::new(&a.rhs)?;
         let root = view.root()?;
         let order = view.postorder(root);
-        let active = self.activity(&view, &order)?;
+        let mut active = self.activity(&view, &order)?;
         if !active[root] {
             return Ok(Linearization::ZeroDerivative(lhs.clone()));
         }
@@ -112,7 +112,7 @@ impl Linearizer<'_> {
                         .vertices
                         .push(LinVertexKind::Intermediate(i.name.clone()));
                     let g = graph.vertices.len() - 1;
-                    vertex_of.insert(v, g);
+                    let edges_before = graph.edges.len();
                     for (k, &arg) in view.args[v].iter().enumerate() {
                         if !active[arg] {
                             continue;
@@ -127,9 +127,20 @@ impl Linearizer<'_> {
                             partial,
                         });
                     }
+                    if graph.edges.len() == edges_before {
+                        // Every partial folded to zero (`(2-2)*x`): the value
+                        // is a constant of the derivative, not a vertex.
+                        graph.vertices.pop();
+                        active[v] = false;
+                    } else {
+                        vertex_of.insert(v, g);
+                    }
                 }
                 _ => {}
             }
+        }
+        if !active[root] {
+            return Ok(Linearization::ZeroDerivative(lhs.clone()));
         }
         let mut dependent = lhs.clone();
         dependent.vertex_id = "1".into();

@@ -819,3 +819,22 @@ fn square_partial_has_no_power() {
     }
     check(&[("y", "(pow x 2)")], "y", &[("x", -1.5)], &[("x", -3.0)]);
 }
+
+#[test]
+fn partials_folding_to_zero_leave_no_vertex() {
+    // (2-2)*x: the partial with respect to x folds to 0, so the product is
+    // a constant of the derivative; basic-block elimination must not see an
+    // intermediate without predecessors.
+    check(
+        &[("y", "(mul (sub 2 2) x)")],
+        "y",
+        &[("x", 0.4)],
+        &[("x", 0.0)],
+    );
+    check(
+        &[("z", "(mul (sub 2 2) (mul x y))"), ("y", "(add z (sin x))")],
+        "y",
+        &[("x", 0.4)],
+        &[("x", 0.4f64.cos())],
+    );
+}
