@@ -45,7 +45,7 @@ fn expression(rng: &mut Lcg, depth: u32) -> String {
     }
     let a = expression(rng, depth - 1);
     let b = expression(rng, depth - 1);
-    match rng.next() % 10 {
+    match rng.next() % 16 {
         0 | 1 => format!("(add {a} {b})"),
         2 => format!("(sub {a} {b})"),
         3 | 4 => format!("(mul {a} {b})"),
@@ -53,6 +53,12 @@ fn expression(rng: &mut Lcg, depth: u32) -> String {
         6 => format!("(sin {a})"),
         7 => format!("(cos {a})"),
         8 => format!("(exp (sin {a}))"),
+        9 => format!("(pow {a} 2)"),
+        10 => format!("(pow (add 2 (mul {a} {a})) 0.5d0)"),
+        11 => format!("(sqrt (add 1 (mul {a} {a})))"),
+        12 => format!("(tanh {a})"),
+        13 => format!("(atan2 {a} (add 2 (mul {b} {b})))"),
+        14 => format!("(pow {a} n)"),
         _ => format!("(neg {a})"),
     }
 }
