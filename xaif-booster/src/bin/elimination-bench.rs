@@ -184,11 +184,12 @@ fn time_it(label: &str, max_runs: usize, mut f: impl FnMut() -> usize) {
 
 fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
-    let timing_only = std::env::args().any(|a| a == "--timing");
+    let timing_only = std::env::args().any(|a| a == "--timing" || a == "--best-of-timing");
     if !timing_only {
         suites(quick);
     }
-    timing();
+    // `--best-of-timing`: only the best-of lines of the timing table
+    timing(!std::env::args().any(|a| a == "--best-of-timing"));
 }
 
 fn suites(quick: bool) {
@@ -236,7 +237,7 @@ fn suites(quick: bool) {
     );
 }
 
-fn timing() {
+fn timing(per_chain: bool) {
     let g = random_graph(
         4242,
         &RandomGraphConfig {
@@ -251,7 +252,12 @@ fn timing() {
     println!("| what | fastest wall ms | CPU ms per run | runs | multiplications |");
     println!("|---|---|---|---|---|");
     let runs = 50;
-    for cand in default_candidates(&[Method::Vertex, Method::Edge, Method::Face]) {
+    let chains = if per_chain {
+        default_candidates(&[Method::Vertex, Method::Edge, Method::Face])
+    } else {
+        Vec::new()
+    };
+    for cand in chains {
         let chain = cand.chain.to_string();
         time_it(&format!("{} {chain}", cand.method), runs, || {
             cost(&g, cand.method, &chain, CostModel::Multiplications)
@@ -260,6 +266,17 @@ fn timing() {
     time_it("best-of vertex (all vertex chains)", runs, || {
         best(&g, &[Method::Vertex], CostModel::Multiplications)
     });
+    let recommended = recommended_candidates(&g);
+    time_it(
+        &format!("best-of recommended ({} candidates)", recommended.len()),
+        runs,
+        || {
+            best_of(&g, &recommended, CostModel::Multiplications)
+                .expect("best-of")
+                .counts
+                .multiplications
+        },
+    );
     let all = default_candidates(&[Method::Vertex, Method::Edge, Method::Face]);
     time_it(
         &format!("best-of all ({} candidates)", all.len()),

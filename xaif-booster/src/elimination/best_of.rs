@@ -84,6 +84,26 @@ pub fn default_candidates(methods: &[Method]) -> Vec<Candidate> {
     out
 }
 
+/// Candidates scaled to the graph: every method and chain for graphs of up
+/// to `LARGE_GRAPH_EDGES` edges; above that the vertex chains plus the
+/// cheap-to-run forward and `markowitz,forward` edge and face sequences
+/// (edge and face filters list all targets at every step, see
+/// `docs/elimination.md`).
+pub fn recommended_candidates(graph: &LinearizedGraph) -> Vec<Candidate> {
+    let all = default_candidates(&[Method::Vertex, Method::Edge, Method::Face]);
+    if graph.edge_count() <= LARGE_GRAPH_EDGES {
+        return all;
+    }
+    let cheap = |c: &Chain| c.0 == [Filter::Forward] || c.0 == [Filter::Markowitz, Filter::Forward];
+    all.into_iter()
+        .filter(|c| c.method == Method::Vertex || cheap(&c.chain))
+        .collect()
+}
+
+/// Edge count above which [`recommended_candidates`] drops the expensive
+/// edge and face sequences.
+pub const LARGE_GRAPH_EDGES: usize = 400;
+
 /// Run every candidate and keep the cheapest (the first one on ties).
 ///
 /// Candidates run in parallel and share the cheapest multiplication count
