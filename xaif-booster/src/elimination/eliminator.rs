@@ -278,17 +278,14 @@ impl Eliminator {
 
     pub fn eliminate_vertex(&mut self, v: VertexId) -> Result<(), EliminationError> {
         self.perform(Target::Vertex(v.0))
-            .map_err(|_| EliminationError::NotIntermediate(v))
     }
 
     pub fn front_eliminate(&mut self, i: VertexId, j: VertexId) -> Result<(), EliminationError> {
         self.perform(Target::Front(i.0, j.0))
-            .map_err(|_| EliminationError::NotEliminableEdge(i, j))
     }
 
     pub fn back_eliminate(&mut self, j: VertexId, k: VertexId) -> Result<(), EliminationError> {
         self.perform(Target::Back(j.0, k.0))
-            .map_err(|_| EliminationError::NotEliminableEdge(j, k))
     }
 
     pub fn eliminate_face(&mut self, face: FaceId) -> Result<(), EliminationError> {
