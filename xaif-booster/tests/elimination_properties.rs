@@ -432,4 +432,12 @@ fn invalid_steps_and_graphs_are_refused() {
     assert_eq!(e.jacobian.value(x, y), Some(6.0));
     assert!(e.to_dot(&g).contains("x0 -> y2"));
     assert!(g.to_dot().contains("v0 -> v1"));
+
+    let mut cyclic = LinearizedGraph::new();
+    let x = cyclic.add_independent();
+    let (a, b) = (cyclic.add_vertex(), cyclic.add_dependent());
+    cyclic.add_edge(x, a, Label::One).unwrap();
+    cyclic.add_edge(a, b, Label::One).unwrap();
+    cyclic.add_edge(b, a, Label::One).unwrap();
+    assert!(matches!(Eliminator::new(&cyclic), Err(EliminationError::Cycle(_))));
 }
