@@ -67,6 +67,8 @@ struct Builder {
     targets: std::collections::HashSet<String>,
     loops: Vec<LoopCtx>,
     exit: NodeId,
+    /// Per node: does an edge leave it already?
+    has_out: Vec<bool>,
 }
 
 /// Builds the control flow graph of a canonical subprogram body.
@@ -82,6 +84,7 @@ pub fn build(body: &[Stmt], span: Span) -> FrontResult<Cfg> {
         targets,
         loops: Vec::new(),
         exit: 0,
+        has_out: Vec::new(),
     };
     let entry = b.node(NodeKind::Entry, span);
     b.exit = b.node(NodeKind::Exit, span);
@@ -91,7 +94,7 @@ pub fn build(body: &[Stmt], span: Span) -> FrontResult<Cfg> {
     }
     // Every goto target must label a statement of this body.
     for (l, n) in &b.labels {
-        let placed = b.cfg.edges.iter().any(|e| e.from == *n);
+        let placed = b.has_out[*n];
         if !placed {
             return Err(FrontError::new(span, format!("goto to label {l}, which labels no reachable statement of this subprogram body")));
         }
@@ -141,6 +144,7 @@ fn collect_targets(stmts: &[Stmt], out: &mut std::collections::HashSet<String>) 
 
 impl Builder {
     fn node(&mut self, kind: NodeKind, span: Span) -> NodeId {
+        self.has_out.push(false);
         self.cfg.nodes.push(Node {
             kind,
             span,
@@ -150,6 +154,7 @@ impl Builder {
     }
 
     fn edge(&mut self, from: NodeId, to: NodeId, cond: Option<i64>) {
+        self.has_out[from] = true;
         self.cfg.edges.push(CfgEdge { from, to, cond });
     }
 
@@ -166,8 +171,8 @@ impl Builder {
     /// if needed).
     fn simple(&mut self, s: &Stmt, cur: NodeId) -> NodeId {
         if let NodeKind::Block(stmts) = &mut self.cfg.nodes[cur].kind {
-            // Only extend a block nothing else has jumped into.
-            if !self.cfg.edges.iter().any(|e| e.from == cur) {
+            // Only extend a block control has not left yet.
+            if !self.has_out[cur] {
                 stmts.push(s.clone());
                 return cur;
             }

@@ -47,8 +47,10 @@ pub fn run(inputs: &[PathBuf], form: Option<Form>) -> Result<Output, Diagnostic>
     for (k, s) in sources.iter().enumerate() {
         files.push(parse::parse_file(&s.text, k).map_err(to_diag)?);
     }
+    let mut clock = StageClock::new();
     let mut prog = Program::build(files).map_err(to_diag)?;
     canon::canonicalise(&mut prog).map_err(to_diag)?;
+    clock.lap("parse, semantics, canonicalisation");
     let mut next_id = 0;
     for u in prog.units.iter_mut() {
         cfg::number_statements(&mut u.ast.body, &mut next_id);
@@ -66,6 +68,7 @@ pub fn run(inputs: &[PathBuf], form: Option<Form>) -> Result<Output, Diagnostic>
     // The top-level routine: the one holding the pragmas.
     let (top, independents, dependents) =
         seeds_from_pragmas(&prog, &sources, inputs, &mut warnings)?;
+    clock.lap("control flow graphs");
     let mut lowered = lower::lower(&prog, &cfgs, next_id);
     let mut resolve_all =
         |names: &[(String, Location)]| -> Result<Vec<ir::LocationId>, Diagnostic> {
@@ -99,7 +102,9 @@ pub fn run(inputs: &[PathBuf], form: Option<Form>) -> Result<Output, Diagnostic>
         independents,
         dependents,
     };
+    clock.lap("lowering");
     let results = analysis::analyze(&lowered.program, &seeds);
+    clock.lap("analyses");
     if let Some(e) = results.errors.first() {
         warnings.push(Diagnostic::warning(
             Location::start_of(inputs[0].clone()),
@@ -125,6 +130,7 @@ pub fn run(inputs: &[PathBuf], form: Option<Form>) -> Result<Output, Diagnostic>
     let program_name = prog.units[top].ast.name.clone();
     let xaif = emit_xaif::emit(&mut emitter, &cfgs, &program_name).map_err(to_diag)?;
     let canon = emit_canon::emit(&prog);
+    clock.lap("XAIF and canonical source");
     Ok(Output {
         xaif,
         canon,
@@ -133,6 +139,30 @@ pub fn run(inputs: &[PathBuf], form: Option<Form>) -> Result<Output, Diagnostic>
 }
 
 type Named = Vec<(String, Location)>;
+
+/// Stage timings on stderr when `FORTRAN2XAIF_TIMING` is set.
+struct StageClock {
+    on: bool,
+    last: std::time::Instant,
+}
+
+impl StageClock {
+    fn new() -> Self {
+        StageClock {
+            on: std::env::var_os("FORTRAN2XAIF_TIMING").is_some(),
+            last: std::time::Instant::now(),
+        }
+    }
+    fn lap(&mut self, what: &str) {
+        if self.on {
+            eprintln!(
+                "fortran2xaif: {what}: {:.3} s",
+                self.last.elapsed().as_secs_f64()
+            );
+        }
+        self.last = std::time::Instant::now();
+    }
+}
 
 fn seeds_from_pragmas(
     prog: &Program,
