@@ -88,56 +88,69 @@ impl Linearizer<'_> {
         let mut graph = LinearizedGraph::default();
         let mut vertex_of: HashMap<usize, usize> = HashMap::new();
         let mut independent_of: HashMap<String, usize> = HashMap::new();
+        // Variables become independents only when a derivative flows out
+        // of them, so `size(x)` of an active array is no independent.
+        let mut independent = |v: usize, graph: &mut LinearizedGraph| -> Result<usize, String> {
+            let ExpressionVertex::VariableReference(r) = view.vertex(v) else {
+                return Err("internal error: independent is not a variable".into());
+            };
+            if !self.symbols.is_scalar_reference(r) {
+                return Err(array_error(r));
+            }
+            // Several uses of one variable are one independent.
+            let key = variable_key(r);
+            Ok(*independent_of.entry(key).or_insert_with(|| {
+                let mut r = r.clone();
+                r.vertex_id = "1".into();
+                graph.vertices.push(LinVertexKind::Independent(r));
+                graph.vertices.len() - 1
+            }))
+        };
         for &v in &order {
             if !active[v] {
                 continue;
             }
-            match view.vertex(v) {
-                ExpressionVertex::VariableReference(r) => {
-                    if !self.symbols.is_scalar_reference(r) {
-                        return Err(array_error(r));
-                    }
-                    // Several uses of one variable are one independent.
-                    let key = variable_key(r);
-                    let g = *independent_of.entry(key).or_insert_with(|| {
-                        let mut r = r.clone();
-                        r.vertex_id = "1".into();
-                        graph.vertices.push(LinVertexKind::Independent(r));
-                        graph.vertices.len() - 1
-                    });
-                    vertex_of.insert(v, g);
+            let ExpressionVertex::Intrinsic(i) = view.vertex(v) else {
+                continue;
+            };
+            let mut in_edges = Vec::new();
+            for (k, &arg) in view.args[v].iter().enumerate() {
+                if !active[arg] {
+                    continue;
                 }
-                ExpressionVertex::Intrinsic(i) => {
-                    graph
-                        .vertices
-                        .push(LinVertexKind::Intermediate(i.name.clone()));
-                    let g = graph.vertices.len() - 1;
-                    let edges_before = graph.edges.len();
-                    for (k, &arg) in view.args[v].iter().enumerate() {
-                        if !active[arg] {
-                            continue;
-                        }
-                        let Some(partial) = self.local_partial(&view, v, &i.name, k as u64 + 1)?
-                        else {
-                            continue;
-                        };
-                        graph.edges.push(LinEdge {
-                            source: vertex_of[&arg],
-                            target: g,
-                            partial,
-                        });
-                    }
-                    if graph.edges.len() == edges_before {
-                        // Every partial folded to zero (`(2-2)*x`): the value
-                        // is a constant of the derivative, not a vertex.
-                        graph.vertices.pop();
-                        active[v] = false;
-                    } else {
-                        vertex_of.insert(v, g);
-                    }
-                }
-                _ => {}
+                let Some(partial) = self.local_partial(&view, v, &i.name, k as u64 + 1)? else {
+                    continue;
+                };
+                let source = match vertex_of.get(&arg) {
+                    Some(&g) => g,
+                    None => independent(arg, &mut graph)?,
+                };
+                in_edges.push((source, partial));
             }
+            if in_edges.is_empty() {
+                // Every partial folded to zero (`(2-2)*x`): the value is a
+                // constant of the derivative, not a vertex.
+                active[v] = false;
+                continue;
+            }
+            // Sources were created first: vertices stay in topological order.
+            graph
+                .vertices
+                .push(LinVertexKind::Intermediate(i.name.clone()));
+            let g = graph.vertices.len() - 1;
+            vertex_of.insert(v, g);
+            for (source, partial) in in_edges {
+                graph.edges.push(LinEdge {
+                    source,
+                    target: g,
+                    partial,
+                });
+            }
+        }
+        if active[root] && !vertex_of.contains_key(&root) {
+            // `y = x`: the root is a variable.
+            let g = independent(root, &mut graph)?;
+            vertex_of.insert(root, g);
         }
         if !active[root] {
             return Ok(Linearization::ZeroDerivative(lhs.clone()));
@@ -189,22 +202,26 @@ impl Linearizer<'_> {
                                 i.name
                             )
                         })?;
-                        if entry.nr_arguments != view.args[v].len() as u64 {
+                        if !self.catalogue.has_real_result(&i.name) {
+                            // Integer results (int, size, ...) carry nothing,
+                            // whatever the number of arguments.
+                            false
+                        } else if entry.nr_arguments != view.args[v].len() as u64 {
                             return Err(format!(
                                 "intrinsic '{}' takes {} arguments, found {}",
                                 i.name,
                                 entry.nr_arguments,
                                 view.args[v].len()
                             ));
-                        }
-                        self.catalogue.has_real_result(&i.name)
-                            && view.args[v].iter().enumerate().any(|(k, &a)| {
+                        } else {
+                            view.args[v].iter().enumerate().any(|(k, &a)| {
                                 active[a]
                                     && self
                                         .catalogue
                                         .partial(&i.name, k as u64 + 1)
                                         .is_some_and(|p| partial_kind(p) != PartialKind::Passive)
                             })
+                        }
                     }
                 }
             };

@@ -838,3 +838,16 @@ fn partials_folding_to_zero_leave_no_vertex() {
         &[("x", 0.4f64.cos())],
     );
 }
+
+#[test]
+fn inquiry_on_an_active_array_is_passive() {
+    // y = v(1) * size(v): the whole array v is only inquired; it must not
+    // become an independent (which would be rejected as array-valued).
+    for opts in all_options() {
+        let cg = transformed_with(&[("y", "(mul v[1] (size v))")], &opts);
+        let mut point = point_map(&[]);
+        point.insert("v".into(), 4.0);
+        let d = tangent_derivative(&cg, &point, "v(1)", "y");
+        assert_eq!(d, 4.0, "{:?}", opts.preaccumulation);
+    }
+}
