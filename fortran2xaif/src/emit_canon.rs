@@ -156,7 +156,7 @@ fn emit_unit(prog: &Program, i: usize, level: usize, out: &mut String) {
         out.push_str("!$oad body\n");
     }
     if u.ast.kind != UnitKind::Module && u.interface_of.is_none() {
-        stmts(prog, &u.ast.body, level + 1, out);
+        stmts(prog, &u.ast.body, level + 1, has_body, out);
     }
     if has_body {
         out.push_str("!$oad end-body\n");
@@ -448,13 +448,13 @@ pub fn decl_text(s: &Symbol) -> String {
     t
 }
 
-fn stmts(prog: &Program, body: &[Stmt], level: usize, out: &mut String) {
+fn stmts(prog: &Program, body: &[Stmt], level: usize, tags: bool, out: &mut String) {
     for s in body {
-        stmt(prog, s, level, out);
+        stmt(prog, s, level, tags, out);
     }
 }
 
-fn stmt(prog: &Program, s: &Stmt, level: usize, out: &mut String) {
+fn stmt(prog: &Program, s: &Stmt, level: usize, tags: bool, out: &mut String) {
     let pad = ind(level);
     let label = s
         .label
@@ -480,11 +480,11 @@ fn stmt(prog: &Program, s: &Stmt, level: usize, out: &mut String) {
                 } else {
                     let _ = writeln!(out, "{pad}else if ({}) then", unparse::expr(c));
                 }
-                stmts(prog, b, level + 1, out);
+                stmts(prog, b, level + 1, tags, out);
             }
             if let Some(b) = otherwise {
                 let _ = writeln!(out, "{pad}else");
-                stmts(prog, b, level + 1, out);
+                stmts(prog, b, level + 1, tags, out);
             }
             let _ = writeln!(out, "{pad}end if");
         }
@@ -516,7 +516,7 @@ fn stmt(prog: &Program, s: &Stmt, level: usize, out: &mut String) {
                     let _ = writeln!(out, "{pad}{label}{cn}do");
                 }
             }
-            stmts(prog, body, level + 1, out);
+            stmts(prog, body, level + 1, tags, out);
             let _ = writeln!(
                 out,
                 "{pad}end do{}",
@@ -536,7 +536,7 @@ fn stmt(prog: &Program, s: &Stmt, level: usize, out: &mut String) {
                 .map(|c| format!("{c}: "))
                 .unwrap_or_default();
             let _ = writeln!(out, "{pad}{label}{cn}do while ({})", unparse::expr(cond));
-            stmts(prog, body, level + 1, out);
+            stmts(prog, body, level + 1, tags, out);
             let _ = writeln!(
                 out,
                 "{pad}end do{}",
@@ -561,7 +561,7 @@ fn stmt(prog: &Program, s: &Stmt, level: usize, out: &mut String) {
                         );
                     }
                 }
-                stmts(prog, &c.body, level + 1, out);
+                stmts(prog, &c.body, level + 1, tags, out);
             }
             let _ = writeln!(out, "{pad}end select");
         }
@@ -589,7 +589,10 @@ fn stmt(prog: &Program, s: &Stmt, level: usize, out: &mut String) {
             let _ = writeln!(out, "{pad}{label}return");
         }
         StmtKind::Opaque { text, .. } => {
-            let _ = writeln!(out, "!$oad stmt {}", s.id);
+            // A main program has no CFG: its statements stay untagged.
+            if tags {
+                let _ = writeln!(out, "!$oad stmt {}", s.id);
+            }
             let _ = writeln!(out, "{pad}{label}{}", text.trim());
         }
     }

@@ -456,3 +456,27 @@ fn unknown_openad_pragma_is_a_warning() {
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("warning"));
 }
+
+#[test]
+fn main_program_stays_passive_and_untagged() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = "subroutine head(x, y)\n  double precision :: x(2), y(1)\n  !$openad INDEPENDENT(x)\n  y(1) = x(1) * x(2)\n  !$openad DEPENDENT(y)\nend subroutine\nprogram main\n  double precision :: x(2), y(1)\n  x = (/ 1.0d0, 2.0d0 /)\n  call head(x, y)\n  print *, y\nend program\n";
+    write(dir.path(), "m.f90", src);
+    let out = run(dir.path(), &["m.f90"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let canon = std::fs::read_to_string(dir.path().join("p.canon.f90")).unwrap();
+    let program = canon
+        .split("!$oad unit main\n")
+        .nth(1)
+        .expect("program unit");
+    assert!(!program.contains("!$oad"), "{program}");
+    let xaif = std::fs::read_to_string(dir.path().join("p.xaif")).unwrap();
+    assert!(
+        !xaif.contains("symbol_id=\"main\""),
+        "no CFG for the main program"
+    );
+}
