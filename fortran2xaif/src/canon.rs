@@ -587,9 +587,21 @@ impl<'p> Canon<'p> {
             _ => {
                 // A subroutine without source: allowed only when no real
                 // data goes in or out (otherwise derivatives would be lost).
+                // Intrinsic subroutines that only produce values (clocks, random
+                // numbers) give passive results: real arguments are fine.
+                let producer = matches!(
+                    callee.as_str(),
+                    "cpu_time"
+                        | "system_clock"
+                        | "date_and_time"
+                        | "random_number"
+                        | "random_seed"
+                        | "get_command_argument"
+                        | "getarg"
+                ) && self.prog.resolve(self.unit, &callee).is_none();
                 for a in &args {
                     let t = self.ty(&a.value);
-                    if matches!(t.cat, Cat::Real(_) | Cat::Complex(_)) {
+                    if matches!(t.cat, Cat::Real(_) | Cat::Complex(_)) && !producer {
                         return self.err(
                             a.value.span(),
                             format!("call of subroutine '{callee}' whose source is not among the inputs passes real data"),
@@ -601,12 +613,21 @@ impl<'p> Canon<'p> {
                 }
                 let text = format!("call {callee}({})", unparse::args_text(&args));
                 let reads = args.iter().map(|a| a.value.clone()).collect();
+                // Variables passed may be written.
+                let writes = args
+                    .iter()
+                    .filter(|a| {
+                        matches!(a.value, Expr::Name(..) | Expr::Apply { .. })
+                            && self.ty(&a.value).cat != Cat::Unknown
+                    })
+                    .map(|a| a.value.clone())
+                    .collect();
                 out.push(stmt(
                     StmtKind::Opaque {
                         kind: OpaqueKind::Other,
                         text,
                         reads,
-                        writes: vec![],
+                        writes,
                     },
                     span,
                 ));
