@@ -480,3 +480,31 @@ fn main_program_stays_passive_and_untagged() {
         "no CFG for the main program"
     );
 }
+
+#[test]
+fn form_option_overrides_the_extension() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixed = "      SUBROUTINE HEAD(X, Y)\n      DOUBLE PRECISION X(2), Y(1)\nC$OPENAD INDEPENDENT(X)\n      Y(1) = X(1) *\n     &       X(2)\nC$OPENAD DEPENDENT(Y)\n      END\n";
+    write(dir.path(), "fx.f90", fixed);
+    let out = Command::cargo_bin("fortran2xaif")
+        .unwrap()
+        .current_dir(dir.path())
+        .args([
+            "--form",
+            "fixed",
+            "-o",
+            "p.xaif",
+            "--canon",
+            "p.canon.f90",
+            "fx.f90",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let canon = std::fs::read_to_string(dir.path().join("p.canon.f90")).unwrap();
+    assert!(canon.contains("y(1) = x(1) * x(2)"), "{canon}");
+}
