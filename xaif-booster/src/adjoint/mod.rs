@@ -13,6 +13,7 @@
 //! replacement list is here.
 
 pub mod builder;
+pub mod explicit_loops;
 pub mod reversal;
 pub mod structure;
 pub mod taping;
@@ -239,12 +240,25 @@ fn adjoint_cfg(cfg: &ControlFlowGraph, ctx: &BlockContext) -> Result<CfgResult, 
     let mut temps = temps::AdjointTemps::new(scope, ctx.symbols);
     let mut blocks: Vec<Option<BlockSweeps>> = Vec::with_capacity(cfg.vertices.len());
     let mut stats = Vec::new();
-    for v in &cfg.vertices {
+    // Nesting first: loop indices the reverse sweep recomputes are not
+    // taped by the blocks inside those loops.
+    let nesting = if cfg.structured {
+        structure::nest(&cfg.vertices, &cfg.edges).ok()
+    } else {
+        None
+    };
+    let (explicit, restored) = match &nesting {
+        Some(regions) => explicit_loops::explicit_loops(&cfg.vertices, regions, ctx.symbols, scope),
+        None => Default::default(),
+    };
+    let none = HashSet::new();
+    for (k, v) in cfg.vertices.iter().enumerate() {
         let ControlFlowVertex::BasicBlock(bb) = v else {
             blocks.push(None);
             continue;
         };
-        let sweeps = reverse_block(&bb.elements, ctx, &mut pool, &mut temps)
+        let untaped = restored.get(&k).unwrap_or(&none);
+        let sweeps = reverse_block(&bb.elements, ctx, untaped, &mut pool, &mut temps)
             .map_err(|(id, m)| error(id, m))?;
         stats.push(BlockTape {
             cfg: cfg.symbol_id.clone(),
@@ -253,14 +267,9 @@ fn adjoint_cfg(cfg: &ControlFlowGraph, ctx: &BlockContext) -> Result<CfgResult, 
         });
         blocks.push(Some(sweeps));
     }
-    let nesting = if cfg.structured {
-        structure::nest(&cfg.vertices, &cfg.edges).ok()
-    } else {
-        None
-    };
     let mut reversal = Reversal::new(&cfg.vertices, &cfg.edges, &blocks, scope, &mut temps);
     let (forward, reverse) = match nesting {
-        Some(regions) => reversal.structured(&regions),
+        Some(regions) => reversal.structured(&regions, &explicit),
         None => reversal.unstructured().map_err(|m| error(None, m))?,
     };
     let plain = SweepGraph {

@@ -27,7 +27,10 @@ use xaif_schema::model::{
     ForLoopReversal, VariableReference,
 };
 
+use std::collections::HashMap;
+
 use super::builder::{GraphBuilder, PendingEdge};
+use super::explicit_loops::ExplicitLoop;
 use super::structure::Region;
 use super::taping::{tape_call, BlockSweeps};
 use super::temps::AdjointTemps;
@@ -52,6 +55,10 @@ pub struct Reversal<'g, 't, 'a> {
     serial: usize,
     /// Trip counter and reverse index of each taped loop vertex.
     loop_counters: Vec<(usize, VariableReference, VariableReference)>,
+    /// Explicitly reversed loops and the temporary holding their taped
+    /// start value.
+    explicit: HashMap<usize, ExplicitLoop>,
+    loop_starts: HashMap<usize, VariableReference>,
 }
 
 impl<'g, 't, 'a> Reversal<'g, 't, 'a> {
@@ -70,6 +77,8 @@ impl<'g, 't, 'a> Reversal<'g, 't, 'a> {
             temps,
             serial: 0,
             loop_counters: Vec::new(),
+            explicit: HashMap::new(),
+            loop_starts: HashMap::new(),
         }
     }
 
@@ -147,7 +156,12 @@ impl<'g, 't, 'a> Reversal<'g, 't, 'a> {
     // ------------------------------------------------------------------
 
     /// Forward and reverse sweeps of a nested graph.
-    pub fn structured(&mut self, regions: &[Region]) -> (SweepGraph, SweepGraph) {
+    pub fn structured(
+        &mut self,
+        regions: &[Region],
+        explicit: &HashMap<usize, ExplicitLoop>,
+    ) -> (SweepGraph, SweepGraph) {
+        self.explicit = explicit.clone();
         let mut fwd = GraphBuilder::new(self.scope_id);
         fwd.add_plain(ControlFlowVertex::Entry);
         self.forward_sequence(&mut fwd, regions);
@@ -201,6 +215,12 @@ impl<'g, 't, 'a> Reversal<'g, 't, 'a> {
                     self.loop_counters.push((*vertex, ctr.clone(), rctr));
                     let zero = self.assign(&ctr, integer_expression(0));
                     b.statement(BasicBlockElement::Assignment(zero));
+                    if let Some(l) = self.explicit.get(vertex).cloned() {
+                        let lo = self.temps.loop_start();
+                        let save = self.assign(&lo, l.start.clone());
+                        b.statement(BasicBlockElement::Assignment(save));
+                        self.loop_starts.insert(*vertex, lo);
+                    }
                     Some(ctr)
                 } else {
                     None
@@ -216,6 +236,10 @@ impl<'g, 't, 'a> Reversal<'g, 't, 'a> {
                 b.edge(&end, &id, None);
                 b.set_pending(self.pending_for(&id, &[*exit_edge]));
                 if let Some(ctr) = &counter {
+                    if let Some(lo) = self.loop_starts.get(vertex).cloned() {
+                        let push = self.push_int(ArgumentValue::Variable(lo));
+                        b.statement(push);
+                    }
                     let push = self.push_int(ArgumentValue::Variable(ctr.clone()));
                     b.statement(push);
                 }
@@ -272,6 +296,11 @@ impl<'g, 't, 'a> Reversal<'g, 't, 'a> {
                     };
                     let pop = self.pop_int(&ctr);
                     b.statement(pop);
+                    let start = self.loop_starts.get(vertex).cloned();
+                    if let Some(lo) = &start {
+                        let pop = self.pop_int(lo);
+                        b.statement(pop);
+                    }
                     let init = self.assign(&rctr, integer_expression(1));
                     let update = self.assign(&rctr, increment(&rctr));
                     let loop_id = b.fresh_id();
@@ -288,6 +317,13 @@ impl<'g, 't, 'a> Reversal<'g, 't, 'a> {
                         source: l.clone(),
                         condition: Some(1),
                     }]);
+                    // i = lo + (ctr - rctr)*c: the index of forward
+                    // iteration ctr - rctr + 1.
+                    if let (Some(lo), Some(e)) = (&start, self.explicit.get(vertex).cloned()) {
+                        let value = index_value(lo, &ctr, &rctr, e.step);
+                        let restore = self.assign(&e.index, value);
+                        b.statement(BasicBlockElement::Assignment(restore));
+                    }
                     self.reverse_sequence(b, body);
                     let end = b.add_plain(ControlFlowVertex::EndLoop);
                     b.edge(&end, &l, None);
@@ -497,4 +533,27 @@ fn boolean(mut e: ExprBuilder, op: BooleanOp, x: usize, y: usize) -> Expression 
     e.edge(x, v, 1);
     e.edge(y, v, 2);
     e.finish(v)
+}
+
+/// `lo + (ctr - rctr)*step`.
+fn index_value(
+    lo: &VariableReference,
+    ctr: &VariableReference,
+    rctr: &VariableReference,
+    step: i64,
+) -> Expression {
+    let mut e = ExprBuilder::new();
+    let l = e.variable(lo);
+    let c = e.variable(ctr);
+    let r = e.variable(rctr);
+    let trips = e.intrinsic("sub_scal_scal", &[c, r]);
+    let s = e.constant_int(step);
+    let offset = e.intrinsic("mul_scal_scal", &[trips, s]);
+    let sum = e.intrinsic("add_scal_scal", &[l, offset]);
+    for v in &mut e.expr.vertices {
+        if let xaif_schema::model::ExpressionVertex::Intrinsic(i) = v {
+            i.r_type = xaif_schema::model::SymbolType::Integer;
+        }
+    }
+    e.finish(sum)
 }

@@ -120,9 +120,13 @@ pub fn tape_call(name: &str, value: ArgumentValue, statement_id: String) -> Basi
 }
 
 /// Builds both sweeps of a basic block.
+/// `untaped`: variables the control flow reversal restores around this
+/// block (explicitly reversed loop indices); subscripts made only of them
+/// are read directly by the reverse sweep.
 pub fn reverse_block(
     elements: &[BasicBlockElement],
     ctx: &BlockContext,
+    untaped: &std::collections::HashSet<(String, u64)>,
     pool: &mut TempPool,
     temps: &mut AdjointTemps,
 ) -> Result<BlockSweeps, StatementError> {
@@ -143,7 +147,8 @@ pub fn reverse_block(
         shared.pops.push(Vec::new());
         match element {
             BasicBlockElement::Assignment(a) => {
-                let mut st = StatementTape::new(&a.statement_id, temps, Some((&mut shared, s)));
+                let mut st =
+                    StatementTape::new(&a.statement_id, temps, untaped, Some((&mut shared, s)));
                 let (tail, piece) = st.assignment(a, ctx, pool)?;
                 counts += st.counts;
                 let head = std::mem::take(&mut st.forward);
@@ -159,7 +164,7 @@ pub fn reverse_block(
             BasicBlockElement::SubroutineCall(c) => {
                 // The callee may change any variable.
                 shared.close(temps, |_| true);
-                let mut st = StatementTape::new(&c.statement_id, temps, None);
+                let mut st = StatementTape::new(&c.statement_id, temps, untaped, None);
                 let piece = st.call(c, ctx)?;
                 counts += st.counts;
                 pieces.push((st.forward, Vec::new(), piece));
@@ -292,6 +297,8 @@ impl SharedIndices {
 struct StatementTape<'t, 'a, 's> {
     statement_id: String,
     temps: &'t mut AdjointTemps<'a>,
+    /// Variables the reverse sweep has restored (not taped).
+    untaped: &'s std::collections::HashSet<(String, u64)>,
     /// Block-shared subscripts and this statement's number in the block;
     /// `None`: the statement tapes its own subscripts (calls).
     shared: Option<(&'s mut SharedIndices, usize)>,
@@ -308,11 +315,13 @@ impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
     fn new(
         statement_id: &str,
         temps: &'t mut AdjointTemps<'a>,
+        untaped: &'s std::collections::HashSet<(String, u64)>,
         shared: Option<(&'s mut SharedIndices, usize)>,
     ) -> Self {
         StatementTape {
             statement_id: statement_id.to_string(),
             temps,
+            untaped,
             shared,
             forward: Vec::new(),
             pops: Vec::new(),
@@ -368,6 +377,11 @@ impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
         deferred: Option<&mut Vec<BasicBlockElement>>,
     ) {
         if is_constant_expression(e) {
+            return;
+        }
+        let mut mentioned = Vec::new();
+        symbols_in_expression(e, &mut mentioned);
+        if mentioned.iter().all(|s| self.untaped.contains(s)) {
             return;
         }
         let Some(key) = expression_key(e) else {

@@ -168,6 +168,13 @@ impl<'a> AdjointTemps<'a> {
         )
     }
 
+    /// The taped start value of the loop made last by `loop_counters`.
+    pub fn loop_start(&mut self) -> VariableReference {
+        let name = self.fresh("oad_lo", self.loops);
+        self.integers.push(name.clone());
+        temp_reference(&name, self.scope_id)
+    }
+
     /// The integer receiving popped branch and block ids.
     pub fn branch_id(&mut self) -> VariableReference {
         let name = if self.symbols.is_name_used("oad_branch") {
