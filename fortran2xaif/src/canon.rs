@@ -795,12 +795,11 @@ impl<'p> Canon<'p> {
         }
         // Integer and logical targets whose right side uses intrinsics
         // outside the catalogue stay opaque.
-        if !lt.cat.is_real() && !self.xaif_expressible(&rhs) {
-            if let Some((f, sp)) = first_user_call(self.prog, self.unit, &rhs) {
-                let _ = (f, sp);
-            } else {
-                return self.passive_assign(lhs, rhs, lt, span, out);
-            }
+        if !lt.cat.is_real()
+            && !self.xaif_expressible(&rhs)
+            && first_user_call(self.prog, self.unit, &rhs).is_none()
+        {
+            return self.passive_assign(lhs, rhs, lt, span, out);
         }
         let lhs = self.designator(lhs, out)?;
         let rhs = self.value(rhs, out)?;
@@ -897,13 +896,12 @@ impl<'p> Canon<'p> {
             Expr::Member { .. } | Expr::ArrayCtor(..) => ok = false,
             Expr::Binary(BinOp::Concat, ..) => ok = false,
             Expr::Lit(Literal::Str(_) | Literal::Complex(_), _) => ok = false,
-            Expr::Apply { name, .. } => {
+            Expr::Apply { .. } => {
                 if let Some(n) = intrinsics::is_intrinsic_ref(self.prog, self.unit, x) {
                     if intrinsics::xaif_name(&n).is_none() && !REDUCTIONS.contains(&n.as_str()) {
                         ok = false;
                     }
                 }
-                let _ = name;
             }
             _ => {}
         });
@@ -1034,7 +1032,6 @@ impl<'p> Canon<'p> {
             .prog
             .cat_of(p, &self.prog.units[p].symbols[rsym].ty.clone());
         let sub_name = self.prog.units[p].canon_name.clone();
-        let fname = self.prog.units[p].ast.name.clone();
         let mut post = Vec::new();
         let mut actuals = self.actuals(args, out, &mut post)?;
         let t = self.temp(cat, span)?;
@@ -1047,7 +1044,7 @@ impl<'p> Canon<'p> {
             keyword,
             value: name(&t, span),
         });
-        let _ = fname;
+
         out.push(stmt(
             StmtKind::Call {
                 name: sub_name,
@@ -1514,10 +1511,9 @@ impl<'p> Canon<'p> {
             Expr::Paren(x, sp) => {
                 Expr::Paren(Box::new(self.elementwise(x, idx, space, target)?), *sp)
             }
-            Expr::ArrayCtor(items, sp) if idx.len() == 1 => {
-                // A constant-length constructor indexed by position: only
-                // as a whole right side (handled by the caller).
-                let _ = items;
+            Expr::ArrayCtor(_, sp) => {
+                // Constructors are unrolled only as a whole right side
+                // (handled by the caller).
                 return self.err(
                     *sp,
                     "unsupported construct: array constructor inside an array expression",

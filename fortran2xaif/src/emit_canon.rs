@@ -148,7 +148,7 @@ fn emit_unit(prog: &Program, i: usize, level: usize, out: &mut String) {
             let _ = writeln!(out, "{pad}{prefixes}{kw} {name}({})", dummies(u).join(", "));
         }
     }
-    let inner = ind(level + 1);
+
     emit_spec(prog, i, level + 1, out);
     let has_body =
         matches!(u.ast.kind, UnitKind::Subroutine | UnitKind::Function) && u.interface_of.is_none();
@@ -167,7 +167,7 @@ fn emit_unit(prog: &Program, i: usize, level: usize, out: &mut String) {
             emit_unit(prog, c, level + 1, out);
         }
     }
-    let _ = inner;
+
     let _ = writeln!(out, "{pad}end {kw} {name}");
 }
 
@@ -194,7 +194,6 @@ fn emit_spec(prog: &Program, i: usize, level: usize, out: &mut String) {
                     {
                         return prog.units[p].canon_name.clone();
                     }
-                    let _ = m;
                 }
                 if l == r {
                     l.clone()

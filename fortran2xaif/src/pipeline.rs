@@ -149,7 +149,7 @@ struct StageClock {
 impl StageClock {
     fn new() -> Self {
         StageClock {
-            on: std::env::var_os("FORTRAN2XAIF_TIMING").is_some(),
+            on: std::env::var_os("FORTRAN2XAIF_TIMING").is_some_and(|v| !v.is_empty()),
             last: std::time::Instant::now(),
         }
     }

@@ -194,9 +194,8 @@ impl Program {
             for u in f.units {
                 let idx = prog.add_unit(u, None, None, "", &mut tags)?;
                 let name = prog.units[idx].ast.name.clone();
-                if let Some(prev) = prog.globals.insert(name.clone(), idx) {
+                if prog.globals.insert(name.clone(), idx).is_some() {
                     let span = prog.units[idx].ast.span;
-                    let _ = prev;
                     return Err(FrontError::new(
                         span,
                         format!("program unit '{name}' is defined twice"),
@@ -319,7 +318,7 @@ impl Program {
                         sym.explicit_type = true;
                         sym.span = e.span;
                         for a in attrs {
-                            apply_attr(sym, a, e.span)?;
+                            apply_attr(sym, a)?;
                         }
                         if e.dims.is_some() {
                             sym.dims = e.dims.clone();
@@ -336,7 +335,7 @@ impl Program {
                     for e in entities {
                         let k = get_or_add(unit, &e.name, e.span);
                         let sym = &mut unit.symbols[k];
-                        apply_attr(sym, attr, e.span)?;
+                        apply_attr(sym, attr)?;
                         if e.dims.is_some() {
                             sym.dims = e.dims.clone();
                         }
@@ -921,7 +920,7 @@ fn get_or_add(unit: &mut UnitInfo, name: &str, span: Span) -> usize {
     }
 }
 
-fn apply_attr(sym: &mut Symbol, a: &Attr, span: Span) -> FrontResult<()> {
+fn apply_attr(sym: &mut Symbol, a: &Attr) -> FrontResult<()> {
     match a {
         Attr::Parameter => sym.parameter = true,
         Attr::Dimension(d) if !d.is_empty() => sym.dims = Some(d.clone()),
@@ -937,7 +936,6 @@ fn apply_attr(sym: &mut Symbol, a: &Attr, span: Span) -> FrontResult<()> {
         Attr::Public => sym.access = Some(true),
         Attr::Private => sym.access = Some(false),
     }
-    let _ = span;
     Ok(())
 }
 
