@@ -8,7 +8,8 @@
 //! statement pushes and how its adjoint pops and propagates), `structure`
 //! (nesting of structured graphs, the topological order of Algorithm 1),
 //! `reversal` (control flow reversal, Algorithms 2–5, and block-id
-//! recording for unstructured graphs), `builder` (graph construction),
+//! recording for unstructured graphs), `explicit_loops` (counted loops
+//! whose index the reverse sweep recomputes), `builder` (graph construction),
 //! `temps` (the temporaries the sweeps introduce). Assembling the
 //! replacement list is here.
 
