@@ -406,6 +406,11 @@ pub enum StmtKind {
         selector: Expr,
         cases: Vec<CaseBlock>,
     },
+    /// `where (mask) ... elsewhere (mask) ... elsewhere ... end where`:
+    /// arms of array assignments (the canonicaliser turns it into loops).
+    Where {
+        arms: Vec<(Option<Expr>, Vec<Stmt>)>,
+    },
     Exit(Option<String>),
     Cycle(Option<String>),
     Goto(String),

@@ -358,6 +358,7 @@ impl<'p> Canon<'p> {
                 Ok(())
             }
             StmtKind::Select { selector, cases } => self.select(selector, cases, span, out),
+            StmtKind::Where { arms } => self.where_construct(arms, span, out),
             StmtKind::Continue => {
                 // Only a labelled continue matters (a jump target).
                 if s.label.is_some() {
@@ -462,6 +463,116 @@ impl<'p> Canon<'p> {
             _ => {}
         });
         needs
+    }
+
+    /// `where`: every assignment becomes a loop over its target with the
+    /// element of its arm's mask (and the negated earlier masks) as an `if`.
+    /// Masks are evaluated once in Fortran, so they must not read what the
+    /// construct assigns.
+    fn where_construct(
+        &mut self,
+        arms: Vec<(Option<Expr>, Vec<Stmt>)>,
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) -> FrontResult<()> {
+        let mut assigned = Vec::new();
+        for (_, body) in &arms {
+            for st in body {
+                if let StmtKind::Assign {
+                    lhs: Expr::Name(n, _) | Expr::Apply { name: n, .. },
+                    ..
+                } = &st.kind
+                {
+                    assigned.push(n.clone());
+                }
+            }
+        }
+        let mut masks = Vec::new();
+        for (m, _) in &arms {
+            if let Some(m) = m {
+                let mut clash = None;
+                m.walk(&mut |x| {
+                    if let Expr::Name(n, sp)
+                    | Expr::Apply {
+                        name: n, span: sp, ..
+                    } = x
+                    {
+                        if assigned.contains(n) {
+                            clash = Some((n.clone(), *sp));
+                        }
+                    }
+                });
+                if let Some((n, sp)) = clash {
+                    return self.err(sp, format!("unsupported construct: where mask reads '{n}', which the construct assigns"));
+                }
+                masks.push(Some(self.value_array(m.clone(), out)?));
+            } else {
+                masks.push(None);
+            }
+        }
+        for (k, (_, body)) in arms.into_iter().enumerate() {
+            // This arm's condition: its mask and none of the earlier ones.
+            let mut cond: Option<Expr> = masks[k].clone();
+            for m in masks[..k].iter().flatten() {
+                let not = Expr::Unary(
+                    UnOp::Not,
+                    Box::new(Expr::Paren(Box::new(m.clone()), span)),
+                    span,
+                );
+                cond = Some(match cond {
+                    None => not,
+                    Some(c) => bin(BinOp::And, c, not, span),
+                });
+            }
+            for st in body {
+                let sp = st.span;
+                let StmtKind::Assign { lhs, rhs } = st.kind else {
+                    return self.err(
+                        sp,
+                        "unsupported construct: statement other than an assignment in where",
+                    );
+                };
+                let lhs = self.designator(lhs, out)?;
+                let target = self
+                    .view(&lhs)?
+                    .ok_or_else(|| FrontError::new(sp, "where assigns a non-array"))?;
+                let space: Vec<(Expr, Expr, Option<Expr>)> = target
+                    .ranges()
+                    .into_iter()
+                    .map(|(l, h, s)| (l.clone(), h.clone(), s.cloned()))
+                    .collect();
+                let rhs = self.value_array(rhs, out)?;
+                if self.reads_other_section(&rhs, &target)? {
+                    return self.err(sp, "unsupported construct: where assignment reading its target through another section");
+                }
+                let vars: Vec<String> = (0..space.len()).map(|_| self.loop_var(sp)).collect();
+                let idx: Vec<Expr> = vars.iter().map(|v| name(v, sp)).collect();
+                let el_l = self.element(&target, &idx, &space, sp)?;
+                let el_r = self.elementwise(&rhs, &idx, &space, Some(&target))?;
+                let assign = stmt(
+                    StmtKind::Assign {
+                        lhs: el_l,
+                        rhs: el_r,
+                    },
+                    sp,
+                );
+                let inner = match &cond {
+                    Some(c) => {
+                        let el_c = self.elementwise(c, &idx, &space, None)?;
+                        vec![stmt(
+                            StmtKind::If {
+                                arms: vec![(el_c, vec![assign])],
+                                otherwise: None,
+                            },
+                            sp,
+                        )]
+                    }
+                    None => vec![assign],
+                };
+                out.extend(self.loops(&vars, &space, inner, sp));
+            }
+        }
+        Ok(())
     }
 
     fn select(
@@ -2462,6 +2573,15 @@ fn map_stmt_exprs(
             f(cond)?;
             body.iter_mut().try_for_each(|s| map_stmt_exprs(s, f))
         }
+        StmtKind::Where { arms } => {
+            for (m, b) in arms {
+                if let Some(m) = m {
+                    f(m)?;
+                }
+                b.iter_mut().try_for_each(|s| map_stmt_exprs(s, f))?;
+            }
+            Ok(())
+        }
         StmtKind::Select { selector, cases } => {
             f(selector)?;
             for c in cases {
@@ -2577,6 +2697,18 @@ mod tests {
             body(&t, "s"),
             "oad_t1 = 0\ndo oad_i1 = 1, 4\noad_t1 = oad_t1 + a(oad_i1)\nend do\ny = oad_t1 / 4"
         );
+    }
+
+    #[test]
+    fn where_becomes_masked_loops() {
+        let t = canon_text("subroutine s(a, b)\n real a(3), b(3)\n where (a > 0)\n b = a\n elsewhere\n b = 0\n end where\nend\n");
+        assert_eq!(
+            body(&t, "s"),
+            "do oad_i1 = 1, 3\nif (a(oad_i1) > 0) then\nb(oad_i1) = a(oad_i1)\nend if\nend do\n\
+             do oad_i2 = 1, 3\nif (.not. (a(oad_i2) > 0)) then\nb(oad_i2) = 0\nend if\nend do"
+        );
+        let e = canon_err("subroutine s(a)\n real a(3)\n where (a > 0) a = -a\nend\n");
+        assert!(e.contains("where mask reads 'a'"), "{e}");
     }
 
     #[test]

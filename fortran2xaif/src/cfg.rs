@@ -293,6 +293,12 @@ impl Builder {
                 self.edge(g, exit, None);
                 None
             }
+            StmtKind::Where { .. } => {
+                return Err(FrontError::new(
+                    span,
+                    "internal error: where left after canonicalisation",
+                ))
+            }
             StmtKind::Exit(name) | StmtKind::Cycle(name) => {
                 let is_exit = matches!(s.kind, StmtKind::Exit(_));
                 let k = match name {

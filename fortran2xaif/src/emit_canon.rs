@@ -564,6 +564,10 @@ fn stmt(prog: &Program, s: &Stmt, level: usize, tags: bool, out: &mut String) {
             }
             let _ = writeln!(out, "{pad}end select");
         }
+        StmtKind::Where { .. } => {
+            // Canonicalised into loops before emission.
+            let _ = writeln!(out, "{pad}! where (canonicalised away)");
+        }
         StmtKind::Exit(n) => {
             let _ = writeln!(
                 out,

@@ -173,6 +173,10 @@ impl<'a> P<'a> {
     fn err<T>(&self, n: Node, msg: impl Into<String>) -> FrontResult<T> {
         Err(FrontError::new(self.span(n), msg))
     }
+    fn err_at<T>(&self, span: Span, msg: impl Into<String>) -> FrontResult<T> {
+        Err(FrontError::new(span, msg))
+    }
+
     fn unsupported<T>(&self, n: Node, what: &str) -> FrontResult<T> {
         self.err(n, format!("unsupported construct: {what}"))
     }
@@ -1377,7 +1381,59 @@ impl<'a> P<'a> {
                     return self.unsupported(n, &format!("statement '{}'", self.text(n).trim()));
                 }
             }
-            "where_statement" => return self.unsupported(n, "where"),
+            "where_statement" => {
+                let mut arms: Vec<(Option<Expr>, Vec<Stmt>)> = Vec::new();
+                let mut mask = None;
+                let mut body_nodes = Vec::new();
+                for c in named_children(n) {
+                    match c.kind() {
+                        "parenthesized_expression"
+                            if mask.is_none() && arms.is_empty() && body_nodes.is_empty() =>
+                        {
+                            mask = Some(self.paren_inner(c)?)
+                        }
+                        "elsewhere_clause" => {
+                            if arms.is_empty() {
+                                arms.push((mask.take(), self.nested(&body_nodes)?));
+                                body_nodes.clear();
+                            }
+                            let mut m = None;
+                            let mut nodes = Vec::new();
+                            for k in named_children(c) {
+                                match k.kind() {
+                                    "parenthesized_expression"
+                                        if m.is_none() && nodes.is_empty() =>
+                                    {
+                                        m = Some(self.paren_inner(k)?)
+                                    }
+                                    _ => nodes.push(k),
+                                }
+                            }
+                            arms.push((m, self.nested(&nodes)?));
+                        }
+                        "end_where_statement" | "comment" => {}
+                        _ => body_nodes.push(c),
+                    }
+                }
+                if arms.is_empty() {
+                    arms.push((mask.take(), self.nested(&body_nodes)?));
+                }
+                for (_, body) in &arms {
+                    if let Some(bad) = body
+                        .iter()
+                        .find(|s| !matches!(s.kind, StmtKind::Assign { .. }))
+                    {
+                        return self.err_at(
+                            bad.span,
+                            "unsupported construct: statement other than an assignment in where",
+                        );
+                    }
+                }
+                if arms[0].0.is_none() {
+                    return self.err(n, "where without a mask");
+                }
+                StmtKind::Where { arms }
+            }
             "forall_statement" => return self.unsupported(n, "forall"),
             "block_construct" => return self.unsupported(n, "block construct"),
             "associate_statement" => return self.unsupported(n, "associate"),

@@ -1040,6 +1040,14 @@ pub fn for_each_expr_in_stmts<'a>(stmts: &'a [Stmt], f: &mut dyn FnMut(&'a Expr)
                     for_each_expr_in_stmts(&c.body, f);
                 }
             }
+            StmtKind::Where { arms } => {
+                for (m, b) in arms {
+                    if let Some(m) = m {
+                        f(m);
+                    }
+                    for_each_expr_in_stmts(b, f);
+                }
+            }
             StmtKind::Opaque { reads, writes, .. } => {
                 for e in reads {
                     f(e);
