@@ -1434,7 +1434,7 @@ impl<'a> P<'a> {
                 }
                 StmtKind::Where { arms }
             }
-            "forall_statement" => return self.unsupported(n, "forall"),
+            "forall_statement" => return self.forall(n, label),
             "block_construct" => return self.unsupported(n, "block construct"),
             "associate_statement" => return self.unsupported(n, "associate"),
             "select_type_statement" => return self.unsupported(n, "select type"),
@@ -1445,6 +1445,114 @@ impl<'a> P<'a> {
             other => return self.unsupported(n, &format!("statement kind {other}")),
         };
         Ok(vec![mk(kind)])
+    }
+
+    /// `forall` becomes nested `do` loops (with an `if` for the mask). That
+    /// is the same only when no right side reads an array the construct
+    /// assigns other than through its own left side: checked here.
+    fn forall(&self, n: Node, label: Option<String>) -> FrontResult<Vec<Stmt>> {
+        let span = self.span(n);
+        let mut controls = Vec::new();
+        let mut mask = None;
+        let mut body_nodes = Vec::new();
+        for c in named_children(n) {
+            match c.kind() {
+                "triplet_spec" => {
+                    let kids: Vec<Node> = named_children(c)
+                        .into_iter()
+                        .filter(|k| k.kind() != "comment")
+                        .collect();
+                    if kids.len() < 3 || kids[0].kind() != "identifier" {
+                        return self.err(c, "malformed forall index");
+                    }
+                    controls.push(DoControl {
+                        var: self.lower(kids[0]),
+                        lo: self.expr(kids[1])?,
+                        hi: self.expr(kids[2])?,
+                        step: kids.get(3).map(|x| self.expr(*x)).transpose()?,
+                    });
+                }
+                "end_forall_statement" | "comment" => {}
+                "assignment_statement" => body_nodes.push(c),
+                k if controls.is_empty() || !body_nodes.is_empty() => {
+                    return self.unsupported(c, &format!("{k} in forall"));
+                }
+                _ if mask.is_none() => mask = Some(self.expr(c)?),
+                k => return self.unsupported(c, &format!("{k} in forall")),
+            }
+        }
+        if controls.is_empty() {
+            return self.err(n, "forall without an index");
+        }
+        let body = self.nested(&body_nodes)?;
+        let targets: Vec<(String, String)> = body
+            .iter()
+            .filter_map(|s| match &s.kind {
+                StmtKind::Assign {
+                    lhs: lhs @ Expr::Apply { name, .. },
+                    ..
+                } => Some((name.clone(), crate::unparse::expr(lhs))),
+                _ => None,
+            })
+            .collect();
+        if targets.len() != body.len() {
+            return self.err(
+                n,
+                "unsupported construct: forall assigning something other than array elements",
+            );
+        }
+        for s in &body {
+            let StmtKind::Assign { lhs, rhs } = &s.kind else {
+                continue;
+            };
+            let own = crate::unparse::expr(lhs);
+            let mut bad = None;
+            let mut check = |e: &Expr| {
+                e.walk(&mut |x| {
+                    if let Expr::Apply { name, span, .. } | Expr::Name(name, span) = x {
+                        if targets.iter().any(|(t, _)| t == name) && crate::unparse::expr(x) != own
+                        {
+                            bad = Some((name.clone(), *span));
+                        }
+                    }
+                })
+            };
+            check(rhs);
+            if let Some(m) = &mask {
+                check(m);
+            }
+            if let Some((name, sp)) = bad {
+                return self.err_at(sp, format!("unsupported construct: forall reads '{name}', which it assigns, at other elements"));
+            }
+        }
+        let mut inner = match mask {
+            Some(m) => vec![Stmt {
+                id: 0,
+                label: None,
+                span,
+                kind: StmtKind::If {
+                    arms: vec![(m, body)],
+                    otherwise: None,
+                },
+            }],
+            None => body,
+        };
+        for c in controls {
+            inner = vec![Stmt {
+                id: 0,
+                label: None,
+                span,
+                kind: StmtKind::Do {
+                    construct: None,
+                    control: Some(c),
+                    body: inner,
+                },
+            }];
+        }
+        if let Some(first) = inner.first_mut() {
+            first.label = label;
+        }
+        Ok(inner)
     }
 
     fn io_items(&self, n: Node) -> FrontResult<(Vec<Expr>, Vec<Expr>)> {
@@ -2052,6 +2160,28 @@ mod tests {
             }
             k => panic!("{k:?}"),
         }
+    }
+
+    #[test]
+    fn forall_becomes_loops_unless_it_reads_what_it_assigns() {
+        let b =
+            body_of("subroutine s\n forall (i = 1:3, j = 1:2, i /= j) a(i, j) = b(j, i)\nend\n");
+        match &b[0].kind {
+            StmtKind::Do {
+                control: Some(c),
+                body,
+                ..
+            } => {
+                assert_eq!(c.var, "j");
+                assert!(
+                    matches!(&body[0].kind, StmtKind::Do { body, .. } if matches!(body[0].kind, StmtKind::If { .. }))
+                );
+            }
+            k => panic!("{k:?}"),
+        }
+        let e =
+            parse_file("subroutine s\n forall (i = 2:3) a(i) = a(i - 1)\nend\n", 0).unwrap_err();
+        assert!(e.message.contains("forall reads 'a'"), "{}", e.message);
     }
 
     #[test]
