@@ -37,7 +37,7 @@ struct Cli {
     #[arg(short = 'm', long = "mode", value_enum)]
     mode: Mode,
     /// Unit of Jacobian preaccumulation.
-    #[arg(long, value_enum, default_value = "statement")]
+    #[arg(long, value_enum, default_value = "basic-block")]
     preaccumulation: PreaccumulationArg,
     /// Elimination method (basic-block preaccumulation).
     #[arg(long, value_enum, default_value = "vertex")]
