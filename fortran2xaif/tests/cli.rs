@@ -262,6 +262,23 @@ fn examples_compile_to_the_same_results() {
         if String::from_utf8_lossy(&out.stderr).contains("internal:") {
             failures.push(format!("{name}: {}", String::from_utf8_lossy(&out.stderr)));
         }
+        if out.status.success() && have("xmllint") {
+            if let Some(xsd) = schema() {
+                let xaif = outputs.path().join(format!("fe-{name}.xaif"));
+                let v = process::Command::new("xmllint")
+                    .args(["--noout", "--schema"])
+                    .arg(&xsd)
+                    .arg(&xaif)
+                    .output()
+                    .unwrap();
+                if !v.status.success() {
+                    failures.push(format!(
+                        "{name}: XAIF not valid: {}",
+                        String::from_utf8_lossy(&v.stderr)
+                    ));
+                }
+            }
+        }
         if !out.status.success() || !have("gfortran") {
             continue;
         }
