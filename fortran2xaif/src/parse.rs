@@ -1350,12 +1350,25 @@ impl<'a> P<'a> {
                 reads: vec![],
                 writes: vec![],
             },
-            "pointer_association_statement" => StmtKind::Opaque {
-                kind: OpaqueKind::PointerAssign,
-                text: self.text(n).to_string(),
-                reads: vec![],
-                writes: vec![],
-            },
+            "pointer_association_statement" => {
+                // Pointer and target, when they are plain references.
+                let kids: Vec<Node> = named_children(n)
+                    .into_iter()
+                    .filter(|c| c.kind() != "comment")
+                    .collect();
+                let side = |k: Option<&Node>| -> Vec<Expr> {
+                    match k.map(|x| self.expr(*x)) {
+                        Some(Ok(e @ (Expr::Name(..) | Expr::Apply { .. }))) => vec![e],
+                        _ => vec![],
+                    }
+                };
+                StmtKind::Opaque {
+                    kind: OpaqueKind::PointerAssign,
+                    text: self.text(n).to_string(),
+                    reads: side(kids.get(1)),
+                    writes: side(kids.first()),
+                }
+            }
             "call_expression" => {
                 // `deallocate(p)` / `nullify(p)` come out as bare calls.
                 let head = n.named_child(0).map(|h| self.lower(h)).unwrap_or_default();

@@ -104,6 +104,7 @@ pub fn run(inputs: &[PathBuf], form: Option<Form>) -> Result<Output, Diagnostic>
     };
     clock.lap("lowering");
     let results = analysis::analyze(&lowered.program, &seeds);
+    reject_pointers_to_active_data(&prog, &mut lowered, &results).map_err(to_diag)?;
     clock.lap("analyses");
     if let Some(e) = results.errors.first() {
         warnings.push(Diagnostic::warning(
@@ -139,6 +140,61 @@ pub fn run(inputs: &[PathBuf], form: Option<Form>) -> Result<Output, Diagnostic>
 }
 
 type Named = Vec<(String, Location)>;
+
+/// Pointers are passive: a pointer associated with active real data would
+/// carry values without derivatives, so that is an error.
+fn reject_pointers_to_active_data(
+    prog: &Program,
+    lowered: &mut lower::Lowered,
+    results: &analysis::Results,
+) -> Result<(), FrontError> {
+    fn walk(stmts: &[crate::ast::Stmt], out: &mut Vec<(crate::ast::Expr, Span)>) {
+        use crate::ast::StmtKind as K;
+        for s in stmts {
+            match &s.kind {
+                K::Opaque {
+                    kind: crate::ast::OpaqueKind::PointerAssign,
+                    reads,
+                    ..
+                } => {
+                    out.extend(reads.iter().map(|r| (r.clone(), s.span)));
+                }
+                K::If { arms, otherwise } => {
+                    arms.iter().for_each(|(_, b)| walk(b, out));
+                    if let Some(b) = otherwise {
+                        walk(b, out);
+                    }
+                }
+                K::Do { body, .. } | K::DoWhile { body, .. } => walk(body, out),
+                K::Select { cases, .. } => cases.iter().for_each(|c| walk(&c.body, out)),
+                _ => {}
+            }
+        }
+    }
+    for (u, unit) in prog.units.iter().enumerate() {
+        let mut targets = Vec::new();
+        walk(&unit.ast.body, &mut targets);
+        for (t, span) in targets {
+            let (crate::ast::Expr::Name(n, _) | crate::ast::Expr::Apply { name: n, .. }) = &t
+            else {
+                continue;
+            };
+            if let Some(l) = lowered.name_loc(prog, u, n) {
+                let real = lowered.program.locations[l.index()].differentiable_type;
+                if real
+                    && (results.activity.conservative
+                        || results.activity.declared_active.contains(l.index()))
+                {
+                    return Err(FrontError::new(
+                        span,
+                        format!("unsupported construct: pointer associated with active real data '{n}' (pointers are passive)"),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
 
 /// Stage timings on stderr when `FORTRAN2XAIF_TIMING` is set.
 struct StageClock {

@@ -525,3 +525,14 @@ fn form_option_overrides_the_extension() {
     let canon = std::fs::read_to_string(dir.path().join("p.canon.f90")).unwrap();
     assert!(canon.contains("y(1) = x(1) * x(2)"), "{canon}");
 }
+
+#[test]
+fn pointer_to_active_data_is_rejected() {
+    let src = "subroutine head(x, y)\n  double precision, target :: x(2)\n  double precision :: y(1)\n  double precision, pointer :: p(:)\n  !$openad INDEPENDENT(x)\n  p => x\n  y(1) = p(1) * 2\n  !$openad DEPENDENT(y)\nend subroutine\n";
+    assert_rejected(
+        src,
+        "ptr.f90",
+        6,
+        "pointer associated with active real data 'x'",
+    );
+}
