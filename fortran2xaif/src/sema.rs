@@ -209,7 +209,51 @@ impl Program {
         for i in 0..prog.units.len() {
             prog.implicit_symbols(i)?;
         }
+        prog.check_common_layouts()?;
         Ok(prog)
+    }
+
+    /// Common block members are matched by position: every unit must lay a
+    /// block out alike (same number of members, types and ranks), or the
+    /// analyses would mix up storage.
+    fn check_common_layouts(&self) -> FrontResult<()> {
+        let mut seen: HashMap<String, (usize, Vec<(Cat, usize)>)> = HashMap::new();
+        for (i, u) in self.units.iter().enumerate() {
+            let mut blocks: HashMap<String, Vec<(usize, Cat, usize, Span)>> = HashMap::new();
+            for s in &u.symbols {
+                if let Some((b, pos)) = &s.common {
+                    blocks.entry(b.clone()).or_default().push((
+                        *pos,
+                        self.cat_of(i, &s.ty),
+                        s.rank(),
+                        s.span,
+                    ));
+                }
+            }
+            let mut names: Vec<&String> = blocks.keys().collect();
+            names.sort();
+            for b in names {
+                let mut members = blocks[b].clone();
+                members.sort_by_key(|m| m.0);
+                let layout: Vec<(Cat, usize)> = members.iter().map(|m| (m.1, m.2)).collect();
+                match seen.get(b) {
+                    None => {
+                        seen.insert(b.clone(), (i, layout));
+                    }
+                    Some((first, l)) if *l != layout => {
+                        return Err(FrontError::new(
+                            members[0].3,
+                            format!(
+                                "unsupported construct: common block /{b}/ laid out differently here than in '{}'",
+                                self.units[*first].ast.name
+                            ),
+                        ));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Ok(())
     }
 
     fn add_unit(
@@ -1141,6 +1185,15 @@ mod tests {
         let f = parse_file("subroutine s\n implicit none\n y = 1\nend\n", 0).unwrap();
         let e = Program::build(vec![f]).unwrap_err();
         assert!(e.message.contains("'y'"), "{}", e.message);
+    }
+
+    #[test]
+    fn common_blocks_must_agree() {
+        let ok = "subroutine a\n common /c/ x, y(3)\nend\nsubroutine b\n common /c/ p, q(3)\nend\n";
+        assert!(Program::build(vec![parse_file(ok, 0).unwrap()]).is_ok());
+        let bad = "subroutine a\n common /c/ x, y(3)\nend\nsubroutine b\n common /c/ p(4)\nend\n";
+        let e = Program::build(vec![parse_file(bad, 0).unwrap()]).unwrap_err();
+        assert!(e.message.contains("/c/"), "{}", e.message);
     }
 
     #[test]
