@@ -439,5 +439,8 @@ fn invalid_steps_and_graphs_are_refused() {
     cyclic.add_edge(x, a, Label::One).unwrap();
     cyclic.add_edge(a, b, Label::One).unwrap();
     cyclic.add_edge(b, a, Label::One).unwrap();
-    assert!(matches!(Eliminator::new(&cyclic), Err(EliminationError::Cycle(_))));
+    assert!(matches!(
+        Eliminator::new(&cyclic),
+        Err(EliminationError::Cycle(_))
+    ));
 }

@@ -196,6 +196,7 @@ impl Elimination {
     }
 }
 
+#[derive(Clone)]
 enum Phase {
     Graph(WorkGraph),
     Faces(LineGraph),
@@ -203,6 +204,7 @@ enum Phase {
 
 /// Performs elimination steps one at a time (vertex and edge steps first,
 /// then face steps; never back), recording the operations.
+#[derive(Clone)]
 pub struct Eliminator {
     labels: Labels,
     phase: Phase,

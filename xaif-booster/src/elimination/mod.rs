@@ -37,6 +37,7 @@
 
 mod best_of;
 mod edge;
+mod edge_optimum;
 mod eliminator;
 pub mod examples;
 mod face;
@@ -51,6 +52,7 @@ mod work;
 pub use best_of::{
     best_of, default_candidates, recommended_candidates, Candidate, CostModel, LARGE_GRAPH_EDGES,
 };
+pub use edge_optimum::{optimal_edge_elimination, EdgeOptimum};
 pub use eliminator::{
     eliminate, eliminate_mixed, Elimination, Eliminator, FaceId, Jacobian, JacobianEntry, Method,
     Step,

@@ -79,15 +79,15 @@ impl Hasher for MaskHasher {
 }
 
 #[derive(Clone)]
-struct Bits {
-    pred: Vec<u128>,
-    succ: Vec<u128>,
+pub(crate) struct Bits {
+    pub pred: Vec<u128>,
+    pub succ: Vec<u128>,
     /// Bit s of `unit_out[p]`: edge (p,s) is structurally ±1.
-    unit_out: Vec<u128>,
-    intermediates: u128,
+    pub unit_out: Vec<u128>,
+    pub intermediates: u128,
 }
 
-fn bits(mut x: u128) -> impl Iterator<Item = usize> {
+pub(crate) fn bits(mut x: u128) -> impl Iterator<Item = usize> {
     std::iter::from_fn(move || {
         if x == 0 {
             return None;
@@ -219,61 +219,19 @@ pub fn optimal_vertex_elimination(
     model: CostModel,
     limit: SearchLimit,
 ) -> Result<Option<Optimum>, EliminationError> {
-    let mut labels = Labels::new();
-    let w = WorkGraph::build(graph, &mut labels)?;
-    let alive: Vec<u32> = (0..w.role.len() as u32)
-        .filter(|v| w.role[*v as usize] != Role::Removed)
-        .collect();
-    if alive.len() > 128 || w.intermediates > limit.max_intermediates {
+    let Some(c) = Compact::build(graph, limit)? else {
         return Ok(None);
-    }
-    let mut index = vec![usize::MAX; w.role.len()];
-    for (k, &v) in alive.iter().enumerate() {
-        index[v as usize] = k;
-    }
-    let m = alive.len();
-    let mut s = Bits {
-        pred: vec![0; m],
-        succ: vec![0; m],
-        unit_out: vec![0; m],
-        intermediates: 0,
     };
-    let mut any_unit = false;
-    for (&(a, b), &l) in &w.label {
-        let (i, k) = (index[a as usize], index[b as usize]);
-        s.succ[i] |= 1u128 << k;
-        s.pred[k] |= 1u128 << i;
-        if labels.is_unit(l) {
-            s.unit_out[i] |= 1u128 << k;
-            any_unit = true;
-        }
-    }
-    for (k, &v) in alive.iter().enumerate() {
-        if w.role[v as usize] == Role::Intermediate {
-            s.intermediates |= 1u128 << k;
-        }
-    }
-    // final pattern: dependents reachable from each independent
-    let mut reach_all = vec![0u128; m];
-    let mut order: Vec<usize> = (0..m).collect();
-    order.sort_by_key(|&k| std::cmp::Reverse(w.topo[alive[k] as usize]));
-    for &k in &order {
-        let v = alive[k];
-        let mut r = if w.role[v as usize] == Role::Dependent {
-            1u128 << k
-        } else {
-            0
-        };
-        for t in bits(s.succ[k]) {
-            r |= reach_all[t];
-        }
-        reach_all[k] = r;
-    }
-    let reach: Vec<(usize, u128)> = (0..m)
-        .filter(|&k| w.role[alive[k] as usize] == Role::Independent)
-        .map(|k| (k, reach_all[k]))
-        .collect();
-
+    let Compact {
+        w,
+        alive,
+        index,
+        bits: s,
+        any_unit,
+        reach,
+        ..
+    } = c;
+    let m = alive.len();
     // upper bound from the heuristics
     let mut best = usize::MAX;
     let mut best_seq = Vec::new();
@@ -389,5 +347,89 @@ fn disjoint_paths(succ: &[u128], sources: &[usize], target: usize) -> usize {
             v = u;
         }
         flow += 1;
+    }
+}
+
+/// The normalised graph as bitsets over its live vertices (shared by the
+/// vertex and edge searches).
+pub(crate) struct Compact {
+    pub w: WorkGraph,
+    /// Live vertex ids of `w`, and the compact index of each `w` vertex.
+    pub alive: Vec<u32>,
+    pub index: Vec<usize>,
+    pub bits: Bits,
+    pub any_unit: bool,
+    /// Dependents reachable from each independent (final Jacobian pattern).
+    pub reach: Vec<(usize, u128)>,
+}
+
+impl Compact {
+    pub fn build(
+        graph: &LinearizedGraph,
+        limit: SearchLimit,
+    ) -> Result<Option<Compact>, EliminationError> {
+        let mut labels = Labels::new();
+        let w = WorkGraph::build(graph, &mut labels)?;
+        let alive: Vec<u32> = (0..w.role.len() as u32)
+            .filter(|v| w.role[*v as usize] != Role::Removed)
+            .collect();
+        if alive.len() > 128 || w.intermediates > limit.max_intermediates {
+            return Ok(None);
+        }
+        let mut index = vec![usize::MAX; w.role.len()];
+        for (k, &v) in alive.iter().enumerate() {
+            index[v as usize] = k;
+        }
+        let m = alive.len();
+        let mut s = Bits {
+            pred: vec![0; m],
+            succ: vec![0; m],
+            unit_out: vec![0; m],
+            intermediates: 0,
+        };
+        let mut any_unit = false;
+        for (&(a, b), &l) in &w.label {
+            let (i, k) = (index[a as usize], index[b as usize]);
+            s.succ[i] |= 1u128 << k;
+            s.pred[k] |= 1u128 << i;
+            if labels.is_unit(l) {
+                s.unit_out[i] |= 1u128 << k;
+                any_unit = true;
+            }
+        }
+        for (k, &v) in alive.iter().enumerate() {
+            if w.role[v as usize] == Role::Intermediate {
+                s.intermediates |= 1u128 << k;
+            }
+        }
+        // final pattern: dependents reachable from each independent
+        let mut reach_all = vec![0u128; m];
+        let mut order: Vec<usize> = (0..m).collect();
+        order.sort_by_key(|&k| std::cmp::Reverse(w.topo[alive[k] as usize]));
+        for &k in &order {
+            let v = alive[k];
+            let mut r = if w.role[v as usize] == Role::Dependent {
+                1u128 << k
+            } else {
+                0
+            };
+            for t in bits(s.succ[k]) {
+                r |= reach_all[t];
+            }
+            reach_all[k] = r;
+        }
+        let reach: Vec<(usize, u128)> = (0..m)
+            .filter(|&k| w.role[alive[k] as usize] == Role::Independent)
+            .map(|k| (k, reach_all[k]))
+            .collect();
+
+        Ok(Some(Compact {
+            w,
+            alive,
+            index,
+            bits: s,
+            any_unit,
+            reach,
+        }))
     }
 }
