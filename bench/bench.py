@@ -530,7 +530,8 @@ def section_runtime(args, bins, work, out):
 def section_steps(args, bins, work, out):
     out("\n## Tape size against the number of time steps (-m rs)\n")
     cases = [("tracer2d", 100), ("burgers1d", 20000)]
-    hdr = "| program | points | steps | tape bytes | bytes/step | orig CPU [s] | fwd+rev CPU [s] | R_a | check | load |"
+    hdr = ("| program | points | steps | tape bytes | bytes/step | orig CPU [s] | fwd+rev CPU [s] | R_a | "
+           "R_a warm tape | check | load |")
     out(hdr)
     out("|" + "---|" * (hdr.count("|") - 1))
     for name, size in cases:
@@ -545,18 +546,18 @@ def section_steps(args, bins, work, out):
                 except Failure as e:
                     if static:
                         raise
-                    out(f"| {name} | {pts} | {steps} | FAIL as written | | | | | {e} | {load()} |")
+                    out(f"| {name} | {pts} | {steps} | FAIL as written | | | | | | {e} | {load()} |")
                     static = True
                     orig = leg(prog, "orig", [], work, size, steps, bins, static)
                     r = leg(prog, "rs", [], work, size, steps, bins, static)
             except Failure as e:
-                out(f"| {name} | {pts} | {steps} | FAIL | | | | | {e} | {load()} |")
+                out(f"| {name} | {pts} | {steps} | FAIL | | | | | | {e} | {load()} |")
                 continue
             err = relerr(r["DS"], orig["DS"])
             label = name + (" (static arrays)" if static else "")
             out(f"| {label} | {pts} | {steps} | {r['BYTES']} ({human_bytes(r['BYTES'])}) | "
                 f"{r['BYTES'] / steps:.0f} | {orig['TIME']:.4f} | {r['TIME']:.4f} | "
-                f"{r['TIME'] / orig['TIME']:.2f} | {err:.1e} {'ok' if err < FD_TOL else '**WRONG**'} | {load()} |")
+                f"{r['TIME'] / orig['TIME']:.2f} | {r['WARM'] / orig['TIME']:.2f} | {err:.1e} {'ok' if err < FD_TOL else '**WRONG**'} | {load()} |")
 
 
 def stage_commands(bins, mode, d, src):
@@ -759,7 +760,11 @@ def main():
         results.write(s + "\n")
         results.flush()
 
-    head = subprocess.run(["git", "-C", ROOT, "log", "-1", "--format=%h %s"], capture_output=True, text=True).stdout.strip()
+    rev = os.environ.get("BENCH_BUILT_REV", "HEAD")
+    head = subprocess.run(["git", "-C", ROOT, "log", "-1", "--format=%h %s", rev], capture_output=True,
+                          text=True).stdout.strip()
+    if "BENCH_BUILT_REV" not in os.environ:
+        head += " (working tree HEAD; binaries given with --bin-dir may differ)"
     out(f"# openad benchmarks, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
     out(f"commit {head}; binaries {bins}; {os.cpu_count()} cores; load at start: "
         f"{open('/proc/loadavg').read().strip()}")

@@ -23,15 +23,19 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 
 if [[ -z "${OPENAD_BIN_DIR:-}" ]]; then
-  rev=${BENCH_REV:-HEAD}
+  rev=$(git -C "$root" rev-parse --short "${BENCH_REV:-HEAD}")
   snap=${BENCH_SRC:-/tmp/openad-src}
   export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-/work/target-bench}
-  rm -rf "$snap"
-  mkdir -p "$snap"
-  git -C "$root" archive "$rev" | tar -x -C "$snap"
-  echo "building $(git -C "$root" rev-parse --short "$rev") in $snap (target $CARGO_TARGET_DIR)" >&2
+  if [[ "$(cat "$snap/.bench-rev" 2>/dev/null)" != "$rev" ]]; then
+    rm -rf "$snap"
+    mkdir -p "$snap"
+    git -C "$root" archive "$rev" | tar -x -C "$snap"
+    echo "$rev" > "$snap/.bench-rev"
+  fi
+  echo "building $rev in $snap (target $CARGO_TARGET_DIR)" >&2
   (cd "$snap" && cargo build --release --quiet) >&2
   export OPENAD_BIN_DIR=$CARGO_TARGET_DIR/release
+  export BENCH_BUILT_REV=$rev
 fi
 for b in openad fortran2xaif xaif-booster xaif2fortran; do
   [[ -x $OPENAD_BIN_DIR/$b ]] || { echo "missing $OPENAD_BIN_DIR/$b" >&2; exit 1; }
