@@ -674,12 +674,25 @@ def section_elim(args, bins, work, out):
                ("basic-block", "vertex", "markowitz"), ("basic-block", "vertex", "forward"),
                ("basic-block", "vertex", "reverse"), ("basic-block", "vertex", "markowitz,reverse"),
                ("basic-block", "edge", "markowitz"), ("basic-block", "face", "markowitz")]
-    hdr = "| preaccumulation | elimination | heuristic | multiplications | additions | other counters | failures | load |"
+    # the benchmark programs (compute-heavy loops), counted separately
+    bench_xaifs = []
+    for src in [p["src"] for p in PROGRAMS]:
+        name = "bench-" + os.path.basename(os.path.dirname(src))
+        d = os.path.join(xdir, name)
+        os.makedirs(d)
+        try:
+            run([os.path.join(bins, "fortran2xaif"), "-o", f"{d}/P.xaif", "--canon",
+                 f"{d}/P.canon.f90", os.path.join(ROOT, src)], "fortran2xaif", cwd=d)
+            bench_xaifs.append((name, f"{d}/P.xaif"))
+        except Failure as e:
+            out(f"- {name}: front end failed: {e}")
+    hdr = ("| preaccumulation | elimination | heuristic | multiplications | additions | other counters | "
+           "failures | benchmark programs: mults / adds | load |")
     out(hdr)
     out("|" + "---|" * (hdr.count("|") - 1))
-    for pre, method, heur in configs:
+    def count(group, pre, method, heur):
         totals, fails, first_err = {}, 0, ""
-        for name, x in xaifs:
+        for name, x in group:
             cmd = [booster, "-m", "tangent", "--preaccumulation", pre, "--elimination", method,
                    "--stats", "-o", os.path.join(xdir, name, "P.xb.xaif"), x]
             if heur:
@@ -697,11 +710,19 @@ def section_elim(args, bins, work, out):
                 continue
             for k, v in parse_stats(p.stdout + "\n" + p.stderr).items():
                 totals[k] = totals.get(k, 0) + v
+        return totals, fails, first_err
+
+    for pre, method, heur in configs:
+        totals, fails, first_err = count(xaifs, pre, method, heur)
+        btot, bfails, berr = count(bench_xaifs, pre, method, heur)
         mults = totals.pop("multiplications", totals.pop("mul", "?"))
         adds = totals.pop("additions", totals.pop("add", "?"))
         other = ", ".join(f"{k} {v}" for k, v in sorted(totals.items()))
+        bench_col = f"{btot.get('multiplications', '?')} / {btot.get('additions', '?')}"
+        if bfails:
+            bench_col += f" ({bfails} failed: {berr})"
         out(f"| {pre} | {method} | {heur or 'default'} | {mults} | {adds} | {other} | "
-            f"{fails}{(' (' + first_err + ')') if first_err else ''} | {load()} |")
+            f"{fails}{(' (' + first_err + ')') if first_err else ''} | {bench_col} | {load()} |")
 
 
 def parse_stats(text):
