@@ -22,6 +22,10 @@ pub struct Emitter<'a> {
     pub scope_of: HashMap<usize, u64>,
     /// Original line numbers, by (file, normalised line).
     pub line_of: &'a dyn Fn(Span) -> u64,
+    /// du/ud keys referenced from the emitted variable references.
+    pub used_duud: std::collections::HashSet<u64>,
+    /// do-chain keys referenced from the emitted assignments.
+    pub used_do: std::collections::HashSet<u64>,
 }
 
 fn symbol_type(c: Cat) -> x::SymbolType {
@@ -252,6 +256,8 @@ pub fn emit(
         );
     }
     let mut duud = e.results.du_ud.duud_set_map(name_of);
+    duud.sets
+        .retain(|s| s.key == 0 || e.used_duud.contains(&s.key));
     if !duud.sets.iter().any(|s| s.key == 0) {
         duud.sets.insert(
             0,
@@ -262,6 +268,9 @@ pub fn emit(
         );
     }
     let mut doset = e.results.du_ud.do_set_map(name_of);
+    doset
+        .sets
+        .retain(|s| s.key == 0 || e.used_do.contains(&s.key));
     if !doset.sets.iter().any(|s| s.key == 0) {
         doset.sets.insert(
             0,
@@ -477,6 +486,17 @@ impl<'a> Emitter<'a> {
             }
             (_, None) | (RefUse::Passive, _) => (x::ActiveUse::False, 0),
         };
+        // Arrays are atoms and element assignments partial definitions, so an
+        // array's chains hold every earlier element definition: quadratic in
+        // size and of no use for identifying elements. No information (0)
+        // is the conservative answer.
+        let du_ud = match loc {
+            Some(l) if self.lowered.program.locations[l.index()].is_array => 0,
+            _ => du_ud,
+        };
+        if du_ud != 0 {
+            self.used_duud.insert(du_ud as u64);
+        }
         let alias = loc.map_or(0, |l| self.results.alias.key_of(l) as i64);
         let mut r = x::VariableReference {
             vertex_id: vid,
@@ -735,11 +755,19 @@ impl<'a> Emitter<'a> {
             },
         ) {
             Some((o, s)) => {
-                let loc = self.lowered.loc(self.prog, o, s);
-                self.results.du_ud.do_key(StmtId(id as u32), loc) as i64
+                let loc = self.lowered.loc_in(self.prog, u, o, s);
+                // Array atoms: no information (see var_ref).
+                if self.lowered.program.locations[loc.index()].is_array {
+                    0
+                } else {
+                    self.results.du_ud.do_key(StmtId(id as u32), loc) as i64
+                }
             }
             None => 0,
         };
+        if do_chain != 0 {
+            self.used_do.insert(do_chain as u64);
+        }
         Ok(x::Assignment {
             statement_id: stmt_name(id),
             do_chain,

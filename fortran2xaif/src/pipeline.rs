@@ -127,6 +127,8 @@ pub fn run(inputs: &[PathBuf], form: Option<Form>) -> Result<Output, Diagnostic>
         results: &results,
         scope_of: HashMap::new(),
         line_of: &line_of,
+        used_duud: Default::default(),
+        used_do: Default::default(),
     };
     let program_name = prog.units[top].ast.name.clone();
     let xaif = emit_xaif::emit(&mut emitter, &cfgs, &program_name).map_err(to_diag)?;
