@@ -79,12 +79,47 @@ impl UnitGen<'_, '_> {
                 source = rest;
             }
         }
+        self.reject_adjoint_allocation(source, m)?;
         let text = add_value_suffix(source, &|n| self.is_active(n));
         for (k, l) in text.lines().enumerate() {
             let extra = if k > 0 { "  " } else { "" };
             self.line(format!("{extra}{}", l.trim()));
         }
         Ok(())
+    }
+
+    /// In the adjoint modes, (de)allocation of an active array is refused:
+    /// the reverse sweep runs after the `deallocate` (joint) or in a later
+    /// call where a local allocatable is unallocated again (split), so the
+    /// generated code would read derivatives of storage that no longer
+    /// exists. Until allocation bounds are taped and replayed, a named
+    /// error beats a crash or a wrong gradient.
+    fn reject_adjoint_allocation(&self, source: &str, m: &Marker) -> Result<()> {
+        if !matches!(self.env.mode, Mode::AdjointSplit | Mode::AdjointJoint) {
+            return Ok(());
+        }
+        let lower = source.trim_start().to_ascii_lowercase();
+        let keyword = ["deallocate", "allocate"]
+            .into_iter()
+            .find(|k| lower.starts_with(k) && lower[k.len()..].trim_start().starts_with('('));
+        let Some(keyword) = keyword else {
+            return Ok(());
+        };
+        let active = lower
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .filter(|w| !w.is_empty() && *w != keyword)
+            .find(|w| self.is_active(w));
+        match active {
+            Some(name) => Err(self.env.xaif.error(
+                &format!("annotation=\"{}\"", m.annotation),
+                format!(
+                    "unsupported construct in adjoint mode: {keyword} of the active array '{name}' \
+                     (the reverse sweep would need its storage after it is released; \
+                     allocatable active arrays are supported in tangent modes only)"
+                ),
+            )),
+            None => Ok(()),
+        }
     }
 
     fn deriv(&self, r: &VariableReference) -> Result<String> {
