@@ -47,7 +47,8 @@ NREP = 3            # best of NREP inside one driver run
 FD_STEP = 1e-6      # central difference step along xdot (xdot ~ |x0|)
 FD_TOL = 1e-5       # AD vs FD relative agreement called "ok"
 RUN_TIMEOUT = 300   # seconds per program run / tool run
-MEM_LIMIT = 6 << 30 # address-space limit for every child (shared machine)
+# address-space limit for every child (shared machine); BENCH_MEM_LIMIT_GB
+MEM_LIMIT = int(float(os.environ.get("BENCH_MEM_LIMIT_GB", "6")) * (1 << 30))
 
 
 # --------------------------------------------------------------------------
