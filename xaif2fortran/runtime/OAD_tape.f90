@@ -6,7 +6,7 @@
 !   if (oad_dt_ptr > oad_dt_sz) call oad_dt_grow()
 !   oad_dt(oad_dt_ptr) = x; oad_dt_ptr = oad_dt_ptr + 1      (push)
 !   oad_dt_ptr = oad_dt_ptr - 1; x = oad_dt(oad_dt_ptr)      (pop)
-! A stack that is full doubles (and starts allocated lazily, so a push
+! Indices are 64-bit, so a tape may pass 2**31 entries. A stack that is full doubles (and starts allocated lazily, so a push
 ! before tape_init() is not an error).
 module OAD_tape
   implicit none
@@ -24,17 +24,17 @@ module OAD_tape
   integer, parameter :: oad_default_size = 1048576
 
   real(8), allocatable, save :: oad_dt(:)
-  integer, save :: oad_dt_ptr = 1, oad_dt_sz = 0
+  integer(8), save :: oad_dt_ptr = 1, oad_dt_sz = 0
   integer, allocatable, save :: oad_it(:)
-  integer, save :: oad_it_ptr = 1, oad_it_sz = 0
+  integer(8), save :: oad_it_ptr = 1, oad_it_sz = 0
   logical, allocatable, save :: oad_lt(:)
-  integer, save :: oad_lt_ptr = 1, oad_lt_sz = 0
+  integer(8), save :: oad_lt_ptr = 1, oad_lt_sz = 0
   real(8), allocatable, save :: oad_cdt(:)
-  integer, save :: oad_cdt_ptr = 1, oad_cdt_sz = 0
+  integer(8), save :: oad_cdt_ptr = 1, oad_cdt_sz = 0
   integer, allocatable, save :: oad_cit(:)
-  integer, save :: oad_cit_ptr = 1, oad_cit_sz = 0
+  integer(8), save :: oad_cit_ptr = 1, oad_cit_sz = 0
   logical, allocatable, save :: oad_clt(:)
-  integer, save :: oad_clt_ptr = 1, oad_clt_sz = 0
+  integer(8), save :: oad_clt_ptr = 1, oad_clt_sz = 0
 
   ! Highest number of bytes in use since the last initialisation.
   integer(8), save :: oad_high_water = 0
@@ -46,34 +46,52 @@ contains
     call oad_tape_init_sized(oad_default_size)
   end subroutine tape_init
 
-  ! Empty all stacks, each with room for n entries before growing.
+  ! Empty all stacks, each with room for at least n entries before
+  ! growing. Storage from an earlier run that is already large enough is
+  ! kept: re-initialising between runs then costs nothing, and the next
+  ! taping sweep does not pay for growing the tape again.
   subroutine oad_tape_init_sized(n)
     integer, intent(in) :: n
-    integer :: m
-    m = max(n, 1)
-    if (allocated(oad_dt)) deallocate(oad_dt)
-    if (allocated(oad_it)) deallocate(oad_it)
-    if (allocated(oad_lt)) deallocate(oad_lt)
-    if (allocated(oad_cdt)) deallocate(oad_cdt)
-    if (allocated(oad_cit)) deallocate(oad_cit)
-    if (allocated(oad_clt)) deallocate(oad_clt)
-    allocate(oad_dt(m), oad_it(m), oad_lt(m), oad_cdt(m), oad_cit(m), oad_clt(m))
-    oad_dt_sz = m; oad_it_sz = m; oad_lt_sz = m
-    oad_cdt_sz = m; oad_cit_sz = m; oad_clt_sz = m
+    integer(8) :: m
+    m = max(int(n, 8), 1_8)
+    if (oad_dt_sz < m) then
+      if (allocated(oad_dt)) deallocate(oad_dt)
+      allocate(oad_dt(m)); oad_dt_sz = m
+    end if
+    if (oad_it_sz < m) then
+      if (allocated(oad_it)) deallocate(oad_it)
+      allocate(oad_it(m)); oad_it_sz = m
+    end if
+    if (oad_lt_sz < m) then
+      if (allocated(oad_lt)) deallocate(oad_lt)
+      allocate(oad_lt(m)); oad_lt_sz = m
+    end if
+    if (oad_cdt_sz < m) then
+      if (allocated(oad_cdt)) deallocate(oad_cdt)
+      allocate(oad_cdt(m)); oad_cdt_sz = m
+    end if
+    if (oad_cit_sz < m) then
+      if (allocated(oad_cit)) deallocate(oad_cit)
+      allocate(oad_cit(m)); oad_cit_sz = m
+    end if
+    if (oad_clt_sz < m) then
+      if (allocated(oad_clt)) deallocate(oad_clt)
+      allocate(oad_clt(m)); oad_clt_sz = m
+    end if
     oad_dt_ptr = 1; oad_it_ptr = 1; oad_lt_ptr = 1
     oad_cdt_ptr = 1; oad_cit_ptr = 1; oad_clt_ptr = 1
     oad_high_water = 0
   end subroutine oad_tape_init_sized
 
   ! New size of a full stack: double, at least 1024 entries.
-  integer function oad_grown_size(sz)
-    integer, intent(in) :: sz
-    oad_grown_size = max(2 * sz, 1024)
+  integer(8) function oad_grown_size(sz)
+    integer(8), intent(in) :: sz
+    oad_grown_size = max(2_8 * sz, 1024_8)
   end function oad_grown_size
 
   subroutine oad_dt_grow()
     real(8), allocatable :: t(:)
-    integer :: n
+    integer(8) :: n
     n = oad_grown_size(oad_dt_sz)
     allocate(t(n))
     if (oad_dt_sz > 0) t(1:oad_dt_sz) = oad_dt(1:oad_dt_sz)
@@ -84,7 +102,7 @@ contains
 
   subroutine oad_it_grow()
     integer, allocatable :: t(:)
-    integer :: n
+    integer(8) :: n
     n = oad_grown_size(oad_it_sz)
     allocate(t(n))
     if (oad_it_sz > 0) t(1:oad_it_sz) = oad_it(1:oad_it_sz)
@@ -95,7 +113,7 @@ contains
 
   subroutine oad_lt_grow()
     logical, allocatable :: t(:)
-    integer :: n
+    integer(8) :: n
     n = oad_grown_size(oad_lt_sz)
     allocate(t(n))
     if (oad_lt_sz > 0) t(1:oad_lt_sz) = oad_lt(1:oad_lt_sz)
@@ -106,7 +124,7 @@ contains
 
   subroutine oad_cdt_grow()
     real(8), allocatable :: t(:)
-    integer :: n
+    integer(8) :: n
     n = oad_grown_size(oad_cdt_sz)
     allocate(t(n))
     if (oad_cdt_sz > 0) t(1:oad_cdt_sz) = oad_cdt(1:oad_cdt_sz)
@@ -117,7 +135,7 @@ contains
 
   subroutine oad_cit_grow()
     integer, allocatable :: t(:)
-    integer :: n
+    integer(8) :: n
     n = oad_grown_size(oad_cit_sz)
     allocate(t(n))
     if (oad_cit_sz > 0) t(1:oad_cit_sz) = oad_cit(1:oad_cit_sz)
@@ -128,7 +146,7 @@ contains
 
   subroutine oad_clt_grow()
     logical, allocatable :: t(:)
-    integer :: n
+    integer(8) :: n
     n = oad_grown_size(oad_clt_sz)
     allocate(t(n))
     if (oad_clt_sz > 0) t(1:oad_clt_sz) = oad_clt(1:oad_clt_sz)
