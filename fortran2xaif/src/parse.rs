@@ -335,6 +335,29 @@ impl<'a> P<'a> {
             return false;
         }
         let name = self.lower(name_node);
+        // A statement function's dummies are names: `g(1) = ...` can only
+        // be an element assignment (to an array declared elsewhere, e.g.
+        // in a used module).
+        let all_names = named_children(lhs)
+            .into_iter()
+            .filter(|c| c.kind() == "argument_list")
+            .flat_map(named_children)
+            .all(|a| a.kind() == "identifier");
+        if !all_names {
+            return false;
+        }
+        // A use-associated name cannot be a statement function; a `use`
+        // without an `only` list may bring in any array, and arrays from
+        // modules are far more common than statement functions beside them.
+        let may_be_use_associated = spec.iter().any(|st| match st {
+            SpecStmt::Use { only, items, .. } => {
+                !*only || items.iter().any(|(local, _)| *local == name)
+            }
+            _ => false,
+        });
+        if may_be_use_associated {
+            return false;
+        }
         // An element assignment needs the array declared before it.
         !spec.iter().any(|st| match st {
             SpecStmt::TypeDecl {
@@ -2217,5 +2240,23 @@ mod tests {
         );
         assert!(matches!(&u.spec[1], SpecStmt::StmtFunction { name, .. } if name == "f"));
         assert_eq!(u.body.len(), 1);
+    }
+
+    #[test]
+    fn element_assignments_to_module_arrays_are_not_statement_functions() {
+        // `g` comes from the module: neither `g(1) = ...` (a literal
+        // subscript) nor `h(i) = ...` (after a `use` without `only`) may be
+        // taken for a statement function.
+        let f = parse_file(
+            "subroutine s(x)\n use m\n real(8) x(2)\n integer i\n g(1) = x(1)\n h(i) = x(2)\nend\n",
+            0,
+        )
+        .unwrap();
+        let u = &f.units[0];
+        assert!(!u
+            .spec
+            .iter()
+            .any(|st| matches!(st, SpecStmt::StmtFunction { .. })));
+        assert_eq!(u.body.len(), 2);
     }
 }
