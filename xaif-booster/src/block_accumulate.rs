@@ -46,6 +46,7 @@ pub struct SequenceCode {
 pub fn accumulate_sequence(
     seq: &FlatSequence,
     choice: &EliminationChoice,
+    report_optimum: bool,
     pool: &mut TempPool,
     symbols: &SymbolIndex,
 ) -> Result<SequenceCode, String> {
@@ -145,6 +146,24 @@ pub fn accumulate_sequence(
         ),
     }
     .map_err(|e| format!("elimination failed: {e}"))?;
+    // For `--stats`: the proven vertex-elimination optimum of small graphs,
+    // to judge the chosen sequence against. Larger graphs count the chosen
+    // cost on both sides, so totals compare like with like.
+    let chosen = result.counts.multiplications;
+    let optimum = if report_optimum {
+        let limit = elimination::SearchLimit {
+            max_intermediates: 18,
+            max_nodes: 200_000,
+            heuristic_start: true,
+        };
+        elimination::optimal_vertex_elimination(&eg, CostModel::Multiplications, limit)
+            .ok()
+            .flatten()
+            .filter(|o| o.proven)
+            .map(|o| o.cost.min(chosen))
+    } else {
+        None
+    };
 
     // Replay the recorded operations as factor arithmetic.
     let labels = &result.labels;
@@ -229,6 +248,10 @@ pub fn accumulate_sequence(
     let counts = OpCounts {
         vertices: live.iter().filter(|&&l| l).count(),
         edges: edge_count,
+        jacobian_nonzeros: rows.iter().map(|r| r.entries.len()).sum(),
+        elimination_multiplications: chosen,
+        optimum_multiplications: optimum.unwrap_or(chosen),
+        optimum_graphs: usize::from(optimum.is_some()),
         ..code.counts
     };
     let accumulation = std::mem::take(&mut code.preamble);

@@ -127,6 +127,7 @@ fn run(cli: &Cli, elimination: EliminationChoice) -> Result<(), String> {
         },
         elimination,
         dot_dir: cli.dot.clone(),
+        report_optimum: cli.stats,
     };
     let stats = transform_tangent(&mut cg, &catalogue, &options)
         .map_err(|e| locate(&input_name, &text, &e))?;
@@ -193,17 +194,40 @@ fn locate(file: &str, text: &str, e: &BoostError) -> String {
 
 fn print_stats(stats: &[xaif_booster::tangent::BlockStats]) {
     let mut total = xaif_booster::preaccumulate::OpCounts::default();
-    println!("# subroutine block vertices edges multiplications additions");
+    // Columns after `additions`: nonzeros of the local Jacobians (scarcity,
+    // against `edges`); in basic-block mode the multiplications of the
+    // elimination sequences, the proven vertex-elimination optimum (graphs
+    // too large to search count their chosen cost) and how many graphs
+    // were searched to optimality.
+    println!(
+        "# subroutine block vertices edges multiplications additions jacobian_nonzeros elimination_multiplications optimum_multiplications optimum_graphs"
+    );
     for b in stats {
         let c = b.counts;
         println!(
-            "{} {} {} {} {} {}",
-            b.cfg, b.block, c.vertices, c.edges, c.multiplications, c.additions
+            "{} {} {} {} {} {} {} {} {} {}",
+            b.cfg,
+            b.block,
+            c.vertices,
+            c.edges,
+            c.multiplications,
+            c.additions,
+            c.jacobian_nonzeros,
+            c.elimination_multiplications,
+            c.optimum_multiplications,
+            c.optimum_graphs
         );
         total += c;
     }
     println!(
-        "total - {} {} {} {}",
-        total.vertices, total.edges, total.multiplications, total.additions
+        "total - {} {} {} {} {} {} {} {}",
+        total.vertices,
+        total.edges,
+        total.multiplications,
+        total.additions,
+        total.jacobian_nonzeros,
+        total.elimination_multiplications,
+        total.optimum_multiplications,
+        total.optimum_graphs
     );
 }

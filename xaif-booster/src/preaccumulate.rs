@@ -102,6 +102,15 @@ pub struct OpCounts {
     pub edges: usize,
     pub multiplications: usize,
     pub additions: usize,
+    /// Nonzeros of the accumulated local Jacobian (scarcity: against `edges`).
+    pub jacobian_nonzeros: usize,
+    /// Multiplications of the elimination sequence alone (basic-block mode).
+    pub elimination_multiplications: usize,
+    /// Proven optimum of vertex elimination for the same graph, where the
+    /// graph was small enough to search (`--stats` in basic-block mode).
+    pub optimum_multiplications: usize,
+    /// Graphs whose optimum was proven (the rest count their chosen cost).
+    pub optimum_graphs: usize,
 }
 
 impl std::ops::AddAssign for OpCounts {
@@ -110,6 +119,10 @@ impl std::ops::AddAssign for OpCounts {
         self.edges += o.edges;
         self.multiplications += o.multiplications;
         self.additions += o.additions;
+        self.jacobian_nonzeros += o.jacobian_nonzeros;
+        self.elimination_multiplications += o.elimination_multiplications;
+        self.optimum_multiplications += o.optimum_multiplications;
+        self.optimum_graphs += o.optimum_graphs;
     }
 }
 
@@ -318,10 +331,14 @@ pub fn preaccumulate_statement(
         },
     };
     let rows = accumulate_reverse(graph, &mut code);
+    let counts = OpCounts {
+        jacobian_nonzeros: rows.iter().map(|r| r.entries.len()).sum(),
+        ..code.counts
+    };
     Accumulation {
         preamble: code.preamble,
         rows,
-        counts: code.counts,
+        counts,
     }
 }
 

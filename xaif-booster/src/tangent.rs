@@ -37,6 +37,8 @@ pub struct TangentOptions {
     pub elimination: EliminationChoice,
     /// Write each linearised graph as Graphviz into this directory.
     pub dot_dir: Option<PathBuf>,
+    /// Search the optimal vertex elimination of small graphs for `--stats`.
+    pub report_optimum: bool,
 }
 
 /// Counts of one basic block (for `--stats`).
@@ -333,8 +335,14 @@ fn flush(
             .map_err(|m| (Some(first_id.clone()), m))?;
     }
     pool.reset();
-    let code = accumulate_sequence(&seq, &ctx.options.elimination, pool, ctx.symbols)
-        .map_err(|m| (Some(first_id.clone()), m))?;
+    let code = accumulate_sequence(
+        &seq,
+        &ctx.options.elimination,
+        ctx.options.report_optimum,
+        pool,
+        ctx.symbols,
+    )
+    .map_err(|m| (Some(first_id.clone()), m))?;
     out.counts += code.counts;
     for (st, before) in seq.statements.into_iter().zip(code.before_statement) {
         out.elements

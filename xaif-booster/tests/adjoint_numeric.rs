@@ -112,6 +112,7 @@ fn tangent_of(cg: &CallGraph) -> HashMap<String, Callee> {
         preaccumulation: Preaccumulation::Statement,
         elimination: EliminationChoice::Best(vec![Method::Vertex]),
         dot_dir: None,
+        report_optimum: false,
     };
     transform_tangent(&mut out, &catalogue, &options).expect("tangent transformation");
     out.vertices

@@ -234,7 +234,14 @@ fn stats_report_blocks_and_totals() {
     let input = tmp.path().join("p.xaif");
     xaif_schema::write::write_call_graph_file(&cg, &input).unwrap();
     let out = booster()
-        .args(["-m", "tangent", "--stats", "-o"])
+        .args([
+            "-m",
+            "tangent",
+            "--preaccumulation",
+            "statement",
+            "--stats",
+            "-o",
+        ])
         .arg(tmp.path().join("o.xaif"))
         .arg(&input)
         .output()
@@ -244,8 +251,10 @@ fn stats_report_blocks_and_totals() {
     let lines: Vec<&str> = stdout.lines().filter(|l| !l.starts_with('#')).collect();
     // head, block 2: y = sin(x)*x has vertices x, sin, mul and 3 edges;
     // reverse accumulation: cos(x)*x product, one sum for the two x paths.
-    assert_eq!(lines[0], "head 2 6 5 1 1");
-    assert_eq!(*lines.last().unwrap(), "total - 6 5 1 1");
+    // x = y + z adds 3 vertices and 2 edges. Jacobian nonzeros: dy/dx,
+    // dx/dy, dx/dz. No elimination sequences in statement mode.
+    assert_eq!(lines[0], "head 2 6 5 1 1 3 0 0 0");
+    assert_eq!(*lines.last().unwrap(), "total - 6 5 1 1 3 0 0 0");
 }
 
 #[test]
@@ -424,4 +433,40 @@ fn catalogue_override_is_used() {
         has_position(&stderr, &catalogue.display().to_string()),
         "{stderr}"
     );
+}
+
+#[test]
+fn basic_block_stats_compare_the_chosen_sequence_with_the_optimum() {
+    let cg = common::program(&[("y", "(mul (sin x) x)"), ("a", "(mul (add y x) (cos y))")]);
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("p.xaif");
+    xaif_schema::write::write_call_graph_file(&cg, &input).unwrap();
+    let out = booster()
+        .args(["-m", "tangent", "--stats", "-o"])
+        .arg(tmp.path().join("o.xaif"))
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let total: Vec<usize> = stdout
+        .lines()
+        .find(|l| l.starts_with("total - "))
+        .expect("a total line")
+        .split_whitespace()
+        .skip(2)
+        .map(|f| f.parse().unwrap())
+        .collect();
+    let [_, _, _, _, nonzeros, chosen, optimum, searched] = total[..] else {
+        panic!("eight total columns expected: {stdout}");
+    };
+    // One flattened graph, small enough to search; the optimum is a lower
+    // bound of the chosen sequence; a and y both depend on x only.
+    assert_eq!(searched, 1, "{stdout}");
+    assert!(optimum <= chosen, "{stdout}");
+    assert_eq!(nonzeros, 2, "{stdout}");
 }

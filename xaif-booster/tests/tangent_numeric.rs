@@ -19,6 +19,7 @@ fn options() -> TangentOptions {
         preaccumulation: Preaccumulation::Statement,
         elimination: EliminationChoice::Best(vec![Method::Vertex]),
         dot_dir: None,
+        report_optimum: false,
     }
 }
 
@@ -27,6 +28,7 @@ fn block_options(elimination: EliminationChoice) -> TangentOptions {
         preaccumulation: Preaccumulation::BasicBlock,
         elimination,
         dot_dir: None,
+        report_optimum: false,
     }
 }
 

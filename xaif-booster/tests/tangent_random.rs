@@ -69,12 +69,14 @@ fn variants() -> Vec<TangentOptions> {
         preaccumulation: Preaccumulation::BasicBlock,
         elimination,
         dot_dir: None,
+        report_optimum: false,
     };
     vec![
         TangentOptions {
             preaccumulation: Preaccumulation::Statement,
             elimination: EliminationChoice::Best(vec![Method::Vertex]),
             dot_dir: None,
+            report_optimum: false,
         },
         block(EliminationChoice::One(
             Method::Vertex,
