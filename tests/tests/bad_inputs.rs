@@ -107,3 +107,43 @@ fn position_matching() {
         None
     ));
 }
+
+/// The adjoint modes refuse (de)allocation of an active array with a named
+/// error (the reverse sweep would read released storage), exit 1 and leave
+/// no output directory; the tangent mode differentiates the same program.
+#[test]
+fn adjoint_refuses_allocatable_active_arrays_by_name() {
+    let openad = openad_program().expect("openad binary");
+    let example = openad_tests::examples_dir().join("allocatable");
+    let source = example.join("head.f90");
+    let work = tempfile::tempdir().unwrap();
+    for mode in ["rs", "rj"] {
+        let out_dir = work.path().join(mode);
+        let out = Command::new(&openad)
+            .args(["-m", mode, "-o"])
+            .arg(&out_dir)
+            .arg(&source)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{mode}: {stderr}");
+        assert!(
+            stderr.contains("unsupported construct in adjoint mode")
+                && stderr.contains("allocate of the active array"),
+            "{mode}: {stderr}"
+        );
+        assert!(!out_dir.exists(), "{mode}: output left behind");
+    }
+    let out_dir = work.path().join("f");
+    let out = Command::new(&openad)
+        .args(["-m", "f", "-o"])
+        .arg(&out_dir)
+        .arg(&source)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
