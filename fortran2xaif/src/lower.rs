@@ -4,7 +4,8 @@
 //! counted loop for its initialisation).
 
 use crate::analysis::ir::{
-    self, BlockId, Callee, Def, LocationId, LocationInfo, LocationKind, StmtId, UnitId, Use,
+    self, BlockId, Callee, Def, ElementId, LocationId, LocationInfo, LocationKind, StmtId, UnitId,
+    Use,
 };
 use crate::ast::*;
 use crate::cfg::{Cfg, NodeKind};
@@ -24,6 +25,8 @@ pub struct Lowered {
     /// location cannot be a dummy of one unit and visible in another.
     shadows: HashMap<(usize, usize), LocationId>,
     next_stmt: u32,
+    /// Constant subscript tuples → element ids (element-precise chains).
+    elements: HashMap<Vec<i64>, ElementId>,
 }
 
 /// Intrinsics whose arguments never carry a derivative into the result.
@@ -132,7 +135,9 @@ impl Lowered {
             Expr::Apply { name, args, .. } => match prog.resolve(u, name) {
                 Some(Binding::Var { .. }) => {
                     if let Some(l) = self.name_loc(prog, u, name) {
-                        out.push(if diff { Use::diff(l) } else { Use::passive(l) });
+                        let element = self.element(prog, u, args);
+                        let base = if diff { Use::diff(l) } else { Use::passive(l) };
+                        out.push(Use { element, ..base });
                     }
                     for a in args {
                         self.uses(prog, u, &a.value, false, out);
@@ -184,11 +189,32 @@ impl Lowered {
                 for a in args {
                     self.uses(prog, u, &a.value, false, uses);
                 }
-                self.name_loc(prog, u, name).map(Def::partial)
+                let element = self.element(prog, u, args);
+                self.name_loc(prog, u, name)
+                    .map(|l| Def::element(l, element))
             }
             Expr::Member { base, .. } => self.def(prog, u, base, uses).map(|d| Def::partial(d.loc)),
             _ => None,
         }
+    }
+
+    /// The element id of a subscript list made only of integer constants
+    /// (literals, parameters); `None` for anything else (a variable
+    /// subscript, a section).
+    fn element(&mut self, prog: &Program, u: usize, args: &[Arg]) -> Option<ElementId> {
+        let subscripts = args
+            .iter()
+            .map(|a| match (&a.keyword, &a.value) {
+                (None, Expr::Range { .. }) => None,
+                (None, e) => prog.const_int(u, e),
+                _ => None,
+            })
+            .collect::<Option<Vec<i64>>>()?;
+        if subscripts.is_empty() {
+            return None;
+        }
+        let next = ElementId(self.elements.len() as u32);
+        Some(*self.elements.entry(subscripts).or_insert(next))
     }
 
     fn plain_uses(&mut self, prog: &Program, u: usize, e: &Expr) -> Vec<LocationId> {
@@ -273,6 +299,7 @@ pub fn lower(prog: &Program, cfgs: &[(usize, Cfg)], first_free_stmt: usize) -> L
         commons: HashMap::new(),
         shadows: HashMap::new(),
         next_stmt: first_free_stmt as u32 + 1,
+        elements: HashMap::new(),
     };
     for (k, (u, _)) in cfgs.iter().enumerate() {
         l.unit_ids.insert(*u, UnitId(k as u32));

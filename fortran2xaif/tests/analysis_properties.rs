@@ -4,7 +4,7 @@
 use fortran2xaif::analysis::bitset::BitSet;
 use fortran2xaif::analysis::builder::{ProgramBuilder, Ty};
 use fortran2xaif::analysis::ir::{
-    Callee, Def, LocationId, LocationKind, Program, Seeds, Stmt, StmtId, UnitId, Use,
+    Callee, Def, ElementId, LocationId, LocationKind, Program, Seeds, Stmt, StmtId, UnitId, Use,
 };
 use fortran2xaif::analysis::{analyze, ChainPoint, Results};
 
@@ -89,6 +89,7 @@ fn random_program(rng: &mut Rng) -> Program {
                                 Some(Def {
                                     loc,
                                     kills: rng.chance(50),
+                                    element: None,
                                 })
                             })
                             .collect();
@@ -115,6 +116,7 @@ fn random_program(rng: &mut Rng) -> Program {
                                 Some(Use {
                                     loc,
                                     differentiable: rng.chance(75),
+                                    element: None,
                                 })
                             })
                             .collect();
@@ -368,7 +370,16 @@ fn random_single_unit(rng: &mut Rng, acyclic: bool) -> (Program, Seeds) {
             if rng.chance(15) {
                 let Some(l) = rng.pick(&locs) else { continue };
                 let kills = rng.chance(50);
-                p.opaque(u, b, &[Def { loc: l, kills }], &[]);
+                p.opaque(
+                    u,
+                    b,
+                    &[Def {
+                        loc: l,
+                        kills,
+                        element: None,
+                    }],
+                    &[],
+                );
                 continue;
             }
             let Some(def) = rng.pick(&locs) else { continue };
@@ -378,6 +389,7 @@ fn random_single_unit(rng: &mut Rng, acyclic: bool) -> (Program, Seeds) {
                     Some(Use {
                         loc,
                         differentiable: rng.chance(75),
+                        element: None,
                     })
                 })
                 .collect();
@@ -396,6 +408,25 @@ fn random_single_unit(rng: &mut Rng, acyclic: bool) -> (Program, Seeds) {
         dependents: dummies.iter().copied().filter(|_| rng.chance(50)).collect(),
     };
     (prog, seeds)
+}
+
+/// Gives some references to array locations a constant-subscript element
+/// (one of three), as the front end does for `a(1)`, `a(2)`, `a(3)`.
+fn add_random_elements(rng: &mut Rng, prog: &mut Program) {
+    let is_array: Vec<bool> = prog.locations.iter().map(|l| l.is_array).collect();
+    let mut pick = |rng: &mut Rng| (rng.chance(70)).then(|| ElementId(rng.below(3) as u32));
+    for block in &mut prog.units[0].blocks {
+        for stmt in &mut block.stmts {
+            if let Stmt::Assign { def, uses, .. } = stmt {
+                if is_array[def.loc.index()] && !def.kills {
+                    def.element = pick(rng);
+                }
+                for u in uses.iter_mut().filter(|u| is_array[u.loc.index()]) {
+                    u.element = pick(rng);
+                }
+            }
+        }
+    }
 }
 
 /// Every path from the entry (depth-limited), statement by statement:
@@ -643,7 +674,16 @@ fn random_call_tree(rng: &mut Rng) -> (Program, Seeds) {
                 if rng.chance(10) {
                     let Some(l) = rng.pick(&locs) else { continue };
                     let kills = rng.chance(50);
-                    p.opaque(u, b, &[Def { loc: l, kills }], &[]);
+                    p.opaque(
+                        u,
+                        b,
+                        &[Def {
+                            loc: l,
+                            kills,
+                            element: None,
+                        }],
+                        &[],
+                    );
                     continue;
                 }
                 let Some(def) = rng.pick(&locs) else { continue };
@@ -653,6 +693,7 @@ fn random_call_tree(rng: &mut Rng) -> (Program, Seeds) {
                         Some(Use {
                             loc,
                             differentiable: rng.chance(75),
+                            element: None,
                         })
                     })
                     .collect();
@@ -755,12 +796,14 @@ fn inline_all_with_top(prog: &Program) -> (Program, StmtMap, StmtMap) {
                             def: Def {
                                 loc: map(def.loc),
                                 kills: def.kills,
+                                element: None,
                             },
                             uses: uses
                                 .iter()
                                 .map(|x| Use {
                                     loc: map(x.loc),
                                     differentiable: x.differentiable,
+                                    element: None,
                                 })
                                 .collect(),
                         },
@@ -771,6 +814,7 @@ fn inline_all_with_top(prog: &Program) -> (Program, StmtMap, StmtMap) {
                                 .map(|d| Def {
                                     loc: map(d.loc),
                                     kills: d.kills,
+                                    element: None,
                                 })
                                 .collect(),
                             uses: uses.iter().map(|l| map(*l)).collect(),
@@ -899,17 +943,24 @@ fn ud_chains_equal_definitions_reaching_along_paths() {
     for case in 0..400u64 {
         let mut rng = Rng(0x7a3c_55e1_0d2b_9f61 ^ (case + 11).wrapping_mul(0x1000_0193));
         let acyclic = case % 2 == 0;
-        let (prog, seeds) = random_single_unit(&mut rng, acyclic);
+        let (mut prog, seeds) = random_single_unit(&mut rng, acyclic);
+        // Half the cases give array references constant-subscript elements.
+        if case % 4 < 2 {
+            add_random_elements(&mut rng, &mut prog);
+        }
         let r = analyze(&prog, &seeds);
         let unit = &prog.units[0];
         // Reaching definitions per location along one path: location →
-        // defining points (None = entry).
-        type Reach =
-            std::collections::BTreeMap<LocationId, std::collections::BTreeSet<Option<StmtId>>>;
+        // (defining point (None = entry), element it defines (None = unknown)).
+        type Point = (Option<StmtId>, Option<ElementId>);
+        type Reach = std::collections::BTreeMap<LocationId, std::collections::BTreeSet<Point>>;
         let mut entry: Reach = Default::default();
         for (l, info) in prog.locations.iter().enumerate() {
             if matches!(info.kind, LocationKind::Dummy { .. } | LocationKind::Global) {
-                entry.entry(LocationId(l as u32)).or_default().insert(None);
+                entry
+                    .entry(LocationId(l as u32))
+                    .or_default()
+                    .insert((None, None));
             }
         }
         let mut seen: std::collections::HashMap<
@@ -919,10 +970,7 @@ fn ud_chains_equal_definitions_reaching_along_paths() {
         fn walk(
             prog: &Program,
             block: usize,
-            mut reach: std::collections::BTreeMap<
-                LocationId,
-                std::collections::BTreeSet<Option<StmtId>>,
-            >,
+            mut reach: std::collections::BTreeMap<LocationId, std::collections::BTreeSet<Point>>,
             depth: usize,
             seen: &mut std::collections::HashMap<
                 (StmtId, LocationId),
@@ -931,23 +979,37 @@ fn ud_chains_equal_definitions_reaching_along_paths() {
         ) {
             let unit = &prog.units[0];
             for stmt in &unit.blocks[block].stmts {
-                let (defs, uses): (Vec<Def>, Vec<LocationId>) = match stmt {
-                    Stmt::Assign { def, uses, .. } => {
-                        (vec![*def], uses.iter().map(|u| u.loc).collect())
+                let (defs, uses): (Vec<Def>, Vec<(LocationId, Option<ElementId>)>) = match stmt {
+                    Stmt::Assign { def, uses, .. } => (
+                        vec![*def],
+                        uses.iter().map(|u| (u.loc, u.element)).collect(),
+                    ),
+                    Stmt::Opaque { defs, uses, .. } => {
+                        (defs.clone(), uses.iter().map(|l| (*l, None)).collect())
                     }
-                    Stmt::Opaque { defs, uses, .. } => (defs.clone(), uses.clone()),
                     Stmt::Call { .. } => (Vec::new(), Vec::new()),
                 };
-                for u in uses {
+                // A read of element e sees definitions of e and of unknown
+                // elements; a read of an unknown element sees them all.
+                for (u, element) in uses {
                     let e = seen.entry((stmt.id(), u)).or_default();
-                    e.extend(reach.get(&u).into_iter().flatten().copied());
+                    e.extend(
+                        reach
+                            .get(&u)
+                            .into_iter()
+                            .flatten()
+                            .filter(|(_, de)| element.is_none() || de.is_none() || *de == element)
+                            .map(|(point, _)| *point),
+                    );
                 }
                 for d in defs {
                     let set = reach.entry(d.loc).or_default();
                     if d.kills {
                         set.clear();
+                    } else if d.element.is_some() {
+                        set.retain(|(_, de)| *de != d.element);
                     }
-                    set.insert(Some(stmt.id()));
+                    set.insert((Some(stmt.id()), if d.kills { None } else { d.element }));
                 }
             }
             if depth == 0 {

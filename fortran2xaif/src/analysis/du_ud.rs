@@ -2,7 +2,11 @@
 //! chains, by iterative reaching definitions over each unit's blocks.
 //!
 //! A definition site is (statement, location); a statement defines every
-//! location of its [`StmtEffects`]. Only whole definitions kill. The
+//! location of its [`StmtEffects`]. Whole definitions kill every earlier
+//! definition of their location; an array element with constant subscripts
+//! (`a(3)`) kills the earlier definitions of that element, and is never
+//! taken to reach a read of another constant element (`a(4)`). Other
+//! element definitions (`a(i)`) are may-definitions of the whole array. The
 //! entry of a unit defines its dummies and the globals it touches ("outside
 //! the scope", written as the empty statement id in XAIF); the exit uses
 //! them.
@@ -14,7 +18,7 @@ use rayon::prelude::*;
 use super::alias::Alias;
 use super::bitset::BitSet;
 use super::effects::{stmt_effects, StmtEffects};
-use super::ir::{LocationId, Program, StmtId, UnitId};
+use super::ir::{ElementId, LocationId, Program, StmtId, UnitId};
 use super::side_effects::SideEffects;
 use xaif_schema::model::{StmtIdSet, StmtIdSetMap};
 
@@ -164,6 +168,60 @@ fn to_map(chains: &[Vec<ChainPoint>], name: impl Fn(StmtId) -> String) -> StmtId
     }
 }
 
+/// Definition sites by location and by constant-subscript element.
+#[derive(Default)]
+struct SiteIndex {
+    /// Every site of a location.
+    all: HashMap<LocationId, Vec<usize>>,
+    /// Sites that define a location without a known element (whole
+    /// definitions, variable subscripts, calls, the unit entry).
+    unknown_element: HashMap<LocationId, Vec<usize>>,
+    /// Sites that define one constant-subscript element.
+    element: HashMap<(LocationId, ElementId), Vec<usize>>,
+}
+
+impl SiteIndex {
+    fn add(&mut self, site: usize, loc: LocationId, element: Option<ElementId>) {
+        self.all.entry(loc).or_default().push(site);
+        match element {
+            None => self.unknown_element.entry(loc).or_default().push(site),
+            Some(e) => self.element.entry((loc, e)).or_default().push(site),
+        }
+    }
+
+    fn all(&self, loc: LocationId) -> &[usize] {
+        self.all.get(&loc).map_or(&[][..], |v| v.as_slice())
+    }
+
+    fn of_element(&self, loc: LocationId, e: ElementId) -> &[usize] {
+        self.element
+            .get(&(loc, e))
+            .map_or(&[][..], |v| v.as_slice())
+    }
+
+    /// The sites that may define what a reference to `element` of `loc`
+    /// touches: all of them for an unknown element; for a constant
+    /// element, those of that element and those of unknown elements.
+    fn for_each_candidate(
+        &self,
+        loc: LocationId,
+        element: Option<ElementId>,
+        mut f: impl FnMut(usize),
+    ) {
+        match element {
+            None => self.all(loc).iter().copied().for_each(f),
+            Some(e) => {
+                let unknown = self
+                    .unknown_element
+                    .get(&loc)
+                    .map_or(&[][..], |v| v.as_slice());
+                unknown.iter().copied().for_each(&mut f);
+                self.of_element(loc, e).iter().copied().for_each(f);
+            }
+        }
+    }
+}
+
 /// Chains of one unit before interning.
 struct UnitChains {
     /// Definition sites; `None` statement = unit entry.
@@ -193,7 +251,7 @@ impl UnitChains {
             .collect();
         // Number the definition sites; entry sites first.
         let mut sites: Vec<(Option<StmtId>, LocationId)> = Vec::new();
-        let mut sites_of: HashMap<LocationId, Vec<usize>> = HashMap::new();
+        let mut index = SiteIndex::default();
         let mut visible: Vec<LocationId> = unit.dummies.clone();
         for e in effects.iter().flatten() {
             visible.extend(
@@ -207,7 +265,7 @@ impl UnitChains {
         visible.sort();
         visible.dedup();
         for l in &visible {
-            sites_of.entry(*l).or_default().push(sites.len());
+            index.add(sites.len(), *l, None);
             sites.push((None, *l));
         }
         let entry_sites = sites.len();
@@ -218,7 +276,7 @@ impl UnitChains {
             for (s, stmt) in block.stmts.iter().enumerate() {
                 let mut per_stmt = Vec::new();
                 for d in &effects[b][s].defs {
-                    sites_of.entry(d.loc).or_default().push(sites.len());
+                    index.add(sites.len(), d.loc, d.element);
                     per_stmt.push(sites.len());
                     sites.push((Some(stmt.id()), d.loc));
                 }
@@ -227,22 +285,34 @@ impl UnitChains {
             site_at.push(per_block);
         }
         let nsites = sites.len();
-        // All sites of a location, for the locations some statement kills.
-        let mut kill_sets: HashMap<LocationId, BitSet> = HashMap::new();
+        // What a definition kills: every site of the location for a whole
+        // definition, the earlier sites of the same element for a
+        // constant-subscript element definition, nothing otherwise.
+        let mut kill_sets: HashMap<(LocationId, Option<ElementId>), BitSet> = HashMap::new();
         for d in effects.iter().flatten().flat_map(|e| &e.defs) {
-            if d.kills {
-                kill_sets.entry(d.loc).or_insert_with(|| {
-                    sites_of
-                        .get(&d.loc)
-                        .map(|v| v.iter().copied().collect::<BitSet>())
-                        .unwrap_or_default()
-                });
-            }
+            let key = if d.kills {
+                (d.loc, None)
+            } else if d.element.is_some() {
+                (d.loc, d.element)
+            } else {
+                continue;
+            };
+            kill_sets.entry(key).or_insert_with(|| {
+                let sites = match key.1 {
+                    None => index.all(key.0),
+                    Some(e) => index.of_element(key.0, e),
+                };
+                sites.iter().copied().collect::<BitSet>()
+            });
         }
         // Transfer through one statement.
         let step = |rd: &mut BitSet, b: usize, s: usize| {
             for (j, d) in effects[b][s].defs.iter().enumerate() {
-                if let Some(k) = kill_sets.get(&d.loc).filter(|_| d.kills) {
+                let key = (d.loc, if d.kills { None } else { d.element });
+                if let Some(k) = kill_sets
+                    .get(&key)
+                    .filter(|_| d.kills || d.element.is_some())
+                {
                     rd.difference_with(k);
                 }
                 rd.insert(site_at[b][s][j]);
@@ -297,19 +367,19 @@ impl UnitChains {
                 let id = stmt.id();
                 for u in &effects[b][s].uses {
                     let chain = ud.entry((id, u.loc)).or_default();
-                    for &site in sites_of.get(&u.loc).map_or(&[][..], |v| v.as_slice()) {
+                    index.for_each_candidate(u.loc, u.element, |site| {
                         if rd.contains(site) {
                             chain.push(point(site));
                             du[site].push(ChainPoint::Stmt(id));
                         }
-                    }
+                    });
                 }
                 for d in &effects[b][s].defs {
-                    for &site in sites_of.get(&d.loc).map_or(&[][..], |v| v.as_slice()) {
+                    index.for_each_candidate(d.loc, d.element, |site| {
                         if rd.contains(site) {
                             overwrite[site].push(ChainPoint::Stmt(id));
                         }
-                    }
+                    });
                 }
                 step(&mut rd, b, s);
             }

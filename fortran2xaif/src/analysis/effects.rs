@@ -50,9 +50,12 @@ pub fn stmt_effects(
                 side_effects
                     .call_defs(program, callee, actuals)
                     .into_iter()
-                    .map(|l| Def {
-                        loc: l,
-                        kills: kills.contains(&l),
+                    .map(|l| {
+                        if kills.contains(&l) {
+                            Def::whole(l)
+                        } else {
+                            Def::partial(l)
+                        }
                     })
                     .collect(),
                 side_effects

@@ -101,16 +101,42 @@ pub struct Def {
     /// (scalar assignment); false for a may/partial definition (array
     /// element assignment).
     pub kills: bool,
+    /// The array element written, when every subscript is a constant:
+    /// element-precise reaching definitions (a constant-subscript
+    /// definition kills earlier ones of the same element and never reaches
+    /// a read of another constant element).
+    pub element: Option<ElementId>,
 }
+
+/// Identity of one array element with constant subscripts, e.g. `a(3, 1)`:
+/// equal ids on the same location mean the same element; different ids,
+/// different elements. Interned by the front end's lowering.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ElementId(pub u32);
 
 impl Def {
     /// The whole location is overwritten.
     pub fn whole(loc: LocationId) -> Def {
-        Def { loc, kills: true }
+        Def {
+            loc,
+            kills: true,
+            element: None,
+        }
     }
     /// Part of the location (an array element) may be overwritten.
     pub fn partial(loc: LocationId) -> Def {
-        Def { loc, kills: false }
+        Def {
+            loc,
+            kills: false,
+            element: None,
+        }
+    }
+    /// The array element `element` of `loc` is overwritten.
+    pub fn element(loc: LocationId, element: Option<ElementId>) -> Def {
+        Def {
+            element,
+            ..Def::partial(loc)
+        }
     }
 }
 
@@ -121,6 +147,8 @@ pub struct Use {
     /// False when the value only feeds integer, index, comparison or
     /// passive-intrinsic computations (`i` in `y = x(i)`, `x` in `int(x)`).
     pub differentiable: bool,
+    /// The array element read, when every subscript is a constant.
+    pub element: Option<ElementId>,
 }
 
 impl Use {
@@ -129,6 +157,7 @@ impl Use {
         Use {
             loc,
             differentiable: true,
+            element: None,
         }
     }
     /// A use that only feeds address, integer or passive computations.
@@ -136,6 +165,7 @@ impl Use {
         Use {
             loc,
             differentiable: false,
+            element: None,
         }
     }
 }
