@@ -1,7 +1,11 @@
 //! Diagnostics: every rejected input is reported as
 //! `file:line:column: error: message`.
 
+use std::cell::RefCell;
 use std::fmt;
+
+use xaif_schema::source_map::{SourceLocation, SourceMap};
+use xaif_schema::BasicBlockElement;
 
 /// A diagnostic pointing at a place in one of the inputs.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,13 +41,69 @@ impl std::error::Error for Diagnostic {}
 
 pub type Result<T> = std::result::Result<T, Diagnostic>;
 
-/// Finds places in the XAIF text so that errors about model elements (which
-/// carry no positions) can still name a line and column: the first
-/// occurrence of a distinctive attribute such as `name="foo_scal"`.
+/// Finds the place an error about a model element (which carries no
+/// position) is reported at. With the front end's source locations
+/// (`--locations`): the statement being generated, else the statement,
+/// subroutine or symbol declaration `needle` names, in the user's Fortran.
+/// Otherwise (XAIF from elsewhere) the first occurrence in the XAIF text of
+/// a distinctive attribute such as `name="foo_scal"`.
 #[derive(Debug, Clone, Default)]
 pub struct XaifLocator {
     pub file: String,
     text: Option<String>,
+    source: Option<SourceMap>,
+    /// Statement ids of the elements being generated (innermost last).
+    current: RefCell<Vec<Option<String>>>,
+    /// The statement of the element generated last: elements without an
+    /// id (derivative propagators) belong to the statement before them.
+    last: RefCell<Option<String>>,
+}
+
+/// While alive, errors are reported at the statement of one basic block
+/// element (see [`XaifLocator::at_element`]).
+pub struct StatementScope<'a> {
+    locator: &'a XaifLocator,
+}
+
+impl Drop for StatementScope<'_> {
+    fn drop(&mut self) {
+        let id = self.locator.current.borrow_mut().pop().flatten();
+        *self.locator.last.borrow_mut() = id;
+    }
+}
+
+/// The statement id of a basic block element (propagators have none).
+fn element_statement_id(e: &BasicBlockElement) -> Option<&str> {
+    match e {
+        BasicBlockElement::Assignment(a) => Some(&a.statement_id),
+        BasicBlockElement::SubroutineCall(c) => Some(&c.statement_id),
+        BasicBlockElement::Marker(m) => Some(&m.statement_id),
+        BasicBlockElement::InlinableSubroutineCall(c) => Some(&c.statement_id),
+        BasicBlockElement::DerivativePropagator(_) => None,
+    }
+}
+
+/// The value of attribute `name` in the XML start tag around byte `at`.
+fn attribute_of_tag_at<'t>(text: &'t str, at: usize, name: &str) -> Option<&'t str> {
+    let start = text[..at].rfind('<')?;
+    let end = start + text[start..].find('>')?;
+    let tag = &text[start..end];
+    let key = format!(" {name}=\"");
+    let from = tag.find(&key)? + key.len();
+    let len = tag[from..].find('"')?;
+    Some(&tag[from..from + len])
+}
+
+/// The `vertex_id` of the `Scope` whose symbol table holds byte `at`.
+fn enclosing_scope(text: &str, at: usize) -> Option<u64> {
+    let before = &text[..at];
+    let scope = before.rfind("<xaif:Scope ")?;
+    if before[scope..].contains("</xaif:ScopeHierarchy>") {
+        return None;
+    }
+    attribute_of_tag_at(text, scope + 1, "vertex_id")?
+        .parse()
+        .ok()
 }
 
 impl XaifLocator {
@@ -52,17 +112,66 @@ impl XaifLocator {
         XaifLocator {
             file: file.to_string(),
             text,
+            ..XaifLocator::default()
         }
     }
 
-    /// A diagnostic at the first occurrence of `needle` (1:1 if absent).
+    /// Also report at the user's Fortran, by the front end's source map.
+    pub fn with_source_map(mut self, map: SourceMap) -> Self {
+        self.source = Some(map);
+        self
+    }
+
+    /// Errors raised while the returned guard lives concern element `e`.
+    pub fn at_element(&self, e: &BasicBlockElement) -> StatementScope<'_> {
+        let id = element_statement_id(e)
+            .map(str::to_string)
+            .or_else(|| self.last.borrow().clone());
+        self.current.borrow_mut().push(id);
+        StatementScope { locator: self }
+    }
+
+    /// A diagnostic about what `needle` (an attribute as written in the
+    /// XAIF, e.g. `symbol_id="x"`) designates; 1:1 of the XAIF if nothing
+    /// finer is known.
     pub fn error(&self, needle: &str, message: impl Into<String>) -> Diagnostic {
-        let (line, column) = self
-            .text
-            .as_deref()
-            .and_then(|t| t.find(needle).map(|at| line_column(t, at)))
-            .unwrap_or((1, 1));
+        let found = self.text.as_deref().and_then(|t| t.find(needle));
+        if let Some(at) = self.source_location(needle, found) {
+            return Diagnostic::new(&at.file, at.line as usize, at.column as usize, message);
+        }
+        let (line, column) = match (self.text.as_deref(), found) {
+            (Some(t), Some(at)) => line_column(t, at),
+            _ => (1, 1),
+        };
         Diagnostic::new(&self.file, line, column, message)
+    }
+
+    /// The place in the user's Fortran, when the source map knows one.
+    fn source_location(&self, needle: &str, found: Option<usize>) -> Option<SourceLocation> {
+        let map = self.source.as_ref()?;
+        let current = self.current.borrow().last().cloned().flatten();
+        if let Some(at) = current.and_then(|id| map.statement(&id)) {
+            return Some(at);
+        }
+        // The statement whose element the needle is in (markers, calls, ...).
+        let text = self.text.as_deref();
+        if let Some(id) = text
+            .zip(found)
+            .and_then(|(t, at)| attribute_of_tag_at(t, at, "statement_id"))
+        {
+            if let Some(at) = map.statement(id) {
+                return Some(at);
+            }
+        }
+        // A subroutine or a variable, by name; a variable by its scope
+        // when the needle is its entry in a symbol table.
+        let name = needle
+            .strip_prefix("symbol_id=\"")
+            .and_then(|n| n.strip_suffix('"'))?;
+        let scope = text.zip(found).and_then(|(t, at)| enclosing_scope(t, at));
+        map.unit(name)
+            .or_else(|| scope.and_then(|s| map.symbol(s, name)))
+            .or_else(|| map.symbol_in_any_scope(name))
     }
 }
 
