@@ -154,6 +154,7 @@ fn adjoint_refuses_allocatable_active_arrays_by_name() {
             "{mode}: {stderr}"
         );
     }
+    backend_alone_reports_the_xaif_position(&source, work.path());
     let out_dir = work.path().join("f");
     let out = Command::new(&openad)
         .args(["-m", "f", "-o"])
@@ -373,4 +374,49 @@ fn standalone_stages_report_positions_in_their_xaif_input() {
         );
         assert!(!work.path().join("intrinsic.xb.xaif").exists(), "{mode}");
     }
+}
+
+/// The back end run by hand on the booster's output, without the front
+/// end's locations, reports the refused allocation at its marker in the
+/// XAIF: the first element whose annotation names the canonical statement
+/// `allocate(work...` (tagged `!$oad stmt ID` in the canonical source).
+fn backend_alone_reports_the_xaif_position(source: &Path, work: &Path) {
+    let canon = work.join("head.canon.f90");
+    let xaif = work.join("head.xaif");
+    let boosted = work.join("head.xb.xaif");
+    succeeded(
+        stage("fortran2xaif")
+            .arg("-o")
+            .arg(&xaif)
+            .arg("--canon")
+            .arg(&canon)
+            .arg(source),
+    );
+    succeeded(
+        stage("xaif-booster")
+            .args(["-m", "adjoint", "-o"])
+            .arg(&boosted)
+            .arg(&xaif),
+    );
+    let canon_text = fs::read_to_string(&canon).unwrap();
+    let lines: Vec<&str> = canon_text.lines().collect();
+    let id = lines
+        .windows(2)
+        .find_map(|w| {
+            let id = w[0].trim().strip_prefix("!$oad stmt ")?;
+            w[1].trim_start().starts_with("allocate(work").then_some(id)
+        })
+        .expect("tagged allocate in the canonical source");
+    let text = fs::read_to_string(&boosted).unwrap();
+    let (line, _) = position_of(&text, &format!("annotation=\"canon:{id}\""));
+    let d = refused(
+        stage("xaif2fortran")
+            .args(["-m", "rs", "--canon"])
+            .arg(&canon)
+            .arg("-o")
+            .arg(work.join("out"))
+            .arg(&boosted),
+    );
+    assert_eq!((d.path.as_str(), d.line), (boosted.to_str().unwrap(), line));
+    assert!(!work.join("out").exists(), "back end output left behind");
 }

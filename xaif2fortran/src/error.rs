@@ -182,3 +182,104 @@ pub fn line_column(text: &str, offset: usize) -> (usize, usize) {
     let column = before.len() - before.rfind('\n').map_or(0, |p| p + 1) + 1;
     (line, column)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use xaif_schema::{Assignment, DerivativePropagator, Marker};
+
+    const XAIF: &str = r#"<xaif:CallGraph>
+  <xaif:ScopeHierarchy>
+    <xaif:Scope vertex_id="2" annotation="unit:a">
+      <xaif:Symbol symbol_id="x" kind="variable"/>
+    </xaif:Scope>
+    <xaif:Scope vertex_id="3" annotation="unit:b">
+      <xaif:Symbol symbol_id="x" kind="variable"/>
+      <xaif:Symbol symbol_id="t" kind="variable"/>
+    </xaif:Scope>
+  </xaif:ScopeHierarchy>
+  <xaif:ControlFlowGraph symbol_id="b">
+      <xaif:Marker statement_id="s3" annotation="canon:3"/>
+      <xaif:Marker statement_id="s4" annotation="canon:4"/>
+  </xaif:ControlFlowGraph>
+</xaif:CallGraph>
+"#;
+
+    fn at(line: u64, column: u64) -> SourceLocation {
+        SourceLocation {
+            file: "user.f90".into(),
+            line,
+            column,
+        }
+    }
+
+    fn locator() -> XaifLocator {
+        let mut map = SourceMap::new();
+        map.add_statement("s12", &at(12, 3));
+        map.add_statement("s3", &at(3, 5));
+        map.add_symbol(2, "x", &at(20, 1));
+        map.add_symbol(3, "x", &at(30, 1));
+        map.add_unit("b", &at(29, 1));
+        XaifLocator::new("p.xb.xaif", Some(XAIF.into())).with_source_map(map)
+    }
+
+    fn place(d: &Diagnostic) -> (&str, usize, usize) {
+        (d.file.as_str(), d.line, d.column)
+    }
+
+    fn assignment(id: &str) -> BasicBlockElement {
+        BasicBlockElement::Assignment(Assignment {
+            statement_id: id.into(),
+            ..Assignment::default()
+        })
+    }
+
+    #[test]
+    fn errors_while_generating_a_statement_point_at_it() {
+        let l = locator();
+        {
+            // A booster temporary's assignment counts as its original.
+            let _at = l.at_element(&assignment("s12_oad_1"));
+            assert_eq!(place(&l.error("name=\"q\"", "m")), ("user.f90", 12, 3));
+        }
+        // The propagator after it belongs to the same statement.
+        let propagator = BasicBlockElement::DerivativePropagator(DerivativePropagator::default());
+        let _at = l.at_element(&propagator);
+        assert_eq!(place(&l.error("name=\"q\"", "m")), ("user.f90", 12, 3));
+    }
+
+    #[test]
+    fn needles_name_statements_units_and_declarations() {
+        let l = locator();
+        let marker = "annotation=\"canon:3\"";
+        assert_eq!(place(&l.error(marker, "m")), ("user.f90", 3, 5));
+        assert_eq!(place(&l.error("symbol_id=\"b\"", "m")), ("user.f90", 29, 1));
+        // The first `x` is in scope 2's table: its declaration, although
+        // scope 3 declares an `x` too.
+        assert_eq!(place(&l.error("symbol_id=\"x\"", "m")), ("user.f90", 20, 1));
+    }
+
+    #[test]
+    fn without_a_source_position_the_xaif_position_is_reported() {
+        // s4 and t are not in the map: their XAIF lines.
+        let l = locator();
+        let marker = "annotation=\"canon:4\"";
+        assert_eq!(place(&l.error(marker, "m")), ("p.xb.xaif", 13, 38));
+        assert_eq!(
+            place(&l.error("symbol_id=\"t\"", "m")),
+            ("p.xb.xaif", 8, 20)
+        );
+        let _at = l.at_element(&BasicBlockElement::Marker(Marker {
+            statement_id: "s99".into(),
+            annotation: String::new(),
+        }));
+        assert_eq!(
+            place(&l.error("symbol_id=\"t\"", "m")),
+            ("p.xb.xaif", 8, 20)
+        );
+        // A locator without a map (XAIF from elsewhere): always the XAIF.
+        let plain = XaifLocator::new("p.xb.xaif", Some(XAIF.into()));
+        let _at = plain.at_element(&assignment("s12"));
+        assert_eq!(place(&plain.error(marker, "m")), ("p.xb.xaif", 13, 38));
+    }
+}
