@@ -50,7 +50,7 @@ fn shape(rank: usize) -> x::SymbolShape {
     x::SymbolShape::from_rank(rank).unwrap_or(x::SymbolShape::SevenTensor)
 }
 
-fn stmt_name(id: usize) -> String {
+pub(crate) fn stmt_name(id: usize) -> String {
     format!("s{id}")
 }
 

@@ -147,8 +147,9 @@ pub fn run(inputs: &[PathBuf], form: Option<Form>) -> Result<Output, Diagnostic>
     };
     let program_name = prog.units[top].ast.name.clone();
     let xaif = emit_xaif::emit(&mut emitter, &cfgs, &program_name).map_err(to_diag)?;
-    let locations = std::mem::take(&mut emitter.source_map);
+    let mut locations = std::mem::take(&mut emitter.source_map);
     let canon = emit_canon::emit(&prog);
+    crate::locations::record_canon_origins(&canon, &prog, &place_of, &mut locations);
     clock.lap("XAIF and canonical source");
     Ok(Output {
         xaif,

@@ -15,7 +15,14 @@
 //! statement s12 1 14 7        statement_id, file, line, column
 //! symbol 3 x 1 5 23           scope id, symbol_id, file, line, column
 //! unit head 1 3 1             ControlFlowGraph symbol_id, file, line, column
+//! canon 40 41 1 5 23          lines FIRST..=LAST of the canonical source, file, line, column
 //! ```
+//!
+//! `canon` records cover the statement after each `!$oad unit`, `decl` and
+//! `stmt` tag of the canonical source `P.canon.f90` (with its continuation
+//! lines): the back end reports problems with those lines (a declaration
+//! it cannot rewrite, ...) at the user's unit header, declaration or
+//! statement.
 //!
 //! Lines and columns count from 1 in the original (not normalised) file.
 
@@ -55,6 +62,8 @@ pub struct SourceMap {
     statements: BTreeMap<String, Position>,
     symbols: BTreeMap<(u64, String), Position>,
     units: BTreeMap<String, Position>,
+    /// First line of a canonical-source range → (last line, origin).
+    canon: BTreeMap<u64, (u64, Position)>,
 }
 
 impl SourceMap {
@@ -105,6 +114,19 @@ impl SourceMap {
         self.units.entry(symbol_id.to_string()).or_insert(p);
     }
 
+    /// Records that canonical-source lines `first..=last` come from `at`.
+    pub fn add_canon_lines(&mut self, first: u64, last: u64, at: &SourceLocation) {
+        let p = self.position(at);
+        self.canon.entry(first).or_insert((last.max(first), p));
+    }
+
+    /// Where line `line` of the canonical source comes from, if a tagged
+    /// statement covers it.
+    pub fn canon_line(&self, line: u64) -> Option<SourceLocation> {
+        let (_, (last, p)) = self.canon.range(..=line).next_back()?;
+        (line <= *last).then(|| self.location(*p))
+    }
+
     /// Where statement `statement_id` is. A statement the booster derived
     /// from another one has the original's id plus `_suffix` parts
     /// (`s12_oad_3`, `s12_oad_t1`): those fall back to the original.
@@ -141,7 +163,10 @@ impl SourceMap {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.statements.is_empty() && self.symbols.is_empty() && self.units.is_empty()
+        self.statements.is_empty()
+            && self.symbols.is_empty()
+            && self.units.is_empty()
+            && self.canon.is_empty()
     }
 
     /// The text of the side file (deterministic: records sorted by key).
@@ -161,6 +186,9 @@ impl SourceMap {
         }
         for (id, p) in &self.units {
             let _ = writeln!(out, "unit {id} {}", pos(p));
+        }
+        for (first, (last, p)) in &self.canon {
+            let _ = writeln!(out, "canon {first} {last} {}", pos(p));
         }
         out
     }
@@ -206,8 +234,10 @@ impl SourceMap {
             let words: Vec<&str> = rest.split(' ').collect();
             let (key, place) = match kind {
                 "statement" | "unit" if words.len() == 4 => (&words[..1], &words[1..]),
-                "symbol" if words.len() == 5 => (&words[..2], &words[2..]),
-                "statement" | "unit" | "symbol" => return Err(bad("wrong number of fields")),
+                "symbol" | "canon" if words.len() == 5 => (&words[..2], &words[2..]),
+                "statement" | "unit" | "symbol" | "canon" => {
+                    return Err(bad("wrong number of fields"))
+                }
                 _ => return Err(error(k, format!("unknown record `{kind}`"))),
             };
             let file_number = number(Some(place[0]), "a file number")? as usize;
@@ -225,6 +255,11 @@ impl SourceMap {
                 }
                 "unit" => {
                     map.units.insert(key[0].to_string(), p);
+                }
+                "canon" => {
+                    let first = number(Some(key[0]), "a first line")?;
+                    let last = number(Some(key[1]), "a last line")?;
+                    map.canon.insert(first, (last, p));
                 }
                 _ => {
                     let scope = number(Some(key[0]), "a scope id")?;
@@ -267,6 +302,7 @@ mod tests {
         m.add_statement("s3", &at("inc.h", 2, 1));
         m.add_symbol(3, "x", &at("dir with space/head.f90", 5, 23));
         m.add_unit("head", &at("dir with space/head.f90", 3, 1));
+        m.add_canon_lines(40, 41, &at("inc.h", 7, 9));
         let text = m.to_text();
         let back = SourceMap::parse(&text, "P.loc").unwrap();
         assert_eq!(back, m);
@@ -277,6 +313,20 @@ mod tests {
         assert_eq!(back.statement("s3").unwrap().to_string(), "inc.h:2:1");
         assert_eq!(back.symbol(3, "x").unwrap().line, 5);
         assert_eq!(back.unit("head").unwrap().column, 1);
+        assert_eq!(back.canon_line(41).unwrap().to_string(), "inc.h:7:9");
+    }
+
+    #[test]
+    fn canonical_lines_map_only_inside_their_ranges() {
+        let mut m = SourceMap::new();
+        m.add_canon_lines(10, 12, &at("a.f90", 3, 1));
+        m.add_canon_lines(14, 14, &at("a.f90", 9, 5));
+        assert_eq!(m.canon_line(9), None);
+        assert_eq!(m.canon_line(10).unwrap().line, 3);
+        assert_eq!(m.canon_line(12).unwrap().line, 3);
+        assert_eq!(m.canon_line(13), None);
+        assert_eq!(m.canon_line(14).unwrap().column, 5);
+        assert_eq!(m.canon_line(15), None);
     }
 
     #[test]

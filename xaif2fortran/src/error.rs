@@ -146,6 +146,29 @@ impl XaifLocator {
         Diagnostic::new(&self.file, line, column, message)
     }
 
+    /// A diagnostic about a line of the canonical source `canon_file`
+    /// (which `openad` deletes) moved to the unit header, declaration or
+    /// statement of the user's Fortran that line comes from, when the
+    /// source map knows it; other diagnostics are returned unchanged.
+    pub fn in_user_source(&self, d: Diagnostic, canon_file: &str) -> Diagnostic {
+        if d.file != canon_file {
+            return d;
+        }
+        match self
+            .source
+            .as_ref()
+            .and_then(|m| m.canon_line(d.line as u64))
+        {
+            Some(at) => Diagnostic {
+                file: at.file,
+                line: at.line as usize,
+                column: at.column as usize,
+                message: d.message,
+            },
+            None => d,
+        }
+    }
+
     /// The place in the user's Fortran, when the source map knows one.
     fn source_location(&self, needle: &str, found: Option<usize>) -> Option<SourceLocation> {
         let map = self.source.as_ref()?;
@@ -220,6 +243,7 @@ mod tests {
         map.add_symbol(2, "x", &at(20, 1));
         map.add_symbol(3, "x", &at(30, 1));
         map.add_unit("b", &at(29, 1));
+        map.add_canon_lines(40, 41, &at(7, 9));
         XaifLocator::new("p.xb.xaif", Some(XAIF.into())).with_source_map(map)
     }
 
@@ -281,5 +305,20 @@ mod tests {
         let plain = XaifLocator::new("p.xb.xaif", Some(XAIF.into()));
         let _at = plain.at_element(&assignment("s12"));
         assert_eq!(place(&plain.error(marker, "m")), ("p.xb.xaif", 13, 38));
+    }
+
+    #[test]
+    fn canonical_source_lines_move_to_their_origin() {
+        let l = locator();
+        let d = Diagnostic::new("p.canon.f90", 41, 3, "cannot rewrite");
+        let moved = l.in_user_source(d.clone(), "p.canon.f90");
+        assert_eq!(place(&moved), ("user.f90", 7, 9));
+        assert_eq!(moved.message, "cannot rewrite");
+        // Untagged lines, other files and locators without a map: unchanged.
+        let other = Diagnostic::new("p.canon.f90", 42, 1, "m");
+        assert_eq!(l.in_user_source(other.clone(), "p.canon.f90"), other);
+        assert_eq!(l.in_user_source(d.clone(), "other.f90"), d);
+        let plain = XaifLocator::new("p.xb.xaif", None);
+        assert_eq!(plain.in_user_source(d.clone(), "p.canon.f90"), d);
     }
 }

@@ -150,7 +150,8 @@ pub fn run(opts: &Options) -> Result<Vec<PathBuf>, Diagnostic> {
         opts.mode,
         template.as_ref(),
         &program_stem(&opts.canon),
-    )?;
+    )
+    .map_err(|d| locator.in_user_source(d, &canon_name))?;
     output::write_files(&opts.out_dir, &files).map_err(|e| {
         Diagnostic::new(
             &opts.out_dir.display().to_string(),
