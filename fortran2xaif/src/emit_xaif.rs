@@ -13,6 +13,7 @@ use crate::sema::{Binding, Cat, Program, Ty};
 use crate::unparse;
 use std::collections::HashMap;
 use xaif_schema::model as x;
+use xaif_schema::source_map::{SourceLocation, SourceMap};
 
 pub struct Emitter<'a> {
     pub prog: &'a Program,
@@ -22,6 +23,12 @@ pub struct Emitter<'a> {
     pub scope_of: HashMap<usize, u64>,
     /// Original line numbers, by (file, normalised line).
     pub line_of: &'a dyn Fn(Span) -> u64,
+    /// Original file, line and column of a span (`None` for spans the
+    /// canonicaliser made up).
+    pub place_of: &'a dyn Fn(Span) -> Option<SourceLocation>,
+    /// Where the emitted statements, symbols and units are in the user's
+    /// files: the side file later stages report errors against.
+    pub source_map: SourceMap,
     /// du/ud keys referenced from the emitted variable references.
     pub used_duud: std::collections::HashSet<u64>,
     /// do-chain keys referenced from the emitted assignments.
@@ -43,7 +50,7 @@ fn shape(rank: usize) -> x::SymbolShape {
     x::SymbolShape::from_rank(rank).unwrap_or(x::SymbolShape::SevenTensor)
 }
 
-fn stmt_name(id: usize) -> String {
+pub(crate) fn stmt_name(id: usize) -> String {
     format!("s{id}")
 }
 
@@ -139,6 +146,9 @@ pub fn emit(
                 if bounds.len() != d.len() {
                     bounds.clear();
                 }
+            }
+            if let Some(at) = (e.place_of)(s.span) {
+                e.source_map.add_symbol(id, &s.name, &at);
             }
             symbols.push(x::Symbol {
                 symbol_id: s.name.clone(),
@@ -780,8 +790,16 @@ impl<'a> Emitter<'a> {
         })
     }
 
+    /// Records the source position of statement `id`.
+    fn record_statement(&mut self, id: usize, span: Span) {
+        if let Some(at) = (self.place_of)(span) {
+            self.source_map.add_statement(&stmt_name(id), &at);
+        }
+    }
+
     fn element(&mut self, u: usize, s: &Stmt) -> FrontResult<x::BasicBlockElement> {
         let line = (self.line_of)(s.span);
+        self.record_statement(s.id, s.span);
         Ok(match &s.kind {
             StmtKind::Assign { lhs, rhs } => {
                 x::BasicBlockElement::Assignment(self.assignment(u, s.id, lhs, rhs, line)?)
@@ -903,6 +921,9 @@ fn cfg_xaif(
     for (k, node) in cfg.nodes.iter().enumerate() {
         let vid = (k + 1).to_string();
         let line = (e.line_of)(node.span);
+        for &id in &node.ids {
+            e.record_statement(id, node.span);
+        }
         let plain = x::PlainVertex {
             vertex_id: vid.clone(),
             annotation: String::new(),
@@ -1050,6 +1071,9 @@ fn cfg_xaif(
         .unit_ids
         .get(&u)
         .is_some_and(|id| e.results.activity.is_active_unit(*id));
+    if let Some(at) = (e.place_of)(unit.ast.span) {
+        e.source_map.add_unit(&unit.canon_name, &at);
+    }
     Ok(x::ControlFlowGraph {
         vertex_id: vertex_id.to_string(),
         annotation: format!("unit:{}", unit.tag),

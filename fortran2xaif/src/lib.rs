@@ -9,6 +9,7 @@ pub mod diagnostics;
 pub mod emit_canon;
 pub mod emit_xaif;
 pub mod intrinsics;
+pub mod locations;
 pub mod lower;
 pub mod parse;
 pub mod pipeline;

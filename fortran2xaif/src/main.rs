@@ -1,4 +1,4 @@
-//! `fortran2xaif [--form fixed|free] -o P.xaif --canon P.canon.f90 FILE...`
+//! `fortran2xaif [--form fixed|free] -o P.xaif --canon P.canon.f90 [--locations P.loc] FILE...`
 
 use clap::Parser;
 use fortran2xaif::diagnostics::{render, Diagnostic, Location};
@@ -21,6 +21,10 @@ struct Cli {
     /// The canonical source to write.
     #[arg(long, value_name = "P.canon.f90")]
     canon: PathBuf,
+    /// Also write where the XAIF's statements and symbols are in the
+    /// sources (read by xaif-booster and xaif2fortran `--locations`).
+    #[arg(long, value_name = "P.loc")]
+    locations: Option<PathBuf>,
     /// Fortran sources, one program, in compile order.
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
@@ -73,6 +77,18 @@ fn main() -> ExitCode {
         );
         eprint!("{}", render(&d));
         return ExitCode::from(1);
+    }
+    if let Some(path) = &cli.locations {
+        if let Err(e) = write_atomically(path, out.locations.to_text().as_bytes()) {
+            let _ = std::fs::remove_file(&cli.output);
+            let _ = std::fs::remove_file(&cli.canon);
+            let d = Diagnostic::error(
+                Location::start_of(path),
+                format!("cannot write the source locations: {e}"),
+            );
+            eprint!("{}", render(&d));
+            return ExitCode::from(1);
+        }
     }
     ExitCode::SUCCESS
 }

@@ -15,11 +15,14 @@ use crate::{canon, emit_canon};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use xaif_schema::model::CallGraph;
+use xaif_schema::source_map::{SourceLocation, SourceMap};
 
 /// What the front end produces for a set of input files.
 pub struct Output {
     pub xaif: CallGraph,
     pub canon: String,
+    /// Source positions of the XAIF's statements, symbols and units.
+    pub locations: SourceMap,
     pub warnings: Vec<Diagnostic>,
 }
 
@@ -121,22 +124,37 @@ pub fn run(inputs: &[PathBuf], form: Option<Form>) -> Result<Output, Diagnostic>
             locate(span).line as u64
         }
     };
+    let place_of = |span: Span| -> Option<SourceLocation> {
+        (span.line > 0).then(|| {
+            let at = locate(span);
+            SourceLocation {
+                file: at.file.display().to_string(),
+                line: at.line as u64,
+                column: at.column as u64,
+            }
+        })
+    };
     let mut emitter = Emitter {
         prog: &prog,
         lowered: &mut lowered,
         results: &results,
         scope_of: HashMap::new(),
         line_of: &line_of,
+        place_of: &place_of,
+        source_map: SourceMap::new(),
         used_duud: Default::default(),
         used_do: Default::default(),
     };
     let program_name = prog.units[top].ast.name.clone();
     let xaif = emit_xaif::emit(&mut emitter, &cfgs, &program_name).map_err(to_diag)?;
+    let mut locations = std::mem::take(&mut emitter.source_map);
     let canon = emit_canon::emit(&prog);
+    crate::locations::record_canon_origins(&canon, &prog, &place_of, &mut locations);
     clock.lap("XAIF and canonical source");
     Ok(Output {
         xaif,
         canon,
+        locations,
         warnings,
     })
 }

@@ -90,7 +90,7 @@ fn run(cli: &Cli) -> Result<(), Failure> {
         .map(|name| (work.out_dir.join(name), name.clone()))
         .collect();
     if cli.keep {
-        for path in [&work.canon, &work.xaif, &work.boosted] {
+        for path in [&work.canon, &work.xaif, &work.boosted, &work.locations] {
             if let Some(name) = path.file_name() {
                 copies.push((path.clone(), PathBuf::from(name)));
             }
@@ -112,7 +112,7 @@ fn print_dry_run(cli: &Cli, stem: &str) {
     let dir = cli.output_dir.display();
     println!("mkdir -p '{dir}' && (cd \"$T/out\" && cp $(cat SOURCES) SOURCES \"$OLDPWD/{dir}/\")");
     if cli.keep {
-        println!("cp \"$T/{stem}.canon.f90\" \"$T/{stem}.xaif\" \"$T/{stem}.xb.xaif\" '{dir}/'");
+        println!("cp \"$T/{stem}.canon.f90\" \"$T/{stem}.xaif\" \"$T/{stem}.xb.xaif\" \"$T/{stem}.loc\" '{dir}/'");
     }
     println!("rm -rf \"$T\"");
 }

@@ -46,6 +46,9 @@ pub struct WorkFiles {
     pub xaif: PathBuf,
     pub canon: PathBuf,
     pub boosted: PathBuf,
+    /// Source positions of the XAIF's statements and symbols: the booster
+    /// and the back end report rejected input at the user's Fortran with it.
+    pub locations: PathBuf,
     pub out_dir: PathBuf,
 }
 
@@ -55,6 +58,7 @@ impl WorkFiles {
             xaif: work.join(format!("{stem}.xaif")),
             canon: work.join(format!("{stem}.canon.f90")),
             boosted: work.join(format!("{stem}.xb.xaif")),
+            locations: work.join(format!("{stem}.loc")),
             out_dir: work.join("out"),
         }
     }
@@ -89,6 +93,8 @@ pub fn stage_commands(cli: &Cli, programs: [PathBuf; 3], work: &WorkFiles) -> Ve
     front_args.push(work.xaif.clone().into());
     front_args.push("--canon".into());
     front_args.push(work.canon.clone().into());
+    front_args.push("--locations".into());
+    front_args.push(work.locations.clone().into());
     front_args.extend(cli.files.iter().map(|f| f.clone().into_os_string()));
 
     let mut booster_args: Vec<OsString> = vec!["-m".into(), cli.mode.booster_name().into()];
@@ -129,6 +135,8 @@ pub fn stage_commands(cli: &Cli, programs: [PathBuf; 3], work: &WorkFiles) -> Ve
         booster_args.push("--intrinsics".into());
         booster_args.push(catalogue.clone().into());
     }
+    booster_args.push("--locations".into());
+    booster_args.push(work.locations.clone().into());
     booster_args.push("-o".into());
     booster_args.push(work.boosted.clone().into());
     booster_args.push(work.xaif.clone().into());
@@ -138,6 +146,8 @@ pub fn stage_commands(cli: &Cli, programs: [PathBuf; 3], work: &WorkFiles) -> Ve
         cli.mode.back_end_name().into(),
         "--canon".into(),
         work.canon.clone().into(),
+        "--locations".into(),
+        work.locations.clone().into(),
     ];
     if let Some(template) = &cli.template {
         back_args.push("--template".into());

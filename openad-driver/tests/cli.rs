@@ -42,10 +42,11 @@ while [ $# -gt 0 ]; do
   case "$1" in
     -o) out="$2"; shift 2;;
     --canon) canon="$2"; shift 2;;
+    --locations) locations="$2"; shift 2;;
     *) last="$1"; shift;;
   esac
 done
-cat "$last" > "$out"; cat "$last" > "$canon"
+cat "$last" > "$out"; cat "$last" > "$canon"; echo '# openad source locations 1' > "$locations"
 "#
         ),
     );
@@ -57,7 +58,7 @@ cat "$last" > "$out"; cat "$last" > "$canon"
 while [ $# -gt 0 ]; do
   case "$1" in
     -o) out="$2"; shift 2;;
-    -m) shift 2;;
+    -m|--locations) shift 2;;
     *) in="$1"; shift;;
   esac
 done
@@ -74,7 +75,7 @@ cp "$in" "$out"
 while [ $# -gt 0 ]; do
   case "$1" in
     -o) out="$2"; shift 2;;
-    -m|--canon|--template) shift 2;;
+    -m|--canon|--template|--locations) shift 2;;
     *) shift;;
   esac
 done
@@ -176,6 +177,9 @@ fn dry_run_prints_the_stage_commands_for_each_mode() {
         let front = line("fortran2xaif");
         assert!(front.contains("-o \"$T/model.xaif\""), "{front}");
         assert!(front.contains("--canon \"$T/model.canon.f90\""), "{front}");
+        // The source locations travel from the front end to the later stages.
+        let locations = "--locations \"$T/model.loc\"";
+        assert!(front.contains(locations), "{front}");
         assert!(front.ends_with("model.f90 head.f90"), "{front}");
         let booster = line("xaif-booster");
         assert!(
@@ -186,12 +190,14 @@ fn dry_run_prints_the_stage_commands_for_each_mode() {
             booster.ends_with("-o \"$T/model.xb.xaif\" \"$T/model.xaif\""),
             "{booster}"
         );
+        assert!(booster.contains(locations), "{booster}");
         let back = line("xaif2fortran");
         assert!(back.contains(&format!("-m {back_end_mode} ")), "{back}");
         assert!(
             back.ends_with("-o \"$T/out\" \"$T/model.xb.xaif\""),
             "{back}"
         );
+        assert!(back.contains(locations), "{back}");
     }
     assert!(
         !target.exists(),
@@ -329,6 +335,7 @@ fn keep_also_copies_the_intermediate_files() {
             "OAD_active.f90",
             "SOURCES",
             "head.canon.f90",
+            "head.loc",
             "head.oad.f90",
             "head.xaif",
             "head.xb.xaif"

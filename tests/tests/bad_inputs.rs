@@ -3,12 +3,22 @@
 //! `tests/bad-inputs/` whose first line says where the error is
 //! (`! error-at: LINE` or `! error-at: any`); cases that do not behave yet
 //! are listed in `tests/examples/EXPECTED_FAILURES` with mode `bad`.
+//!
+//! `tests/bad-inputs/later-stages/` holds programs the front end accepts
+//! and the booster or the back end refuses (run with options, below):
+//! openad must report those at the user's file, line and column too, and
+//! the stages run by hand on XAIF must report the XAIF position.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use openad_tests::{bad_inputs_dir, openad_program, parallel_map, report, LegResult};
+use openad_tests::{
+    bad_inputs_dir, bin_dir, openad_program, parallel_map, report, workspace_root, LegResult,
+};
+
+/// Subdirectory of the cases refused after the front end (not generic cases).
+const LATER_STAGES: &str = "later-stages";
 
 /// The line the diagnostic must name, from the case's first line; `None` for any line.
 fn expected_line(case: &Path) -> Option<u32> {
@@ -87,6 +97,7 @@ fn rejected_input_names_file_line_column_and_writes_nothing() {
         .expect("tests/bad-inputs")
         .filter_map(Result::ok)
         .map(|e| e.path())
+        .filter(|p| !p.ends_with(LATER_STAGES))
         .collect();
     cases.sort();
     assert!(cases.len() >= 5, "expected at least five bad-input cases");
@@ -133,7 +144,17 @@ fn adjoint_refuses_allocatable_active_arrays_by_name() {
             "{mode}: {stderr}"
         );
         assert!(!out_dir.exists(), "{mode}: output left behind");
+        // The back end refuses it, and names the statement in head.f90.
+        let text = fs::read_to_string(&source).unwrap();
+        let (line, column) = position_of(&text, "allocate(work");
+        let d = first_diagnostic(&stderr).unwrap_or_else(|| panic!("{mode}: {stderr}"));
+        assert_eq!(
+            (d.file_name(), d.line, d.column),
+            ("head.f90", line, column),
+            "{mode}: {stderr}"
+        );
     }
+    backend_alone_reports_the_xaif_position(&source, work.path());
     let out_dir = work.path().join("f");
     let out = Command::new(&openad)
         .args(["-m", "f", "-o"])
@@ -146,4 +167,256 @@ fn adjoint_refuses_allocatable_active_arrays_by_name() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// 1-based line and column of the first occurrence of `marker` in `text`.
+fn position_of(text: &str, marker: &str) -> (usize, usize) {
+    let at = text
+        .find(marker)
+        .unwrap_or_else(|| panic!("`{marker}` not in the source"));
+    let line_start = text[..at].rfind('\n').map_or(0, |p| p + 1);
+    (text[..at].matches('\n').count() + 1, at - line_start + 1)
+}
+
+/// The first `PATH:LINE:COLUMN: error: MESSAGE` line of `stderr`.
+#[derive(Debug)]
+struct Diagnostic {
+    path: String,
+    line: usize,
+    column: usize,
+    message: String,
+}
+
+impl Diagnostic {
+    fn file_name(&self) -> &str {
+        self.path.rsplit('/').next().unwrap_or(&self.path)
+    }
+}
+
+fn first_diagnostic(stderr: &str) -> Option<Diagnostic> {
+    stderr.lines().find_map(|l| {
+        let (place, message) = l.split_once(": error: ")?;
+        let mut parts = place.rsplitn(3, ':');
+        let column = parts.next()?.parse().ok()?;
+        let line = parts.next()?.parse().ok()?;
+        Some(Diagnostic {
+            path: parts.next()?.to_string(),
+            line,
+            column,
+            message: message.to_string(),
+        })
+    })
+}
+
+/// The built-in intrinsics catalogue without its `tanh_scal` entry.
+fn catalogue_without_tanh(dir: &Path) -> PathBuf {
+    let builtin = workspace_root().join("xaif-booster/data/intrinsics.xaif");
+    let text = fs::read_to_string(&builtin).expect("built-in catalogue");
+    let start = text
+        .find(r#"<xaifii:InlinableIntrinsic name="tanh_scal""#)
+        .expect("tanh_scal in the catalogue");
+    let close = "</xaifii:InlinableIntrinsic>";
+    let end = start + text[start..].find(close).expect("end of tanh_scal") + close.len();
+    let path = dir.join("no_tanh.xaif");
+    fs::write(&path, format!("{}{}", &text[..start], &text[end..])).unwrap();
+    path
+}
+
+fn later_stages_dir() -> PathBuf {
+    bad_inputs_dir().join(LATER_STAGES)
+}
+
+/// The booster refuses `tanh` when the catalogue lacks it; openad reports
+/// the statement at its place in the user's file (free form, fixed form
+/// with a continuation line, a statement in an included file), in every
+/// mode, exits 1 and writes nothing. The same programs differentiate with
+/// the built-in catalogue.
+#[test]
+fn later_stage_refusals_name_the_users_file_line_and_column() {
+    // (input, modes, file that holds the statement, text starting it)
+    let cases = [
+        (
+            "intrinsic.f90",
+            &["f", "fv", "rs", "rj"][..],
+            "intrinsic.f90",
+            "y(2) = tanh",
+        ),
+        (
+            "intrinsic_fixed.f",
+            &["f", "rs"][..],
+            "intrinsic_fixed.f",
+            "y(2) = x(2) +",
+        ),
+        (
+            "intrinsic_include.f90",
+            &["f", "rj"][..],
+            "intrinsic_body.inc",
+            "y(2) = tanh",
+        ),
+    ];
+    let openad = openad_program().expect("openad binary");
+    let work = tempfile::tempdir().unwrap();
+    let catalogue = catalogue_without_tanh(work.path());
+    for (input, modes, holder, marker) in cases {
+        let source = later_stages_dir().join(input);
+        let text = fs::read_to_string(later_stages_dir().join(holder)).unwrap();
+        let (line, column) = position_of(&text, marker);
+        for mode in modes {
+            let out_dir = work.path().join(format!("{input}-{mode}"));
+            let out = Command::new(&openad)
+                .args(["-m", mode, "--intrinsics"])
+                .arg(&catalogue)
+                .arg("-o")
+                .arg(&out_dir)
+                .arg(&source)
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            let what = format!("{input} -m {mode}: {stderr}");
+            assert_eq!(out.status.code(), Some(1), "{what}");
+            let d = first_diagnostic(&stderr).unwrap_or_else(|| panic!("{what}"));
+            assert_eq!(
+                (d.file_name(), d.line, d.column),
+                (holder, line, column),
+                "{what}"
+            );
+            assert!(
+                d.message.contains("tanh_scal") && d.message.contains("catalogue"),
+                "{what}"
+            );
+            assert!(!stderr.contains(".xaif:"), "points into XAIF: {what}");
+            assert!(!out_dir.exists(), "output left behind: {what}");
+        }
+        let out_dir = work.path().join(format!("{input}-builtin"));
+        let out = Command::new(&openad)
+            .arg("-o")
+            .arg(&out_dir)
+            .arg(&source)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{input} with the built-in catalogue: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+fn stage(name: &str) -> Command {
+    let dir = bin_dir().expect("stage programs");
+    Command::new(dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX)))
+}
+
+/// Runs a stage that must refuse its input; returns its first diagnostic.
+fn refused(command: &mut Command) -> Diagnostic {
+    let out = command.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{command:?}: {stderr}");
+    first_diagnostic(&stderr).unwrap_or_else(|| panic!("{command:?}: {stderr}"))
+}
+
+fn succeeded(command: &mut Command) {
+    let out = command.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{command:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The stages run by hand on XAIF (no `--locations`) report positions in
+/// the XAIF they read; with the front end's locations, in the Fortran.
+#[test]
+fn standalone_stages_report_positions_in_their_xaif_input() {
+    let work = tempfile::tempdir().unwrap();
+    let catalogue = catalogue_without_tanh(work.path());
+    let source = later_stages_dir().join("intrinsic.f90");
+    let xaif = work.path().join("intrinsic.xaif");
+    let locations = work.path().join("intrinsic.loc");
+    succeeded(
+        stage("fortran2xaif")
+            .arg("-o")
+            .arg(&xaif)
+            .arg("--canon")
+            .arg(work.path().join("intrinsic.canon.f90"))
+            .arg("--locations")
+            .arg(&locations)
+            .arg(&source),
+    );
+    // The refused statement's element: the last assignment opened before
+    // the first use of tanh.
+    let text = fs::read_to_string(&xaif).unwrap();
+    let tanh = text.find("\"tanh_scal\"").expect("tanh in the XAIF");
+    let element = text[..tanh].rfind("<xaif:Assignment ").expect("assignment");
+    let line = text[..element].matches('\n').count() + 1;
+    for mode in ["tangent", "adjoint"] {
+        let booster = || {
+            let mut c = stage("xaif-booster");
+            c.args(["-m", mode, "--intrinsics"])
+                .arg(&catalogue)
+                .arg("-o")
+                .arg(work.path().join("intrinsic.xb.xaif"))
+                .arg(&xaif);
+            c
+        };
+        let d = refused(&mut booster());
+        assert_eq!(
+            (d.path.as_str(), d.line),
+            (xaif.to_str().unwrap(), line),
+            "{mode}"
+        );
+        let d = refused(booster().arg("--locations").arg(&locations));
+        let (line, column) = position_of(&fs::read_to_string(&source).unwrap(), "y(2) = tanh");
+        assert_eq!(
+            (d.path.as_str(), d.line, d.column),
+            (source.to_str().unwrap(), line, column),
+            "{mode}"
+        );
+        assert!(!work.path().join("intrinsic.xb.xaif").exists(), "{mode}");
+    }
+}
+
+/// The back end run by hand on the booster's output, without the front
+/// end's locations, reports the refused allocation at its marker in the
+/// XAIF: the first element whose annotation names the canonical statement
+/// `allocate(work...` (tagged `!$oad stmt ID` in the canonical source).
+fn backend_alone_reports_the_xaif_position(source: &Path, work: &Path) {
+    let canon = work.join("head.canon.f90");
+    let xaif = work.join("head.xaif");
+    let boosted = work.join("head.xb.xaif");
+    succeeded(
+        stage("fortran2xaif")
+            .arg("-o")
+            .arg(&xaif)
+            .arg("--canon")
+            .arg(&canon)
+            .arg(source),
+    );
+    succeeded(
+        stage("xaif-booster")
+            .args(["-m", "adjoint", "-o"])
+            .arg(&boosted)
+            .arg(&xaif),
+    );
+    let canon_text = fs::read_to_string(&canon).unwrap();
+    let lines: Vec<&str> = canon_text.lines().collect();
+    let id = lines
+        .windows(2)
+        .find_map(|w| {
+            let id = w[0].trim().strip_prefix("!$oad stmt ")?;
+            w[1].trim_start().starts_with("allocate(work").then_some(id)
+        })
+        .expect("tagged allocate in the canonical source");
+    let text = fs::read_to_string(&boosted).unwrap();
+    let (line, _) = position_of(&text, &format!("annotation=\"canon:{id}\""));
+    let d = refused(
+        stage("xaif2fortran")
+            .args(["-m", "rs", "--canon"])
+            .arg(&canon)
+            .arg("-o")
+            .arg(work.join("out"))
+            .arg(&boosted),
+    );
+    assert_eq!((d.path.as_str(), d.line), (boosted.to_str().unwrap(), line));
+    assert!(!work.join("out").exists(), "back end output left behind");
 }

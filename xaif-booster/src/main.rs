@@ -7,7 +7,8 @@ use clap::{Parser, ValueEnum};
 use xaif_booster::block_accumulate::EliminationChoice;
 use xaif_booster::catalogue::Catalogue;
 use xaif_booster::elimination::{Chain, Filter, Method};
-use xaif_booster::tangent::{transform_tangent, BoostError, Preaccumulation, TangentOptions};
+use xaif_booster::tangent::{transform_tangent, Preaccumulation, TangentOptions};
+use xaif_schema::source_map::SourceMap;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Mode {
@@ -54,6 +55,11 @@ struct Cli {
     /// Intrinsics catalogue replacing the built-in one.
     #[arg(long, value_name = "CATALOGUE.xaif")]
     intrinsics: Option<PathBuf>,
+    /// The front end's source locations of the input (`fortran2xaif
+    /// --locations`): rejected statements are then reported at their place
+    /// in the Fortran sources instead of in the XAIF.
+    #[arg(long, value_name = "P.loc")]
+    locations: Option<PathBuf>,
     /// Output XAIF file.
     #[arg(short = 'o', value_name = "OUT")]
     output: PathBuf,
@@ -94,12 +100,17 @@ fn main() -> ExitCode {
 
 fn run(cli: &Cli, elimination: EliminationChoice) -> Result<(), String> {
     let input_name = cli.input.display().to_string();
+    let locations = match &cli.locations {
+        Some(path) => Some(SourceMap::read_file(path).map_err(|e| diagnostic(&e))?),
+        None => None,
+    };
     if cli.mode == Mode::Adjoint {
         return xaif_booster::adjoint::run_file(
             &cli.input,
             &cli.output,
             cli.intrinsics.as_deref(),
             cli.stats,
+            locations.as_ref(),
         );
     }
     let catalogue = match &cli.intrinsics {
@@ -130,7 +141,7 @@ fn run(cli: &Cli, elimination: EliminationChoice) -> Result<(), String> {
         report_optimum: cli.stats,
     };
     let stats = transform_tangent(&mut cg, &catalogue, &options)
-        .map_err(|e| locate(&input_name, &text, &e))?;
+        .map_err(|e| e.diagnostic(&input_name, &text, locations.as_ref(), ""))?;
     if cli.stats {
         print_stats(&stats);
     }
@@ -171,25 +182,6 @@ fn elimination_choice(cli: &Cli) -> Result<EliminationChoice, String> {
             EliminationChoice::Best(vec![Method::Vertex, Method::Edge, Method::Face])
         }
     })
-}
-
-/// `file:line:column: error: ...` for a transformation error: the position
-/// of the offending statement (or subroutine) in the input text.
-fn locate(file: &str, text: &str, e: &BoostError) -> String {
-    let needles = [
-        e.statement_id
-            .as_ref()
-            .map(|s| format!("statement_id=\"{s}\"")),
-        e.cfg_symbol.as_ref().map(|s| format!("symbol_id=\"{s}\"")),
-    ];
-    let offset = needles
-        .iter()
-        .flatten()
-        .find_map(|n| text.find(n.as_str()))
-        .map(|off| text[..off].rfind('<').unwrap_or(off))
-        .unwrap_or(0);
-    let (line, column) = xaif_schema::error::line_column(text, offset);
-    format!("{file}:{line}:{column}: error: {e}")
 }
 
 fn print_stats(stats: &[xaif_booster::tangent::BlockStats]) {

@@ -13,6 +13,8 @@ use xaif_schema::model::{
     SymbolTable,
 };
 
+use xaif_schema::source_map::SourceMap;
+
 use crate::block_accumulate::{accumulate_sequence, EliminationChoice};
 use crate::catalogue::Catalogue;
 use crate::du_chains::DuChains;
@@ -67,6 +69,52 @@ impl std::fmt::Display for BoostError {
             write!(f, "statement '{s}': ")?;
         }
         f.write_str(&self.message)
+    }
+}
+
+impl BoostError {
+    /// The diagnostic `file:line:column: error: {prefix}...`. With the
+    /// front end's source locations it points at the offending statement
+    /// (else the subroutine) in the user's Fortran; without them, or when
+    /// they do not know the statement, at its element in the XAIF input
+    /// (`xaif_file` with content `xaif_text`).
+    pub fn diagnostic(
+        &self,
+        xaif_file: &str,
+        xaif_text: &str,
+        locations: Option<&SourceMap>,
+        prefix: &str,
+    ) -> String {
+        if let Some(map) = locations {
+            let in_source = self
+                .statement_id
+                .as_deref()
+                .and_then(|s| map.statement(s))
+                .or_else(|| self.cfg_symbol.as_deref().and_then(|c| map.unit(c)));
+            if let Some(at) = in_source {
+                let unit = match &self.cfg_symbol {
+                    Some(cfg) => format!("in '{cfg}': "),
+                    None => String::new(),
+                };
+                return format!("{at}: error: {prefix}{unit}{}", self.message);
+            }
+        }
+        let needles = [
+            self.statement_id
+                .as_ref()
+                .map(|s| format!("statement_id=\"{s}\"")),
+            self.cfg_symbol
+                .as_ref()
+                .map(|s| format!("symbol_id=\"{s}\"")),
+        ];
+        let offset = needles
+            .iter()
+            .flatten()
+            .find_map(|n| xaif_text.find(n.as_str()))
+            .map(|off| xaif_text[..off].rfind('<').unwrap_or(off))
+            .unwrap_or(0);
+        let (line, column) = xaif_schema::error::line_column(xaif_text, offset);
+        format!("{xaif_file}:{line}:{column}: error: {prefix}{self}")
     }
 }
 

@@ -13,6 +13,7 @@ pub mod graph;
 pub mod model;
 mod names;
 pub mod read;
+pub mod source_map;
 pub mod validate;
 pub mod write;
 

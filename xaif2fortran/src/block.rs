@@ -19,6 +19,7 @@ impl UnitGen<'_, '_> {
     /// Emits the statements of a basic block.
     pub fn block_elements(&mut self, elements: &[BasicBlockElement]) -> Result<()> {
         for e in elements {
+            let _at = self.env.xaif.at_element(e);
             match e {
                 BasicBlockElement::Assignment(a) => {
                     let lhs = self.env.var_ref(&a.lhs.reference, RefCtx::Value)?;

@@ -66,6 +66,9 @@ pub struct Options {
     pub template: Option<PathBuf>,
     pub out_dir: PathBuf,
     pub xaif: PathBuf,
+    /// The front end's source locations (`fortran2xaif --locations`):
+    /// rejected statements are then reported in the user's Fortran.
+    pub locations: Option<PathBuf>,
 }
 
 /// The stem of the output program: the canonical file name without
@@ -135,7 +138,11 @@ pub fn run(opts: &Options) -> Result<Vec<PathBuf>, Diagnostic> {
     };
     let text = xaif_schema::read::decode(&bytes, &xaif_name).map_err(to_diag)?;
     let cg = xaif_schema::read::read_call_graph(&text, &xaif_name).map_err(to_diag)?;
-    let locator = XaifLocator::new(&xaif_name, Some(text.into_owned()));
+    let mut locator = XaifLocator::new(&xaif_name, Some(text.into_owned()));
+    if let Some(path) = &opts.locations {
+        let map = xaif_schema::source_map::SourceMap::read_file(path).map_err(to_diag)?;
+        locator = locator.with_source_map(map);
+    }
     let files = generate(
         &cg,
         &locator,
@@ -143,7 +150,8 @@ pub fn run(opts: &Options) -> Result<Vec<PathBuf>, Diagnostic> {
         opts.mode,
         template.as_ref(),
         &program_stem(&opts.canon),
-    )?;
+    )
+    .map_err(|d| locator.in_user_source(d, &canon_name))?;
     output::write_files(&opts.out_dir, &files).map_err(|e| {
         Diagnostic::new(
             &opts.out_dir.display().to_string(),

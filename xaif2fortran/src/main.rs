@@ -1,4 +1,4 @@
-//! `xaif2fortran -m f|fv|rs|rj --canon P.canon.f90 [--template FILE] -o DIR P.xb.xaif`
+//! `xaif2fortran -m f|fv|rs|rj --canon P.canon.f90 [--locations P.loc] [--template FILE] -o DIR P.xb.xaif`
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -20,6 +20,9 @@ struct Cli {
     /// Subroutine template for the adjoint modes (default: built in).
     #[arg(long = "template")]
     template: Option<PathBuf>,
+    /// The front end's source locations: errors then name the Fortran sources.
+    #[arg(long = "locations")]
+    locations: Option<PathBuf>,
     /// Output directory.
     #[arg(short = 'o', long = "output-dir")]
     output_dir: PathBuf,
@@ -40,6 +43,7 @@ fn main() -> ExitCode {
         template: cli.template,
         out_dir: cli.output_dir,
         xaif: cli.xaif,
+        locations: cli.locations,
     };
     match run(&opts) {
         Ok(_) => ExitCode::SUCCESS,

@@ -349,6 +349,7 @@ pub fn run_file(
     output: &Path,
     intrinsics: Option<&Path>,
     stats: bool,
+    locations: Option<&xaif_schema::source_map::SourceMap>,
 ) -> Result<(), String> {
     let input_name = input.display().to_string();
     let catalogue = match intrinsics {
@@ -360,8 +361,8 @@ pub fn run_file(
         .map_err(|e| format!("{input_name}:1:1: error: cannot read input: {e}"))?;
     let mut cg =
         xaif_schema::read::read_call_graph(&text, &input_name).map_err(|e| e.to_string())?;
-    let tape =
-        transform_adjoint(&mut cg, &catalogue).map_err(|e| locate(&input_name, &text, &e))?;
+    let tape = transform_adjoint(&mut cg, &catalogue)
+        .map_err(|e| e.diagnostic(&input_name, &text, locations, "adjoint: "))?;
     if stats {
         println!("# subroutine block reals_pushed integers_pushed (per execution)");
         let mut total = TapeCounts::default();
@@ -377,22 +378,4 @@ pub fn run_file(
             output.display()
         )
     })
-}
-
-/// The position of the offending statement (or subroutine) in the input.
-fn locate(file: &str, text: &str, e: &BoostError) -> String {
-    let needles = [
-        e.statement_id
-            .as_ref()
-            .map(|s| format!("statement_id=\"{s}\"")),
-        e.cfg_symbol.as_ref().map(|s| format!("symbol_id=\"{s}\"")),
-    ];
-    let offset = needles
-        .iter()
-        .flatten()
-        .find_map(|n| text.find(n.as_str()))
-        .map(|off| text[..off].rfind('<').unwrap_or(off))
-        .unwrap_or(0);
-    let (line, column) = xaif_schema::error::line_column(text, offset);
-    format!("{file}:{line}:{column}: error: adjoint: {e}")
 }
