@@ -2,16 +2,18 @@
 //! the values a subroutine starts from on the checkpoint stacks, and
 //! `!$placeholder arg_restore` pops them back (reverse order), so that the
 //! reverse sweep can re-run the subroutine from the same state. The state
-//! is its arguments and the module variables it can see (the replacement
-//! list carries no `Mod` list to narrow that down). Active variables are
+//! is its arguments and the module and common-block variables its call
+//! tree can see (`global_checkpoint.rs`; the replacement list carries no
+//! `Read` list to narrow that down). Active variables are
 //! checkpointed by value (`x%v`): their adjoints are the reverse sweep's
 //! business.
 
 use xaif_schema::{ArgumentSymbolReference, Intent, Symbol, SymbolKind, SymbolType};
 
-use crate::canon::{join_statement, CanonItem};
+use crate::canon::{join_statement, CanonItem, CanonSource};
 use crate::codegen::UnitGen;
 use crate::error::Result;
+use crate::global_checkpoint::SavedGlobal;
 
 /// One checkpointed variable.
 struct Saved {
@@ -25,10 +27,11 @@ struct Saved {
 
 impl UnitGen<'_, '_> {
     /// Emits checkpoint stores (or restores) for the arguments `args` and
-    /// the visible module variables.
+    /// the global variables `globals`.
     pub fn argument_checkpoints(
         &mut self,
         args: &[ArgumentSymbolReference],
+        globals: &[SavedGlobal],
         cfg_scope: u64,
         store: bool,
     ) -> Result<()> {
@@ -46,7 +49,7 @@ impl UnitGen<'_, '_> {
                     format!("argument '{}' has no symbol", a.symbol_id),
                 ));
             };
-            let decl = self.declaration_text(&self.unit.clone(), &a.symbol_id);
+            let decl = declaration_of(self.canon, &self.unit, &a.symbol_id);
             // A passive argument the subroutine only reads need not be
             // restored, and must not be where it is declared intent(in).
             if !sym.active && (a.intent == Intent::In || has_intent_in(decl.as_deref())) {
@@ -61,44 +64,14 @@ impl UnitGen<'_, '_> {
                 saved.push(s);
             }
         }
-        // Module variables the unit sees, under their local names.
-        let names = self.env.local_names.borrow().clone();
-        let mut modules: Vec<(u64, String, String)> = Vec::new();
-        for (local, (scope, remote)) in &names.by_local {
-            modules.push((*scope, remote.clone(), local.clone()));
-        }
-        for &scope in &names.whole {
-            for sym in index.symbols_of(scope) {
-                let remote = sym.symbol_id.to_ascii_lowercase();
-                if !names.by_remote.contains_key(&(scope, remote.clone())) {
-                    modules.push((scope, remote.clone(), remote));
-                }
-            }
-        }
-        // Variables of host modules (module procedures), unless shadowed.
-        let mut host = self.canon.unit_parent.get(&self.unit).cloned().flatten();
-        while let Some(tag) = host {
-            if let Some((&scope, _)) = names.module_units.iter().find(|(_, t)| **t == tag) {
-                for sym in index.symbols_of(scope) {
-                    let name = sym.symbol_id.to_ascii_lowercase();
-                    if index.symbol(self.scope, &name).is_none() {
-                        modules.push((scope, name.clone(), name));
-                    }
-                }
-            }
-            host = self.canon.unit_parent.get(&tag).cloned().flatten();
-        }
-        modules.sort();
-        modules.dedup();
-        for (scope, remote, local) in modules {
-            let Some(sym) = index.symbol(scope, &remote) else {
+        // Module and common-block variables its call tree can see
+        // (`global_checkpoint.rs`), under the names this unit gives them.
+        for g in globals {
+            let Some(sym) = index.symbol(g.scope, &g.name) else {
                 continue;
             };
-            let Some(unit) = names.module_units.get(&scope).cloned() else {
-                continue;
-            };
-            let decl = self.declaration_text(&unit, &remote);
-            if let Some(s) = saved_variable(sym, &local, decl.as_deref(), None) {
+            let decl = declaration_of(self.canon, &g.decl_unit, &g.name);
+            if let Some(s) = saved_variable(sym, &g.local, decl.as_deref(), None) {
                 saved.push(s);
             }
         }
@@ -129,25 +102,22 @@ impl UnitGen<'_, '_> {
         }
         Ok(())
     }
+}
 
-    /// The declaration of `name` in `unit`, lower case, joined.
-    fn declaration_text(&self, unit: &str, name: &str) -> Option<String> {
-        let name = name.to_ascii_lowercase();
-        self.canon.items.iter().find_map(|i| match i {
-            CanonItem::Decl {
-                unit: u,
-                name: n,
-                lines,
-            } if u == unit && *n == name => {
-                let texts: Vec<&str> = lines
-                    .iter()
-                    .map(|&l| self.canon.lines[l].as_str())
-                    .collect();
-                Some(join_statement(&texts).to_ascii_lowercase())
-            }
-            _ => None,
-        })
-    }
+/// The declaration of `name` in `unit`, lower case, joined.
+pub(crate) fn declaration_of(canon: &CanonSource, unit: &str, name: &str) -> Option<String> {
+    let name = name.to_ascii_lowercase();
+    canon.items.iter().find_map(|i| match i {
+        CanonItem::Decl {
+            unit: u,
+            name: n,
+            lines,
+        } if u == unit && *n == name => {
+            let texts: Vec<&str> = lines.iter().map(|&l| canon.lines[l].as_str()).collect();
+            Some(join_statement(&texts).to_ascii_lowercase())
+        }
+        _ => None,
+    })
 }
 
 fn has_intent_in(decl: Option<&str>) -> bool {
