@@ -23,6 +23,10 @@ struct Saved {
     routine_suffix: String,
     /// Name to test with `present()` (optional arguments).
     optional: Option<String>,
+    /// Name to test with `allocated()` (allocatable arrays).
+    allocatable: Option<String>,
+    /// Name in run-time messages (the user's, not a renaming).
+    shown: String,
 }
 
 impl UnitGen<'_, '_> {
@@ -71,7 +75,8 @@ impl UnitGen<'_, '_> {
                 continue;
             };
             let decl = declaration_of(self.canon, &g.decl_unit, &g.name);
-            if let Some(s) = saved_variable(sym, &g.local, decl.as_deref(), None) {
+            if let Some(mut s) = saved_variable(sym, &g.local, decl.as_deref(), None) {
+                s.shown = g.name.clone();
                 saved.push(s);
             }
         }
@@ -81,24 +86,59 @@ impl UnitGen<'_, '_> {
         let op = if store { "store" } else { "restore" };
         for s in saved {
             let routine = format!("cp_{op}_{}", s.routine_suffix);
-            let Some(Ok(lines)) = self.inline.expand(&routine, std::slice::from_ref(&s.text))
-            else {
-                return Err(self.env.xaif.error(
-                    "ReplacementList",
-                    format!("no inline definition '{routine}' for '{}'", s.text),
-                ));
-            };
             if let Some(n) = &s.optional {
                 self.line(format!("if (present({n})) then"));
                 self.indent += 1;
             }
-            for l in lines {
-                self.line(l);
+            match (&s.allocatable, store) {
+                (None, _) => self.expand_inline(&routine, &s.text)?,
+                // Stored only when allocated, with its size and the
+                // allocation status on top; the restore checks both.
+                (Some(name), true) => {
+                    self.line(format!("if (allocated({name})) then"));
+                    self.indent += 1;
+                    self.expand_inline(&routine, &s.text)?;
+                    self.expand_inline("cp_store_integer_scalar", &format!("size({name})"))?;
+                    self.indent -= 1;
+                    self.line("end if");
+                    self.expand_inline("cp_store_bool_scalar", &format!("allocated({name})"))?;
+                }
+                (Some(name), false) => {
+                    for d in ["logical :: oad_cp_alloc", "integer :: oad_cp_size"] {
+                        if !self.extra_decls.iter().any(|e| e == d) {
+                            self.extra_decls.push(d.to_string());
+                        }
+                    }
+                    self.expand_inline("cp_restore_bool_scalar", "oad_cp_alloc")?;
+                    self.line("if (oad_cp_alloc) then");
+                    self.indent += 1;
+                    self.expand_inline("cp_restore_integer_scalar", "oad_cp_size")?;
+                    let shown = &s.shown;
+                    self.line(format!("if (.not. allocated({name})) stop 'OAD: allocatable {shown} was deallocated before the reverse sweep re-ran a call that reads it'"));
+                    self.line(format!("if (size({name}) /= oad_cp_size) stop 'OAD: allocatable {shown} changed size before the reverse sweep re-ran a call that reads it'"));
+                    self.expand_inline(&routine, &s.text)?;
+                    self.indent -= 1;
+                    self.line("end if");
+                }
             }
             if s.optional.is_some() {
                 self.indent -= 1;
                 self.line("end if");
             }
+        }
+        Ok(())
+    }
+
+    /// The lines of inline routine `routine` applied to `text`.
+    fn expand_inline(&mut self, routine: &str, text: &str) -> Result<()> {
+        let Some(Ok(lines)) = self.inline.expand(routine, &[text.to_string()]) else {
+            return Err(self.env.xaif.error(
+                "ReplacementList",
+                format!("no inline definition '{routine}' for '{text}'"),
+            ));
+        };
+        for l in lines {
+            self.line(l);
         }
         Ok(())
     }
@@ -126,7 +166,8 @@ fn has_intent_in(decl: Option<&str>) -> bool {
 
 /// What to store for a variable, or `None` if it is not checkpointed:
 /// constants, characters and the like, assumed-size arrays (no size),
-/// allocatables and pointers (may be unallocated).
+/// pointers (may alias anything). Allocatable arrays are stored when
+/// allocated.
 fn saved_variable(
     sym: &Symbol,
     local: &str,
@@ -142,12 +183,12 @@ fn saved_variable(
         SymbolType::Bool => "bool",
         _ => return None,
     };
+    let mut allocatable = false;
     if let Some(d) = decl {
         let spec = d.split("::").next().unwrap_or("").replace(' ', "");
+        allocatable = spec.split(',').any(|a| a == "allocatable");
         let squeezed = d.replace(' ', "");
-        if spec
-            .split(',')
-            .any(|a| a == "parameter" || a == "allocatable" || a == "pointer")
+        if spec.split(',').any(|a| a == "parameter" || a == "pointer")
             || squeezed.contains("(*)")
             || squeezed.contains(",*)")
             || squeezed.contains(":*)")
@@ -157,6 +198,8 @@ fn saved_variable(
     }
     let shape = if sym.shape.rank() > 0 {
         "array"
+    } else if allocatable {
+        return None;
     } else {
         "scalar"
     };
@@ -169,5 +212,7 @@ fn saved_variable(
         text,
         routine_suffix: format!("{kind}_{shape}"),
         optional,
+        allocatable: allocatable.then(|| local.to_string()),
+        shown: local.to_string(),
     })
 }

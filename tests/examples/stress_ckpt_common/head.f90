@@ -1,13 +1,18 @@
 ! Adjoint checkpoint stress: the deepest callee of a chain reads
 ! common-block variables that its callers change after the call. The
 ! middle routine does not name the block, the top routine knows its
-! members under other names.
+! members under other names. A passive block (a repeat count) is read
+! deep and changed by the top routine between calls.
 subroutine deep(a)
   implicit none
   double precision :: a
   double precision :: c, s
   common /cblk/ c, s
-  a = a * c + sin(a) * s
+  integer :: nrep, i
+  common /iblk/ nrep
+  do i = 1, nrep
+    a = a * c + sin(a) * s
+  end do
 end subroutine deep
 
 subroutine middle(a)
@@ -35,7 +40,10 @@ subroutine head(x, y)
   double precision :: cc, ss
   common /cblk/ cc, ss
   double precision :: a, b
+  integer :: reps
+  common /iblk/ reps
   !$openad INDEPENDENT(x)
+  reps = 1
   cc = 0.5d0 * x(3)
   ss = 0.5d0
   a = x(1)
@@ -43,7 +51,9 @@ subroutine head(x, y)
   call outer(a, b)
   ss = ss + 0.3d0 * a
   cc = cc * 0.9d0
+  reps = 2
   call outer(b, a)
+  reps = 3
   y(1) = a
   y(2) = b
   y(3) = cc * ss

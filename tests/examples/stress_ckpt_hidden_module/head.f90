@@ -1,10 +1,12 @@
 ! Adjoint checkpoint stress: a module used only by the deepest callees
 ! (never named by the top routine) holds an active state that a deep
-! callee writes and that later calls read.
+! callee writes and that later calls read, and a passive allocatable
+! array that each deep call changes.
 module hidden
   implicit none
   double precision :: h_state
   double precision :: h_scale
+  double precision, allocatable :: coef(:)
 end module hidden
 
 subroutine leaf(a)
@@ -12,7 +14,9 @@ subroutine leaf(a)
   implicit none
   double precision :: a
   h_state = h_state + a * h_scale
-  a = a * cos(h_state) + 0.1d0 * h_state
+  a = a * cos(h_state) * coef(1) + 0.1d0 * h_state + coef(2)
+  coef(1) = coef(1) * 0.9d0 + 0.05d0
+  coef(2) = coef(2) + 0.01d0
 end subroutine leaf
 
 subroutine twig(a)
@@ -35,6 +39,9 @@ subroutine init(x)
   double precision :: x
   h_state = x
   h_scale = 0.3d0 + x * x
+  if (.not. allocated(coef)) allocate(coef(2))
+  coef(1) = 1.0d0
+  coef(2) = 0.0d0
 end subroutine init
 
 subroutine setup(x)
