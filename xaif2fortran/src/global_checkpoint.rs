@@ -19,7 +19,7 @@ use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use xaif_schema::{BasicBlockElement, CallGraph, CallGraphVertex, ControlFlowVertex};
 
 use crate::canon::{CanonItem, CanonSource};
-use crate::error::{Diagnostic, Result};
+use crate::error::{Result, XaifLocator};
 use crate::fortran_text::code_part;
 use crate::symbols::{unit_tag, XaifIndex};
 use crate::uses::LocalNames;
@@ -94,10 +94,21 @@ fn module_names(index: &XaifIndex, canon: &CanonSource) -> HashMap<u64, String> 
     out
 }
 
-/// Units each unit calls (by subroutine name; every unit of that name).
-fn callees(cg: &CallGraph) -> HashMap<String, BTreeSet<String>> {
+/// One call statement of a unit.
+struct CallSite {
+    statement_id: String,
+    /// Line in the user's source (`lineNumber`).
+    line: u64,
+    name: String,
+    /// The units of that name (every one: internal procedures may share
+    /// a name).
+    targets: Vec<String>,
+}
+
+/// The calls of each unit (of its plain section for replacement lists).
+fn call_sites(cg: &CallGraph) -> HashMap<String, Vec<CallSite>> {
     let mut units_named: HashMap<String, Vec<String>> = HashMap::new();
-    let mut calls: Vec<(String, Vec<String>)> = Vec::new();
+    let mut calls: Vec<(String, Vec<CallSite>)> = Vec::new();
     for v in &cg.vertices {
         let (annotation, symbol, graphs): (&str, &str, Vec<&[ControlFlowVertex]>) = match v {
             CallGraphVertex::ControlFlowGraph(c) => {
@@ -119,7 +130,7 @@ fn callees(cg: &CallGraph) -> HashMap<String, BTreeSet<String>> {
             .entry(symbol.to_ascii_lowercase())
             .or_default()
             .push(tag.to_string());
-        let mut names = Vec::new();
+        let mut sites = Vec::new();
         for g in graphs {
             for vertex in g {
                 let ControlFlowVertex::BasicBlock(b) = vertex else {
@@ -128,20 +139,25 @@ fn callees(cg: &CallGraph) -> HashMap<String, BTreeSet<String>> {
                 for e in &b.elements {
                     if let BasicBlockElement::SubroutineCall(c) = e {
                         if let Some(s) = &c.symbol_id {
-                            names.push(s.to_ascii_lowercase());
+                            sites.push(CallSite {
+                                statement_id: c.statement_id.clone(),
+                                line: c.line_number,
+                                name: s.to_ascii_lowercase(),
+                                targets: Vec::new(),
+                            });
                         }
                     }
                 }
             }
         }
-        calls.push((tag.to_string(), names));
+        calls.push((tag.to_string(), sites));
     }
-    let mut out: HashMap<String, BTreeSet<String>> = HashMap::new();
-    for (tag, names) in calls {
-        let set = out.entry(tag).or_default();
-        for n in names {
-            set.extend(units_named.get(&n).into_iter().flatten().cloned());
+    let mut out: HashMap<String, Vec<CallSite>> = HashMap::new();
+    for (tag, mut sites) in calls {
+        for site in &mut sites {
+            site.targets = units_named.get(&site.name).cloned().unwrap_or_default();
         }
+        out.entry(tag).or_default().extend(sites);
     }
     out
 }
@@ -213,10 +229,11 @@ pub fn plan(
     canon: &CanonSource,
     local_names: &HashMap<String, LocalNames>,
     units: &HashSet<String>,
+    xaif: &XaifLocator,
 ) -> Result<GlobalCheckpoints> {
     let blocks = common_blocks(canon);
     let modules = module_names(index, canon);
-    let calls = callees(cg);
+    let calls = call_sites(cg);
     let empty = LocalNames::default();
     let names_of = |u: &str| local_names.get(u).unwrap_or(&empty);
     let direct: HashMap<&String, BTreeSet<Global>> = canon
@@ -225,31 +242,30 @@ pub fn plan(
         .map(|u| (u, direct_globals(index, canon, names_of(u), &blocks, u)))
         .collect();
     let position = |u: &str| canon.units.iter().position(|t| t == u);
-    let header_line = |u: &str| {
-        canon.items.iter().find_map(|i| match i {
-            CanonItem::UnitHeader { tag, lines } if tag == u => Some(lines[0] + 1),
-            _ => None,
-        })
+    // The globals of everything reachable from `start` (recursion: cycles
+    // end at a unit already seen).
+    let reach = |start: &[&str]| {
+        let mut needed: BTreeSet<Global> = BTreeSet::new();
+        let mut seen: HashSet<String> = HashSet::new();
+        let mut queue: VecDeque<String> = start.iter().map(|s| s.to_string()).collect();
+        while let Some(u) = queue.pop_front() {
+            if !seen.insert(u.clone()) {
+                continue;
+            }
+            if let Some(d) = direct.get(&u) {
+                needed.extend(d.iter().cloned());
+            }
+            for site in calls.get(&u).into_iter().flatten() {
+                queue.extend(site.targets.iter().cloned());
+            }
+        }
+        needed
     };
     let mut plan = GlobalCheckpoints::default();
     let mut sorted: Vec<&String> = units.iter().collect();
     sorted.sort();
     for unit in sorted {
-        // Everything reachable from the unit (recursion: cycles end here).
-        let mut needed: BTreeSet<Global> = BTreeSet::new();
-        let mut seen: HashSet<&str> = HashSet::new();
-        let mut queue: VecDeque<&str> = VecDeque::from([unit.as_str()]);
-        while let Some(u) = queue.pop_front() {
-            if !seen.insert(u) {
-                continue;
-            }
-            if let Some(d) = direct.get(&u.to_string()) {
-                needed.extend(d.iter().cloned());
-            }
-            for c in calls.get(u).into_iter().flatten() {
-                queue.push_back(c);
-            }
-        }
+        let needed = reach(&[unit.as_str()]);
         let names = names_of(unit);
         let own_scope = index.unit_scope(unit);
         let shadowed = |n: &str| own_scope.is_some_and(|s| index.symbol(s, n).is_some());
@@ -304,12 +320,31 @@ pub fn plan(
                                 None
                             };
                             if let Some(why) = why {
-                                return Err(Diagnostic::new(
-                                    &canon.file,
-                                    header_line(unit).unwrap_or(1),
-                                    1,
+                                // Point at the call through which it is reached.
+                                let global = Global::Module(scope, remote.clone());
+                                let site =
+                                    calls.get(unit.as_str()).into_iter().flatten().find(|c| {
+                                        let t: Vec<&str> =
+                                            c.targets.iter().map(String::as_str).collect();
+                                        reach(&t).contains(&global)
+                                    });
+                                let (needle, via) = match site {
+                                    Some(c) => (
+                                        format!("statement_id=\"{}\"", c.statement_id),
+                                        format!(
+                                            "the call of '{}' at source line {}",
+                                            c.name, c.line
+                                        ),
+                                    ),
+                                    None => (
+                                        format!("annotation=\"unit:{unit}\""),
+                                        "its own code".to_string(),
+                                    ),
+                                };
+                                return Err(xaif.error(
+                                    &needle,
                                     format!(
-                                        "unsupported construct in joint adjoint mode: unit '{unit}' calls code that uses module variable '{remote}', which its argument checkpoint must save, but {why}"
+                                        "unsupported construct in joint adjoint mode: module variable '{remote}' (module '{module}') is visible to the code reached through {via}; the joint reverse sweep re-runs it from a checkpoint of '{unit}' that must save the variable, but {why}"
                                     ),
                                 ));
                             }

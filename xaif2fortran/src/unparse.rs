@@ -87,7 +87,7 @@ pub fn unparse_program(
         .cloned()
         .collect();
     let global_ckpt =
-        crate::global_checkpoint::plan(cg, &index, canon, &local_names, &checkpointing)?;
+        crate::global_checkpoint::plan(cg, &index, canon, &local_names, &checkpointing, xaif)?;
     let commons = crate::commons::plan(&index, canon, &global_ckpt.convert_blocks)?;
     let interfaces = crate::interfaces::interface_activity(&index, canon);
     let mut out: Vec<String> = Vec::new();
