@@ -407,3 +407,46 @@ pub fn plan(
     }
     Ok(plan)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checkpoint::declaration_of;
+
+    fn canon(text: &str) -> CanonSource {
+        CanonSource::parse("t.canon.f90", text).unwrap()
+    }
+
+    #[test]
+    fn private_attribute_and_default_private_statement() {
+        let c = canon(
+            "!$oad unit m\nmodule m\n  implicit none\n!$oad decl a\n  double precision, private :: a\n!$oad decl b\n  double precision :: b\nend module m\n",
+        );
+        let decl = |n: &str| declaration_of(&c, "m", n);
+        assert!(is_private(&c, "m", decl("a").as_deref()));
+        assert!(!is_private(&c, "m", decl("b").as_deref()));
+        let c = canon(
+            "!$oad unit m\nmodule m\n  implicit none\n  private\n!$oad decl a\n  double precision :: a\n!$oad decl b\n  double precision, public :: b\nend module m\n",
+        );
+        let decl = |n: &str| declaration_of(&c, "m", n);
+        assert!(is_private(&c, "m", decl("a").as_deref()));
+        assert!(!is_private(&c, "m", decl("b").as_deref()));
+    }
+
+    #[test]
+    fn common_blocks_in_file_order_with_their_units() {
+        let c = canon(
+            "!$oad unit f\nsubroutine f()\n!$oad decl p\n  double precision :: p\n  common /blk/ p\nend subroutine f\n!$oad unit g\nsubroutine g()\n!$oad decl q\n  double precision :: q\n!$oad decl r\n  double precision :: r\n  common /blk/ q, r\nend subroutine g\n",
+        );
+        let blocks = common_blocks(&c);
+        assert_eq!(blocks.len(), 1);
+        assert_eq!(blocks[0].0, "blk");
+        assert_eq!(
+            blocks[0].1,
+            vec![
+                ("f".to_string(), vec!["p".to_string()]),
+                ("g".to_string(), vec!["q".to_string(), "r".to_string()])
+            ]
+        );
+    }
+}

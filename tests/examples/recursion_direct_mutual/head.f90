@@ -1,6 +1,6 @@
-! Recursion: a directly recursive routine and a mutually recursive pair.
-! The tangent modes differentiate them; the adjoint modes refuse them by
-! name (recursion is not supported by the adjoint).
+! Recursion: a directly recursive routine and a mutually recursive pair,
+! differentiated in every mode (the adjoint tapes or checkpoints every
+! activation).
 recursive subroutine power_series(x, n, r)
   implicit none
   double precision :: x, r
