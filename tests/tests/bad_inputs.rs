@@ -420,3 +420,83 @@ fn backend_alone_reports_the_xaif_position(source: &Path, work: &Path) {
     assert_eq!((d.path.as_str(), d.line), (boosted.to_str().unwrap(), line));
     assert!(!work.join("out").exists(), "back end output left behind");
 }
+
+/// Joint mode re-runs a callee from a checkpoint that must hold every
+/// module variable its call tree can see; a private module variable cannot
+/// be named outside its module, so `-m rj` refuses by name (exit 1, no
+/// output, the call and its source line named) while `-m rs` (no re-run)
+/// and `-m f` differentiate the program.
+#[test]
+fn joint_adjoint_refuses_uncheckpointable_private_module_state() {
+    const SOURCE: &str = "\
+module counter
+  implicit none
+  double precision, private :: state = 1.0d0
+contains
+  subroutine scale_by_state(a)
+    double precision :: a
+    a = a * state
+    state = state + 0.5d0
+  end subroutine scale_by_state
+end module counter
+
+subroutine middle(a)
+  use counter, only: scale_by_state
+  implicit none
+  double precision :: a
+  call scale_by_state(a)
+end subroutine middle
+
+subroutine head(x, y)
+  implicit none
+  double precision :: x(1), y(1)
+  !$openad INDEPENDENT(x)
+  y(1) = x(1)
+  call middle(y(1))
+  call middle(y(1))
+  !$openad DEPENDENT(y)
+end subroutine head
+";
+    let openad = openad_program().expect("openad binary");
+    let work = tempfile::tempdir().unwrap();
+    let source = work.path().join("private_state.f90");
+    fs::write(&source, SOURCE).unwrap();
+    let run = |mode: &str| {
+        let out_dir = work.path().join(mode);
+        let out = Command::new(&openad)
+            .args(["-m", mode, "-o"])
+            .arg(&out_dir)
+            .arg(&source)
+            .output()
+            .unwrap();
+        (out, out_dir)
+    };
+    let (out, out_dir) = run("rj");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("unsupported construct in joint adjoint mode")
+            && stderr.contains("module variable 'state'")
+            && stderr.contains("private to module 'counter'")
+            && stderr.contains("source line 24"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.lines().next().is_some_and(|l| {
+            let mut f = l.splitn(4, ':');
+            f.next().is_some_and(|p| p.ends_with(".xaif"))
+                && f.next().is_some_and(|n| n.parse::<u32>().is_ok())
+                && f.next().is_some_and(|n| n.parse::<u32>().is_ok())
+        }),
+        "no file:line:column: {stderr}"
+    );
+    assert!(!out_dir.exists(), "output left behind");
+    for mode in ["rs", "f"] {
+        let (out, out_dir) = run(mode);
+        assert!(
+            out.status.success() && out_dir.join("private_state.oad.f90").exists(),
+            "{mode}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}

@@ -2,16 +2,18 @@
 //! the values a subroutine starts from on the checkpoint stacks, and
 //! `!$placeholder arg_restore` pops them back (reverse order), so that the
 //! reverse sweep can re-run the subroutine from the same state. The state
-//! is its arguments and the module variables it can see (the replacement
-//! list carries no `Mod` list to narrow that down). Active variables are
+//! is its arguments and the module and common-block variables its call
+//! tree can see (`global_checkpoint.rs`; the replacement list carries no
+//! `Read` list to narrow that down). Active variables are
 //! checkpointed by value (`x%v`): their adjoints are the reverse sweep's
 //! business.
 
 use xaif_schema::{ArgumentSymbolReference, Intent, Symbol, SymbolKind, SymbolType};
 
-use crate::canon::{join_statement, CanonItem};
+use crate::canon::{join_statement, CanonItem, CanonSource};
 use crate::codegen::UnitGen;
 use crate::error::Result;
+use crate::global_checkpoint::SavedGlobal;
 
 /// One checkpointed variable.
 struct Saved {
@@ -21,14 +23,19 @@ struct Saved {
     routine_suffix: String,
     /// Name to test with `present()` (optional arguments).
     optional: Option<String>,
+    /// Name to test with `allocated()` (allocatable arrays).
+    allocatable: Option<String>,
+    /// Name in run-time messages (the user's, not a renaming).
+    shown: String,
 }
 
 impl UnitGen<'_, '_> {
     /// Emits checkpoint stores (or restores) for the arguments `args` and
-    /// the visible module variables.
+    /// the global variables `globals`.
     pub fn argument_checkpoints(
         &mut self,
         args: &[ArgumentSymbolReference],
+        globals: &[SavedGlobal],
         cfg_scope: u64,
         store: bool,
     ) -> Result<()> {
@@ -46,7 +53,7 @@ impl UnitGen<'_, '_> {
                     format!("argument '{}' has no symbol", a.symbol_id),
                 ));
             };
-            let decl = self.declaration_text(&self.unit.clone(), &a.symbol_id);
+            let decl = declaration_of(self.canon, &self.unit, &a.symbol_id);
             // A passive argument the subroutine only reads need not be
             // restored, and must not be where it is declared intent(in).
             if !sym.active && (a.intent == Intent::In || has_intent_in(decl.as_deref())) {
@@ -61,44 +68,15 @@ impl UnitGen<'_, '_> {
                 saved.push(s);
             }
         }
-        // Module variables the unit sees, under their local names.
-        let names = self.env.local_names.borrow().clone();
-        let mut modules: Vec<(u64, String, String)> = Vec::new();
-        for (local, (scope, remote)) in &names.by_local {
-            modules.push((*scope, remote.clone(), local.clone()));
-        }
-        for &scope in &names.whole {
-            for sym in index.symbols_of(scope) {
-                let remote = sym.symbol_id.to_ascii_lowercase();
-                if !names.by_remote.contains_key(&(scope, remote.clone())) {
-                    modules.push((scope, remote.clone(), remote));
-                }
-            }
-        }
-        // Variables of host modules (module procedures), unless shadowed.
-        let mut host = self.canon.unit_parent.get(&self.unit).cloned().flatten();
-        while let Some(tag) = host {
-            if let Some((&scope, _)) = names.module_units.iter().find(|(_, t)| **t == tag) {
-                for sym in index.symbols_of(scope) {
-                    let name = sym.symbol_id.to_ascii_lowercase();
-                    if index.symbol(self.scope, &name).is_none() {
-                        modules.push((scope, name.clone(), name));
-                    }
-                }
-            }
-            host = self.canon.unit_parent.get(&tag).cloned().flatten();
-        }
-        modules.sort();
-        modules.dedup();
-        for (scope, remote, local) in modules {
-            let Some(sym) = index.symbol(scope, &remote) else {
+        // Module and common-block variables its call tree can see
+        // (`global_checkpoint.rs`), under the names this unit gives them.
+        for g in globals {
+            let Some(sym) = index.symbol(g.scope, &g.name) else {
                 continue;
             };
-            let Some(unit) = names.module_units.get(&scope).cloned() else {
-                continue;
-            };
-            let decl = self.declaration_text(&unit, &remote);
-            if let Some(s) = saved_variable(sym, &local, decl.as_deref(), None) {
+            let decl = declaration_of(self.canon, &g.decl_unit, &g.name);
+            if let Some(mut s) = saved_variable(sym, &g.local, decl.as_deref(), None) {
+                s.shown = g.name.clone();
                 saved.push(s);
             }
         }
@@ -108,19 +86,40 @@ impl UnitGen<'_, '_> {
         let op = if store { "store" } else { "restore" };
         for s in saved {
             let routine = format!("cp_{op}_{}", s.routine_suffix);
-            let Some(Ok(lines)) = self.inline.expand(&routine, std::slice::from_ref(&s.text))
-            else {
-                return Err(self.env.xaif.error(
-                    "ReplacementList",
-                    format!("no inline definition '{routine}' for '{}'", s.text),
-                ));
-            };
             if let Some(n) = &s.optional {
                 self.line(format!("if (present({n})) then"));
                 self.indent += 1;
             }
-            for l in lines {
-                self.line(l);
+            match (&s.allocatable, store) {
+                (None, _) => self.expand_inline(&routine, &s.text)?,
+                // Stored only when allocated, with its size and the
+                // allocation status on top; the restore checks both.
+                (Some(name), true) => {
+                    self.line(format!("if (allocated({name})) then"));
+                    self.indent += 1;
+                    self.expand_inline(&routine, &s.text)?;
+                    self.expand_inline("cp_store_integer_scalar", &format!("size({name})"))?;
+                    self.indent -= 1;
+                    self.line("end if");
+                    self.expand_inline("cp_store_bool_scalar", &format!("allocated({name})"))?;
+                }
+                (Some(name), false) => {
+                    for d in ["logical :: oad_cp_alloc", "integer :: oad_cp_size"] {
+                        if !self.extra_decls.iter().any(|e| e == d) {
+                            self.extra_decls.push(d.to_string());
+                        }
+                    }
+                    self.expand_inline("cp_restore_bool_scalar", "oad_cp_alloc")?;
+                    self.line("if (oad_cp_alloc) then");
+                    self.indent += 1;
+                    self.expand_inline("cp_restore_integer_scalar", "oad_cp_size")?;
+                    let shown = &s.shown;
+                    self.line(format!("if (.not. allocated({name})) stop 'OAD: allocatable {shown} was deallocated before the reverse sweep re-ran a call that reads it'"));
+                    self.line(format!("if (size({name}) /= oad_cp_size) stop 'OAD: allocatable {shown} changed size before the reverse sweep re-ran a call that reads it'"));
+                    self.expand_inline(&routine, &s.text)?;
+                    self.indent -= 1;
+                    self.line("end if");
+                }
             }
             if s.optional.is_some() {
                 self.indent -= 1;
@@ -130,24 +129,35 @@ impl UnitGen<'_, '_> {
         Ok(())
     }
 
-    /// The declaration of `name` in `unit`, lower case, joined.
-    fn declaration_text(&self, unit: &str, name: &str) -> Option<String> {
-        let name = name.to_ascii_lowercase();
-        self.canon.items.iter().find_map(|i| match i {
-            CanonItem::Decl {
-                unit: u,
-                name: n,
-                lines,
-            } if u == unit && *n == name => {
-                let texts: Vec<&str> = lines
-                    .iter()
-                    .map(|&l| self.canon.lines[l].as_str())
-                    .collect();
-                Some(join_statement(&texts).to_ascii_lowercase())
-            }
-            _ => None,
-        })
+    /// The lines of inline routine `routine` applied to `text`.
+    fn expand_inline(&mut self, routine: &str, text: &str) -> Result<()> {
+        let Some(Ok(lines)) = self.inline.expand(routine, &[text.to_string()]) else {
+            return Err(self.env.xaif.error(
+                "ReplacementList",
+                format!("no inline definition '{routine}' for '{text}'"),
+            ));
+        };
+        for l in lines {
+            self.line(l);
+        }
+        Ok(())
     }
+}
+
+/// The declaration of `name` in `unit`, lower case, joined.
+pub(crate) fn declaration_of(canon: &CanonSource, unit: &str, name: &str) -> Option<String> {
+    let name = name.to_ascii_lowercase();
+    canon.items.iter().find_map(|i| match i {
+        CanonItem::Decl {
+            unit: u,
+            name: n,
+            lines,
+        } if u == unit && *n == name => {
+            let texts: Vec<&str> = lines.iter().map(|&l| canon.lines[l].as_str()).collect();
+            Some(join_statement(&texts).to_ascii_lowercase())
+        }
+        _ => None,
+    })
 }
 
 fn has_intent_in(decl: Option<&str>) -> bool {
@@ -156,7 +166,8 @@ fn has_intent_in(decl: Option<&str>) -> bool {
 
 /// What to store for a variable, or `None` if it is not checkpointed:
 /// constants, characters and the like, assumed-size arrays (no size),
-/// allocatables and pointers (may be unallocated).
+/// pointers (may alias anything). Allocatable arrays are stored when
+/// allocated.
 fn saved_variable(
     sym: &Symbol,
     local: &str,
@@ -172,12 +183,12 @@ fn saved_variable(
         SymbolType::Bool => "bool",
         _ => return None,
     };
+    let mut allocatable = false;
     if let Some(d) = decl {
         let spec = d.split("::").next().unwrap_or("").replace(' ', "");
+        allocatable = spec.split(',').any(|a| a == "allocatable");
         let squeezed = d.replace(' ', "");
-        if spec
-            .split(',')
-            .any(|a| a == "parameter" || a == "allocatable" || a == "pointer")
+        if spec.split(',').any(|a| a == "parameter" || a == "pointer")
             || squeezed.contains("(*)")
             || squeezed.contains(",*)")
             || squeezed.contains(":*)")
@@ -187,6 +198,8 @@ fn saved_variable(
     }
     let shape = if sym.shape.rank() > 0 {
         "array"
+    } else if allocatable {
+        return None;
     } else {
         "scalar"
     };
@@ -199,5 +212,7 @@ fn saved_variable(
         text,
         routine_suffix: format!("{kind}_{shape}"),
         optional,
+        allocatable: allocatable.then(|| local.to_string()),
+        shown: local.to_string(),
     })
 }

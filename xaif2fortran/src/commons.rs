@@ -35,7 +35,7 @@ struct Occurrence {
 
 /// `common /name/ a, b(3), c` → ("name", ["a", "b", "c"]). Only the
 /// single-block form the front end writes.
-fn parse_common(line: &str) -> Option<(String, Vec<String>)> {
+pub(crate) fn parse_common(line: &str) -> Option<(String, Vec<String>)> {
     let code = code_part(line).trim();
     let lower = code.to_ascii_lowercase();
     let rest = lower.strip_prefix("common")?.trim_start();
@@ -72,9 +72,11 @@ fn parse_common(line: &str) -> Option<(String, Vec<String>)> {
     Some((name, members))
 }
 
-/// Finds the common blocks with an active member and plans their
-/// conversion to modules.
-pub fn plan(index: &XaifIndex, canon: &CanonSource) -> Result<CommonPlan> {
+/// Finds the common blocks with an active member, and those in `also`
+/// (passive blocks a joint-mode checkpoint must name where they are not
+/// declared, `global_checkpoint.rs`), and plans their conversion to
+/// modules.
+pub fn plan(index: &XaifIndex, canon: &CanonSource, also: &HashSet<String>) -> Result<CommonPlan> {
     let mut blocks: Vec<(String, Vec<Occurrence>)> = Vec::new();
     let mut decl_lines: HashMap<(String, String), Vec<usize>> = HashMap::new();
     for item in &canon.items {
@@ -109,7 +111,7 @@ pub fn plan(index: &XaifIndex, canon: &CanonSource) -> Result<CommonPlan> {
                 .unit_scope(&o.unit)
                 .is_some_and(|s| o.members.iter().any(|m| index.is_active(s, m)))
         });
-        if !active {
+        if !active && !also.contains(&block) {
             continue;
         }
         let module = format!("oad_common_{block}");
@@ -153,7 +155,7 @@ pub fn plan(index: &XaifIndex, canon: &CanonSource) -> Result<CommonPlan> {
                     o.line + 1,
                     1,
                     format!(
-                        "common block /{block}/ has {} members here and {} in its first occurrence (line {}); an active common block must have one layout",
+                        "common block /{block}/ has {} members here and {} in its first occurrence (line {}); a common block turned into a module (active, or checkpointed where it is not declared) must have one layout",
                         o.members.len(),
                         first.members.len(),
                         first.line + 1

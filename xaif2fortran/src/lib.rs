@@ -13,6 +13,7 @@ pub mod decl;
 pub mod error;
 pub mod expr;
 pub mod fortran_text;
+pub mod global_checkpoint;
 pub mod inline;
 pub mod interfaces;
 pub mod output;

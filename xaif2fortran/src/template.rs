@@ -74,6 +74,13 @@ pub struct Template {
 }
 
 impl Template {
+    /// Whether the template stores or restores argument checkpoints.
+    pub fn has_checkpoints(&self) -> bool {
+        self.body.iter().any(|l| {
+            matches!(l, TemplateLine::Placeholder { id, .. } if id == "arg_store" || id == "arg_restore")
+        })
+    }
+
     pub fn parse(file: &str, text: &str) -> Result<Template> {
         let err = |i: usize, col: usize, msg: &str| Diagnostic::new(file, i + 1, col, msg);
         let lines: Vec<&str> = text.lines().collect();

@@ -78,7 +78,17 @@ pub fn unparse_program(
     // Indentation level of each unit's statements (nested units deeper).
     let mut unit_level: HashMap<String, usize> = HashMap::new();
     let inline = InlineDefs::builtin();
-    let commons = crate::commons::plan(&index, canon)?;
+    // Globals the joint template's argument checkpoints cover.
+    let checkpointing: std::collections::HashSet<String> = canon
+        .units
+        .iter()
+        .filter(|u| index.replacements_of_unit(u).is_some())
+        .filter(|u| template_of(u).is_some_and(Template::has_checkpoints))
+        .cloned()
+        .collect();
+    let global_ckpt =
+        crate::global_checkpoint::plan(cg, &index, canon, &local_names, &checkpointing, xaif)?;
+    let commons = crate::commons::plan(&index, canon, &global_ckpt.convert_blocks)?;
     let interfaces = crate::interfaces::interface_activity(&index, canon);
     let mut out: Vec<String> = Vec::new();
     let mut modules_placed = commons.modules.is_empty();
@@ -101,6 +111,9 @@ pub fn unparse_program(
                 let pad = " ".repeat(header_indent + 2);
                 out.push(format!("{pad}use OAD_active"));
                 if let Some(uses) = commons.uses.get(tag) {
+                    out.extend(uses.iter().map(|u| format!("{pad}{u}")));
+                }
+                if let Some(uses) = global_ckpt.uses.get(tag) {
                     out.extend(uses.iter().map(|u| format!("{pad}{u}")));
                 }
                 if let Some(t) =
@@ -146,8 +159,14 @@ pub fn unparse_program(
                                 {
                                     gen.indent = *indent;
                                     let args = rl.argument_list.as_deref().unwrap_or(&[]);
+                                    let globals = global_ckpt
+                                        .saved
+                                        .get(unit)
+                                        .map(Vec::as_slice)
+                                        .unwrap_or(&[]);
                                     gen.argument_checkpoints(
                                         args,
+                                        globals,
                                         rl.controlflowgraph_scope_id,
                                         id == "arg_store",
                                     )?;

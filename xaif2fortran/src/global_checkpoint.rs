@@ -1,0 +1,452 @@
+//! Which module and common-block variables a subroutine's argument
+//! checkpoint (`!$placeholder arg_store` / `arg_restore`, joint template)
+//! must cover, and how the subroutine names them.
+//!
+//! In the joint adjoint the reverse sweep re-runs a callee's forward sweep
+//! from its checkpoint; everything the callee *and its callees* read must
+//! then hold the values it had at the original call. Only the subroutine
+//! called from a taping caller stores a checkpoint (its own callees run
+//! plain), so the set is transitive: the global variables visible in any
+//! unit reachable from it in the call graph (conservative: visible, not
+//! only read — the replacement list carries no `Read` list). A global the
+//! subroutine cannot name itself (a module it does not use, a common
+//! block it does not declare) is made visible by a renaming `use` added
+//! after its header; a passive common block needed that way is turned into
+//! a module like an active one (`commons.rs`).
+
+use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
+
+use xaif_schema::{BasicBlockElement, CallGraph, CallGraphVertex, ControlFlowVertex};
+
+use crate::canon::{CanonItem, CanonSource};
+use crate::error::{Result, XaifLocator};
+use crate::fortran_text::code_part;
+use crate::symbols::{unit_tag, XaifIndex};
+use crate::uses::LocalNames;
+
+/// One global variable a unit checkpoints.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SavedGlobal {
+    /// The name the unit uses for it.
+    pub local: String,
+    /// Scope and name of its XAIF symbol.
+    pub scope: u64,
+    pub name: String,
+    /// Unit whose `!$oad decl` line declares it (attributes, shape).
+    pub decl_unit: String,
+}
+
+/// The checkpoint plan of every unit that gets one.
+#[derive(Debug, Default)]
+pub struct GlobalCheckpoints {
+    /// Unit tag → globals to checkpoint, in a fixed order.
+    pub saved: HashMap<String, Vec<SavedGlobal>>,
+    /// Unit tag → `use` lines to add after its header.
+    pub uses: HashMap<String, Vec<String>>,
+    /// Passive common blocks that must become modules.
+    pub convert_blocks: HashSet<String>,
+}
+
+/// A global variable independent of the unit that names it.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+enum Global {
+    /// (module scope, name in the module)
+    Module(u64, String),
+    /// A whole common block, by name.
+    Common(String),
+}
+
+/// `common /name/ ...` occurrences: block → (unit, members) in file order.
+type Blocks = Vec<(String, Vec<(String, Vec<String>)>)>;
+
+fn common_blocks(canon: &CanonSource) -> Blocks {
+    let mut blocks: Blocks = Vec::new();
+    for item in &canon.items {
+        let CanonItem::Line(i) = item else { continue };
+        let (Some(unit), Some((block, members))) = (
+            canon.line_units.get(i),
+            crate::commons::parse_common(&canon.lines[*i]),
+        ) else {
+            continue;
+        };
+        match blocks.iter_mut().find(|(b, _)| *b == block) {
+            Some((_, occ)) => occ.push((unit.clone(), members)),
+            None => blocks.push((block, vec![(unit.clone(), members)])),
+        }
+    }
+    blocks
+}
+
+/// Module scope → module name, from the unit headers.
+fn module_names(index: &XaifIndex, canon: &CanonSource) -> HashMap<u64, String> {
+    let mut out = HashMap::new();
+    for item in &canon.items {
+        if let CanonItem::UnitHeader { tag, lines } = item {
+            let header = canon.lines[lines[0]].trim().to_ascii_lowercase();
+            let mut words = header.split_whitespace();
+            if let (Some("module"), Some(name), None) = (words.next(), words.next(), words.next()) {
+                if let Some(s) = index.unit_scope(tag) {
+                    out.insert(s, name.to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// One call statement of a unit.
+struct CallSite {
+    statement_id: String,
+    /// Line in the user's source (`lineNumber`).
+    line: u64,
+    name: String,
+    /// The units of that name (every one: internal procedures may share
+    /// a name).
+    targets: Vec<String>,
+}
+
+/// The calls of each unit (of its plain section for replacement lists).
+fn call_sites(cg: &CallGraph) -> HashMap<String, Vec<CallSite>> {
+    let mut units_named: HashMap<String, Vec<String>> = HashMap::new();
+    let mut calls: Vec<(String, Vec<CallSite>)> = Vec::new();
+    for v in &cg.vertices {
+        let (annotation, symbol, graphs): (&str, &str, Vec<&[ControlFlowVertex]>) = match v {
+            CallGraphVertex::ControlFlowGraph(c) => {
+                (&c.annotation, &c.symbol_id, vec![&c.vertices])
+            }
+            CallGraphVertex::ReplacementList(r) => (
+                &r.annotation,
+                &r.symbol_id,
+                r.replacements
+                    .iter()
+                    .map(|p| p.vertices.as_slice())
+                    .collect(),
+            ),
+        };
+        let Some(tag) = unit_tag(annotation) else {
+            continue;
+        };
+        units_named
+            .entry(symbol.to_ascii_lowercase())
+            .or_default()
+            .push(tag.to_string());
+        let mut sites = Vec::new();
+        for g in graphs {
+            for vertex in g {
+                let ControlFlowVertex::BasicBlock(b) = vertex else {
+                    continue;
+                };
+                for e in &b.elements {
+                    if let BasicBlockElement::SubroutineCall(c) = e {
+                        if let Some(s) = &c.symbol_id {
+                            sites.push(CallSite {
+                                statement_id: c.statement_id.clone(),
+                                line: c.line_number,
+                                name: s.to_ascii_lowercase(),
+                                targets: Vec::new(),
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        calls.push((tag.to_string(), sites));
+    }
+    let mut out: HashMap<String, Vec<CallSite>> = HashMap::new();
+    for (tag, mut sites) in calls {
+        for site in &mut sites {
+            site.targets = units_named.get(&site.name).cloned().unwrap_or_default();
+        }
+        out.entry(tag).or_default().extend(sites);
+    }
+    out
+}
+
+/// The module variables and common-block members one unit can see.
+fn direct_globals(
+    index: &XaifIndex,
+    canon: &CanonSource,
+    names: &LocalNames,
+    blocks: &Blocks,
+    unit: &str,
+) -> BTreeSet<Global> {
+    let mut out = BTreeSet::new();
+    for (scope, remote) in names.by_local.values() {
+        out.insert(Global::Module(*scope, remote.clone()));
+    }
+    for &scope in &names.whole {
+        for sym in index.symbols_of(scope) {
+            out.insert(Global::Module(scope, sym.symbol_id.to_ascii_lowercase()));
+        }
+    }
+    let mut host = canon.unit_parent.get(unit).cloned().flatten();
+    while let Some(tag) = host {
+        if let Some((&scope, _)) = names.module_units.iter().find(|(_, t)| **t == tag) {
+            for sym in index.symbols_of(scope) {
+                out.insert(Global::Module(scope, sym.symbol_id.to_ascii_lowercase()));
+            }
+        }
+        host = canon.unit_parent.get(&tag).cloned().flatten();
+    }
+    for (block, occs) in blocks {
+        if occs.iter().any(|(u, _)| u == unit) {
+            out.insert(Global::Common(block.clone()));
+        }
+    }
+    out
+}
+
+/// Whether module variable `name` is private to its module: a `private`
+/// attribute, or a bare `private` statement in the module without a
+/// `public` attribute on the variable.
+fn is_private(canon: &CanonSource, module_unit: &str, decl: Option<&str>) -> bool {
+    let spec = decl
+        .map(|d| d.split("::").next().unwrap_or("").replace(' ', ""))
+        .unwrap_or_default();
+    let attrs: Vec<&str> = spec.split(',').collect();
+    if attrs.contains(&"private") {
+        return true;
+    }
+    if attrs.contains(&"public") {
+        return false;
+    }
+    canon.items.iter().any(|i| match i {
+        CanonItem::Line(l) => {
+            canon.line_units.get(l).is_some_and(|u| u == module_unit)
+                && code_part(&canon.lines[*l])
+                    .trim()
+                    .eq_ignore_ascii_case("private")
+        }
+        _ => false,
+    })
+}
+
+/// Plans the global checkpoints of the units in `units` (those whose
+/// template stores and restores argument checkpoints).
+pub fn plan(
+    cg: &CallGraph,
+    index: &XaifIndex,
+    canon: &CanonSource,
+    local_names: &HashMap<String, LocalNames>,
+    units: &HashSet<String>,
+    xaif: &XaifLocator,
+) -> Result<GlobalCheckpoints> {
+    let blocks = common_blocks(canon);
+    let modules = module_names(index, canon);
+    let calls = call_sites(cg);
+    let empty = LocalNames::default();
+    let names_of = |u: &str| local_names.get(u).unwrap_or(&empty);
+    let direct: HashMap<&String, BTreeSet<Global>> = canon
+        .units
+        .iter()
+        .map(|u| (u, direct_globals(index, canon, names_of(u), &blocks, u)))
+        .collect();
+    let position = |u: &str| canon.units.iter().position(|t| t == u);
+    // The globals of everything reachable from `start` (recursion: cycles
+    // end at a unit already seen).
+    let reach = |start: &[&str]| {
+        let mut needed: BTreeSet<Global> = BTreeSet::new();
+        let mut seen: HashSet<String> = HashSet::new();
+        let mut queue: VecDeque<String> = start.iter().map(|s| s.to_string()).collect();
+        while let Some(u) = queue.pop_front() {
+            if !seen.insert(u.clone()) {
+                continue;
+            }
+            if let Some(d) = direct.get(&u) {
+                needed.extend(d.iter().cloned());
+            }
+            for site in calls.get(&u).into_iter().flatten() {
+                queue.extend(site.targets.iter().cloned());
+            }
+        }
+        needed
+    };
+    let mut plan = GlobalCheckpoints::default();
+    let mut sorted: Vec<&String> = units.iter().collect();
+    sorted.sort();
+    for unit in sorted {
+        let needed = reach(&[unit.as_str()]);
+        let names = names_of(unit);
+        let own_scope = index.unit_scope(unit);
+        let shadowed = |n: &str| own_scope.is_some_and(|s| index.symbol(s, n).is_some());
+        let mut saved = Vec::new();
+        let mut uses = Vec::new();
+        let mut fresh = 0usize;
+        let mut fresh_name = || {
+            fresh += 1;
+            format!("oad_cpg_{fresh}")
+        };
+        for g in needed {
+            match g {
+                Global::Module(scope, remote) => {
+                    let Some(sym) = index.symbol(scope, &remote) else {
+                        continue;
+                    };
+                    if sym.kind != xaif_schema::SymbolKind::Variable {
+                        continue;
+                    }
+                    let Some(module_unit) = names.module_units.get(&scope).cloned() else {
+                        continue;
+                    };
+                    let in_host = {
+                        let mut h = canon.unit_parent.get(unit.as_str()).cloned().flatten();
+                        let mut found = false;
+                        while let Some(t) = h {
+                            found |= t == module_unit;
+                            h = canon.unit_parent.get(&t).cloned().flatten();
+                        }
+                        found
+                    };
+                    let local = if let Some(l) = names.by_remote.get(&(scope, remote.clone())) {
+                        Some(l.clone())
+                    } else if (names.whole.contains(&scope) || in_host) && !shadowed(&remote) {
+                        Some(remote.clone())
+                    } else {
+                        None
+                    };
+                    let local = match local {
+                        Some(l) => l,
+                        None => {
+                            let module = modules.get(&scope).cloned().unwrap_or_default();
+                            let decl =
+                                crate::checkpoint::declaration_of(canon, &module_unit, &remote);
+                            let why = if in_host {
+                                Some("it is shadowed there by a local name".to_string())
+                            } else if position(&module_unit) > position(unit) {
+                                Some(format!("module '{module}' is defined after it"))
+                            } else if is_private(canon, &module_unit, decl.as_deref()) {
+                                Some(format!("it is private to module '{module}'"))
+                            } else {
+                                None
+                            };
+                            if let Some(why) = why {
+                                // Point at the call through which it is reached.
+                                let global = Global::Module(scope, remote.clone());
+                                let site =
+                                    calls.get(unit.as_str()).into_iter().flatten().find(|c| {
+                                        let t: Vec<&str> =
+                                            c.targets.iter().map(String::as_str).collect();
+                                        reach(&t).contains(&global)
+                                    });
+                                let (needle, via) = match site {
+                                    Some(c) => (
+                                        format!("statement_id=\"{}\"", c.statement_id),
+                                        format!(
+                                            "the call of '{}' at source line {}",
+                                            c.name, c.line
+                                        ),
+                                    ),
+                                    None => (
+                                        format!("annotation=\"unit:{unit}\""),
+                                        "its own code".to_string(),
+                                    ),
+                                };
+                                return Err(xaif.error(
+                                    &needle,
+                                    format!(
+                                        "unsupported construct in joint adjoint mode: module variable '{remote}' (module '{module}') is visible to the code reached through {via}; the joint reverse sweep re-runs it from a checkpoint of '{unit}' that must save the variable, but {why}"
+                                    ),
+                                ));
+                            }
+                            let l = fresh_name();
+                            uses.push(format!("use {module}, only: {l} => {remote}"));
+                            l
+                        }
+                    };
+                    saved.push(SavedGlobal {
+                        local,
+                        scope,
+                        name: remote,
+                        decl_unit: module_unit,
+                    });
+                }
+                Global::Common(block) => {
+                    let Some((_, occs)) = blocks.iter().find(|(b, _)| *b == block) else {
+                        continue;
+                    };
+                    // The unit's own layout if it declares the block (its
+                    // members under its names), else the first
+                    // occurrence's through the module the block becomes.
+                    match occs.iter().find(|(u, _)| u == unit) {
+                        Some((_, members)) => {
+                            let Some(scope) = own_scope else { continue };
+                            for m in members {
+                                saved.push(SavedGlobal {
+                                    local: m.clone(),
+                                    scope,
+                                    name: m.clone(),
+                                    decl_unit: unit.clone(),
+                                });
+                            }
+                        }
+                        None => {
+                            let (first_unit, first_members) = &occs[0];
+                            let Some(scope) = index.unit_scope(first_unit) else {
+                                continue;
+                            };
+                            plan.convert_blocks.insert(block.clone());
+                            for m in first_members {
+                                let l = fresh_name();
+                                uses.push(format!("use oad_common_{block}, only: {l} => {m}"));
+                                saved.push(SavedGlobal {
+                                    local: l,
+                                    scope,
+                                    name: m.clone(),
+                                    decl_unit: first_unit.clone(),
+                                });
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        plan.saved.insert(unit.clone(), saved);
+        if !uses.is_empty() {
+            plan.uses.insert(unit.clone(), uses);
+        }
+    }
+    Ok(plan)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checkpoint::declaration_of;
+
+    fn canon(text: &str) -> CanonSource {
+        CanonSource::parse("t.canon.f90", text).unwrap()
+    }
+
+    #[test]
+    fn private_attribute_and_default_private_statement() {
+        let c = canon(
+            "!$oad unit m\nmodule m\n  implicit none\n!$oad decl a\n  double precision, private :: a\n!$oad decl b\n  double precision :: b\nend module m\n",
+        );
+        let decl = |n: &str| declaration_of(&c, "m", n);
+        assert!(is_private(&c, "m", decl("a").as_deref()));
+        assert!(!is_private(&c, "m", decl("b").as_deref()));
+        let c = canon(
+            "!$oad unit m\nmodule m\n  implicit none\n  private\n!$oad decl a\n  double precision :: a\n!$oad decl b\n  double precision, public :: b\nend module m\n",
+        );
+        let decl = |n: &str| declaration_of(&c, "m", n);
+        assert!(is_private(&c, "m", decl("a").as_deref()));
+        assert!(!is_private(&c, "m", decl("b").as_deref()));
+    }
+
+    #[test]
+    fn common_blocks_in_file_order_with_their_units() {
+        let c = canon(
+            "!$oad unit f\nsubroutine f()\n!$oad decl p\n  double precision :: p\n  common /blk/ p\nend subroutine f\n!$oad unit g\nsubroutine g()\n!$oad decl q\n  double precision :: q\n!$oad decl r\n  double precision :: r\n  common /blk/ q, r\nend subroutine g\n",
+        );
+        let blocks = common_blocks(&c);
+        assert_eq!(blocks.len(), 1);
+        assert_eq!(blocks[0].0, "blk");
+        assert_eq!(
+            blocks[0].1,
+            vec![
+                ("f".to_string(), vec!["p".to_string()]),
+                ("g".to_string(), vec!["q".to_string(), "r".to_string()])
+            ]
+        );
+    }
+}
