@@ -234,6 +234,27 @@ fn emit_spec(prog: &Program, i: usize, level: usize, out: &mut String) {
             _ => {}
         }
     }
+    // `public :: f` / `private :: f` for module procedures (under their
+    // canonical names: a function is now the subroutine oad_s_f).
+    if u.ast.kind == UnitKind::Module {
+        for access in [true, false] {
+            let names: Vec<String> = u
+                .symbols
+                .iter()
+                .filter(|s| s.access == Some(access))
+                .filter_map(|s| {
+                    u.contained
+                        .iter()
+                        .find(|&&c| prog.units[c].ast.name == s.name)
+                        .map(|&c| prog.units[c].canon_name.clone())
+                })
+                .collect();
+            if !names.is_empty() {
+                let kw = if access { "public" } else { "private" };
+                let _ = writeln!(out, "{pad}{kw} :: {}", names.join(", "));
+            }
+        }
+    }
     // Interface blocks (functions inside become subroutines) live in a
     // module of their own, emitted before the program unit.
     for k in decl_order(prog, i) {

@@ -320,6 +320,22 @@ impl Program {
     }
 
     fn declare_unit(&mut self, i: usize) -> FrontResult<()> {
+        // Procedures of this unit: contained ones, interface bodies and
+        // generic names (an access statement may name them).
+        let mut procedures: Vec<String> = self.units[i]
+            .contained
+            .iter()
+            .chain(self.interfaces_of(i).iter())
+            .map(|&c| self.units[c].ast.name.to_ascii_lowercase())
+            .collect();
+        for s in &self.units[i].ast.spec {
+            if let SpecStmt::Interface {
+                generic: Some(g), ..
+            } = s
+            {
+                procedures.push(g.to_ascii_lowercase());
+            }
+        }
         // Implicit rules: inherited from the host.
         if let Some(p) = self.units[i].parent {
             let (imp, none) = (self.units[p].implicit.clone(), self.units[p].implicit_none);
@@ -437,12 +453,22 @@ impl Program {
             // The function becomes a subroutine with the result as last dummy.
             unit.symbols[k].dummy = Some(params.len());
         }
+        // Procedures of this unit (contained, or declared in an interface
+        // block) named in an access statement (`public :: f`) need no type.
+        let procedures = &procedures;
         // Resolve implicit types of names declared without a type.
         for k in 0..unit.symbols.len() {
             if unit.symbols[k].explicit_type {
                 continue;
             }
             let name = unit.symbols[k].name.clone();
+            let only_access = unit.symbols[k].access.is_some()
+                && unit.symbols[k].dims.is_none()
+                && unit.symbols[k].dummy.is_none()
+                && unit.symbols[k].common.is_none();
+            if only_access && procedures.contains(&name.to_ascii_lowercase()) {
+                continue;
+            }
             // An `external` name without a type is a subroutine; no type needed.
             if unit.symbols[k].external || unit.symbols[k].intrinsic_attr {
                 continue;
@@ -619,15 +645,20 @@ impl Program {
     /// An entity `name` exported by module `m`.
     fn module_entity(&self, m: usize, name: &str, depth: usize) -> Option<Binding> {
         let unit = &self.units[m];
-        if let Some(k) = unit.lookup_local(name) {
-            if unit.symbols[k].access != Some(false) {
-                return Some(Binding::Var { owner: m, sym: k });
-            }
+        let local = unit.lookup_local(name);
+        if local.is_some_and(|k| unit.symbols[k].access == Some(false)) {
+            // `private :: name`: not visible outside, variable or procedure.
+            return None;
         }
+        // A module procedure (an access statement naming it only made a
+        // symbol for its accessibility).
         for &c in &unit.contained {
             if self.units[c].ast.name == name {
                 return Some(Binding::Proc(c));
             }
+        }
+        if let Some(k) = local {
+            return Some(Binding::Var { owner: m, sym: k });
         }
         self.resolve_use(m, name, depth + 1)
     }

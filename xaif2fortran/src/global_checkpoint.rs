@@ -299,7 +299,16 @@ pub fn plan(
                     };
                     let local = if let Some(l) = names.by_remote.get(&(scope, remote.clone())) {
                         Some(l.clone())
-                    } else if (names.whole.contains(&scope) || in_host) && !shadowed(&remote) {
+                    } else if (in_host
+                        || (names.whole.contains(&scope)
+                            && !is_private(
+                                canon,
+                                &module_unit,
+                                crate::checkpoint::declaration_of(canon, &module_unit, &remote)
+                                    .as_deref(),
+                            )))
+                        && !shadowed(&remote)
+                    {
                         Some(remote.clone())
                     } else {
                         None
