@@ -16,6 +16,7 @@ pub mod fortran_text;
 pub mod inline;
 pub mod interfaces;
 pub mod output;
+pub mod push_runs;
 pub mod runtime;
 pub mod structured;
 pub mod symbols;

@@ -1,0 +1,180 @@
+//! Cheaper inlined tape pushes in the taping sweep.
+//!
+//! A push expanded from its inline definition tests the stack's capacity,
+//! stores and increments the stack pointer: three statements and a
+//! possible call per value, and the possible call makes the compiler
+//! reload the stack and its pointer after every push. Pushes to one stack
+//! within a *run* (a stretch of a basic block without calls, opaque
+//! statements or other tape operations, so no callee pushes in between
+//! and the LIFO order is unchanged) share one test reserving room for all
+//! of them, store at `ptr`, `ptr + 1`, ... and increment the pointer once,
+//! after the last one. When the body of a counted `do` loop is a single
+//! run, room for all its iterations is reserved before the loop (Fortran
+//! fixes the trip count at loop entry) and the body stores without any
+//! test. Measured effect: docs/benchmarks.md (2026-11-22).
+//!
+//! Only pushes whose definition is the built-in one are fused
+//! (`InlineDefs::fusable_push`); the others are expanded call by call.
+
+use xaif_schema::BasicBlockElement;
+
+use crate::codegen::UnitGen;
+use crate::inline::InlineDefs;
+
+/// Where a push sits in its run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct PushSlot {
+    /// The `OAD_tape` stack (`oad_dt`, `oad_it`, `oad_lt`).
+    pub stack: &'static str,
+    /// Position of this push among the run's pushes to the same stack.
+    pub index: usize,
+    /// Number of pushes to that stack in the run.
+    pub count: usize,
+}
+
+/// The stack a block element pushes to, if it is a fusable push.
+fn pushed_stack(e: &BasicBlockElement, inline: &InlineDefs) -> Option<&'static str> {
+    match e {
+        BasicBlockElement::InlinableSubroutineCall(c) if c.arguments.len() == 1 => {
+            inline.fusable_push(&c.subroutine_name)
+        }
+        _ => None,
+    }
+}
+
+/// Whether a block element ends every run: a call (the callee may push),
+/// an opaque statement (it may call, or read the tape pointers), any tape
+/// operation other than a fusable push (a pop, a checkpoint, a user
+/// definition).
+fn ends_runs(e: &BasicBlockElement, inline: &InlineDefs) -> bool {
+    match e {
+        BasicBlockElement::Assignment(_) | BasicBlockElement::DerivativePropagator(_) => false,
+        BasicBlockElement::InlinableSubroutineCall(_) => pushed_stack(e, inline).is_none(),
+        BasicBlockElement::SubroutineCall(_) | BasicBlockElement::Marker(_) => true,
+    }
+}
+
+/// For each element of a basic block, its slot if it is a fusable push.
+pub(crate) fn plan_runs(
+    elements: &[BasicBlockElement],
+    inline: &InlineDefs,
+) -> Vec<Option<PushSlot>> {
+    let mut slots: Vec<Option<PushSlot>> = vec![None; elements.len()];
+    let mut start = 0;
+    while start < elements.len() {
+        let end = (start..elements.len())
+            .find(|&k| ends_runs(&elements[k], inline))
+            .unwrap_or(elements.len());
+        let run: Vec<(usize, &'static str)> = (start..end)
+            .filter_map(|k| pushed_stack(&elements[k], inline).map(|s| (k, s)))
+            .collect();
+        for &(k, stack) in &run {
+            let same = run.iter().filter(|(_, s)| *s == stack);
+            slots[k] = Some(PushSlot {
+                stack,
+                index: same.clone().take_while(|(j, _)| *j < k).count(),
+                count: same.count(),
+            });
+        }
+        start = end + 1;
+    }
+    slots
+}
+
+/// Pushes per stack of a block that is a single run with at least one
+/// push (the body a whole loop can reserve room for); `None` otherwise.
+pub(crate) fn single_run_counts(
+    elements: &[BasicBlockElement],
+    inline: &InlineDefs,
+) -> Option<Vec<(&'static str, usize)>> {
+    if elements.iter().any(|e| ends_runs(e, inline)) {
+        return None;
+    }
+    let mut counts: Vec<(&'static str, usize)> = Vec::new();
+    for stack in elements.iter().filter_map(|e| pushed_stack(e, inline)) {
+        match counts.iter_mut().find(|(s, _)| *s == stack) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((stack, 1)),
+        }
+    }
+    (!counts.is_empty()).then_some(counts)
+}
+
+/// `text` as an operand of `+`/`-`: bare if it is a name or a literal.
+fn operand(text: &str) -> String {
+    if text
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '%')
+    {
+        text.to_string()
+    } else {
+        format!("({text})")
+    }
+}
+
+/// The trip count of `do v = lo, hi[, step]` as an `integer(8)`
+/// expression (Fortran: `max(0, (hi - lo + step) / step)`).
+pub(crate) fn trip_count(lo: &str, hi: &str, step: &str) -> String {
+    let (lo, hi) = (operand(lo), operand(hi));
+    if step == "1" {
+        format!("max(0_8, int({hi} - {lo} + 1, 8))")
+    } else {
+        let step = operand(step);
+        format!("max(0_8, int(({hi} - {lo} + {step})/{step}, 8))")
+    }
+}
+
+impl UnitGen<'_, '_> {
+    /// One test reserving room for `extra` more entries than the next
+    /// push needs: `if (ptr + extra > sz) call grow_to(ptr + extra)`.
+    pub(crate) fn reserve_pushes(&mut self, stack: &str, extra: &str) {
+        let last = format!("{stack}_ptr + {extra}");
+        self.line(format!(
+            "if ({last} > {stack}_sz) call {stack}_grow_to({last})"
+        ));
+    }
+
+    /// Reserves room for every iteration of a counted loop whose body
+    /// pushes `counts` values per stack (written just before the `do`).
+    pub(crate) fn reserve_loop_pushes(&mut self, counts: &[(&'static str, usize)], trips: &str) {
+        for &(stack, n) in counts {
+            self.reserve_pushes(stack, &format!("{n}_8*{trips} - 1"));
+        }
+    }
+
+    /// A push in a run: the run's test before its first push (unless the
+    /// enclosing loop reserved the room), the store at its offset, the
+    /// increment after its last push.
+    pub(crate) fn fused_push(&mut self, slot: PushSlot, value: &str, reserved: bool) {
+        let PushSlot {
+            stack,
+            index,
+            count,
+        } = slot;
+        if index == 0 && !reserved {
+            self.reserve_pushes(stack, &(count - 1).to_string());
+        }
+        if index == 0 {
+            self.line(format!("{stack}({stack}_ptr) = {value}"));
+        } else {
+            self.line(format!("{stack}({stack}_ptr + {index}) = {value}"));
+        }
+        if index + 1 == count {
+            self.line(format!("{stack}_ptr = {stack}_ptr + {count}"));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trip_counts() {
+        assert_eq!(trip_count("1", "n", "1"), "max(0_8, int(n - 1 + 1, 8))");
+        assert_eq!(
+            trip_count("i + 1", "n - 1", "-2"),
+            "max(0_8, int(((n - 1) - (i + 1) + (-2))/(-2), 8))"
+        );
+    }
+}
