@@ -8,17 +8,21 @@
 //! statements or other tape operations, so no callee pushes in between
 //! and the LIFO order is unchanged) share one test reserving room for all
 //! of them, store at `ptr`, `ptr + 1`, ... and increment the pointer once,
-//! after the last one. When the body of a counted `do` loop is a single
-//! run, room for all its iterations is reserved before the loop (Fortran
-//! fixes the trip count at loop entry) and the body stores without any
-//! test. Measured effect: docs/benchmarks.md (2026-11-22).
+//! after the last one. When the body of a counted `do` loop has no calls
+//! and no inner loops, room for all its iterations (the most pushes any
+//! path through the body makes, times the trip count, which Fortran fixes
+//! at loop entry) is reserved before the loop, and the body stores
+//! without any test. Measured effect: docs/benchmarks.md (2026-11-22).
 //!
 //! Only pushes whose definition is the built-in one are fused
 //! (`InlineDefs::fusable_push`); the others are expanded call by call.
 
-use xaif_schema::BasicBlockElement;
+use std::collections::HashMap;
+
+use xaif_schema::{BasicBlockElement, ControlFlowVertex};
 
 use crate::codegen::UnitGen;
+use crate::control_flow::CfgView;
 use crate::inline::InlineDefs;
 
 /// Where a push sits in its run.
@@ -81,23 +85,108 @@ pub(crate) fn plan_runs(
     slots
 }
 
-/// Pushes per stack of a block that is a single run with at least one
-/// push (the body a whole loop can reserve room for); `None` otherwise.
-pub(crate) fn single_run_counts(
-    elements: &[BasicBlockElement],
+/// The room a counted loop can reserve before it starts.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct LoopReservation {
+    /// Per stack, the most pushes one iteration can make.
+    pub counts: Vec<(&'static str, usize)>,
+    /// The body's basic blocks, whose pushes then need no test.
+    pub blocks: Vec<String>,
+}
+
+/// Pushes per stack along the worst path from a vertex to the end of
+/// the loop body; `None` if the body is not reservable from there.
+type PathPushes = Option<Vec<(&'static str, usize)>>;
+
+/// What a counted loop (vertex `loop_id`, body starting at `body`) may
+/// reserve: its body must be acyclic — basic blocks, if / select case
+/// branches and their joins, ending at the loop's EndLoop — and free of
+/// run ends (calls, opaque statements, other tape operations), and it
+/// must push something. The count per stack is the maximum over the
+/// paths through the body, so an iteration never pushes more than was
+/// reserved for it.
+pub(crate) fn loop_body_pushes(
+    view: &CfgView,
+    body: &str,
+    loop_id: &str,
     inline: &InlineDefs,
-) -> Option<Vec<(&'static str, usize)>> {
-    if elements.iter().any(|e| ends_runs(e, inline)) {
+) -> Option<LoopReservation> {
+    let end_loop = view.vertices.iter().find(|v| {
+        matches!(v, ControlFlowVertex::EndLoop(_))
+            && view.single_successor(v.vertex_id()) == Some(loop_id)
+    })?;
+    let mut memo: HashMap<String, PathPushes> = HashMap::new();
+    let mut blocks = Vec::new();
+    let counts = worst_path(
+        view,
+        body,
+        end_loop.vertex_id(),
+        inline,
+        &mut memo,
+        &mut blocks,
+    )?;
+    let counts: Vec<_> = counts.into_iter().filter(|&(_, n)| n > 0).collect();
+    (!counts.is_empty()).then_some(LoopReservation { counts, blocks })
+}
+
+/// Per-stack maximum of pushes from `id` to `end` (memoised; a vertex
+/// being visited again before it is done means a cycle: not reservable).
+fn worst_path(
+    view: &CfgView,
+    id: &str,
+    end: &str,
+    inline: &InlineDefs,
+    memo: &mut HashMap<String, PathPushes>,
+    blocks: &mut Vec<String>,
+) -> PathPushes {
+    if id == end {
+        return Some(Vec::new());
+    }
+    if let Some(done) = memo.get(id) {
+        return done.clone();
+    }
+    memo.insert(id.to_string(), None);
+    let mut own: Vec<(&'static str, usize)> = Vec::new();
+    match view.by_id.get(id)? {
+        ControlFlowVertex::BasicBlock(b) => {
+            if b.elements.iter().any(|e| ends_runs(e, inline)) {
+                return None;
+            }
+            for stack in b.elements.iter().filter_map(|e| pushed_stack(e, inline)) {
+                add(&mut own, stack, 1);
+            }
+            blocks.push(id.to_string());
+        }
+        ControlFlowVertex::If(_)
+        | ControlFlowVertex::Branch(_)
+        | ControlFlowVertex::EndBranch(_) => {}
+        _ => return None,
+    }
+    let mut worst: Vec<(&'static str, usize)> = Vec::new();
+    let edges = view.out_edges(id);
+    if edges.is_empty() {
         return None;
     }
-    let mut counts: Vec<(&'static str, usize)> = Vec::new();
-    for stack in elements.iter().filter_map(|e| pushed_stack(e, inline)) {
-        match counts.iter_mut().find(|(s, _)| *s == stack) {
-            Some((_, n)) => *n += 1,
-            None => counts.push((stack, 1)),
+    for e in edges {
+        for (stack, n) in worst_path(view, &e.target, end, inline, memo, blocks)? {
+            match worst.iter_mut().find(|(s, _)| *s == stack) {
+                Some((_, m)) => *m = (*m).max(n),
+                None => worst.push((stack, n)),
+            }
         }
     }
-    (!counts.is_empty()).then_some(counts)
+    for (stack, n) in own {
+        add(&mut worst, stack, n);
+    }
+    memo.insert(id.to_string(), Some(worst.clone()));
+    Some(worst)
+}
+
+fn add(counts: &mut Vec<(&'static str, usize)>, stack: &'static str, n: usize) {
+    match counts.iter_mut().find(|(s, _)| *s == stack) {
+        Some((_, m)) => *m += n,
+        None => counts.push((stack, n)),
+    }
 }
 
 /// `text` as an operand of `+`/`-`: bare if it is a name or a literal.
@@ -114,7 +203,7 @@ fn operand(text: &str) -> String {
 
 /// The trip count of `do v = lo, hi[, step]` as an `integer(8)`
 /// expression (Fortran: `max(0, (hi - lo + step) / step)`).
-pub(crate) fn trip_count(lo: &str, hi: &str, step: &str) -> String {
+pub fn trip_count(lo: &str, hi: &str, step: &str) -> String {
     let (lo, hi) = (operand(lo), operand(hi));
     if step == "1" {
         format!("max(0_8, int({hi} - {lo} + 1, 8))")

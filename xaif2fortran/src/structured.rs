@@ -56,7 +56,7 @@ impl UnitGen<'_, '_> {
     pub(crate) fn structured(&mut self, view: &CfgView, entry: &str) -> Flow<()> {
         self.loops.clear();
         self.emitted_blocks.clear();
-        self.reserved_block = None;
+        self.reserved_blocks.clear();
         match self.region(view, entry, 0)? {
             Stop::Exit | Stop::Jumped => Ok(()),
             Stop::Join(_) => Err(Fallback::NotNested),
@@ -138,7 +138,7 @@ impl UnitGen<'_, '_> {
                     if !self.emitted_blocks.insert(cur.clone()) {
                         return Err(Fallback::NotNested);
                     }
-                    let reserved = self.reserved_block.take().is_some_and(|id| id == cur);
+                    let reserved = self.reserved_blocks.contains(&cur);
                     self.block_elements_in(&b.elements, reserved)?;
                     cur = next(&cur)?;
                 }
@@ -272,27 +272,19 @@ impl UnitGen<'_, '_> {
         }
     }
 
-    /// When a counted loop's body is one basic block that is a single run
-    /// of tape pushes, reserves room for all iterations before the loop
-    /// and marks the block, whose pushes then store without a test.
+    /// When a counted loop's body is free of calls and inner loops (see
+    /// `push_runs::loop_body_pushes`), reserves room for the most pushes
+    /// any iteration can make, times the trip count, before the loop; the
+    /// body's blocks then store without a test.
     fn reserve_loop_body(&mut self, view: &CfgView, body: &str, loop_id: &str, h: &DoHeader) {
-        self.reserved_block = None;
-        let Some(ControlFlowVertex::BasicBlock(b)) = view.by_id.get(body) else {
-            return;
-        };
-        let ends_loop = view.single_successor(body).is_some_and(|end| {
-            matches!(view.by_id.get(end), Some(ControlFlowVertex::EndLoop(_)))
-                && view.single_successor(end) == Some(loop_id)
-        });
-        if !ends_loop {
-            return;
-        }
-        let Some(counts) = crate::push_runs::single_run_counts(&b.elements, self.inline) else {
+        let Some(reservation) =
+            crate::push_runs::loop_body_pushes(view, body, loop_id, self.inline)
+        else {
             return;
         };
         let trips = crate::push_runs::trip_count(&h.lo, &h.hi, &h.step);
-        self.reserve_loop_pushes(&counts, &trips);
-        self.reserved_block = Some(body.to_string());
+        self.reserve_loop_pushes(&reservation.counts, &trips);
+        self.reserved_blocks.extend(reservation.blocks);
     }
 
     /// Depth of the region that is the innermost loop's body.
