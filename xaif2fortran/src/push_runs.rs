@@ -257,6 +257,66 @@ impl UnitGen<'_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use xaif_schema::{
+        Argument, ArgumentValue, Constant, ConstantType, InlinableSubroutineCall, Marker,
+    };
+
+    fn tape_op(name: &str) -> BasicBlockElement {
+        BasicBlockElement::InlinableSubroutineCall(InlinableSubroutineCall {
+            subroutine_name: name.into(),
+            statement_id: String::new(),
+            arguments: vec![Argument {
+                position: 1,
+                annotation: String::new(),
+                value: ArgumentValue::Constant(Constant {
+                    vertex_id: "1".into(),
+                    annotation: String::new(),
+                    type_: ConstantType::Integer,
+                    fe_type: String::new(),
+                    value: "1".into(),
+                }),
+            }],
+        })
+    }
+
+    fn slot(stack: &'static str, index: usize, count: usize) -> Option<PushSlot> {
+        Some(PushSlot {
+            stack,
+            index,
+            count,
+        })
+    }
+
+    #[test]
+    fn runs_are_per_stack_and_end_at_opaque_statements_and_pops() {
+        let d = InlineDefs::builtin();
+        let marker = BasicBlockElement::Marker(Marker::default());
+        let elements = [
+            tape_op("push_real"),
+            tape_op("push_int"),
+            tape_op("push_real"),
+            marker,
+            tape_op("push_real"),
+            tape_op("pop_real"),
+            tape_op("push_real"),
+            tape_op("push_bool"),
+            tape_op("push_real"),
+        ];
+        assert_eq!(
+            plan_runs(&elements, &d),
+            vec![
+                slot("oad_dt", 0, 2),
+                slot("oad_it", 0, 1),
+                slot("oad_dt", 1, 2),
+                None,
+                slot("oad_dt", 0, 1),
+                None,
+                slot("oad_dt", 0, 2),
+                slot("oad_lt", 0, 1),
+                slot("oad_dt", 1, 2),
+            ]
+        );
+    }
 
     #[test]
     fn trip_counts() {
