@@ -136,7 +136,8 @@ contains
 
   ! The three specific procedures of oad_resize differ only in the type
   ! of the array: a new array of n entries receives the first `used`
-  ! entries and replaces a; sz becomes n.
+  ! entries and replaces a; sz becomes n. Storage holding nothing to keep
+  ! is released first, so re-initialising does not need both at once.
   subroutine oad_resize_real(a, sz, used, n, what)
     real(8), allocatable, intent(inout) :: a(:)
     integer(8), intent(inout) :: sz
@@ -144,6 +145,7 @@ contains
     character(*), intent(in) :: what
     real(8), allocatable :: t(:)
     integer :: stat
+    if (used == 0 .and. allocated(a)) deallocate(a)
     allocate(t(n), stat=stat)
     if (stat /= 0) call oad_out_of_memory(what, n, 8_8)
     if (used > 0) t(1:used) = a(1:used)
@@ -158,6 +160,7 @@ contains
     character(*), intent(in) :: what
     integer, allocatable :: t(:)
     integer :: stat
+    if (used == 0 .and. allocated(a)) deallocate(a)
     allocate(t(n), stat=stat)
     if (stat /= 0) call oad_out_of_memory(what, n, 4_8)
     if (used > 0) t(1:used) = a(1:used)
@@ -172,6 +175,7 @@ contains
     character(*), intent(in) :: what
     logical, allocatable :: t(:)
     integer :: stat
+    if (used == 0 .and. allocated(a)) deallocate(a)
     allocate(t(n), stat=stat)
     if (stat /= 0) call oad_out_of_memory(what, n, 4_8)
     if (used > 0) t(1:used) = a(1:used)
@@ -192,8 +196,9 @@ contains
     character(*), intent(in) :: what
     integer(8), intent(in) :: n, bytes_per_entry
     call oad_note_use()
-    write(error_unit, '(a, a, a, i0, a, i0, a, i0, a)') 'OAD_tape: out of memory growing stack ', &
-         what, ' to ', n, ' entries (', n * bytes_per_entry, ' bytes; ', &
+    ! the byte count as a real: it may not fit in integer(8)
+    write(error_unit, '(a, a, a, i0, a, es10.3, a, i0, a)') 'OAD_tape: out of memory growing stack ', &
+         what, ' to ', n, ' entries (', real(n, 8) * real(bytes_per_entry, 8), ' bytes; ', &
          oad_high_water, ' bytes of tape in use at most)'
     error stop 'OAD_tape: out of memory'
   end subroutine oad_out_of_memory

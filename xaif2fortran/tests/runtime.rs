@@ -30,6 +30,38 @@ fn reserving_room_ahead_keeps_entries_and_order() {
     assert!(out.contains("OK") && !out.contains("FAIL"), "{out}");
 }
 
+#[test]
+fn running_out_of_memory_names_the_stack_and_the_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut sources = Vec::new();
+    for (name, text) in runtime_files(Mode::AdjointSplit) {
+        std::fs::write(dir.path().join(name), text).unwrap();
+        sources.push(name.to_string());
+    }
+    let built = std::process::Command::new("gfortran")
+        .current_dir(dir.path())
+        .args(&sources)
+        .arg(fixture("runtime_oom.driver.f90"))
+        .args(["-o", "driver"])
+        .output()
+        .expect("gfortran runs");
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    let run = std::process::Command::new(dir.path().join("driver"))
+        .output()
+        .expect("driver runs");
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(!run.status.success(), "{stderr}");
+    assert!(!String::from_utf8_lossy(&run.stdout).contains("FAIL"));
+    assert!(
+        stderr.contains("out of memory growing stack oad_dt to 1152921504606846976 entries"),
+        "{stderr}"
+    );
+}
+
 /// The trip count the back end reserves tape room for before a counted
 /// loop equals the number of iterations gfortran runs, for positive and
 /// negative steps, empty loops and bounds that are expressions.
