@@ -6,19 +6,23 @@
 !   if (oad_dt_ptr > oad_dt_sz) call oad_dt_grow()
 !   oad_dt(oad_dt_ptr) = x; oad_dt_ptr = oad_dt_ptr + 1      (push)
 !   oad_dt_ptr = oad_dt_ptr - 1; x = oad_dt(oad_dt_ptr)      (pop)
-! Indices are 64-bit, so a tape may pass 2**31 entries. A stack that is full doubles (and starts allocated lazily, so a push
-! before tape_init() is not an error).
+! and reserve room for several pushes with one test:
+!   if (oad_dt_ptr + 2 > oad_dt_sz) call oad_dt_grow_to(oad_dt_ptr + 2)
+! Indices are 64-bit, so a tape may pass 2**31 entries. A stack that is
+! full at least doubles (and starts allocated lazily, so a push before
+! tape_init() is not an error).
 module OAD_tape
+  use, intrinsic :: iso_fortran_env, only: error_unit
   implicit none
   private
   public :: tape_init, oad_tape_init_sized, oad_tape_bytes, &
        oad_tape_allocated_bytes, oad_tape_report
-  public :: oad_dt, oad_dt_ptr, oad_dt_sz, oad_dt_grow
-  public :: oad_it, oad_it_ptr, oad_it_sz, oad_it_grow
-  public :: oad_lt, oad_lt_ptr, oad_lt_sz, oad_lt_grow
-  public :: oad_cdt, oad_cdt_ptr, oad_cdt_sz, oad_cdt_grow
-  public :: oad_cit, oad_cit_ptr, oad_cit_sz, oad_cit_grow
-  public :: oad_clt, oad_clt_ptr, oad_clt_sz, oad_clt_grow
+  public :: oad_dt, oad_dt_ptr, oad_dt_sz, oad_dt_grow, oad_dt_grow_to
+  public :: oad_it, oad_it_ptr, oad_it_sz, oad_it_grow, oad_it_grow_to
+  public :: oad_lt, oad_lt_ptr, oad_lt_sz, oad_lt_grow, oad_lt_grow_to
+  public :: oad_cdt, oad_cdt_ptr, oad_cdt_sz, oad_cdt_grow, oad_cdt_grow_to
+  public :: oad_cit, oad_cit_ptr, oad_cit_sz, oad_cit_grow, oad_cit_grow_to
+  public :: oad_clt, oad_clt_ptr, oad_clt_sz, oad_clt_grow, oad_clt_grow_to
 
   ! Initial number of entries per stack.
   integer, parameter :: oad_default_size = 1048576
@@ -39,6 +43,12 @@ module OAD_tape
   ! Highest number of bytes in use since the last initialisation.
   integer(8), save :: oad_high_water = 0
 
+  ! Replace the storage of a stack by a larger array (one specific
+  ! procedure per element type: Fortran has no type-generic procedures).
+  interface oad_resize
+    module procedure oad_resize_real, oad_resize_int, oad_resize_bool
+  end interface oad_resize
+
 contains
 
   ! Empty all stacks, with the default initial size.
@@ -54,106 +64,144 @@ contains
     integer, intent(in) :: n
     integer(8) :: m
     m = max(int(n, 8), 1_8)
-    if (oad_dt_sz < m) then
-      if (allocated(oad_dt)) deallocate(oad_dt)
-      allocate(oad_dt(m)); oad_dt_sz = m
-    end if
-    if (oad_it_sz < m) then
-      if (allocated(oad_it)) deallocate(oad_it)
-      allocate(oad_it(m)); oad_it_sz = m
-    end if
-    if (oad_lt_sz < m) then
-      if (allocated(oad_lt)) deallocate(oad_lt)
-      allocate(oad_lt(m)); oad_lt_sz = m
-    end if
-    if (oad_cdt_sz < m) then
-      if (allocated(oad_cdt)) deallocate(oad_cdt)
-      allocate(oad_cdt(m)); oad_cdt_sz = m
-    end if
-    if (oad_cit_sz < m) then
-      if (allocated(oad_cit)) deallocate(oad_cit)
-      allocate(oad_cit(m)); oad_cit_sz = m
-    end if
-    if (oad_clt_sz < m) then
-      if (allocated(oad_clt)) deallocate(oad_clt)
-      allocate(oad_clt(m)); oad_clt_sz = m
-    end if
+    if (oad_dt_sz < m) call oad_resize(oad_dt, oad_dt_sz, 0_8, m, 'oad_dt')
+    if (oad_it_sz < m) call oad_resize(oad_it, oad_it_sz, 0_8, m, 'oad_it')
+    if (oad_lt_sz < m) call oad_resize(oad_lt, oad_lt_sz, 0_8, m, 'oad_lt')
+    if (oad_cdt_sz < m) call oad_resize(oad_cdt, oad_cdt_sz, 0_8, m, 'oad_cdt')
+    if (oad_cit_sz < m) call oad_resize(oad_cit, oad_cit_sz, 0_8, m, 'oad_cit')
+    if (oad_clt_sz < m) call oad_resize(oad_clt, oad_clt_sz, 0_8, m, 'oad_clt')
     oad_dt_ptr = 1; oad_it_ptr = 1; oad_lt_ptr = 1
     oad_cdt_ptr = 1; oad_cit_ptr = 1; oad_clt_ptr = 1
     oad_high_water = 0
   end subroutine oad_tape_init_sized
 
-  ! New size of a full stack: double, at least 1024 entries.
-  integer(8) function oad_grown_size(sz)
-    integer(8), intent(in) :: sz
-    oad_grown_size = max(2_8 * sz, 1024_8)
-  end function oad_grown_size
-
+  ! Growing stack S: S_grow() makes room for the one push that found S
+  ! full, S_grow_to(m) for entries up to index m (a run of pushes or a
+  ! whole loop reserved with one test by the generated code). Entries in
+  ! use are kept; the size at least doubles, so growing stays amortised.
   subroutine oad_dt_grow()
-    real(8), allocatable :: t(:)
-    integer(8) :: n
-    n = oad_grown_size(oad_dt_sz)
-    allocate(t(n))
-    if (oad_dt_sz > 0) t(1:oad_dt_sz) = oad_dt(1:oad_dt_sz)
-    call move_alloc(t, oad_dt)
-    oad_dt_sz = n
-    call oad_note_use()
+    call oad_dt_grow_to(oad_dt_sz + 1)
   end subroutine oad_dt_grow
+  subroutine oad_dt_grow_to(m)
+    integer(8), intent(in) :: m
+    call oad_resize(oad_dt, oad_dt_sz, oad_dt_ptr - 1, oad_grown_size(oad_dt_sz, m), 'oad_dt')
+  end subroutine oad_dt_grow_to
 
   subroutine oad_it_grow()
-    integer, allocatable :: t(:)
-    integer(8) :: n
-    n = oad_grown_size(oad_it_sz)
-    allocate(t(n))
-    if (oad_it_sz > 0) t(1:oad_it_sz) = oad_it(1:oad_it_sz)
-    call move_alloc(t, oad_it)
-    oad_it_sz = n
-    call oad_note_use()
+    call oad_it_grow_to(oad_it_sz + 1)
   end subroutine oad_it_grow
+  subroutine oad_it_grow_to(m)
+    integer(8), intent(in) :: m
+    call oad_resize(oad_it, oad_it_sz, oad_it_ptr - 1, oad_grown_size(oad_it_sz, m), 'oad_it')
+  end subroutine oad_it_grow_to
 
   subroutine oad_lt_grow()
-    logical, allocatable :: t(:)
-    integer(8) :: n
-    n = oad_grown_size(oad_lt_sz)
-    allocate(t(n))
-    if (oad_lt_sz > 0) t(1:oad_lt_sz) = oad_lt(1:oad_lt_sz)
-    call move_alloc(t, oad_lt)
-    oad_lt_sz = n
-    call oad_note_use()
+    call oad_lt_grow_to(oad_lt_sz + 1)
   end subroutine oad_lt_grow
+  subroutine oad_lt_grow_to(m)
+    integer(8), intent(in) :: m
+    call oad_resize(oad_lt, oad_lt_sz, oad_lt_ptr - 1, oad_grown_size(oad_lt_sz, m), 'oad_lt')
+  end subroutine oad_lt_grow_to
 
   subroutine oad_cdt_grow()
-    real(8), allocatable :: t(:)
-    integer(8) :: n
-    n = oad_grown_size(oad_cdt_sz)
-    allocate(t(n))
-    if (oad_cdt_sz > 0) t(1:oad_cdt_sz) = oad_cdt(1:oad_cdt_sz)
-    call move_alloc(t, oad_cdt)
-    oad_cdt_sz = n
-    call oad_note_use()
+    call oad_cdt_grow_to(oad_cdt_sz + 1)
   end subroutine oad_cdt_grow
+  subroutine oad_cdt_grow_to(m)
+    integer(8), intent(in) :: m
+    call oad_resize(oad_cdt, oad_cdt_sz, oad_cdt_ptr - 1, oad_grown_size(oad_cdt_sz, m), 'oad_cdt')
+  end subroutine oad_cdt_grow_to
 
   subroutine oad_cit_grow()
-    integer, allocatable :: t(:)
-    integer(8) :: n
-    n = oad_grown_size(oad_cit_sz)
-    allocate(t(n))
-    if (oad_cit_sz > 0) t(1:oad_cit_sz) = oad_cit(1:oad_cit_sz)
-    call move_alloc(t, oad_cit)
-    oad_cit_sz = n
-    call oad_note_use()
+    call oad_cit_grow_to(oad_cit_sz + 1)
   end subroutine oad_cit_grow
+  subroutine oad_cit_grow_to(m)
+    integer(8), intent(in) :: m
+    call oad_resize(oad_cit, oad_cit_sz, oad_cit_ptr - 1, oad_grown_size(oad_cit_sz, m), 'oad_cit')
+  end subroutine oad_cit_grow_to
 
   subroutine oad_clt_grow()
-    logical, allocatable :: t(:)
-    integer(8) :: n
-    n = oad_grown_size(oad_clt_sz)
-    allocate(t(n))
-    if (oad_clt_sz > 0) t(1:oad_clt_sz) = oad_clt(1:oad_clt_sz)
-    call move_alloc(t, oad_clt)
-    oad_clt_sz = n
-    call oad_note_use()
+    call oad_clt_grow_to(oad_clt_sz + 1)
   end subroutine oad_clt_grow
+  subroutine oad_clt_grow_to(m)
+    integer(8), intent(in) :: m
+    call oad_resize(oad_clt, oad_clt_sz, oad_clt_ptr - 1, oad_grown_size(oad_clt_sz, m), 'oad_clt')
+  end subroutine oad_clt_grow_to
+
+  ! New size of a stack of sz entries that must hold m: double, at least
+  ! 1024 entries, at least m.
+  integer(8) function oad_grown_size(sz, m)
+    integer(8), intent(in) :: sz, m
+    oad_grown_size = max(2_8 * sz, 1024_8, m)
+  end function oad_grown_size
+
+  ! The three specific procedures of oad_resize differ only in the type
+  ! of the array: a new array of n entries receives the first `used`
+  ! entries and replaces a; sz becomes n. Storage holding nothing to keep
+  ! is released first, so re-initialising does not need both at once.
+  subroutine oad_resize_real(a, sz, used, n, what)
+    real(8), allocatable, intent(inout) :: a(:)
+    integer(8), intent(inout) :: sz
+    integer(8), intent(in) :: used, n
+    character(*), intent(in) :: what
+    real(8), allocatable :: t(:)
+    integer :: stat
+    if (used == 0 .and. allocated(a)) deallocate(a)
+    allocate(t(n), stat=stat)
+    if (stat /= 0) call oad_out_of_memory(what, n, 8_8)
+    if (used > 0) t(1:used) = a(1:used)
+    call move_alloc(t, a)
+    call oad_resized(sz, n)
+  end subroutine oad_resize_real
+
+  subroutine oad_resize_int(a, sz, used, n, what)
+    integer, allocatable, intent(inout) :: a(:)
+    integer(8), intent(inout) :: sz
+    integer(8), intent(in) :: used, n
+    character(*), intent(in) :: what
+    integer, allocatable :: t(:)
+    integer :: stat
+    if (used == 0 .and. allocated(a)) deallocate(a)
+    allocate(t(n), stat=stat)
+    if (stat /= 0) call oad_out_of_memory(what, n, 4_8)
+    if (used > 0) t(1:used) = a(1:used)
+    call move_alloc(t, a)
+    call oad_resized(sz, n)
+  end subroutine oad_resize_int
+
+  subroutine oad_resize_bool(a, sz, used, n, what)
+    logical, allocatable, intent(inout) :: a(:)
+    integer(8), intent(inout) :: sz
+    integer(8), intent(in) :: used, n
+    character(*), intent(in) :: what
+    logical, allocatable :: t(:)
+    integer :: stat
+    if (used == 0 .and. allocated(a)) deallocate(a)
+    allocate(t(n), stat=stat)
+    if (stat /= 0) call oad_out_of_memory(what, n, 4_8)
+    if (used > 0) t(1:used) = a(1:used)
+    call move_alloc(t, a)
+    call oad_resized(sz, n)
+  end subroutine oad_resize_bool
+
+  ! Bookkeeping after a stack got n entries.
+  subroutine oad_resized(sz, n)
+    integer(8), intent(inout) :: sz
+    integer(8), intent(in) :: n
+    sz = n
+    call oad_note_use()
+  end subroutine oad_resized
+
+  ! The allocation of a stack failed: say which and how large, and stop.
+  subroutine oad_out_of_memory(what, n, bytes_per_entry)
+    character(*), intent(in) :: what
+    integer(8), intent(in) :: n, bytes_per_entry
+    call oad_note_use()
+    ! the byte count as a real: it may not fit in integer(8)
+    write(error_unit, '(a, a, a, i0, a, es10.3, a, i0, a)') 'OAD_tape: out of memory growing stack ', &
+         what, ' to ', n, ' entries (', real(n, 8) * real(bytes_per_entry, 8), ' bytes; ', &
+         oad_high_water, ' bytes of tape in use at most)'
+    error stop 'OAD_tape: out of memory'
+  end subroutine oad_out_of_memory
 
   ! Bytes currently on all stacks (entries pushed and not yet popped).
   integer(8) function oad_tape_bytes()

@@ -18,9 +18,27 @@ pub const CANON_PREFIX: &str = "canon:";
 impl UnitGen<'_, '_> {
     /// Emits the statements of a basic block.
     pub fn block_elements(&mut self, elements: &[BasicBlockElement]) -> Result<()> {
-        for e in elements {
+        self.block_elements_in(elements, false)
+    }
+
+    /// Emits the statements of a basic block; `reserved`: the enclosing
+    /// loop has reserved tape room for the block's pushes
+    /// (`push_runs.rs`).
+    pub(crate) fn block_elements_in(
+        &mut self,
+        elements: &[BasicBlockElement],
+        reserved: bool,
+    ) -> Result<()> {
+        let runs = crate::push_runs::plan_runs(elements, self.inline);
+        for (e, run) in elements.iter().zip(runs) {
             let _at = self.env.xaif.at_element(e);
             match e {
+                BasicBlockElement::InlinableSubroutineCall(c)
+                    if run.is_some_and(|r| reserved || r.count > 1) =>
+                {
+                    let value = self.inline_argument(&c.arguments[0])?;
+                    self.fused_push(run.expect("guarded"), &value, reserved);
+                }
                 BasicBlockElement::Assignment(a) => {
                     let lhs = self.env.var_ref(&a.lhs.reference, RefCtx::Value)?;
                     let rhs = self.env.expression(&a.rhs)?;

@@ -32,6 +32,9 @@ pub struct UnitGen<'g, 'a> {
     /// Regions the structured emitter may still open (guards against
     /// duplicating code along paths that never join).
     pub(crate) region_budget: usize,
+    /// Basic blocks (vertex ids) of loop bodies whose tape pushes the
+    /// loop has reserved room for before it started (`push_runs.rs`).
+    pub(crate) reserved_blocks: HashSet<String>,
     /// Whether an early exit may be a `return` (not in template sections).
     pub allow_return: bool,
     /// Labels of format statements already copied.
@@ -62,6 +65,7 @@ impl<'g, 'a> UnitGen<'g, 'a> {
             loop_depths: Vec::new(),
             emitted_blocks: HashSet::new(),
             region_budget: 0,
+            reserved_blocks: HashSet::new(),
             allow_return: true,
             emitted_formats: HashSet::new(),
             temp_counter: 0,

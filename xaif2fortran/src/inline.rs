@@ -4,15 +4,24 @@
 //! argument texts.
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use crate::error::{Diagnostic, Result};
 use crate::fortran_text::{code_part, substitute_identifiers};
+
+/// Push routines whose built-in definitions the back end may fuse, with
+/// the `OAD_tape` stack each writes to.
+const FUSABLE_PUSHES: [(&str, &str); 3] = [
+    ("push_real", "oad_dt"),
+    ("push_int", "oad_it"),
+    ("push_bool", "oad_lt"),
+];
 
 /// The default definitions, built in.
 pub const DEFAULT_INLINE: &str = include_str!("../templates/inline.f90");
 
 /// One definition.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 struct InlineDef {
     dummies: Vec<String>,
     body: Vec<String>,
@@ -81,6 +90,20 @@ impl InlineDefs {
         Self::parse("inline.f90", DEFAULT_INLINE).expect("built-in inline definitions parse")
     }
 
+    /// The stack a push routine writes to, when its definition is the
+    /// built-in one (`push_real` → `oad_dt`, `push_int` → `oad_it`,
+    /// `push_bool` → `oad_lt`): only then may the back end fuse several
+    /// pushes into one capacity test (`push_runs.rs`). A user definition
+    /// of the routine is always expanded call by call.
+    pub fn fusable_push(&self, name: &str) -> Option<&'static str> {
+        static BUILTIN: OnceLock<InlineDefs> = OnceLock::new();
+        let lower = name.to_ascii_lowercase();
+        let &(_, stack) = FUSABLE_PUSHES.iter().find(|(n, _)| *n == lower)?;
+        let builtin = BUILTIN.get_or_init(Self::builtin);
+        let def = self.defs.get(&lower)?;
+        (Some(def) == builtin.defs.get(&lower)).then_some(stack)
+    }
+
     /// The statements replacing a call; `None` if there is no definition,
     /// `Some(Err(n))` if the definition takes `n` arguments.
     pub fn expand(
@@ -117,5 +140,21 @@ mod tests {
         assert!(push.iter().any(|l| l == "oad_dt(oad_dt_ptr) = x%v"));
         assert!(d.expand("push_real", &[]).unwrap().is_err());
         assert!(d.expand("no_such", &[]).is_none());
+    }
+
+    #[test]
+    fn only_builtin_pushes_are_fusable() {
+        let d = InlineDefs::builtin();
+        assert_eq!(d.fusable_push("push_real"), Some("oad_dt"));
+        assert_eq!(d.fusable_push("PUSH_INT"), Some("oad_it"));
+        assert_eq!(d.fusable_push("push_bool"), Some("oad_lt"));
+        assert_eq!(d.fusable_push("pop_real"), None);
+        let user = InlineDefs::parse(
+            "user.f90",
+            "subroutine push_real(x)\n  call my_push(x)\nend subroutine\n",
+        )
+        .unwrap();
+        assert_eq!(user.fusable_push("push_real"), None);
+        assert_eq!(user.fusable_push("push_int"), None);
     }
 }

@@ -17,6 +17,7 @@ pub mod global_checkpoint;
 pub mod inline;
 pub mod interfaces;
 pub mod output;
+pub mod push_runs;
 pub mod runtime;
 pub mod structured;
 pub mod symbols;

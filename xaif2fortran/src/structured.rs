@@ -56,6 +56,7 @@ impl UnitGen<'_, '_> {
     pub(crate) fn structured(&mut self, view: &CfgView, entry: &str) -> Flow<()> {
         self.loops.clear();
         self.emitted_blocks.clear();
+        self.reserved_blocks.clear();
         match self.region(view, entry, 0)? {
             Stop::Exit | Stop::Jumped => Ok(()),
             Stop::Join(_) => Err(Fallback::NotNested),
@@ -137,7 +138,8 @@ impl UnitGen<'_, '_> {
                     if !self.emitted_blocks.insert(cur.clone()) {
                         return Err(Fallback::NotNested);
                     }
-                    self.block_elements(&b.elements)?;
+                    let reserved = self.reserved_blocks.contains(&cur);
+                    self.block_elements_in(&b.elements, reserved)?;
                     cur = next(&cur)?;
                 }
                 ControlFlowVertex::Exit(_) if depth == 0 => return Ok(Stop::Exit),
@@ -221,7 +223,8 @@ impl UnitGen<'_, '_> {
                     let exit = view.successor_on(&cur, 0).ok_or(Fallback::NotNested)?;
                     match self.do_header(f)? {
                         Some(header) => {
-                            self.open_loop(view, &cur, exit, true, header)?;
+                            self.reserve_loop_body(view, body, &cur, &header);
+                            self.open_loop(view, &cur, exit, true, header.text())?;
                             self.loop_body(view, body, &cur, depth)?;
                         }
                         None => {
@@ -267,6 +270,21 @@ impl UnitGen<'_, '_> {
                 }
             }
         }
+    }
+
+    /// When a counted loop's body is free of calls and inner loops (see
+    /// `push_runs::loop_body_pushes`), reserves room for the most pushes
+    /// any iteration can make, times the trip count, before the loop; the
+    /// body's blocks then store without a test.
+    fn reserve_loop_body(&mut self, view: &CfgView, body: &str, loop_id: &str, h: &DoHeader) {
+        let Some(reservation) =
+            crate::push_runs::loop_body_pushes(view, body, loop_id, self.inline)
+        else {
+            return;
+        };
+        let trips = crate::push_runs::trip_count(&h.lo, &h.hi, &h.step);
+        self.reserve_loop_pushes(&reservation.counts, &trips);
+        self.reserved_blocks.extend(reservation.blocks);
     }
 
     /// Depth of the region that is the innermost loop's body.
@@ -400,7 +418,10 @@ impl UnitGen<'_, '_> {
     /// (`i = lo`; `i <= hi` or `i >= hi`; `i = i + step` or `i = i - c`)
     /// over an integer variable, with a step whose sign (when it is a
     /// literal) agrees with the comparison.
-    pub(crate) fn do_header(&self, f: &ForLoop) -> std::result::Result<Option<String>, Diagnostic> {
+    pub(crate) fn do_header(
+        &self,
+        f: &ForLoop,
+    ) -> std::result::Result<Option<DoHeader>, Diagnostic> {
         let (Some(init), Some(cond), Some(update)) = (&f.initialization, &f.condition, &f.update)
         else {
             return Ok(None);
@@ -468,11 +489,26 @@ impl UnitGen<'_, '_> {
         }
         let lo = self.env.expression(&init.rhs)?;
         let hi = self.env.subexpression(cond, hi.vertex_id())?;
-        Ok(Some(if step == "1" {
+        Ok(Some(DoHeader { var, lo, hi, step }))
+    }
+}
+
+/// A counted loop as a Fortran `do`: `do var = lo, hi[, step]`.
+pub(crate) struct DoHeader {
+    pub var: String,
+    pub lo: String,
+    pub hi: String,
+    pub step: String,
+}
+
+impl DoHeader {
+    pub fn text(&self) -> String {
+        let DoHeader { var, lo, hi, step } = self;
+        if step == "1" {
             format!("do {var} = {lo}, {hi}")
         } else {
             format!("do {var} = {lo}, {hi}, {step}")
-        }))
+        }
     }
 }
 

@@ -1,11 +1,16 @@
 ! Inline definitions of the runtime routines the booster calls through
 ! InlinableSubroutineCall (names as in docs/ARCHITECTURE.md: push_real,
 ! pop_real, push_int, pop_int, push_bool, pop_bool; the cp_* routines are
-! the argument checkpoints the back end generates for the joint template). The back end replaces each call by the body of
+! the argument checkpoints the back end generates for the joint
+! template). The back end replaces each call by the body of
 ! the subroutine of the same name, with the dummy names replaced by the
 ! actual arguments (values of active variables are passed as x%v, their
 ! derivatives as x%d when the reference is marked deriv="true").
 ! The stacks are the public arrays of module OAD_tape.
+! Several consecutive pushes to one stack are fused by the back end (one
+! capacity test with oad_*_grow_to, one pointer increment; see
+! src/push_runs.rs) as long as push_real, push_int and push_bool are
+! these definitions; a changed definition is expanded call by call.
 
 ! real(8) scalar on the tape
 subroutine push_real(x)
