@@ -121,7 +121,9 @@ pub fn parse_allocation(source: &str) -> Option<AllocStmt> {
         let component = after.starts_with('%')
             || (after.starts_with('(') && {
                 let close = parenthesised(after).map_or(0, |s| s.len() + 2);
-                after[close.min(after.len())..].trim_start().starts_with('%')
+                after[close.min(after.len())..]
+                    .trim_start()
+                    .starts_with('%')
             });
         objects.push((!component).then_some(name));
     }
@@ -234,7 +236,11 @@ impl UnitGen<'_, '_> {
     /// The declaration of `name` in this unit, lower case, joined.
     fn own_declaration(&self, name: &str) -> Option<String> {
         self.canon.items.iter().find_map(|i| match i {
-            CanonItem::Decl { unit, name: n, lines } if *unit == self.unit && n == name => {
+            CanonItem::Decl {
+                unit,
+                name: n,
+                lines,
+            } if *unit == self.unit && n == name => {
                 let texts: Vec<&str> = lines
                     .iter()
                     .map(|&l| self.canon.lines[l].as_str())
