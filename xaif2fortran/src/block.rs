@@ -6,6 +6,7 @@ use xaif_schema::{
     Argument, ArgumentValue, BasicBlockElement, Marker, PropagatorEntry, VariableReference,
 };
 
+use crate::allocation::MIRROR_PREFIX;
 use crate::codegen::UnitGen;
 use crate::error::Result;
 use crate::expr::{as_factor, RefCtx};
@@ -60,10 +61,18 @@ impl UnitGen<'_, '_> {
     }
 
     /// Copies the opaque statement a marker stands for, with `%v` added to
-    /// active variables. Markers without a `canon:` annotation are the
-    /// booster's own and produce no code.
+    /// active variables; in the adjoint modes an allocation statement also
+    /// tapes or replays allocation bounds (`allocation.rs`). A mirror
+    /// marker (`mirror:canon:ID`, the booster's reverse-sweep counterpart
+    /// of an opaque statement) produces the statement's reverse code, if
+    /// any. Other markers without a `canon:` annotation are the booster's
+    /// own and produce no code.
     fn marker(&mut self, m: &Marker) -> Result<()> {
-        let Some(id) = m.annotation.strip_prefix(CANON_PREFIX).map(str::trim) else {
+        let (mirror, annotation) = match m.annotation.strip_prefix(MIRROR_PREFIX) {
+            Some(rest) => (true, rest),
+            None => (false, m.annotation.as_str()),
+        };
+        let Some(id) = annotation.strip_prefix(CANON_PREFIX).map(str::trim) else {
             return Ok(());
         };
         let Some(stmt) = self.canon.stmts.get(id) else {
@@ -87,7 +96,9 @@ impl UnitGen<'_, '_> {
         let mut source = stmt.text.as_str();
         if label_len > 0 {
             let rest = trimmed[label_len..].trim_start();
-            if rest.to_ascii_lowercase().starts_with("format") {
+            if mirror {
+                source = rest;
+            } else if rest.to_ascii_lowercase().starts_with("format") {
                 if !self
                     .emitted_formats
                     .insert(trimmed[..label_len].to_string())
@@ -98,47 +109,16 @@ impl UnitGen<'_, '_> {
                 source = rest;
             }
         }
-        self.reject_adjoint_allocation(source, m)?;
+        if mirror {
+            return self.allocation_mirror(source, m);
+        }
+        self.allocation_forward(source, m)?;
         let text = add_value_suffix(source, &|n| self.is_active(n));
         for (k, l) in text.lines().enumerate() {
             let extra = if k > 0 { "  " } else { "" };
             self.line(format!("{extra}{}", l.trim()));
         }
         Ok(())
-    }
-
-    /// In the adjoint modes, (de)allocation of an active array is refused:
-    /// the reverse sweep runs after the `deallocate` (joint) or in a later
-    /// call where a local allocatable is unallocated again (split), so the
-    /// generated code would read derivatives of storage that no longer
-    /// exists. Until allocation bounds are taped and replayed, a named
-    /// error beats a crash or a wrong gradient.
-    fn reject_adjoint_allocation(&self, source: &str, m: &Marker) -> Result<()> {
-        if !matches!(self.env.mode, Mode::AdjointSplit | Mode::AdjointJoint) {
-            return Ok(());
-        }
-        let lower = source.trim_start().to_ascii_lowercase();
-        let keyword = ["deallocate", "allocate"]
-            .into_iter()
-            .find(|k| lower.starts_with(k) && lower[k.len()..].trim_start().starts_with('('));
-        let Some(keyword) = keyword else {
-            return Ok(());
-        };
-        let active = lower
-            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .filter(|w| !w.is_empty() && *w != keyword)
-            .find(|w| self.is_active(w));
-        match active {
-            Some(name) => Err(self.env.xaif.error(
-                &format!("annotation=\"{}\"", m.annotation),
-                format!(
-                    "unsupported construct in adjoint mode: {keyword} of the active array '{name}' \
-                     (the reverse sweep would need its storage after it is released; \
-                     allocatable active arrays are supported in tangent modes only)"
-                ),
-            )),
-            None => Ok(()),
-        }
     }
 
     fn deriv(&self, r: &VariableReference) -> Result<String> {

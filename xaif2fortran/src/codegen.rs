@@ -39,6 +39,8 @@ pub struct UnitGen<'g, 'a> {
     pub allow_return: bool,
     /// Labels of format statements already copied.
     pub emitted_formats: HashSet<String>,
+    /// The adjoint template section being generated (allocation replay).
+    pub section: crate::allocation::Section,
     temp_counter: usize,
     used_labels: HashSet<u32>,
     next_label: u32,
@@ -68,6 +70,7 @@ impl<'g, 'a> UnitGen<'g, 'a> {
             reserved_blocks: HashSet::new(),
             allow_return: true,
             emitted_formats: HashSet::new(),
+            section: crate::allocation::Section::Other,
             temp_counter: 0,
             used_labels: canon.labels_in_body(unit),
             next_label: 1000,

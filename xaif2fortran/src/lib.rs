@@ -2,6 +2,7 @@
 //! canonical source, writes the differentiated Fortran program and the
 //! runtime support library it needs. See docs/backend.md.
 
+pub mod allocation;
 pub mod block;
 pub mod calls;
 pub mod canon;

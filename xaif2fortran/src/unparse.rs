@@ -9,6 +9,7 @@ use std::path::Path;
 
 use xaif_schema::{CallGraph, CallGraphVertex, SymbolKind};
 
+use crate::allocation::Section;
 use crate::canon::{join_statement, CanonItem, CanonSource};
 use crate::codegen::UnitGen;
 use crate::decl::{rewrite_active_decl, temp_declaration};
@@ -180,7 +181,8 @@ pub fn unparse_program(
                                     };
                                     gen.indent = *indent;
                                     let what = format!("placeholder=\"{}\"", r.placeholder);
-                                    gen.control_flow(&r.vertices, &r.edges, r.structured, &what)?;
+                                    let section = Section::of_placeholder(id);
+                                    gen.section_code(section, r, &what)?;
                                     body.append(&mut gen.lines);
                                 }
                             }

@@ -9,12 +9,14 @@
 //! (nesting of structured graphs, the topological order of Algorithm 1),
 //! `reversal` (control flow reversal, Algorithms 2–5, and block-id
 //! recording for unstructured graphs), `explicit_loops` (counted loops
-//! whose index the reverse sweep recomputes), `builder` (graph construction),
+//! whose index the reverse sweep recomputes), `mirror` (the reverse sweep's
+//! marker for an opaque statement), `builder` (graph construction),
 //! `temps` (the temporaries the sweeps introduce). Assembling the
 //! replacement list is here.
 
 pub mod builder;
 pub mod explicit_loops;
+pub mod mirror;
 pub mod reversal;
 pub mod structure;
 pub mod taping;

@@ -169,11 +169,17 @@ pub fn reverse_block(
                 counts += st.counts;
                 pieces.push((st.forward, Vec::new(), piece));
             }
-            // Opaque statements (I/O, allocation, ...) run forward only;
-            // they may change any variable.
-            BasicBlockElement::Marker(_) => {
+            // Opaque statements (I/O, allocation, ...) run forward; the
+            // reverse sweep gets a mirror marker at their position (the
+            // back end re-allocates/deallocates there). They may change
+            // any variable.
+            BasicBlockElement::Marker(m) => {
                 shared.close(temps, |_| true);
-                pieces.push((vec![element.clone()], Vec::new(), Vec::new()));
+                pieces.push((
+                    vec![element.clone()],
+                    Vec::new(),
+                    vec![super::mirror::mirror_marker(m)],
+                ));
             }
             BasicBlockElement::DerivativePropagator(_)
             | BasicBlockElement::InlinableSubroutineCall(_) => {

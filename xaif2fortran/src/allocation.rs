@@ -1,0 +1,580 @@
+//! Allocation in the adjoint modes: allocation bounds taped in the forward
+//! sweep and replayed in the reverse sweep, so that the reverse sweep finds
+//! every array allocated exactly where the forward sweep had it allocated.
+//!
+//! The booster puts a mirror marker (`mirror:canon:ID`, see
+//! docs/ARCHITECTURE.md) in the reverse sweep at the reverse position of
+//! every opaque statement. For `allocate`/`deallocate` statements:
+//!
+//! | where | code |
+//! |---|---|
+//! | tape section, at `deallocate(a)` | push `lbound`/`ubound` of `a` per dimension and an allocated flag, then the statement |
+//! | adjoint section, mirror of `deallocate(a)` | pop the flag and bounds, `allocate(a(l1:u1, ...))`, `a%v = 0`, `a%d = 0` (a dead array has adjoint zero) |
+//! | adjoint section, mirror of `allocate(a(...))` | `deallocate(a)` (its adjoint has been propagated) |
+//! | split mode, end of the tape section | the same push for every allocatable local (Fortran releases it at return) |
+//! | split mode, start of the adjoint section | the same pop and re-allocation (the adjoint call starts with it unallocated) |
+//!
+//! In joint mode the tape and adjoint sections run in one invocation, so
+//! locals are still allocated (with adjoint zero: nothing writes `%d` in
+//! the tape section) when the adjoint section starts. A routine reached in
+//! a joint reverse sweep re-runs its tape section from its argument
+//! checkpoint while arrays it allocated for its caller (dummy arguments,
+//! module and `save` variables) are still allocated from the first run:
+//! (de)allocating such an active array is refused in joint mode.
+//!
+//! The pushes go to the integer tape at the statement's own position and
+//! the pops sit at its mirror position, so they interleave with the
+//! booster's integer pushes in LIFO order.
+
+use xaif_schema::{Marker, Symbol, SymbolType};
+
+use crate::canon::{join_statement, CanonItem};
+use crate::codegen::UnitGen;
+use crate::error::Result;
+use crate::fortran_text::{tokenize, TokKind};
+use crate::Mode;
+
+/// Prefix of the annotation the booster gives the reverse sweep's mirror
+/// of an opaque statement.
+pub const MIRROR_PREFIX: &str = "mirror:";
+
+/// Integer temporaries of the replay code.
+const FLAG: &str = "oad_alloc_flag";
+const BOUNDS: &str = "oad_alloc_bnd";
+
+/// Which section of an adjoint template is being generated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Section {
+    /// Tangent modes, or a placeholder without this meaning.
+    #[default]
+    Other,
+    /// Placeholder 1: the original computation.
+    Plain,
+    /// Placeholder 2: the augmented forward sweep.
+    Tape,
+    /// Placeholder 3: the reverse sweep.
+    Adjoint,
+}
+
+impl Section {
+    /// The section a booster placeholder id stands for.
+    pub fn of_placeholder(id: &str) -> Section {
+        match id.trim() {
+            "1" => Section::Plain,
+            "2" => Section::Tape,
+            "3" => Section::Adjoint,
+            _ => Section::Other,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AllocKind {
+    Allocate,
+    Deallocate,
+}
+
+impl AllocKind {
+    fn keyword(self) -> &'static str {
+        match self {
+            AllocKind::Allocate => "allocate",
+            AllocKind::Deallocate => "deallocate",
+        }
+    }
+}
+
+/// An `allocate`/`deallocate` statement: its objects' base names (lower
+/// case) in statement order; component objects (`s%a`) have `None`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AllocStmt {
+    pub kind: AllocKind,
+    pub objects: Vec<Option<String>>,
+}
+
+/// Parses `allocate(...)`/`deallocate(...)` (label already removed).
+pub fn parse_allocation(source: &str) -> Option<AllocStmt> {
+    let lower = source.trim().to_ascii_lowercase();
+    let (kind, rest) = [AllocKind::Deallocate, AllocKind::Allocate]
+        .into_iter()
+        .find_map(|k| {
+            let rest = lower.strip_prefix(k.keyword())?.trim_start();
+            rest.starts_with('(').then_some((k, rest))
+        })?;
+    let inner = parenthesised(rest)?;
+    // `allocate(real(8) :: a(n))`: the objects follow the type spec.
+    let inner = match top_level_split(inner, "::").as_slice() {
+        [_, objects] => objects.to_string(),
+        _ => inner.to_string(),
+    };
+    let mut objects = Vec::new();
+    for item in top_level_split(&inner, ",") {
+        let item = item.trim();
+        let name: String = item
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        let after = item[name.len()..].trim_start();
+        // `stat=`, `errmsg=`, `source=`, `mold=`
+        if after.starts_with('=') || name.is_empty() {
+            continue;
+        }
+        let component = after.starts_with('%')
+            || (after.starts_with('(') && {
+                let close = parenthesised(after).map_or(0, |s| s.len() + 2);
+                after[close.min(after.len())..]
+                    .trim_start()
+                    .starts_with('%')
+            });
+        objects.push((!component).then_some(name));
+    }
+    Some(AllocStmt { kind, objects })
+}
+
+/// Whether the statement text has an `allocate(`/`deallocate(` anywhere
+/// (e.g. inside an opaque construct).
+fn mentions_allocation(source: &str) -> bool {
+    let toks: Vec<_> = tokenize(source)
+        .into_iter()
+        .filter(|t| !matches!(t.kind, TokKind::Space | TokKind::Comment))
+        .collect();
+    toks.windows(2).any(|w| {
+        w[0].kind == TokKind::Ident
+            && ["allocate", "deallocate"]
+                .iter()
+                .any(|k| source[w[0].start..w[0].end].eq_ignore_ascii_case(k))
+            && &source[w[1].start..w[1].end] == "("
+    })
+}
+
+/// The text between the `(` that `text` starts with and its matching `)`.
+fn parenthesised(text: &str) -> Option<&str> {
+    let mut depth = 0i32;
+    let mut quote: Option<char> = None;
+    for (i, c) in text.char_indices() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '(' | '[') => depth += 1,
+            (None, ')' | ']') => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(&text[1..i]);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Splits at `sep` outside parentheses, brackets and strings.
+fn top_level_split<'t>(text: &'t str, sep: &str) -> Vec<&'t str> {
+    let mut parts = Vec::new();
+    let mut depth = 0i32;
+    let mut quote: Option<char> = None;
+    let mut start = 0;
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i] as char;
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '(' | '[') => depth += 1,
+            (None, ')' | ']') => depth -= 1,
+            (None, _) if depth == 0 && text[i..].starts_with(sep) => {
+                parts.push(&text[start..i]);
+                i += sep.len();
+                start = i;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    parts.push(&text[start..]);
+    parts
+}
+
+/// Where an allocatable object lives, seen from the unit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Storage {
+    /// A local of the unit without `save`: released at return.
+    Local,
+    /// A dummy argument, a module or host variable, or a `save` local:
+    /// its allocation outlives the call.
+    Persistent(&'static str),
+}
+
+/// An object whose allocation is taped and replayed.
+struct Replayed {
+    name: String,
+    rank: usize,
+    active: bool,
+}
+
+impl UnitGen<'_, '_> {
+    fn adjoint_mode(&self) -> bool {
+        matches!(self.env.mode, Mode::AdjointSplit | Mode::AdjointJoint)
+    }
+
+    /// The symbol `name` stands for in this unit (also use-associated).
+    fn visible_symbol(&self, name: &str) -> Option<&Symbol> {
+        let index = self.env.index;
+        if let Some(s) = index.resolve(self.scope, name) {
+            return Some(s);
+        }
+        let names = self.env.local_names.borrow();
+        match names.by_local.get(name) {
+            Some((scope, remote)) => index.symbol(*scope, remote),
+            None => names.whole.iter().find_map(|&s| index.symbol(s, name)),
+        }
+    }
+
+    /// The declaration of `name` in this unit, lower case, joined.
+    fn own_declaration(&self, name: &str) -> Option<String> {
+        self.canon.items.iter().find_map(|i| match i {
+            CanonItem::Decl {
+                unit,
+                name: n,
+                lines,
+            } if *unit == self.unit && n == name => {
+                let texts: Vec<&str> = lines
+                    .iter()
+                    .map(|&l| self.canon.lines[l].as_str())
+                    .collect();
+                Some(join_statement(&texts).to_ascii_lowercase())
+            }
+            _ => None,
+        })
+    }
+
+    fn is_dummy(&self, name: &str) -> bool {
+        let index = self.env.index;
+        let args = index
+            .replacements_of_unit(&self.unit)
+            .and_then(|rl| rl.argument_list.as_ref())
+            .or_else(|| {
+                index
+                    .cfg_of_unit(&self.unit)
+                    .and_then(|c| c.argument_list.as_ref())
+            });
+        args.is_some_and(|a| a.iter().any(|a| a.symbol_id.eq_ignore_ascii_case(name)))
+    }
+
+    fn storage(&self, name: &str) -> Storage {
+        if self.is_dummy(name) {
+            return Storage::Persistent("dummy argument");
+        }
+        if self.env.index.symbol(self.scope, name).is_none() {
+            return Storage::Persistent("module or host variable");
+        }
+        let saved = self.own_declaration(name).is_some_and(|d| {
+            d.split("::")
+                .next()
+                .unwrap_or("")
+                .split(',')
+                .any(|a| a.trim() == "save")
+        });
+        if saved {
+            Storage::Persistent("save variable")
+        } else {
+            Storage::Local
+        }
+    }
+
+    /// The objects of an allocation statement whose allocation is
+    /// replayed, in statement order; a named error for an active object
+    /// that cannot be.
+    fn replayed_objects(&self, stmt: &AllocStmt, m: &Marker) -> Result<Vec<Replayed>> {
+        let mut out = Vec::new();
+        for name in stmt.objects.iter().flatten() {
+            let Some(sym) = self.visible_symbol(name) else {
+                continue;
+            };
+            let active = self.is_active(name);
+            let replayable = active
+                || matches!(
+                    sym.type_,
+                    SymbolType::Real | SymbolType::Integer | SymbolType::Bool
+                );
+            if !replayable {
+                continue;
+            }
+            if let Storage::Persistent(what) = self.storage(name) {
+                if self.env.mode == Mode::AdjointJoint {
+                    if active {
+                        return Err(self.env.xaif.error(
+                            &format!("annotation=\"{}\"", m.annotation),
+                            format!(
+                                "unsupported construct in joint adjoint mode (-m rj): {} of the active \
+                                 array '{name}', a {what} (a routine re-run in the reverse sweep would \
+                                 find it still allocated; use -m rs, or a local array)",
+                                stmt.kind.keyword()
+                            ),
+                        ));
+                    }
+                    continue;
+                }
+            }
+            out.push(Replayed {
+                name: name.clone(),
+                rank: sym.shape.rank(),
+                active,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Declares the replay temporaries once per unit.
+    fn declare_replay_temps(&mut self) {
+        let decl = format!("integer :: {FLAG}, {BOUNDS}(14)");
+        if !self.extra_decls.contains(&decl) {
+            self.extra_decls.push(decl);
+        }
+    }
+
+    fn tape_int(&mut self, op: &str, text: String) -> Result<()> {
+        match self.inline.expand(op, std::slice::from_ref(&text)) {
+            Some(Ok(lines)) => {
+                for l in lines {
+                    self.line(l);
+                }
+            }
+            _ => self.line(format!("call {op}({text})")),
+        }
+        Ok(())
+    }
+
+    /// Pushes whether `r` is allocated and, if so, its bounds.
+    fn push_allocation(&mut self, r: &Replayed) -> Result<()> {
+        self.line(format!("if (allocated({})) then", r.name));
+        self.indent += 1;
+        for k in 1..=r.rank {
+            self.tape_int("push_int", format!("lbound({}, {k})", r.name))?;
+            self.tape_int("push_int", format!("ubound({}, {k})", r.name))?;
+        }
+        self.tape_int("push_int", "1".into())?;
+        self.indent -= 1;
+        self.line("else");
+        self.indent += 1;
+        self.tape_int("push_int", "0".into())?;
+        self.indent -= 1;
+        self.line("end if");
+        Ok(())
+    }
+
+    /// Pops what `push_allocation` pushed and re-allocates with zero
+    /// value and adjoint.
+    fn pop_allocation(&mut self, r: &Replayed) -> Result<()> {
+        self.declare_replay_temps();
+        self.tape_int("pop_int", FLAG.into())?;
+        self.line(format!("if ({FLAG} /= 0) then"));
+        self.indent += 1;
+        for k in (1..=2 * r.rank).rev() {
+            self.tape_int("pop_int", format!("{BOUNDS}({k})"))?;
+        }
+        let dims: Vec<String> = (1..=r.rank)
+            .map(|k| format!("{BOUNDS}({}):{BOUNDS}({})", 2 * k - 1, 2 * k))
+            .collect();
+        if dims.is_empty() {
+            self.line(format!("allocate({})", r.name));
+        } else {
+            self.line(format!("allocate({}({}))", r.name, dims.join(", ")));
+        }
+        if r.active {
+            self.line(format!("{}%v = 0", r.name));
+            self.line(format!("{}%d = 0", r.name));
+        }
+        self.indent -= 1;
+        self.line("end if");
+        Ok(())
+    }
+
+    /// Forward code of an opaque statement in the adjoint modes: at a
+    /// `deallocate` in the tape section, the bounds are pushed first.
+    /// Refuses active (de)allocation it cannot replay.
+    pub(crate) fn allocation_forward(&mut self, source: &str, m: &Marker) -> Result<()> {
+        if !self.adjoint_mode() {
+            return Ok(());
+        }
+        let Some(stmt) = parse_allocation(source) else {
+            return self.refuse_nested_allocation(source, m);
+        };
+        let replayed = self.replayed_objects(&stmt, m)?;
+        if stmt.kind == AllocKind::Deallocate && self.section == Section::Tape {
+            for r in &replayed {
+                self.push_allocation(r)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Reverse code at the mirror of an opaque statement: undoes an
+    /// allocation, replays a deallocation; nothing for other statements.
+    pub(crate) fn allocation_mirror(&mut self, source: &str, m: &Marker) -> Result<()> {
+        if !self.adjoint_mode() {
+            return Ok(());
+        }
+        let Some(stmt) = parse_allocation(source) else {
+            return Ok(());
+        };
+        let replayed = self.replayed_objects(&stmt, m)?;
+        for r in replayed.iter().rev() {
+            match stmt.kind {
+                AllocKind::Allocate => self.line(format!("deallocate({})", r.name)),
+                AllocKind::Deallocate => self.pop_allocation(r)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// An `allocate`/`deallocate` of an active array inside an opaque
+    /// construct (`if (...) allocate(...)` kept whole) has no mirror the
+    /// back end can build.
+    fn refuse_nested_allocation(&self, source: &str, m: &Marker) -> Result<()> {
+        if !mentions_allocation(source) {
+            return Ok(());
+        }
+        let lower = source.to_ascii_lowercase();
+        let active = lower
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .filter(|w| !w.is_empty() && *w != "allocate" && *w != "deallocate")
+            .find(|w| self.is_active(w));
+        match active {
+            Some(name) => Err(self.env.xaif.error(
+                &format!("annotation=\"{}\"", m.annotation),
+                format!(
+                    "unsupported construct in adjoint mode: (de)allocation of the active array \
+                     '{name}' inside an opaque statement (write the allocate/deallocate as a \
+                     statement of its own)"
+                ),
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// The allocatable array locals of the unit (released at return).
+    fn allocatable_locals(&self) -> Vec<Replayed> {
+        let mut names: Vec<String> = self
+            .canon
+            .declared
+            .get(&self.unit)
+            .map(|s| s.iter().cloned().collect())
+            .unwrap_or_default();
+        names.sort();
+        names
+            .into_iter()
+            .filter(|n| {
+                self.own_declaration(n).is_some_and(|d| {
+                    d.split("::")
+                        .next()
+                        .unwrap_or("")
+                        .split(',')
+                        .any(|a| a.trim() == "allocatable")
+                })
+            })
+            .filter(|n| self.storage(n) == Storage::Local)
+            .filter_map(|n| {
+                let sym = self.env.index.symbol(self.scope, &n)?;
+                let active = self.is_active(&n);
+                let replayable = active
+                    || matches!(
+                        sym.type_,
+                        SymbolType::Real | SymbolType::Integer | SymbolType::Bool
+                    );
+                replayable.then(|| Replayed {
+                    rank: sym.shape.rank(),
+                    name: n,
+                    active,
+                })
+            })
+            .collect()
+    }
+
+    /// Split mode, end of the tape section: tape the allocation of the
+    /// locals Fortran releases at return.
+    pub(crate) fn tape_live_locals(&mut self) -> Result<()> {
+        if self.env.mode != Mode::AdjointSplit {
+            return Ok(());
+        }
+        for r in self.allocatable_locals() {
+            self.push_allocation(&r)?;
+        }
+        Ok(())
+    }
+
+    /// Split mode, start of the adjoint section: re-allocate those locals
+    /// (adjoint zero: they are dead at return).
+    pub(crate) fn restore_live_locals(&mut self) -> Result<()> {
+        if self.env.mode != Mode::AdjointSplit {
+            return Ok(());
+        }
+        for r in self.allocatable_locals().iter().rev() {
+            self.line(format!("if (allocated({0})) deallocate({0})", r.name));
+            self.pop_allocation(r)?;
+        }
+        Ok(())
+    }
+
+    /// Generates the code of one template section.
+    pub(crate) fn section_code(
+        &mut self,
+        section: Section,
+        r: &xaif_schema::Replacement,
+        what: &str,
+    ) -> Result<()> {
+        self.section = section;
+        if section == Section::Adjoint {
+            self.restore_live_locals()?;
+        }
+        self.control_flow(&r.vertices, &r.edges, r.structured, what)?;
+        if section == Section::Tape {
+            self.tape_live_locals()?;
+        }
+        self.section = Section::Other;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn objects(s: &str) -> (AllocKind, Vec<Option<String>>) {
+        let a = parse_allocation(s).unwrap();
+        (a.kind, a.objects)
+    }
+
+    #[test]
+    fn objects_of_allocation_statements() {
+        let some = |v: &[&str]| v.iter().map(|s| Some(s.to_string())).collect::<Vec<_>>();
+        assert_eq!(
+            objects("allocate(u(0:n + 1, 0:n + 1), unew(n, n), stat=ierr)"),
+            (AllocKind::Allocate, some(&["u", "unew"]))
+        );
+        assert_eq!(
+            objects("DEALLOCATE (H, q)"),
+            (AllocKind::Deallocate, some(&["h", "q"]))
+        );
+        assert_eq!(
+            objects("allocate(real(8) :: w(size(x, 1)), source=x)"),
+            (AllocKind::Allocate, some(&["w"]))
+        );
+        assert_eq!(
+            objects("allocate(s%a(n), t(2)%b(3), c(n))"),
+            (AllocKind::Allocate, vec![None, None, Some("c".into())])
+        );
+        assert!(parse_allocation("allocated = 1").is_none());
+        assert!(parse_allocation("print *, 'allocate(x)'").is_none());
+    }
+
+    #[test]
+    fn allocation_inside_a_construct_is_noticed() {
+        assert!(mentions_allocation("if (n > 0) allocate(a(n))"));
+        assert!(mentions_allocation("if (n > 0) DEALLOCATE (a)"));
+        assert!(!mentions_allocation("print *, allocated(a)"));
+    }
+}
