@@ -44,6 +44,9 @@ PROGRAMS = [
     # compute-bound: one long straight-line block per cell (chemistry)
     dict(name="chembox", src="bench/programs/chembox/head.f90", nx=4, ny=2,
          x0=[1.0, 1.0, 0.5, 0.2], size=5000, points=lambda n: n),
+    # compute-bound: one straight-line HLL flux block per face (gas dynamics)
+    dict(name="hllflux", src="bench/programs/hllflux/head.f90", nx=4, ny=2,
+         x0=[0.2, 0.3, 1.0, 1.4], size=100000, points=lambda n: n),
 ]
 
 NREP = 3            # best of NREP inside one driver run
@@ -448,6 +451,8 @@ def tangent_variants(bins):
     if "--preaccumulation" in h:
         variants += [("f", ["--preaccumulation", "statement"]),
                      ("f", ["--preaccumulation", "basic-block"])]
+        if "auto" in h:
+            variants += [("f", ["--preaccumulation", "auto"])]
     return variants
 
 

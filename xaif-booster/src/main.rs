@@ -19,6 +19,7 @@ enum Mode {
 enum PreaccumulationArg {
     Statement,
     BasicBlock,
+    Auto,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -124,6 +125,7 @@ fn run(cli: &Cli, elimination: EliminationChoice) -> Result<(), String> {
         preaccumulation: match cli.preaccumulation {
             PreaccumulationArg::Statement => Preaccumulation::Statement,
             PreaccumulationArg::BasicBlock => Preaccumulation::BasicBlock,
+            PreaccumulationArg::Auto => Preaccumulation::Auto,
         },
         elimination,
         dot_dir: cli.dot.clone(),
