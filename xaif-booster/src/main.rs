@@ -37,8 +37,9 @@ struct Cli {
     /// Differentiation mode.
     #[arg(short = 'm', long = "mode", value_enum)]
     mode: Mode,
-    /// Unit of Jacobian preaccumulation.
-    #[arg(long, value_enum, default_value = "basic-block")]
+    /// Unit of Jacobian preaccumulation (auto: per flattened run, the cheaper
+    /// of statement and basic-block code).
+    #[arg(long, value_enum, default_value = "auto")]
     preaccumulation: PreaccumulationArg,
     /// Elimination method (basic-block preaccumulation).
     #[arg(long, value_enum, default_value = "vertex")]

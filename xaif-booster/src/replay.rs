@@ -341,3 +341,139 @@ impl FactorArith for CostCounter {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Evaluates numerically (identity of a value: its bits).
+    struct Numeric;
+
+    impl FactorArith for Numeric {
+        type V = f64;
+        fn mul(&mut self, a: &f64, b: &f64) -> f64 {
+            a * b
+        }
+        fn add(&mut self, a: &f64, b: &f64) -> f64 {
+            a + b
+        }
+        fn int(&self, k: i64) -> f64 {
+            k as f64
+        }
+        fn is_zero(&self, v: &f64) -> bool {
+            *v == 0.0
+        }
+        fn key(&self, v: &f64) -> String {
+            format!("{:x}", v.to_bits())
+        }
+        fn split_sign(&self, v: &f64) -> (bool, f64) {
+            (*v < 0.0, v.abs())
+        }
+        fn negate(&self, v: &f64) -> f64 {
+            -v
+        }
+        fn fold_literals(&self, _: &f64, _: &f64) -> Option<f64> {
+            None
+        }
+    }
+
+    fn counted(inputs: &[(i64, bool)]) -> Vec<InputValue<Counted>> {
+        inputs
+            .iter()
+            .enumerate()
+            .map(|(k, &(_, scale))| InputValue {
+                value: Counted::Opaque(format!("in{k}")),
+                scale: scale.then(|| (format!("in{k}"), false)),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_shared_scale_is_multiplied_once() {
+        // dt·a + dt·b: two products and a sum plainly; a sum and one
+        // product when dt is deferred.
+        let mut labels = Labels::new();
+        let dt = labels.input(Label::Symbol(0));
+        let a = labels.input(Label::Symbol(1));
+        let b = labels.input(Label::Symbol(2));
+        let x = labels.mul(dt, a);
+        let y = labels.mul(dt, b);
+        let s = labels.add(x, y);
+        let inputs = counted(&[(0, true), (1, false), (2, false)]);
+        let ops = labels.ops().to_vec();
+        let mut plain = CostCounter::default();
+        replay(&mut plain, &labels, &ops, &inputs, &[s], false).unwrap();
+        assert_eq!((plain.multiplications, plain.additions), (2, 1));
+        let mut deferred = CostCounter::default();
+        replay(&mut deferred, &labels, &ops, &inputs, &[s], true).unwrap();
+        assert_eq!((deferred.multiplications, deferred.additions), (1, 1));
+    }
+
+    #[test]
+    fn deferred_and_plain_replays_compute_the_same_values() {
+        // Random sequences of products and sums over inputs of which some
+        // are scale atoms; every label's value must agree.
+        let mut seed: u64 = 12345;
+        let mut next = |n: usize| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((seed >> 33) as usize) % n
+        };
+        for _ in 0..200 {
+            let mut labels = Labels::new();
+            let n_in = 2 + next(5);
+            let values: Vec<f64> = (0..n_in).map(|_| next(1000) as f64 / 250.0 - 2.0).collect();
+            let mut ids: Vec<LabelId> = (0..n_in)
+                .map(|k| labels.input(Label::Symbol(k as u32)))
+                .collect();
+            ids.push(labels.input(Label::One));
+            ids.push(labels.input(Label::MinusOne));
+            for _ in 0..(3 + next(25)) {
+                let a = ids[next(ids.len())];
+                let b = ids[next(ids.len())];
+                let c = if next(2) == 0 {
+                    labels.mul(a, b)
+                } else {
+                    labels.add(a, b)
+                };
+                ids.push(c);
+            }
+            let inputs: Vec<InputValue<f64>> = values
+                .iter()
+                .enumerate()
+                .map(|(k, v)| InputValue {
+                    value: v.abs(),
+                    scale: (next(2) == 0).then(|| (format!("in{k}"), *v < 0.0)),
+                })
+                .collect();
+            // Plain inputs carry their sign in the value.
+            let inputs: Vec<InputValue<f64>> = inputs
+                .into_iter()
+                .zip(&values)
+                .map(|(mut i, v)| {
+                    if i.scale.is_none() {
+                        i.value = *v;
+                    }
+                    i
+                })
+                .collect();
+            let ops = labels.ops().to_vec();
+            let plain_inputs: Vec<InputValue<f64>> = values
+                .iter()
+                .map(|v| InputValue {
+                    value: *v,
+                    scale: None,
+                })
+                .collect();
+            let want = replay(&mut Numeric, &labels, &ops, &plain_inputs, &ids, false).unwrap();
+            let got = replay(&mut Numeric, &labels, &ops, &inputs, &ids, true).unwrap();
+            for (w, g) in want.iter().zip(&got) {
+                assert!(
+                    (w - g).abs() <= 1e-9 * w.abs().max(1.0),
+                    "deferred {g} against plain {w}"
+                );
+            }
+        }
+    }
+}

@@ -366,9 +366,6 @@ fn flush(
             statement_cost +=
                 acc.counts.multiplications + acc.counts.additions + propagation_cost(&entries);
         }
-        if std::env::var_os("OAD_DEBUG_COST").is_some() {
-            eprintln!("run {first_id}: {} statements, statement cost {statement_cost}, block cost {block_cost} ({} + {} + prop)", seq.statements.len(), block_code.counts.multiplications, block_code.counts.additions);
-        }
         if statement_cost < block_cost {
             for st in seq.statements {
                 statement_level(st.assignment, &st.graph, out, ctx, pool, block)?;
