@@ -451,7 +451,7 @@ def tangent_variants(bins):
     if "--preaccumulation" in h:
         variants += [("f", ["--preaccumulation", "statement"]),
                      ("f", ["--preaccumulation", "basic-block"])]
-        if "auto" in h:
+        if re.search(r"possible values:[^\]]*\bauto\b", h):
             variants += [("f", ["--preaccumulation", "auto"])]
     return variants
 
