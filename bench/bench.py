@@ -41,6 +41,12 @@ PROGRAMS = [
          x0=[0.2, 0.1, 0.01], size=200000, points=lambda n: n),
     dict(name="tracer2d", src="bench/programs/tracer2d/head.f90", nx=4, ny=2,
          x0=[1.0, 1.0, 2.0, 0.01], size=300, points=lambda n: n * n),
+    # compute-bound: one long straight-line block per cell (chemistry)
+    dict(name="chembox", src="bench/programs/chembox/head.f90", nx=4, ny=2,
+         x0=[1.0, 1.0, 0.5, 0.2], size=5000, points=lambda n: n),
+    # compute-bound: one straight-line HLL flux block per face (gas dynamics)
+    dict(name="hllflux", src="bench/programs/hllflux/head.f90", nx=4, ny=2,
+         x0=[0.2, 0.3, 1.0, 1.4], size=100000, points=lambda n: n),
 ]
 
 NREP = 3            # best of NREP inside one driver run
@@ -445,6 +451,8 @@ def tangent_variants(bins):
     if "--preaccumulation" in h:
         variants += [("f", ["--preaccumulation", "statement"]),
                      ("f", ["--preaccumulation", "basic-block"])]
+        if re.search(r"possible values:[^\]]*\bauto\b", h):
+            variants += [("f", ["--preaccumulation", "auto"])]
     return variants
 
 

@@ -52,6 +52,7 @@ pub enum Preaccumulation {
     Statement,
     #[value(name = "basic-block")]
     BasicBlock,
+    Auto,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

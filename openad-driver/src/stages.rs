@@ -104,6 +104,7 @@ pub fn stage_commands(cli: &Cli, programs: [PathBuf; 3], work: &WorkFiles) -> Ve
             match scope {
                 Preaccumulation::Statement => "statement",
                 Preaccumulation::BasicBlock => "basic-block",
+                Preaccumulation::Auto => "auto",
             }
             .into(),
         );

@@ -10,16 +10,19 @@
 //! propagator.
 
 use std::collections::HashMap;
-use xaif_schema::model::{Assignment, PropagatorEntry, VariableReference};
+use xaif_schema::model::{
+    Assignment, Expression, ExpressionVertex, PropagatorEntry, VariableReference,
+};
 
 use crate::elimination::{
-    self, best_of, default_candidates, Chain, CostModel, Label, LabelDef, LabelId, Method,
+    self, best_of, default_candidates, Chain, CostModel, Label, LabelId, Method,
 };
-use crate::expr::base_symbol;
+use crate::expr::{base_symbol, variable_key};
 use crate::flatten::FlatSequence;
 use crate::linearize::{LinVertexKind, PartialValue};
-use crate::preaccumulate::{Factor, FactorCode, JacobianRow, OpCounts};
+use crate::preaccumulate::{double_constant, Factor, FactorCode, JacobianRow, OpCounts};
 use crate::propagate::row_entries;
+use crate::replay::{replay, CostCounter, Counted, FactorArith, InputValue};
 use crate::symbols::SymbolIndex;
 use crate::temporaries::{TempKind, TempPool};
 
@@ -116,6 +119,8 @@ pub fn accumulate_sequence(
         });
     }
     let mut symbol_factor: Vec<Factor> = Vec::new();
+    // Whether each symbol label may be deferred as a scale atom.
+    let mut symbol_is_atom: Vec<bool> = Vec::new();
     let mut edge_count = 0;
     for (k, e) in g.edges.iter().enumerate() {
         let (Some(s), Some(t), Some(f)) = (vid[e.source], vid[e.target], &factors[k]) else {
@@ -126,6 +131,7 @@ pub fn accumulate_sequence(
             (PartialValue::MinusOne, _) | (_, Factor::Int(-1)) => Label::MinusOne,
             _ => {
                 symbol_factor.push(f.clone());
+                symbol_is_atom.push(is_scale_atom(&e.partial, f));
                 Label::Symbol(symbol_factor.len() as u32 - 1)
             }
         };
@@ -165,44 +171,57 @@ pub fn accumulate_sequence(
         None
     };
 
-    // Replay the recorded operations as factor arithmetic.
-    let labels = &result.labels;
-    let mut value: HashMap<LabelId, Factor> = HashMap::new();
-    let factor_of = |id: LabelId, value: &HashMap<LabelId, Factor>| -> Result<Factor, String> {
-        if let Some(f) = value.get(&id) {
-            return Ok(f.clone());
-        }
-        match labels.def(id) {
-            LabelDef::Input(Label::One) => Ok(Factor::Int(1)),
-            LabelDef::Input(Label::MinusOne) => Ok(Factor::Int(-1)),
-            LabelDef::Input(Label::Symbol(k)) => symbol_factor
-                .get(k as usize)
-                .cloned()
-                .ok_or_else(|| format!("elimination label {id} has no partial")),
-            other => Err(format!(
-                "elimination label {id} ({other:?}) used before defined"
-            )),
-        }
+    // Replay the recorded operations as factor arithmetic, with or without
+    // deferring scale atoms (crate::replay), whichever emits fewer
+    // operations.
+    let inputs: Vec<InputValue<Factor>> = symbol_factor
+        .iter()
+        .zip(&symbol_is_atom)
+        .map(|(f, &atom)| InputValue {
+            value: match f {
+                Factor::NegAtom(e) => Factor::Atom(e.clone()),
+                f => f.clone(),
+            },
+            scale: atom.then(|| {
+                (
+                    factor_key(f).trim_start_matches('-').to_string(),
+                    matches!(f, Factor::NegAtom(_)),
+                )
+            }),
+        })
+        .collect();
+    let wanted: Vec<LabelId> = result.jacobian.entries.iter().map(|e| e.label).collect();
+    let cost = |defer: bool| -> Result<usize, String> {
+        let mut counter = CostCounter::default();
+        let counted: Vec<InputValue<Counted>> = inputs
+            .iter()
+            .map(|i| InputValue {
+                value: match &i.value {
+                    Factor::Int(k) => Counted::Int(*k),
+                    f => CostCounter::opaque(factor_key(f)),
+                },
+                scale: i.scale.clone(),
+            })
+            .collect();
+        replay(
+            &mut counter,
+            &result.labels,
+            result.ops(),
+            &counted,
+            &wanted,
+            defer,
+        )?;
+        Ok(counter.multiplications + counter.additions)
     };
-    for op in result.ops() {
-        let (out, f) = match *op {
-            elimination::Op::Mul { lhs, rhs, out } => {
-                let a = factor_of(lhs, &value)?;
-                let b = factor_of(rhs, &value)?;
-                (out, code.mul(&a, &b))
-            }
-            elimination::Op::Add { lhs, rhs, out } => {
-                let a = factor_of(lhs, &value)?;
-                let b = factor_of(rhs, &value)?;
-                (out, code.add(&a, &b))
-            }
-            elimination::Op::Neg { arg, out } => {
-                let a = factor_of(arg, &value)?;
-                (out, code.mul(&Factor::Int(-1), &a))
-            }
-        };
-        value.insert(out, f);
-    }
+    let defer = cost(true)? < cost(false)?;
+    let values = replay(
+        &mut code,
+        &result.labels,
+        result.ops(),
+        &inputs,
+        &wanted,
+        defer,
+    )?;
 
     // Jacobian rows, in order of the dependents.
     let mut original = vec![None; eg.vertex_count()];
@@ -212,8 +231,7 @@ pub fn accumulate_sequence(
         }
     }
     let mut entries_of: HashMap<usize, Vec<(usize, Factor)>> = HashMap::new();
-    for entry in &result.jacobian.entries {
-        let f = factor_of(entry.label, &value)?;
+    for (entry, f) in result.jacobian.entries.iter().zip(values) {
         if f == Factor::Int(0) {
             continue;
         }
@@ -309,4 +327,102 @@ fn sequence_propagator(
         out.extend(row_entries(row));
     }
     out
+}
+
+/// A partial used as it is (a constant, or a variable the rest of the run
+/// does not assign), not through a temporary: its value is the same on
+/// every edge that carries it, so products with it may be deferred.
+fn is_scale_atom(partial: &PartialValue, f: &Factor) -> bool {
+    let PartialValue::Expr(e) = partial else {
+        return false;
+    };
+    match f {
+        Factor::Atom(a) | Factor::NegAtom(a) => a == e,
+        Factor::Int(_) => false,
+    }
+}
+
+/// Identity of a factor: equal keys are equal values.
+fn factor_key(f: &Factor) -> String {
+    let atom = |e: &Expression| match e.vertices.as_slice() {
+        [ExpressionVertex::VariableReference(r)] => format!("v:{}", variable_key(r)),
+        [ExpressionVertex::Constant(c)] => format!("c:{:?}:{}", c.type_, c.value),
+        vs => format!("e:{vs:?}"),
+    };
+    match f {
+        Factor::Int(k) => format!("i{k}"),
+        Factor::Atom(e) => atom(e),
+        Factor::NegAtom(e) => format!("-{}", atom(e)),
+    }
+}
+
+/// Code emission: the replay's products and sums become temporaries.
+impl FactorArith for FactorCode<'_> {
+    type V = Factor;
+
+    fn mul(&mut self, a: &Factor, b: &Factor) -> Factor {
+        FactorCode::mul(self, a, b)
+    }
+
+    fn add(&mut self, a: &Factor, b: &Factor) -> Factor {
+        FactorCode::add(self, a, b)
+    }
+
+    fn int(&self, k: i64) -> Factor {
+        Factor::Int(k)
+    }
+
+    fn is_zero(&self, v: &Factor) -> bool {
+        *v == Factor::Int(0)
+    }
+
+    fn key(&self, v: &Factor) -> String {
+        factor_key(v)
+    }
+
+    fn split_sign(&self, v: &Factor) -> (bool, Factor) {
+        match v {
+            Factor::NegAtom(e) => (true, Factor::Atom(e.clone())),
+            Factor::Int(k) if *k < 0 && *k != i64::MIN => (true, Factor::Int(-k)),
+            v => (false, v.clone()),
+        }
+    }
+
+    fn negate(&self, v: &Factor) -> Factor {
+        match v {
+            Factor::Atom(e) => Factor::NegAtom(e.clone()),
+            Factor::NegAtom(e) => Factor::Atom(e.clone()),
+            Factor::Int(k) if *k != i64::MIN => Factor::Int(-k),
+            // Not reached: integers are never deferred scale atoms.
+            Factor::Int(k) => Factor::NegAtom(crate::expr::integer_expression(*k)),
+        }
+    }
+
+    fn fold_literals(&self, a: &Factor, b: &Factor) -> Option<Factor> {
+        let x = double_literal(a)?;
+        let y = double_literal(b)?;
+        let p = x * y;
+        // One IEEE product, as at run time; only finite normal results.
+        (p.is_normal() || p == 0.0).then(|| Factor::Atom(double_constant(p)))
+    }
+}
+
+/// The value of a `real(8)` literal such as `2.5d0` or `1.0d-3` (the
+/// kinds `Factor` atoms of that form carry); `None` for anything else.
+fn double_literal(f: &Factor) -> Option<f64> {
+    let Factor::Atom(e) = f else {
+        return None;
+    };
+    let [ExpressionVertex::Constant(c)] = e.vertices.as_slice() else {
+        return None;
+    };
+    if c.type_ != xaif_schema::model::ConstantType::Double {
+        return None;
+    }
+    let text = c.value.trim().to_ascii_lowercase();
+    // Only the d-exponent form: its kind is real(8) whatever the defaults.
+    if !text.contains('d') || text.contains('_') {
+        return None;
+    }
+    text.replace('d', "e").parse::<f64>().ok()
 }

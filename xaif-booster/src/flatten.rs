@@ -25,6 +25,9 @@ use crate::linearize::{LinEdge, LinVertexKind, LinearizedGraph};
 pub struct FlatStatement {
     pub assignment: Assignment,
     pub edges: Range<usize>,
+    /// The statement's own linearised graph (for statement-level code when
+    /// that is cheaper than the flattened graph's).
+    pub graph: LinearizedGraph,
 }
 
 /// Assignments flattened into one graph; the graph's dependents are the
@@ -206,6 +209,7 @@ impl Flattener {
         self.statements.push(FlatStatement {
             assignment: a,
             edges,
+            graph: g,
         });
         Ok(())
     }

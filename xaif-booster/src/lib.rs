@@ -16,6 +16,7 @@ pub mod flatten;
 pub mod linearize;
 pub mod preaccumulate;
 pub mod propagate;
+pub mod replay;
 pub mod symbols;
 pub mod tangent;
 pub mod temporaries;

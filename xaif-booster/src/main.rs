@@ -20,6 +20,7 @@ enum Mode {
 enum PreaccumulationArg {
     Statement,
     BasicBlock,
+    Auto,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -37,8 +38,9 @@ struct Cli {
     /// Differentiation mode.
     #[arg(short = 'm', long = "mode", value_enum)]
     mode: Mode,
-    /// Unit of Jacobian preaccumulation.
-    #[arg(long, value_enum, default_value = "basic-block")]
+    /// Unit of Jacobian preaccumulation (auto: per flattened run, the cheaper
+    /// of statement and basic-block code).
+    #[arg(long, value_enum, default_value = "auto")]
     preaccumulation: PreaccumulationArg,
     /// Elimination method (basic-block preaccumulation).
     #[arg(long, value_enum, default_value = "vertex")]
@@ -135,6 +137,7 @@ fn run(cli: &Cli, elimination: EliminationChoice) -> Result<(), String> {
         preaccumulation: match cli.preaccumulation {
             PreaccumulationArg::Statement => Preaccumulation::Statement,
             PreaccumulationArg::BasicBlock => Preaccumulation::BasicBlock,
+            PreaccumulationArg::Auto => Preaccumulation::Auto,
         },
         elimination,
         dot_dir: cli.dot.clone(),

@@ -71,7 +71,7 @@ impl Factor {
 }
 
 /// A real(8) literal for `v`, e.g. `1.0d10` or `2.5d0`.
-fn double_constant(v: f64) -> Expression {
+pub(crate) fn double_constant(v: f64) -> Expression {
     let text = format!("{v:e}").replace('e', "d");
     let mantissa_has_point = text.split('d').next().is_some_and(|m| m.contains('.'));
     let value = if mantissa_has_point {

@@ -30,6 +30,10 @@ use crate::temporaries::TempPool;
 pub enum Preaccumulation {
     Statement,
     BasicBlock,
+    /// Per flattened run of a basic block, whichever of statement-level and
+    /// basic-block code costs fewer operations per tangent direction
+    /// (`run_cost`).
+    Auto,
 }
 
 #[derive(Debug, Clone)]
@@ -266,7 +270,7 @@ fn transform_block(
     };
     let block = bb.vertex_id.as_str();
     let mut sequence = Flattener::new();
-    let block_mode = ctx.options.preaccumulation == Preaccumulation::BasicBlock;
+    let block_mode = ctx.options.preaccumulation != Preaccumulation::Statement;
     for element in old {
         let BasicBlockElement::Assignment(a) = element else {
             flush(&mut sequence, &mut out, ctx, pool, block)?;
@@ -382,6 +386,41 @@ fn flush(
         write_dot(dir, ctx.cfg_symbol, block, &first_id, &seq.graph)
             .map_err(|m| (Some(first_id.clone()), m))?;
     }
+    if ctx.options.preaccumulation == Preaccumulation::Auto && seq.statements.len() > 1 {
+        // Count both forms on a scratch pool; emit the cheaper one for real.
+        let mut scratch = TempPool::new(pool.scope_id);
+        let block_code = accumulate_sequence(
+            &seq,
+            &ctx.options.elimination,
+            false,
+            &mut scratch,
+            ctx.symbols,
+        )
+        .map_err(|m| (Some(first_id.clone()), m))?;
+        let block_cost = block_code.counts.multiplications
+            + block_code.counts.additions
+            + propagation_cost(&block_code.propagator);
+        let mut statement_cost = 0;
+        for st in &seq.statements {
+            if !ctx
+                .chains
+                .value_needed_outside(&st.assignment, &HashSet::new())
+            {
+                continue;
+            }
+            scratch.reset();
+            let acc = preaccumulate_statement(&st.graph, &st.assignment, &mut scratch, ctx.symbols);
+            let entries: Vec<PropagatorEntry> = acc.rows.iter().flat_map(row_entries).collect();
+            statement_cost +=
+                acc.counts.multiplications + acc.counts.additions + propagation_cost(&entries);
+        }
+        if statement_cost < block_cost {
+            for st in seq.statements {
+                statement_level(st.assignment, &st.graph, out, ctx, pool, block)?;
+            }
+            return Ok(());
+        }
+    }
     pool.reset();
     let code = accumulate_sequence(
         &seq,
@@ -407,6 +446,32 @@ fn flush(
         out.elements.push(propagator(code.propagator));
     }
     Ok(())
+}
+
+/// Floating-point operations of a propagator per tangent direction: one
+/// multiplication per `AX` term whose factor is not the constant 1, one
+/// addition per term after the first (and per term of a `Saxpy`,
+/// `IncDeriv`, `DecDeriv`). Copies and zeroing are free.
+pub fn propagation_cost(entries: &[PropagatorEntry]) -> usize {
+    let unit = |a: &xaif_schema::model::Expression| {
+        matches!(a.vertices.as_slice(),
+            [xaif_schema::model::ExpressionVertex::Constant(c)]
+                if crate::expr::exact_integer_literal(c) == Some(1))
+    };
+    entries
+        .iter()
+        .map(|e| match e {
+            PropagatorEntry::SetDeriv { .. }
+            | PropagatorEntry::SetNegDeriv { .. }
+            | PropagatorEntry::ZeroDeriv(_) => 0,
+            PropagatorEntry::IncDeriv { .. } | PropagatorEntry::DecDeriv { .. } => 1,
+            PropagatorEntry::Sax { ax, .. } | PropagatorEntry::Saxpy { ax, .. } => {
+                let mults = ax.iter().filter(|t| !unit(&t.a)).count();
+                let adds = ax.len() - usize::from(matches!(e, PropagatorEntry::Sax { .. }));
+                mults + adds
+            }
+        })
+        .sum()
 }
 
 fn propagator(entries: Vec<PropagatorEntry>) -> BasicBlockElement {

@@ -56,6 +56,13 @@ fn all_options() -> Vec<TangentOptions> {
             Method::Edge,
             Method::Face,
         ])),
+        TangentOptions {
+            preaccumulation: Preaccumulation::Auto,
+            ..block_options(EliminationChoice::One(
+                Method::Vertex,
+                chain("markowitz,reverse"),
+            ))
+        },
     ]
 }
 
@@ -791,6 +798,8 @@ fn du_chains_drop_derivatives_nobody_reads() {
                 )
             }
             Preaccumulation::Statement => assert!(written.contains(&"z".to_string())),
+            // Either form, whichever is cheaper: the derivative is checked above.
+            Preaccumulation::Auto => {}
         }
     }
     // A dead definition (empty du chain) gets no derivative code at all.
@@ -852,4 +861,41 @@ fn inquiry_on_an_active_array_is_passive() {
         let d = tangent_derivative(&cg, &point, "v(1)", "y");
         assert_eq!(d, 4.0, "{:?}", opts.preaccumulation);
     }
+}
+
+/// An explicit Euler step: a passive step `p` and literal coefficients on
+/// every right-hand side (the scale factors basic-block replay defers).
+#[test]
+fn explicit_euler_step_with_a_passive_step_size() {
+    let (x, y, z, p) = (0.7_f64, -0.4_f64, 1.3_f64, 0.05_f64);
+    let block = [
+        ("a", "(mul x y)"),
+        ("b", "(mul z x)"),
+        ("x", "(add x (mul p (sub (mul 2.5d0 a) b)))"),
+        ("y", "(add y (mul p (sub a (mul 1.5d0 b))))"),
+        ("z", "(add z (mul p (add (mul 0.5d0 a) b)))"),
+    ];
+    let point = [("x", x), ("y", y), ("z", z), ("p", p)];
+    // y' = y + p (x y - 1.5 z x), from the values on entry.
+    check(
+        &block,
+        "y",
+        &point,
+        &[
+            ("x", p * (y - 1.5 * z)),
+            ("y", 1.0 + p * x),
+            ("z", -1.5 * p * x),
+        ],
+    );
+    // z' = z + p (0.5 x y + z x)
+    check(
+        &block,
+        "z",
+        &point,
+        &[
+            ("x", p * (0.5 * y + z)),
+            ("y", 0.5 * p * x),
+            ("z", 1.0 + p * x),
+        ],
+    );
 }

@@ -87,6 +87,13 @@ fn variants() -> Vec<TangentOptions> {
             Method::Face,
             chain("relative-markowitz,forward"),
         )),
+        TangentOptions {
+            preaccumulation: Preaccumulation::Auto,
+            ..block(EliminationChoice::One(
+                Method::Vertex,
+                chain("markowitz,reverse"),
+            ))
+        },
     ]
 }
 
