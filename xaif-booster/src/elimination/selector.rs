@@ -174,25 +174,33 @@ impl Selector {
 
     /// Re-score the targets at vertex `j` (none if it is no intermediate).
     fn refresh_vertex(&mut self, w: &WorkGraph, labels: &Labels, j: u32) {
-        for e in std::mem::take(&mut self.at_vertex[j as usize]) {
-            self.order.remove(&e);
+        let mut entries = Vec::new();
+        if w.is_intermediate(j) {
+            let key = |t: Target| (self.plan.key(w, labels, t), t);
+            match self.method {
+                Method::Vertex => entries.push(key(Target::Vertex(j))),
+                Method::Edge => {
+                    entries.extend(w.pred[j as usize].iter().map(|&i| key(Target::Front(i, j))));
+                    entries.extend(w.succ[j as usize].iter().map(|&k| key(Target::Back(j, k))));
+                }
+                Method::Face => unreachable!("face targets on the computational graph"),
+            }
         }
-        if !w.is_intermediate(j) {
+        let old = std::mem::replace(&mut self.at_vertex[j as usize], entries);
+        // both lists are in the same target order: touch only what changed
+        let new = &self.at_vertex[j as usize];
+        if old == *new {
             return;
         }
-        let mut targets = Vec::new();
-        match self.method {
-            Method::Vertex => targets.push(Target::Vertex(j)),
-            Method::Edge => {
-                targets.extend(w.pred[j as usize].iter().map(|&i| Target::Front(i, j)));
-                targets.extend(w.succ[j as usize].iter().map(|&k| Target::Back(j, k)));
+        for e in &old {
+            if !new.contains(e) {
+                self.order.remove(e);
             }
-            Method::Face => unreachable!("face targets on the computational graph"),
         }
-        for t in targets {
-            let e = (self.plan.key(w, labels, t), t);
-            self.order.insert(e);
-            self.at_vertex[j as usize].push(e);
+        for e in new {
+            if !old.contains(e) {
+                self.order.insert(*e);
+            }
         }
     }
 
@@ -200,6 +208,9 @@ impl Selector {
     fn refresh_face(&mut self, l: &LineGraph, labels: &Labels, x: u32, y: u32) {
         let key = self.plan.key(l, labels, Target::Face(x, y));
         if let Some(old) = self.face_key.insert((x, y), key) {
+            if old == key {
+                return;
+            }
             self.order.remove(&(old, Target::Face(x, y)));
         }
         self.order.insert((key, Target::Face(x, y)));
