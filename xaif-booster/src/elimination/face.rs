@@ -193,9 +193,6 @@ impl LineGraph {
         out
     }
 
-    /// An inner vertex other than `exclude` with exactly these neighbours.
-    /// Candidates are successors of one predecessor (or predecessors of one
-    /// successor), so no global scan is needed.
     /// Record `v` as changed (before the change, for the snapshot).
     fn touch(&mut self, v: u32) {
         let log = &mut self.log;
@@ -232,20 +229,35 @@ impl LineGraph {
         remove_sorted(&mut self.pred[y as usize], x);
     }
 
+    /// An inner vertex other than `exclude` with exactly these neighbours.
     fn find_twin(&self, preds: &[u32], succs: &[u32], exclude: u32) -> Option<u32> {
-        let candidates = if let Some(&p) = preds.first() {
-            &self.succ[p as usize]
-        } else if let Some(&s) = succs.first() {
-            &self.pred[s as usize]
-        } else {
-            return None;
-        };
-        candidates.iter().copied().find(|&k| {
-            k != exclude
-                && self.kind[k as usize] == LineKind::Inner
-                && self.pred[k as usize] == preds
-                && self.succ[k as usize] == succs
-        })
+        self.twin_candidates(preds, succs)
+            .iter()
+            .copied()
+            .find(|&k| k != exclude && self.has_ends(k, preds, succs))
+    }
+
+    /// Where a vertex with these neighbours must be: among the successors
+    /// of each predecessor and the predecessors of each successor; the
+    /// shortest of those lists (no global scan).
+    pub fn twin_candidates(&self, preds: &[u32], succs: &[u32]) -> &[u32] {
+        let lists = preds
+            .iter()
+            .map(|&p| &self.succ[p as usize])
+            .chain(succs.iter().map(|&s| &self.pred[s as usize]));
+        lists.min_by_key(|l| l.len()).map_or(&[], |l| l.as_slice())
+    }
+
+    /// Whether `k` is an inner vertex with exactly these neighbours.
+    pub fn has_ends(&self, k: u32, preds: &[u32], succs: &[u32]) -> bool {
+        let (kp, ks) = (&self.pred[k as usize], &self.succ[k as usize]);
+        kp.len() == preds.len()
+            && ks.len() == succs.len()
+            && kp.first() == preds.first()
+            && ks.first() == succs.first()
+            && self.kind[k as usize] == LineKind::Inner
+            && kp == preds
+            && ks == succs
     }
 
     pub fn eliminate_face(&mut self, labels: &mut Labels, i: u32, j: u32) {

@@ -370,19 +370,34 @@ impl Selector {
 }
 
 /// Faces `(x,y)` with `P_x = preds` and `S_y = succs`: `x` is a successor
-/// of `preds[0]`.
+/// of every vertex in `preds`, `y` a predecessor of every vertex in `succs`.
 fn faces_with_ends(l: &LineGraph, preds: &[u32], succs: &[u32], out: &mut Vec<(u32, u32)>) {
-    let (Some(&p), false) = (preds.first(), succs.is_empty()) else {
+    if preds.is_empty() || succs.is_empty() {
         return;
-    };
-    for &x in &l.succ[p as usize] {
+    }
+    let xs = l.twin_candidates(preds, &[]);
+    let ys = l.twin_candidates(&[], succs);
+    for &x in xs {
         if !l.is_inner(x) || l.pred[x as usize] != preds {
             continue;
         }
-        for &y in &l.succ[x as usize] {
-            if l.is_inner(y) && l.succ[y as usize] == succs {
-                out.push((x, y));
-            }
+        let sx = &l.succ[x as usize];
+        if sx.len() <= ys.len() {
+            out.extend(
+                sx.iter()
+                    .filter(|&&y| l.is_inner(y) && l.succ[y as usize] == succs)
+                    .map(|&y| (x, y)),
+            );
+        } else {
+            out.extend(
+                ys.iter()
+                    .filter(|&&y| {
+                        l.is_inner(y)
+                            && l.succ[y as usize] == succs
+                            && l.pred[y as usize].binary_search(&x).is_ok()
+                    })
+                    .map(|&y| (x, y)),
+            );
         }
     }
 }
