@@ -26,16 +26,17 @@
 //! [`Chain::select`] picks; chains the selector does not plan (two sibling
 //! filters, more than [`SLOTS`] key slots) use that reference directly.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
 use super::eliminator::Method;
 use super::face::LineGraph;
 use super::heuristics::{Chain, Filter, Space, StepSets, Target};
 use super::label::Labels;
-use super::work::{intersection_len, WorkGraph};
+use super::work::{intersection_len, PairMap, WorkGraph};
 
-/// Key slots available: 1 per scalar filter, 5 for `forward` / `reverse`.
-const SLOTS: usize = 12;
+/// Key slots available: 1 per scalar filter, 3 for `forward` / `reverse`
+/// (their five components packed, see [`pack`]).
+const SLOTS: usize = 8;
 type Key = [i64; SLOTS];
 
 /// The chain as an ordering key plus where the sibling filter applies.
@@ -51,7 +52,7 @@ struct Plan {
 
 fn width(f: Filter) -> usize {
     match f {
-        Filter::Forward | Filter::Reverse => 5,
+        Filter::Forward | Filter::Reverse => 3,
         Filter::Sibling => 0,
         _ => 1,
     }
@@ -76,7 +77,7 @@ impl Plan {
         }
         if !matches!(keyed.last(), Some(Filter::Forward | Filter::Reverse)) {
             keyed.push(Filter::Forward);
-            slots += 5;
+            slots += width(Filter::Forward);
         }
         (slots <= SLOTS).then_some(Plan {
             keyed,
@@ -93,8 +94,8 @@ impl Plan {
         let mut n = 0;
         for &f in &self.keyed {
             match f {
-                Filter::Forward => k[n..n + 5].copy_from_slice(&space.forward_key(t)),
-                Filter::Reverse => k[n..n + 5].copy_from_slice(&space.reverse_key(t)),
+                Filter::Forward => k[n..n + 3].copy_from_slice(&pack(space.forward_key(t))),
+                Filter::Reverse => k[n..n + 3].copy_from_slice(&pack(space.reverse_key(t))),
                 Filter::Markowitz => k[n] = space.markowitz(t),
                 Filter::RelativeMarkowitz => k[n] = space.relative_markowitz(t),
                 Filter::LowestCost => k[n] = space.step_cost(t, labels),
@@ -104,6 +105,14 @@ impl Plan {
         }
         k
     }
+}
+
+/// A topological key in three slots, same order: components are positions
+/// or ids, or their negations, all of magnitude below 2^31, so `a·2^32 +
+/// (b + 2^31)` orders pairs lexicographically.
+fn pack(k: [i64; 5]) -> [i64; 3] {
+    let pair = |a: i64, b: i64| (a << 32) + (b + (1 << 31));
+    [pair(k[0], k[1]), pair(k[2], k[3]), k[4]]
 }
 
 /// Sibling degree `|S ∩ S⁻|·|P ∩ P⁻|` of a target w.r.t. the previous step.
@@ -123,7 +132,7 @@ pub(crate) struct Selector {
     /// Vertex/edge phase: the entries of the targets at each vertex.
     at_vertex: Vec<Vec<(Key, Target)>>,
     /// Face phase: the key of each face.
-    face_key: HashMap<(u32, u32), Key>,
+    face_key: PairMap<Key>,
 }
 
 impl Selector {
@@ -140,7 +149,7 @@ impl Selector {
             plan: Plan::of(chain)?,
             order: BTreeSet::new(),
             at_vertex: Vec::new(),
-            face_key: HashMap::new(),
+            face_key: PairMap::default(),
         })
     }
 
@@ -187,19 +196,33 @@ impl Selector {
             }
         }
         let old = std::mem::replace(&mut self.at_vertex[j as usize], entries);
-        // both lists are in the same target order: touch only what changed
+        // both lists are sorted by target (fronts by source, then backs by
+        // target): merge them and touch only the entries that changed
         let new = &self.at_vertex[j as usize];
-        if old == *new {
-            return;
-        }
-        for e in &old {
-            if !new.contains(e) {
-                self.order.remove(e);
-            }
-        }
-        for e in new {
-            if !old.contains(e) {
-                self.order.insert(*e);
+        let (mut a, mut b) = (0, 0);
+        while a < old.len() || b < new.len() {
+            let order = match (old.get(a), new.get(b)) {
+                (Some(o), Some(n)) => o.1.cmp(&n.1),
+                (Some(_), None) => std::cmp::Ordering::Less,
+                _ => std::cmp::Ordering::Greater,
+            };
+            match order {
+                std::cmp::Ordering::Less => {
+                    self.order.remove(&old[a]);
+                    a += 1;
+                }
+                std::cmp::Ordering::Greater => {
+                    self.order.insert(new[b]);
+                    b += 1;
+                }
+                std::cmp::Ordering::Equal => {
+                    if old[a].0 != new[b].0 {
+                        self.order.remove(&old[a]);
+                        self.order.insert(new[b]);
+                    }
+                    a += 1;
+                    b += 1;
+                }
             }
         }
     }
