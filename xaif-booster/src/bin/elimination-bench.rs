@@ -191,7 +191,9 @@ fn main() {
         let (method, chain) = spec.split_once(':').expect("--only METHOD:CHAIN");
         let method: Method = method.parse().expect("method");
         let g = timing_graph();
-        time_it(spec, 200, || cost(&g, method, chain, CostModel::Multiplications));
+        time_it(spec, 200, || {
+            cost(&g, method, chain, CostModel::Multiplications)
+        });
         return;
     }
     let quick = std::env::args().any(|a| a == "--quick");

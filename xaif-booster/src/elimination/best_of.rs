@@ -86,12 +86,13 @@ pub fn default_candidates(methods: &[Method]) -> Vec<Candidate> {
 
 /// Candidates scaled to the graph: every method and chain for graphs of up
 /// to `LARGE_GRAPH_EDGES` edges; above that the twelve vertex chains plus
-/// the edge and face sequences that are both fast and good at that size
-/// (measured on the 1,000-vertex benchmark graph, `docs/elimination.md`):
-/// edge `forward` and `markowitz,forward`, face `forward`,
-/// `relative-markowitz,forward` and `cost,relative-markowitz,forward`.  The
-/// edge and face sequences that break ties in reverse order cause massive
-/// fill-in on large graphs and take seconds.
+/// the edge and face sequences that were both fast and good on the
+/// 1,000-vertex benchmark graph (`docs/elimination.md`): edge
+/// `markowitz,forward`, face `relative-markowitz,forward` and
+/// `cost,relative-markowitz,forward`.  Edge and face `forward` are left out
+/// there (they perform the products of forward vertex elimination, which
+/// is a candidate), and so are the sequences that break ties in reverse
+/// order: they cause massive fill-in on large graphs and take seconds.
 pub fn recommended_candidates(graph: &LinearizedGraph) -> Vec<Candidate> {
     use Filter::*;
     let all = default_candidates(&[Method::Vertex, Method::Edge, Method::Face]);
@@ -100,10 +101,9 @@ pub fn recommended_candidates(graph: &LinearizedGraph) -> Vec<Candidate> {
     }
     let keep = |c: &Candidate| match c.method {
         Method::Vertex => true,
-        Method::Edge => c.chain.0 == [Forward] || c.chain.0 == [Markowitz, Forward],
+        Method::Edge => c.chain.0 == [Markowitz, Forward],
         Method::Face => {
-            c.chain.0 == [Forward]
-                || c.chain.0 == [RelativeMarkowitz, Forward]
+            c.chain.0 == [RelativeMarkowitz, Forward]
                 || c.chain.0 == [LowestCost, RelativeMarkowitz, Forward]
         }
     };
@@ -129,14 +129,15 @@ pub fn best_of(
     // forward vertex elimination (sparse forward mode) is the cheapest run
     // and usually a good sequence: it alone sets the first bound; then the
     // other vertex sequences, cheap too, tighten it for the edge and face ones
-    let seed = candidates.iter().position(|c| {
-        c.method == Method::Vertex && c.chain.0.first() == Some(&Filter::Forward)
-    });
-    let (first, rest): (Vec<_>, Vec<_>) = candidates
+    let seed = candidates
         .iter()
-        .enumerate()
-        .filter(|(k, _)| Some(*k) != seed)
-        .partition(|(_, c)| c.method == Method::Vertex);
+        .position(|c| c.method == Method::Vertex && c.chain.0.first() == Some(&Filter::Forward));
+    // then the other vertex sequences, cheap too, then edge and face ones,
+    // taken from one queue by as many workers as rayon has threads
+    let queue: Vec<usize> = (0..candidates.len())
+        .filter(|&k| Some(k) != seed && candidates[k].method == Method::Vertex)
+        .chain((0..candidates.len()).filter(|&k| candidates[k].method != Method::Vertex))
+        .collect();
     let run = |c: &Candidate| -> Result<Option<Elimination>, EliminationError> {
         let mut e = Eliminator::new(graph)?;
         let done = e.run_within(c.method, &c.chain, |counts| {
@@ -151,17 +152,19 @@ pub fn best_of(
     };
     let mut results: Vec<(usize, Result<Option<Elimination>, EliminationError>)> =
         seed.map(|k| (k, run(&candidates[k]))).into_iter().collect();
-    results.extend(
-        first
-            .par_iter()
-            .map(|(k, c)| (*k, run(c)))
-            .collect::<Vec<_>>(),
-    );
-    results.extend(
-        rest.par_iter()
-            .map(|(k, c)| (*k, run(c)))
-            .collect::<Vec<_>>(),
-    );
+    let next = AtomicUsize::new(0);
+    let workers = rayon::current_num_threads().clamp(1, queue.len().max(1));
+    let taken: Vec<Vec<_>> = (0..workers)
+        .into_par_iter()
+        .map(|_| {
+            let mut mine = Vec::new();
+            while let Some(&k) = queue.get(next.fetch_add(1, Ordering::Relaxed)) {
+                mine.push((k, run(&candidates[k])));
+            }
+            mine
+        })
+        .collect();
+    results.extend(taken.into_iter().flatten());
     results.sort_by_key(|(k, _)| *k);
     let mut best: Option<Elimination> = None;
     for (_, r) in results {

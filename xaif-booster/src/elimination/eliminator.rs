@@ -676,8 +676,8 @@ mod tests {
                             let incremental = e.choose(method, chain);
                             // on the computational graph, chains headed by forward /
                             // reverse walk the topological order (next test)
-                            let walks = !faces
-                                && matches!(chain.0[0], Filter::Forward | Filter::Reverse);
+                            let walks =
+                                !faces && matches!(chain.0[0], Filter::Forward | Filter::Reverse);
                             assert!(walks || e.selector.is_some(), "{chain} is planned");
                             assert_eq!(
                                 incremental, reference,

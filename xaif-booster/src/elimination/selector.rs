@@ -318,8 +318,18 @@ impl Selector {
                 continue;
             }
             let ti = t as usize;
-            faces.extend(l.succ[ti].iter().filter(|&&y| l.is_inner(y)).map(|&y| (t, y)));
-            faces.extend(l.pred[ti].iter().filter(|&&x| l.is_inner(x)).map(|&x| (x, t)));
+            faces.extend(
+                l.succ[ti]
+                    .iter()
+                    .filter(|&&y| l.is_inner(y))
+                    .map(|&y| (t, y)),
+            );
+            faces.extend(
+                l.pred[ti]
+                    .iter()
+                    .filter(|&&x| l.is_inner(x))
+                    .map(|&x| (x, t)),
+            );
         }
         // relative Markowitz: faces whose twin may have appeared or vanished
         for (k, was_inner, preds, succs) in &log.old {
