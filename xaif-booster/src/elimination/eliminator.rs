@@ -700,6 +700,7 @@ mod tests {
                 }
             }
         }
+        eprintln!("{steps_checked} steps checked");
         assert!(steps_checked > 10_000, "{steps_checked} steps checked");
     }
 
