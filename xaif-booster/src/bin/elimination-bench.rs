@@ -183,6 +183,19 @@ fn time_it(label: &str, max_runs: usize, mut f: impl FnMut() -> usize) {
 }
 
 fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    // `--only METHOD:CHAIN` (e.g. `face:relative-markowitz,forward`): time one
+    // sequence on the 1,000-vertex graph, for profiling
+    if let Some(k) = args.iter().position(|a| a == "--only") {
+        let spec = args.get(k + 1).expect("--only METHOD:CHAIN");
+        let (method, chain) = spec.split_once(':').expect("--only METHOD:CHAIN");
+        let method: Method = method.parse().expect("method");
+        let g = timing_graph();
+        time_it(spec, 200, || {
+            cost(&g, method, chain, CostModel::Multiplications)
+        });
+        return;
+    }
     let quick = std::env::args().any(|a| a == "--quick");
     let timing_only = std::env::args().any(|a| a == "--timing" || a == "--best-of-timing");
     if !timing_only {
@@ -237,14 +250,19 @@ fn suites(quick: bool) {
     );
 }
 
-fn timing(per_chain: bool) {
-    let g = random_graph(
+/// The 1,000-vertex timing graph.
+fn timing_graph() -> LinearizedGraph {
+    random_graph(
         4242,
         &RandomGraphConfig {
             unit_probability: 0.25,
             ..RandomGraphConfig::new(1000)
         },
-    );
+    )
+}
+
+fn timing(per_chain: bool) {
+    let g = timing_graph();
     println!(
         "## Time to eliminate a 1,000-vertex graph ({} edges), repeated for ~1 s\n",
         g.edge_count()

@@ -9,6 +9,7 @@ use super::face::LineGraph;
 use super::graph::{dot_escape, LinearizedGraph, VertexId};
 use super::heuristics::{Chain, Filter, Space, StepSets, Target};
 use super::label::{LabelId, Labels, Op, OpCounts};
+use super::selector::Selector;
 use super::work::{EliminationError, Role, WorkGraph};
 
 /// The kind of elimination step.
@@ -212,6 +213,8 @@ pub struct Eliminator {
     last: Option<StepSets>,
     origin: Vec<u32>,
     strategy: Vec<String>,
+    /// Incremental selection for the chain of the latest steps.
+    selector: Option<Selector>,
 }
 
 impl Eliminator {
@@ -226,6 +229,7 @@ impl Eliminator {
             last: None,
             origin,
             strategy: Vec::new(),
+            selector: None,
         })
     }
 
@@ -384,33 +388,71 @@ impl Eliminator {
         if method == Method::Face {
             self.enter_face_phase();
         }
-        // forward / reverse pick a unique target: find it without listing all
-        let chosen = match chain.0.first() {
-            Some(&f @ (Filter::Forward | Filter::Reverse)) => {
-                self.direct(method, f == Filter::Forward)
-            }
-            _ => {
-                let targets = self.targets(method);
-                if targets.is_empty() {
-                    None
-                } else {
-                    Some(match &self.phase {
-                        Phase::Graph(w) => {
-                            chain.select(w, &self.labels, targets, self.last.as_ref())
-                        }
-                        Phase::Faces(l) => {
-                            chain.select(l, &self.labels, targets, self.last.as_ref())
-                        }
-                    })
-                }
-            }
-        };
-        match chosen {
+        match self.choose(method, chain) {
             Some(t) => {
                 self.perform(t)?;
                 Ok(true)
             }
             None => Ok(false),
+        }
+    }
+
+    /// The target `chain` selects among the targets of `method`.
+    fn choose(&mut self, method: Method, chain: &Chain) -> Option<Target> {
+        if method == Method::Face {
+            self.enter_face_phase();
+        }
+        // forward / reverse pick a unique target: on the computational graph
+        // walk the topological order; on the line graph that walk costs
+        // O(vertices) per step, the ordered faces are cheaper
+        let faces = self.in_face_phase();
+        match chain.0.first() {
+            Some(&f @ (Filter::Forward | Filter::Reverse)) if !faces => {
+                self.drop_selector();
+                return self.direct(method, f == Filter::Forward);
+            }
+            _ => {}
+        }
+        if !self
+            .selector
+            .as_ref()
+            .is_some_and(|s| s.serves(method, chain, faces))
+        {
+            self.selector = match &mut self.phase {
+                Phase::Graph(w) => Selector::for_graph(w, &self.labels, method, chain),
+                Phase::Faces(l) => Selector::for_faces(l, &self.labels, chain),
+            };
+        }
+        match (&mut self.selector, &mut self.phase) {
+            (Some(s), Phase::Graph(w)) => s.select_graph(w, &self.labels, self.last.as_ref()),
+            (Some(s), Phase::Faces(l)) => s.select_faces(l, &self.labels, self.last.as_ref()),
+            (None, _) => {
+                self.drop_selector();
+                self.reference_choice(method, chain)
+            }
+        }
+    }
+
+    /// [`Chain::select`] over all listed targets: the reference the
+    /// incremental selector reproduces.
+    fn reference_choice(&mut self, method: Method, chain: &Chain) -> Option<Target> {
+        let targets = self.targets(method);
+        if targets.is_empty() {
+            return None;
+        }
+        Some(match &self.phase {
+            Phase::Graph(w) => chain.select(w, &self.labels, targets, self.last.as_ref()),
+            Phase::Faces(l) => chain.select(l, &self.labels, targets, self.last.as_ref()),
+        })
+    }
+
+    /// Stop incremental selection (and the graph's change log).
+    fn drop_selector(&mut self) {
+        if self.selector.take().is_some() {
+            match &mut self.phase {
+                Phase::Graph(w) => w.log.stop(),
+                Phase::Faces(l) => l.log.stop(),
+            }
         }
     }
 
@@ -578,6 +620,89 @@ pub fn eliminate_mixed(
 mod tests {
     use super::*;
     use crate::elimination::random::{random_graph, RandomGraphConfig};
+
+    /// The incremental selector must pick exactly what the reference
+    /// `Chain::select` over all targets picks, at every step: for every
+    /// default chain and a few more (sibling in other positions), every
+    /// method, mixed vertex/edge-then-face runs, and with steps made behind
+    /// the selector's back (by another chain) in between.
+    #[test]
+    fn incremental_selection_matches_the_reference_filters() {
+        use crate::elimination::best_of::default_candidates;
+        let mut chains: Vec<Chain> = default_candidates(&[Method::Vertex])
+            .into_iter()
+            .map(|c| c.chain)
+            .collect();
+        for extra in [
+            "sibling",
+            "relative-markowitz,sibling,reverse",
+            "cost,sibling,markowitz,forward",
+            "markowitz,cost,relative-markowitz,reverse",
+            "sibling,relative-markowitz,forward",
+            "sibling,cost,reverse",
+        ] {
+            chains.push(extra.parse().unwrap());
+        }
+        let mut steps_checked = 0usize;
+        for seed in 0..14u64 {
+            let cfg = RandomGraphConfig {
+                unit_probability: if seed % 2 == 0 { 0.25 } else { 0.0 },
+                non_maximal_dependents: 0.1,
+                ..RandomGraphConfig::new(12 + 3 * seed as usize)
+            };
+            let g = random_graph(9000 + seed, &cfg);
+            for chain in &chains {
+                // (first method, its steps before faces, interference period)
+                let runs = [
+                    (Method::Vertex, usize::MAX, 0),
+                    (Method::Edge, usize::MAX, 0),
+                    (Method::Face, 0, 0),
+                    (Method::Vertex, usize::MAX, 4),
+                    (Method::Edge, usize::MAX, 3),
+                    (Method::Face, 0, 5),
+                    (Method::Vertex, 3, 0),
+                    (Method::Edge, 4, 0),
+                ];
+                for (first, first_steps, every) in runs {
+                    let mut e = Eliminator::new(&g).unwrap();
+                    let (mut n, mut faces) = (0usize, first_steps == 0);
+                    loop {
+                        let method = if faces { Method::Face } else { first };
+                        let t = if every > 0 && n % every == every - 1 {
+                            // a step the selector does not choose
+                            e.reference_choice(method, &Chain::reverse())
+                        } else {
+                            let reference = e.clone().reference_choice(method, chain);
+                            let incremental = e.choose(method, chain);
+                            // on the computational graph, chains headed by forward /
+                            // reverse walk the topological order (next test)
+                            let walks =
+                                !faces && matches!(chain.0[0], Filter::Forward | Filter::Reverse);
+                            assert!(walks || e.selector.is_some(), "{chain} is planned");
+                            assert_eq!(
+                                incremental, reference,
+                                "seed {seed}, {first} then faces, chain {chain}, step {n}"
+                            );
+                            steps_checked += 1;
+                            incremental
+                        };
+                        match t {
+                            Some(t) => e.perform(t).unwrap(),
+                            None if faces => break,
+                            None => faces = true,
+                        }
+                        n += 1;
+                        if n >= first_steps {
+                            faces = true;
+                        }
+                    }
+                    assert!(e.is_complete());
+                }
+            }
+        }
+        eprintln!("{steps_checked} steps checked");
+        assert!(steps_checked > 10_000, "{steps_checked} steps checked");
+    }
 
     /// The topological-walk shortcut must pick what the generic filter picks.
     #[test]

@@ -48,6 +48,55 @@ pub(crate) struct LineGraph {
     /// Line vertices (ever) ending at each computational-graph vertex; may
     /// hold removed ones.  Faces through b start at these.
     pub ending_at: Vec<Vec<u32>>,
+    /// What changed since the incremental selector last looked.
+    pub log: LineLog,
+}
+
+/// Changes of a [`LineGraph`] recorded for the incremental selector
+/// (`selector.rs`).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct LineLog {
+    pub enabled: bool,
+    /// Also keep each touched vertex's neighbour lists from before its first
+    /// change: relative Markowitz must know which twins stopped existing.
+    pub snapshots: bool,
+    marked: Vec<bool>,
+    /// Line vertices whose neighbours, label or kind changed.
+    pub touched: Vec<u32>,
+    /// (vertex, was inner, predecessors, successors) before the first change.
+    pub old: Vec<(u32, bool, Vec<u32>, Vec<u32>)>,
+    /// Line-graph edges removed.
+    pub removed: Vec<(u32, u32)>,
+}
+
+impl LineLog {
+    /// Start recording from an empty log.
+    pub fn start(&mut self, snapshots: bool) {
+        *self = LineLog {
+            enabled: true,
+            snapshots,
+            ..LineLog::default()
+        };
+    }
+
+    pub fn stop(&mut self) {
+        *self = LineLog::default();
+    }
+
+    /// Hand over what was recorded and start a new round.
+    pub fn take(&mut self) -> LineLog {
+        for &v in &self.touched {
+            self.marked[v as usize] = false;
+        }
+        LineLog {
+            enabled: self.enabled,
+            snapshots: self.snapshots,
+            marked: Vec::new(),
+            touched: std::mem::take(&mut self.touched),
+            old: std::mem::take(&mut self.old),
+            removed: std::mem::take(&mut self.removed),
+        }
+    }
 }
 
 impl LineGraph {
@@ -62,6 +111,7 @@ impl LineGraph {
             topo: w.topo.clone(),
             by_topo: w.by_topo.clone(),
             ending_at: vec![Vec::new(); w.role.len()],
+            log: LineLog::default(),
         };
         let n = w.role.len();
         // line vertex of each edge, and of the source/sink attachments
@@ -143,23 +193,71 @@ impl LineGraph {
         out
     }
 
+    /// Record `v` as changed (before the change, for the snapshot).
+    fn touch(&mut self, v: u32) {
+        let log = &mut self.log;
+        if !log.enabled {
+            return;
+        }
+        let vi = v as usize;
+        if log.marked.len() <= vi {
+            log.marked.resize(self.kind.len().max(vi + 1), false);
+        }
+        if log.marked[vi] {
+            return;
+        }
+        log.marked[vi] = true;
+        log.touched.push(v);
+        if log.snapshots {
+            log.old.push((
+                v,
+                self.kind[vi] == LineKind::Inner,
+                self.pred[vi].clone(),
+                self.succ[vi].clone(),
+            ));
+        }
+    }
+
+    /// Remove the line-graph edge `x -> y`.
+    fn unlink(&mut self, x: u32, y: u32) {
+        self.touch(x);
+        self.touch(y);
+        if self.log.enabled {
+            self.log.removed.push((x, y));
+        }
+        remove_sorted(&mut self.succ[x as usize], y);
+        remove_sorted(&mut self.pred[y as usize], x);
+    }
+
     /// An inner vertex other than `exclude` with exactly these neighbours.
-    /// Candidates are successors of one predecessor (or predecessors of one
-    /// successor), so no global scan is needed.
     fn find_twin(&self, preds: &[u32], succs: &[u32], exclude: u32) -> Option<u32> {
-        let candidates = if let Some(&p) = preds.first() {
-            &self.succ[p as usize]
-        } else if let Some(&s) = succs.first() {
-            &self.pred[s as usize]
-        } else {
-            return None;
-        };
-        candidates.iter().copied().find(|&k| {
-            k != exclude
-                && self.kind[k as usize] == LineKind::Inner
-                && self.pred[k as usize] == preds
-                && self.succ[k as usize] == succs
-        })
+        self.twin_candidates(preds, succs)
+            .iter()
+            .copied()
+            .find(|&k| k != exclude && self.has_ends(k, preds, succs))
+    }
+
+    /// Where a vertex with these neighbours must be: among the successors
+    /// of each predecessor and the predecessors of each successor; the
+    /// shortest of those lists (no global scan).
+    pub fn twin_candidates(&self, preds: &[u32], succs: &[u32]) -> &[u32] {
+        let lists = preds
+            .iter()
+            .map(|&p| &self.succ[p as usize])
+            .chain(succs.iter().map(|&s| &self.pred[s as usize]));
+        lists.min_by_key(|l| l.len()).map_or(&[], |l| l.as_slice())
+    }
+
+    /// Whether `k` is an inner vertex with exactly these neighbours.
+    pub fn has_ends(&self, k: u32, preds: &[u32], succs: &[u32]) -> bool {
+        let (kp, ks) = (&self.pred[k as usize], &self.succ[k as usize]);
+        kp.len() == preds.len()
+            && ks.len() == succs.len()
+            && kp.first() == preds.first()
+            && ks.first() == succs.first()
+            && self.kind[k as usize] == LineKind::Inner
+            && kp == preds
+            && ks == succs
     }
 
     pub fn eliminate_face(&mut self, labels: &mut Labels, i: u32, j: u32) {
@@ -167,22 +265,27 @@ impl LineGraph {
         let preds = self.pred[i as usize].clone();
         let succs = self.succ[j as usize].clone();
         match self.find_twin(&preds, &succs, NO_VERTEX) {
-            Some(k) => self.label[k as usize] = labels.add(self.label[k as usize], product),
+            Some(k) => {
+                self.touch(k);
+                self.label[k as usize] = labels.add(self.label[k as usize], product)
+            }
             None => {
                 let ends = (self.ends[i as usize].0, self.ends[j as usize].1);
                 let k = self.push(LineKind::Inner, ends, product);
+                self.touch(k);
                 for &p in &preds {
+                    self.touch(p);
                     insert_sorted(&mut self.succ[p as usize], k);
                 }
                 for &s in &succs {
+                    self.touch(s);
                     insert_sorted(&mut self.pred[s as usize], k);
                 }
                 self.pred[k as usize] = preds;
                 self.succ[k as usize] = succs;
             }
         }
-        remove_sorted(&mut self.succ[i as usize], j);
-        remove_sorted(&mut self.pred[j as usize], i);
+        self.unlink(i, j);
         self.settle(labels, i);
         self.settle(labels, j);
     }
@@ -212,17 +315,19 @@ impl LineGraph {
         }
         let (preds, succs) = (self.pred[v as usize].clone(), self.succ[v as usize].clone());
         if let Some(twin) = self.find_twin(&preds, &succs, v) {
+            self.touch(v);
             self.label[v as usize] = labels.add(self.label[v as usize], self.label[twin as usize]);
             self.remove(twin);
         }
     }
 
     fn remove(&mut self, v: u32) {
-        for p in std::mem::take(&mut self.pred[v as usize]) {
-            remove_sorted(&mut self.succ[p as usize], v);
+        self.touch(v);
+        for p in self.pred[v as usize].clone() {
+            self.unlink(p, v);
         }
-        for s in std::mem::take(&mut self.succ[v as usize]) {
-            remove_sorted(&mut self.pred[s as usize], v);
+        for s in self.succ[v as usize].clone() {
+            self.unlink(v, s);
         }
         self.kind[v as usize] = LineKind::Removed;
     }

@@ -18,7 +18,7 @@ use super::label::Labels;
 use super::work::{intersection_len, EliminationError, WorkGraph};
 
 /// One elimination target in the current graph (internal ids).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Target {
     Vertex(u32),
     /// Front elimination of edge (i, j).

@@ -46,6 +46,7 @@ mod heuristics;
 mod label;
 mod optimum;
 pub mod random;
+mod selector;
 mod vertex;
 mod work;
 

@@ -10,6 +10,7 @@
 //! intermediate.
 
 use std::collections::{BinaryHeap, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use super::graph::{LinearizedGraph, VertexId};
 use super::label::{LabelId, Labels};
@@ -51,7 +52,7 @@ pub(crate) struct WorkGraph {
     /// Sorted predecessor / successor lists.
     pub pred: Vec<Vec<u32>>,
     pub succ: Vec<Vec<u32>>,
-    pub label: HashMap<(u32, u32), LabelId>,
+    pub label: PairMap<LabelId>,
     /// Position in a fixed topological order; eliminations never invalidate it.
     pub topo: Vec<u32>,
     /// Vertices in that order.
@@ -59,6 +60,64 @@ pub(crate) struct WorkGraph {
     /// The caller's vertex a (possibly auxiliary) vertex stands for.
     pub origin: Vec<u32>,
     pub intermediates: usize,
+    /// What changed since the incremental selector last looked.
+    pub log: ChangeLog,
+}
+
+/// Changes of a [`WorkGraph`] recorded for the incremental selector
+/// (`selector.rs`), so that it re-evaluates only the targets a step touched.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ChangeLog {
+    pub enabled: bool,
+    /// Vertices whose neighbours, incident labels or role changed.
+    pub touched: Vec<u32>,
+    /// Edges created or removed (their existence matters to relative Markowitz).
+    pub edges: Vec<(u32, u32)>,
+}
+
+impl ChangeLog {
+    fn edge(&mut self, s: u32, d: u32, existence: bool) {
+        if self.enabled {
+            self.touched.push(s);
+            self.touched.push(d);
+            if existence {
+                self.edges.push((s, d));
+            }
+        }
+    }
+
+    /// Start recording from an empty log.
+    pub fn start(&mut self) {
+        self.enabled = true;
+        self.touched.clear();
+        self.edges.clear();
+    }
+
+    pub fn stop(&mut self) {
+        *self = ChangeLog::default();
+    }
+}
+
+/// A map keyed by vertex pairs.  Edge lookups are the inner loop of every
+/// elimination, and the keys are not attacker-controlled, so a multiplicative
+/// hash replaces the (much slower) default SipHash.
+pub(crate) type PairMap<V> = HashMap<(u32, u32), V, BuildHasherDefault<PairHasher>>;
+
+#[derive(Default)]
+pub(crate) struct PairHasher(u64);
+
+impl Hasher for PairHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u32(u32::from(b));
+        }
+    }
+    fn write_u32(&mut self, x: u32) {
+        self.0 = (self.0.rotate_left(26) ^ u64::from(x)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
 }
 
 pub(crate) fn insert_sorted(v: &mut Vec<u32>, x: u32) {
@@ -108,11 +167,12 @@ impl WorkGraph {
                 .collect(),
             pred: vec![Vec::new(); n],
             succ: vec![Vec::new(); n],
-            label: HashMap::with_capacity(graph.edge_count() * 2),
+            label: PairMap::with_capacity_and_hasher(graph.edge_count() * 2, Default::default()),
             topo: Vec::new(),
             by_topo: Vec::new(),
             origin: (0..n as u32).collect(),
             intermediates: 0,
+            log: ChangeLog::default(),
         };
         for &(s, d, l) in graph.edges() {
             let id = labels.input(l);
@@ -148,8 +208,12 @@ impl WorkGraph {
     /// Insert an edge, or add the label to an existing one (absorption).
     pub fn accumulate_edge(&mut self, labels: &mut Labels, s: u32, d: u32, l: LabelId) {
         match self.label.get_mut(&(s, d)) {
-            Some(old) => *old = labels.add(*old, l),
+            Some(old) => {
+                *old = labels.add(*old, l);
+                self.log.edge(s, d, false);
+            }
             None => {
+                self.log.edge(s, d, true);
                 self.label.insert((s, d), l);
                 insert_sorted(&mut self.succ[s as usize], d);
                 insert_sorted(&mut self.pred[d as usize], s);
@@ -159,6 +223,7 @@ impl WorkGraph {
 
     pub fn remove_edge(&mut self, s: u32, d: u32) -> Option<LabelId> {
         let l = self.label.remove(&(s, d))?;
+        self.log.edge(s, d, true);
         remove_sorted(&mut self.succ[s as usize], d);
         remove_sorted(&mut self.pred[d as usize], s);
         Some(l)
@@ -184,13 +249,18 @@ impl WorkGraph {
 
     /// Remove a vertex and its incident edges.
     pub fn remove_vertex(&mut self, v: u32) {
+        if self.log.enabled {
+            self.log.touched.push(v);
+        }
         for p in std::mem::take(&mut self.pred[v as usize]) {
             remove_sorted(&mut self.succ[p as usize], v);
             self.label.remove(&(p, v));
+            self.log.edge(p, v, true);
         }
         for s in std::mem::take(&mut self.succ[v as usize]) {
             remove_sorted(&mut self.pred[s as usize], v);
             self.label.remove(&(v, s));
+            self.log.edge(v, s, true);
         }
         if self.role[v as usize] == Role::Intermediate {
             self.intermediates -= 1;
