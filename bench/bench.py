@@ -459,6 +459,9 @@ def tangent_variants(bins):
 def section_runtime(args, bins, work, out):
     progs = [p for p in PROGRAMS if not args.programs or p["name"] in args.programs]
     variants = tangent_variants(bins) + [("rs", []), ("rj", [])]
+    if args.adjoint_scopes:
+        variants += [("rs", ["--preaccumulation", "statement"]),
+                     ("rs", ["--preaccumulation", "basic-block"])]
     out(f"\n## Run time of the generated code (gfortran -O2, best of {NREP}, one evaluation)\n")
     out("R = derivative time / original time, measured in the same run of this script;\n"
         "split adjoint = taping sweep + reverse sweep. check = relative difference of\n"
@@ -775,6 +778,8 @@ def main():
                     help="directory with openad and the stage binaries")
     ap.add_argument("--work", default=os.environ.get("BENCH_WORK", "/tmp/openad-bench"))
     ap.add_argument("--programs", nargs="*", help="subset of the runtime programs")
+    ap.add_argument("--adjoint-scopes", action="store_true",
+                    help="runtime: also rs with statement-level and basic-block preaccumulation")
     ap.add_argument("--size-scale", type=float, default=1.0,
                     help="scale the grid size parameter (quick runs)")
     ap.add_argument("--lines", type=int, nargs="*", default=[2000, 5000, 10000, 20000])

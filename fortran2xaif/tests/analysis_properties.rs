@@ -414,7 +414,7 @@ fn random_single_unit(rng: &mut Rng, acyclic: bool) -> (Program, Seeds) {
 /// (one of three), as the front end does for `a(1)`, `a(2)`, `a(3)`.
 fn add_random_elements(rng: &mut Rng, prog: &mut Program) {
     let is_array: Vec<bool> = prog.locations.iter().map(|l| l.is_array).collect();
-    let mut pick = |rng: &mut Rng| (rng.chance(70)).then(|| ElementId(rng.below(3) as u32));
+    let pick = |rng: &mut Rng| (rng.chance(70)).then(|| ElementId(rng.below(3) as u32));
     for block in &mut prog.units[0].blocks {
         for stmt in &mut block.stmts {
             if let Stmt::Assign { def, uses, .. } = stmt {

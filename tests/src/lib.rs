@@ -436,10 +436,23 @@ pub fn run_original(example: &Example, size: Option<u64>) -> Result<DriverOutput
     Ok(out)
 }
 
+/// A leg is a mode (`f`, `fv`, `rs`, `rj`) or a mode with booster options:
+/// `rs-bb` is `-m rs --preaccumulation basic-block` (every run of every
+/// basic block taped as its preaccumulated Jacobian, where the default
+/// `auto` chooses per run).
+pub fn leg_mode(leg: &str) -> (&str, &'static [&'static str]) {
+    match leg {
+        "rs-bb" => ("rs", &["--preaccumulation", "basic-block"]),
+        "rj-bb" => ("rj", &["--preaccumulation", "basic-block"]),
+        other => (other, &[]),
+    }
+}
+
 /// A mode leg: `openad -m MODE`, compile `SOURCES` + the generated driver, run.
-pub fn run_mode(example: &Example, mode: &str, size: Option<u64>) -> Result<DriverOutput, String> {
+pub fn run_mode(example: &Example, leg: &str, size: Option<u64>) -> Result<DriverOutput, String> {
     let m = &example.manifest;
-    let work = fresh_dir(mode, &example.name)?;
+    let work = fresh_dir(leg, &example.name)?;
+    let (mode, options) = leg_mode(leg);
     let src = copy_sources(example, &work, size)?;
     let out_dir = work.join("out");
     // The driver is written first so it can be read even when openad fails.
@@ -448,7 +461,9 @@ pub fn run_mode(example: &Example, mode: &str, size: Option<u64>) -> Result<Driv
     let mut command = timed(&openad);
     command
         .current_dir(&src)
-        .args(["-m", mode, "-o"])
+        .args(["-m", mode])
+        .args(options)
+        .arg("-o")
         .arg(&out_dir)
         .args(&m.files);
     run_checked(&mut command, "openad")?;
@@ -646,8 +661,9 @@ pub struct LegResult {
 
 /// One leg of a mode test: differentiate, run, compare with finite
 /// differences and (adjoints) with the tangent by the dot-product test.
-pub fn check_leg(entry: &CorpusEntry, mode: &str) -> LegResult {
+pub fn check_leg(entry: &CorpusEntry, leg: &str) -> LegResult {
     let example = &entry.example;
+    let (mode, _) = leg_mode(leg);
     let outcome = (|| {
         let fd = entry
             .finite_differences()
@@ -656,7 +672,7 @@ pub fn check_leg(entry: &CorpusEntry, mode: &str) -> LegResult {
         let ad = if mode == "f" {
             entry.tangent().clone()?
         } else {
-            run_mode(example, mode, entry.size)?
+            run_mode(example, leg, entry.size)?
         };
         let tangent = if mode == "rs" || mode == "rj" {
             entry.tangent().as_ref().ok()
@@ -671,7 +687,7 @@ pub fn check_leg(entry: &CorpusEntry, mode: &str) -> LegResult {
     };
     LegResult {
         name: example.name.clone(),
-        mode: mode.to_string(),
+        mode: leg.to_string(),
         outcome,
         note,
     }
@@ -823,15 +839,15 @@ fn first_line(text: &str) -> String {
 }
 
 /// The mode tests: every example that applies to `mode`, in parallel.
-pub fn run_mode_test(mode: &str) {
+pub fn run_mode_test(leg: &str) {
     let corpus = example_corpus();
     let entries: Vec<&CorpusEntry> = corpus
         .examples
         .iter()
-        .filter(|e| e.example.manifest.applies_to(mode))
+        .filter(|e| e.example.manifest.applies_to(leg_mode(leg).0))
         .collect();
-    let results = parallel_map(&entries, |entry| check_leg(entry, mode));
-    let complaints = report(&format!("mode {mode}"), &results);
+    let results = parallel_map(&entries, |entry| check_leg(entry, leg));
+    let complaints = report(&format!("mode {leg}"), &results);
     assert!(
         complaints.is_empty(),
         "{} problem(s):\n{}",

@@ -394,7 +394,6 @@ fn standalone_stages_report_positions_in_their_xaif_input() {
     }
 }
 
-
 /// The back end run by hand (`-m rj`) on the booster's output, without the
 /// front end's locations, reports the refused allocation at its marker in
 /// the XAIF: the first element whose annotation names the canonical

@@ -52,3 +52,11 @@ fn adjoint_split_mode_rs() {
 fn adjoint_joint_mode_rj() {
     run_mode_test("rj");
 }
+
+/// Split mode with every flattened run taped as its preaccumulated
+/// Jacobian (the default `auto` picks per run; this forces the basic-block
+/// form wherever a run has more than one statement).
+#[test]
+fn adjoint_split_mode_rs_basic_block() {
+    run_mode_test("rs-bb");
+}

@@ -43,6 +43,9 @@ pub struct SequenceCode {
     /// Accumulation assignments after the last statement.
     pub accumulation: Vec<Assignment>,
     pub propagator: Vec<PropagatorEntry>,
+    /// The accumulated Jacobian, one row per dependent (the adjoint tapes
+    /// its entries and propagates with them transposed).
+    pub rows: Vec<JacobianRow>,
     pub counts: OpCounts,
 }
 
@@ -273,11 +276,12 @@ pub fn accumulate_sequence(
         ..code.counts
     };
     let accumulation = std::mem::take(&mut code.preamble);
-    let propagator = sequence_propagator(rows, code.pool, code.symbols);
+    let propagator = sequence_propagator(rows.clone(), code.pool, code.symbols);
     Ok(SequenceCode {
         before_statement,
         accumulation,
         propagator,
+        rows,
         counts,
     })
 }

@@ -106,13 +106,23 @@ fn run(cli: &Cli, elimination: EliminationChoice) -> Result<(), String> {
         Some(path) => Some(SourceMap::read_file(path).map_err(|e| diagnostic(&e))?),
         None => None,
     };
+    let preaccumulation = match cli.preaccumulation {
+        PreaccumulationArg::Statement => Preaccumulation::Statement,
+        PreaccumulationArg::BasicBlock => Preaccumulation::BasicBlock,
+        PreaccumulationArg::Auto => Preaccumulation::Auto,
+    };
     if cli.mode == Mode::Adjoint {
+        let options = xaif_booster::adjoint::AdjointOptions {
+            preaccumulation,
+            elimination,
+        };
         return xaif_booster::adjoint::run_file(
             &cli.input,
             &cli.output,
             cli.intrinsics.as_deref(),
             cli.stats,
             locations.as_ref(),
+            &options,
         );
     }
     let catalogue = match &cli.intrinsics {
@@ -134,11 +144,7 @@ fn run(cli: &Cli, elimination: EliminationChoice) -> Result<(), String> {
         })?;
     }
     let options = TangentOptions {
-        preaccumulation: match cli.preaccumulation {
-            PreaccumulationArg::Statement => Preaccumulation::Statement,
-            PreaccumulationArg::BasicBlock => Preaccumulation::BasicBlock,
-            PreaccumulationArg::Auto => Preaccumulation::Auto,
-        },
+        preaccumulation,
         elimination,
         dot_dir: cli.dot.clone(),
         report_optimum: cli.stats,

@@ -18,6 +18,7 @@ pub mod builder;
 pub mod explicit_loops;
 pub mod mirror;
 pub mod reversal;
+pub mod runs;
 pub mod structure;
 pub mod taping;
 pub mod temps;
@@ -31,9 +32,12 @@ use xaif_schema::model::{
     Symbol, SymbolTable, VariableReference,
 };
 
+use crate::block_accumulate::EliminationChoice;
 use crate::catalogue::Catalogue;
+use crate::du_chains::DuChains;
+use crate::elimination::{Chain, Filter, Method};
 use crate::symbols::SymbolIndex;
-use crate::tangent::BoostError;
+use crate::tangent::{BoostError, Preaccumulation};
 use crate::temporaries::TempPool;
 use reversal::{Reversal, SweepGraph};
 use taping::{reverse_block, BlockContext, BlockSweeps, TapeCounts};
@@ -49,12 +53,45 @@ pub struct BlockTape {
 /// What one subroutine yields: replacement list, scope, new symbols, stats.
 type CfgResult = (ReplacementList, u64, Vec<Symbol>, Vec<BlockTape>);
 
-/// Transforms `cg` in place into adjoint-mode XAIF.
+/// How the adjoint preaccumulates local Jacobians.
+#[derive(Debug, Clone)]
+pub struct AdjointOptions {
+    /// Statement-level partials, the preaccumulated Jacobian of each
+    /// flattened run (`runs`), or per run whichever is cheaper.
+    pub preaccumulation: Preaccumulation,
+    /// How run graphs are eliminated.
+    pub elimination: EliminationChoice,
+}
+
+impl Default for AdjointOptions {
+    fn default() -> Self {
+        AdjointOptions {
+            preaccumulation: Preaccumulation::Auto,
+            elimination: EliminationChoice::One(
+                Method::Vertex,
+                Chain::new(vec![Filter::Markowitz, Filter::Reverse]),
+            ),
+        }
+    }
+}
+
+/// Transforms `cg` in place into adjoint-mode XAIF, with the default
+/// options.
 pub fn transform_adjoint(
     cg: &mut CallGraph,
     catalogue: &Catalogue,
 ) -> Result<Vec<BlockTape>, BoostError> {
+    transform_adjoint_with(cg, catalogue, &AdjointOptions::default())
+}
+
+/// Transforms `cg` in place into adjoint-mode XAIF.
+pub fn transform_adjoint_with(
+    cg: &mut CallGraph,
+    catalogue: &Catalogue,
+    options: &AdjointOptions,
+) -> Result<Vec<BlockTape>, BoostError> {
     ensure_default_map_keys(cg);
+    let chains = DuChains::new(&cg.duud_set_map);
     let symbols = SymbolIndex::new(cg);
     let active_subroutines: HashSet<String> = cg
         .vertices
@@ -95,6 +132,8 @@ pub fn transform_adjoint(
         active_subroutines: &active_subroutines,
         callee_globals: &callee_globals,
         scopes: &scopes,
+        chains: &chains,
+        options,
     };
     let results: Vec<Option<Result<CfgResult, BoostError>>> = cg
         .vertices
@@ -352,6 +391,7 @@ pub fn run_file(
     intrinsics: Option<&Path>,
     stats: bool,
     locations: Option<&xaif_schema::source_map::SourceMap>,
+    options: &AdjointOptions,
 ) -> Result<(), String> {
     let input_name = input.display().to_string();
     let catalogue = match intrinsics {
@@ -363,7 +403,7 @@ pub fn run_file(
         .map_err(|e| format!("{input_name}:1:1: error: cannot read input: {e}"))?;
     let mut cg =
         xaif_schema::read::read_call_graph(&text, &input_name).map_err(|e| e.to_string())?;
-    let tape = transform_adjoint(&mut cg, &catalogue)
+    let tape = transform_adjoint_with(&mut cg, &catalogue, options)
         .map_err(|e| e.diagnostic(&input_name, &text, locations, "adjoint: "))?;
     if stats {
         println!("# subroutine block reals_pushed integers_pushed (per execution)");

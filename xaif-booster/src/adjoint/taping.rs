@@ -21,13 +21,16 @@ use xaif_schema::model::{
 
 use super::temps::{AdjointTemp, AdjointTemps};
 use crate::catalogue::Catalogue;
+use crate::du_chains::DuChains;
 use crate::expr::{
     base_symbol, exact_integer_literal, symbols_in_expression, variable_expression, variable_key,
     ExprView,
 };
+use crate::flatten::Flattener;
 use crate::linearize::{Linearization, Linearizer};
 use crate::preaccumulate::{preaccumulate_statement, Factor};
 use crate::symbols::SymbolIndex;
+use crate::tangent::Preaccumulation;
 use crate::temporaries::TempPool;
 
 /// Static tape use of a piece of code (pushes per execution).
@@ -65,6 +68,9 @@ pub struct BlockContext<'a> {
     /// (module, common) it may read, with their symbols.
     pub callee_globals: &'a HashMap<String, Vec<(VariableReference, Symbol)>>,
     pub scopes: &'a ScopeTree,
+    /// The front end's du chains: which assigned values are read later.
+    pub chains: &'a DuChains,
+    pub options: &'a super::AdjointOptions,
 }
 
 /// Which scope's symbol a name means where.
@@ -123,6 +129,12 @@ pub fn tape_call(name: &str, value: ArgumentValue, statement_id: String) -> Basi
 /// `untaped`: variables the control flow reversal restores around this
 /// block (explicitly reversed loop indices); subscripts made only of them
 /// are read directly by the reverse sweep.
+///
+/// With basic-block preaccumulation (`ctx.options`), maximal runs of
+/// active assignments are flattened as in the tangent mode and each run
+/// tapes its preaccumulated Jacobian (`super::runs`); otherwise, and for
+/// runs where statement-level code is cheaper, each statement tapes its
+/// own local partials.
 pub fn reverse_block(
     elements: &[BasicBlockElement],
     ctx: &BlockContext,
@@ -131,51 +143,63 @@ pub fn reverse_block(
     temps: &mut AdjointTemps,
 ) -> Result<BlockSweeps, StatementError> {
     temps.reset_block();
-    let mut shared = SharedIndices::default();
-    // Per statement: forward before the index pushes, forward after them,
-    // reverse after the index pops.
-    let mut pieces: Vec<(
-        Vec<BasicBlockElement>,
-        Vec<BasicBlockElement>,
-        Vec<BasicBlockElement>,
-    )> = Vec::new();
-    let mut counts = TapeCounts::default();
-    for (s, element) in elements.iter().enumerate() {
-        temps.reset();
-        pool.reset();
-        shared.pushes.push(Vec::new());
-        shared.pops.push(Vec::new());
+    let mut b = BlockBuilder {
+        ctx,
+        untaped,
+        shared: SharedIndices::default(),
+        pieces: Vec::new(),
+        counts: TapeCounts::default(),
+    };
+    let block_mode = ctx.options.preaccumulation != Preaccumulation::Statement;
+    let mut run = Flattener::new();
+    for element in elements {
         match element {
             BasicBlockElement::Assignment(a) => {
-                let mut st =
-                    StatementTape::new(&a.statement_id, temps, untaped, Some((&mut shared, s)));
-                let (tail, piece) = st.assignment(a, ctx, pool)?;
-                counts += st.counts;
-                let head = std::mem::take(&mut st.forward);
-                drop(st);
-                // Subscripts that read the variable assigned here change
-                // after this statement: their values are final.
-                if let Some(written) = base_symbol(&a.lhs.reference) {
-                    let written = (written.0.to_string(), written.1);
-                    shared.close(temps, |symbols| symbols.contains(&written));
+                if block_mode {
+                    let linearizer = Linearizer {
+                        catalogue: ctx.catalogue,
+                        symbols: ctx.symbols,
+                    };
+                    let lin = linearizer
+                        .linearize_assignment(a)
+                        .map_err(|m| (Some(a.statement_id.clone()), m))?;
+                    if let Linearization::Graph(g) = lin {
+                        if let Err((a, g)) = run.try_append(a.clone(), g) {
+                            super::runs::flush_run(&mut run, &mut b, pool, temps)?;
+                            let id = a.statement_id.clone();
+                            if run.try_append(a, g).is_err() {
+                                return Err((
+                                    Some(id),
+                                    "internal error: a new graph rejected a statement".into(),
+                                ));
+                            }
+                        }
+                        continue;
+                    }
                 }
-                pieces.push((head, tail, piece));
+                super::runs::flush_run(&mut run, &mut b, pool, temps)?;
+                b.statement(a, pool, temps)?;
             }
             BasicBlockElement::SubroutineCall(c) => {
+                super::runs::flush_run(&mut run, &mut b, pool, temps)?;
                 // The callee may change any variable.
-                shared.close(temps, |_| true);
+                b.shared.close(temps, |_| true);
+                temps.reset();
+                b.slot();
                 let mut st = StatementTape::new(&c.statement_id, temps, untaped, None);
                 let piece = st.call(c, ctx)?;
-                counts += st.counts;
-                pieces.push((st.forward, Vec::new(), piece));
+                b.counts += st.counts;
+                b.pieces.push((st.forward, Vec::new(), piece));
             }
             // Opaque statements (I/O, allocation, ...) run forward; the
             // reverse sweep gets a mirror marker at their position (the
             // back end re-allocates/deallocates there). They may change
             // any variable.
             BasicBlockElement::Marker(m) => {
-                shared.close(temps, |_| true);
-                pieces.push((
+                super::runs::flush_run(&mut run, &mut b, pool, temps)?;
+                b.shared.close(temps, |_| true);
+                b.slot();
+                b.pieces.push((
                     vec![element.clone()],
                     Vec::new(),
                     vec![super::mirror::mirror_marker(m)],
@@ -190,7 +214,14 @@ pub fn reverse_block(
             }
         }
     }
-    shared.close(temps, |_| true);
+    super::runs::flush_run(&mut run, &mut b, pool, temps)?;
+    b.shared.close(temps, |_| true);
+    let BlockBuilder {
+        mut shared,
+        pieces,
+        mut counts,
+        ..
+    } = b;
     counts += shared.counts;
     let mut sweeps = BlockSweeps {
         tape: counts,
@@ -209,13 +240,71 @@ pub fn reverse_block(
     Ok(sweeps)
 }
 
+/// Per statement slot of a block: forward code before the slot's index
+/// pushes, forward code after them, and the reverse piece (run after the
+/// slot's index pops).
+pub(super) type Piece = (
+    Vec<BasicBlockElement>,
+    Vec<BasicBlockElement>,
+    Vec<BasicBlockElement>,
+);
+
+/// The sweeps of one basic block under construction.
+pub(super) struct BlockBuilder<'c, 'a, 's> {
+    pub(super) ctx: &'c BlockContext<'a>,
+    pub(super) untaped: &'s std::collections::HashSet<(String, u64)>,
+    pub(super) shared: SharedIndices,
+    pub(super) pieces: Vec<Piece>,
+    pub(super) counts: TapeCounts,
+}
+
+impl BlockBuilder<'_, '_, '_> {
+    /// Opens the slot of the next statement; its index.
+    pub(super) fn slot(&mut self) -> usize {
+        self.shared.pushes.push(Vec::new());
+        self.shared.pops.push(Vec::new());
+        self.pieces.len()
+    }
+
+    /// Statement-level adjoint of one assignment.
+    pub(super) fn statement(
+        &mut self,
+        a: &Assignment,
+        pool: &mut TempPool,
+        temps: &mut AdjointTemps,
+    ) -> Result<(), StatementError> {
+        temps.reset();
+        pool.reset();
+        let s = self.slot();
+        let mut st = StatementTape::new(
+            &a.statement_id,
+            temps,
+            self.untaped,
+            Some((&mut self.shared, s)),
+        );
+        let (tail, piece) = st.assignment(a, self.ctx, pool)?;
+        self.counts += st.counts;
+        let head = std::mem::take(&mut st.forward);
+        drop(st);
+        // Subscripts that read the variable assigned here change after
+        // this statement: their values are final.
+        if let Some(written) = base_symbol(&a.lhs.reference) {
+            let written = (written.0.to_string(), written.1);
+            self.shared
+                .close(temps, |symbols| symbols.contains(&written));
+        }
+        self.pieces.push((head, tail, piece));
+        Ok(())
+    }
+}
+
 /// Subscript values shared by the statements of a basic block: a
 /// subscript expression is pushed once, at the last statement that uses it
 /// before a variable it reads changes (or a call or opaque statement, or
 /// the end of the block), and popped in that statement's reverse piece,
 /// which the reverse sweep runs before the pieces of the earlier users.
 #[derive(Default)]
-struct SharedIndices {
+pub(super) struct SharedIndices {
     /// Live expressions by key, in first-use order.
     live: Vec<(String, LiveIndex)>,
     /// Pushes and pops (forward order) placed at each statement.
@@ -262,7 +351,11 @@ impl SharedIndices {
     }
 
     /// Emits the push and pop of every live expression whose symbols match.
-    fn close(&mut self, temps: &mut AdjointTemps, matches: impl Fn(&[(String, u64)]) -> bool) {
+    pub(super) fn close(
+        &mut self,
+        temps: &mut AdjointTemps,
+        matches: impl Fn(&[(String, u64)]) -> bool,
+    ) {
         let (closing, staying): (Vec<_>, Vec<_>) = std::mem::take(&mut self.live)
             .into_iter()
             .partition(|(_, l)| matches(&l.symbols));
@@ -300,25 +393,25 @@ impl SharedIndices {
 
 /// The forward piece of one statement under construction, and the pops
 /// that undo its pushes.
-struct StatementTape<'t, 'a, 's> {
+pub(super) struct StatementTape<'t, 'a, 's> {
     statement_id: String,
-    temps: &'t mut AdjointTemps<'a>,
+    pub(super) temps: &'t mut AdjointTemps<'a>,
     /// Variables the reverse sweep has restored (not taped).
     untaped: &'s std::collections::HashSet<(String, u64)>,
     /// Block-shared subscripts and this statement's number in the block;
     /// `None`: the statement tapes its own subscripts (calls).
     shared: Option<(&'s mut SharedIndices, usize)>,
-    forward: Vec<BasicBlockElement>,
+    pub(super) forward: Vec<BasicBlockElement>,
     /// Pops in forward order; the reverse piece runs them backwards.
     pops: Vec<BasicBlockElement>,
     /// Subscript expression key → popped integer temporary.
     index_of: HashMap<String, VariableReference>,
-    counts: TapeCounts,
+    pub(super) counts: TapeCounts,
     serial: usize,
 }
 
 impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
-    fn new(
+    pub(super) fn new(
         statement_id: &str,
         temps: &'t mut AdjointTemps<'a>,
         untaped: &'s std::collections::HashSet<(String, u64)>,
@@ -343,7 +436,7 @@ impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
     }
 
     /// The pops of this statement, last pushed first.
-    fn reverse_pops(&self) -> Vec<BasicBlockElement> {
+    pub(super) fn reverse_pops(&self) -> Vec<BasicBlockElement> {
         self.pops.iter().rev().cloned().collect()
     }
 
@@ -363,7 +456,7 @@ impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
 
     /// Tapes every non-constant subscript expression of `r` (once per
     /// statement for equal expressions).
-    fn tape_subscripts(&mut self, r: &VariableReference) {
+    pub(super) fn tape_subscripts(&mut self, r: &VariableReference) {
         for e in subscript_expressions(r) {
             self.tape_index_expression(e);
         }
@@ -443,7 +536,7 @@ impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
     }
 
     /// `r` with its taped subscripts replaced by the popped temporaries.
-    fn restored(&self, r: &VariableReference) -> VariableReference {
+    pub(super) fn restored(&self, r: &VariableReference) -> VariableReference {
         let mut r = r.clone();
         for v in &mut r.vertices {
             let VariableReferenceVertex::ArrayElementReference(a) = v else {
@@ -461,6 +554,37 @@ impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
             }
         }
         r
+    }
+
+    /// The factor the reverse sweep reads for `f`: constants as they are;
+    /// anything else pushed now (its current value) and popped into a
+    /// temporary. Equal values (by expression) in `popped` are pushed once.
+    pub(super) fn taped_factor(
+        &mut self,
+        f: &Factor,
+        popped: &mut HashMap<String, Expression>,
+    ) -> Result<Factor, String> {
+        let (Factor::Atom(e) | Factor::NegAtom(e)) = f else {
+            return Ok(f.clone());
+        };
+        let value = match atom_value(e) {
+            Some(ArgumentValue::Constant(_)) => return Ok(f.clone()),
+            None => return Err("internal error: a Jacobian factor is not a single value".into()),
+            Some(value) => value,
+        };
+        let key = expression_key(e).unwrap_or_default();
+        let t = match popped.get(&key) {
+            Some(t) => t.clone(),
+            None => {
+                let t = variable_expression(&self.push_real(value));
+                popped.insert(key, t.clone());
+                t
+            }
+        };
+        Ok(match f {
+            Factor::NegAtom(_) => Factor::NegAtom(t),
+            _ => Factor::Atom(t),
+        })
     }
 
     fn assignment(
@@ -487,6 +611,13 @@ impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
             }
             Linearization::Graph(g) => g,
         };
+        // A value nobody reads has a zero adjoint (every read of it would
+        // have incremented it, and every earlier overwrite zeroes it), so
+        // its statement has nothing to propagate (du chains, as in the
+        // tangent mode).
+        if !ctx.chains.value_needed_outside(a, &Default::default()) {
+            return Ok((tail, Vec::new()));
+        }
         let acc = preaccumulate_statement(&graph, a, pool, ctx.symbols);
         let [row] = acc.rows.as_slice() else {
             return Err(fail(format!(
@@ -498,37 +629,10 @@ impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
             .extend(acc.preamble.into_iter().map(BasicBlockElement::Assignment));
         // Non-constant factors are pushed (their value before the
         // assignment) and popped into temporaries.
-        // Equal values (one temporary serving several entries) are pushed
-        // once.
         let mut popped: HashMap<String, Expression> = HashMap::new();
         let mut factors: Vec<(VariableReference, Factor)> = Vec::new();
         for (x, f) in &row.entries {
-            let taped = match f {
-                Factor::Int(_) => f.clone(),
-                Factor::Atom(e) | Factor::NegAtom(e) => match atom_value(e) {
-                    Some(ArgumentValue::Constant(_)) => f.clone(),
-                    None => {
-                        return Err(fail(
-                            "internal error: a Jacobian factor is not a single value".into(),
-                        ))
-                    }
-                    Some(value) => {
-                        let key = expression_key(e).unwrap_or_default();
-                        let t = match popped.get(&key) {
-                            Some(t) => t.clone(),
-                            None => {
-                                let t = variable_expression(&self.push_real(value));
-                                popped.insert(key, t.clone());
-                                t
-                            }
-                        };
-                        match f {
-                            Factor::NegAtom(_) => Factor::NegAtom(t),
-                            _ => Factor::Atom(t),
-                        }
-                    }
-                },
-            };
+            let taped = self.taped_factor(f, &mut popped).map_err(fail)?;
             factors.push((x.clone(), taped));
         }
         self.tape_subscripts(&row.dependent);
@@ -696,12 +800,12 @@ impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
     }
 }
 
-fn propagator(entries: Vec<PropagatorEntry>) -> BasicBlockElement {
+pub(super) fn propagator(entries: Vec<PropagatorEntry>) -> BasicBlockElement {
     BasicBlockElement::DerivativePropagator(DerivativePropagator { entries })
 }
 
 /// The value of a one-vertex expression as a call argument.
-fn atom_value(e: &Expression) -> Option<ArgumentValue> {
+pub(super) fn atom_value(e: &Expression) -> Option<ArgumentValue> {
     match e.vertices.as_slice() {
         [ExpressionVertex::VariableReference(r)] => Some(ArgumentValue::Variable(r.clone())),
         [ExpressionVertex::Constant(c)] => Some(ArgumentValue::Constant(c.clone())),
@@ -716,14 +820,14 @@ fn is_constant_expression(e: &Expression) -> bool {
     }
 }
 
-fn expression_key(e: &Expression) -> Option<String> {
+pub(super) fn expression_key(e: &Expression) -> Option<String> {
     let view = ExprView::new(e).ok()?;
     let root = view.root().ok()?;
     Some(view.key(root))
 }
 
 /// Every subscript expression of a reference (indices, bounds, strides).
-fn subscript_expressions(r: &VariableReference) -> Vec<&Expression> {
+pub(super) fn subscript_expressions(r: &VariableReference) -> Vec<&Expression> {
     let mut out = Vec::new();
     for v in &r.vertices {
         if let VariableReferenceVertex::ArrayElementReference(a) = v {
@@ -736,7 +840,11 @@ fn subscript_expressions(r: &VariableReference) -> Vec<&Expression> {
 }
 
 /// `x%d += f * src%d`.
-fn increment(x: &VariableReference, f: &Factor, src: &VariableReference) -> PropagatorEntry {
+pub(super) fn increment(
+    x: &VariableReference,
+    f: &Factor,
+    src: &VariableReference,
+) -> PropagatorEntry {
     match f {
         Factor::Int(1) => PropagatorEntry::IncDeriv {
             tgt: x.clone(),

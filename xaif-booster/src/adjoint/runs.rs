@@ -1,0 +1,386 @@
+//! Basic-block preaccumulation in the adjoint: a maximal run of active
+//! assignments of a basic block is flattened into one graph (paper 002,
+//! `crate::flatten`), its local Jacobian is accumulated by elimination
+//! (`crate::block_accumulate`, as in the tangent mode), and the forward
+//! sweep tapes the Jacobian's nonzero entries instead of every statement's
+//! partials. The reverse sweep pops them and propagates with the
+//! transposed Jacobian: x̄_j += Σ_k J_kj ȳ_k over the run's independents
+//! x_j and dependents y_k, the dependents' adjoints cleared first.
+//!
+//! Why that is right: the run maps the state before it to the state after
+//! it; a location u gets ū_before = [u not assigned in the run]·ū_after +
+//! Σ_k J_ku ȳ_k,after. Dependents are the assigned values read after the
+//! run (du chains); an assigned value nobody reads has a zero adjoint after
+//! the run (see `taping`, dead statements), so leaving it alone is the
+//! same as clearing it. Each dependent whose base symbol is also the base
+//! symbol of an independent (`s = s + ...`, or `a(i)` and `a(j)` that may
+//! be one element) is first copied into an active temporary and cleared,
+//! so every increment reads ȳ_after whatever aliases at run time; the
+//! other dependents cannot be an independent and are cleared after the
+//! increments.
+//!
+//! With `--preaccumulation auto` (the default), each run is costed both
+//! ways (`adjoint_cost`) and the cheaper code is emitted.
+
+use std::collections::{HashMap, HashSet};
+
+use xaif_schema::model::{
+    ArgumentValue, Ax, BasicBlockElement, Expression, PropagatorEntry, VariableReference,
+};
+
+use super::taping::{
+    atom_value, expression_key, increment, propagator, BlockBuilder, StatementError, StatementTape,
+};
+use super::temps::{AdjointTemp, AdjointTemps};
+use crate::block_accumulate::{accumulate_sequence, SequenceCode};
+use crate::expr::{base_symbol, variable_key};
+use crate::flatten::{FlatSequence, Flattener};
+use crate::preaccumulate::{preaccumulate_statement, Factor, JacobianRow};
+use crate::tangent::Preaccumulation;
+use crate::temporaries::TempPool;
+
+/// What one taped real costs against one floating-point operation in the
+/// automatic choice: a push and a pop move 16 bytes through memory (the
+/// tape is far bigger than any cache), where the arithmetic of a run
+/// mostly stays in registers. A chosen weight, not a measured one.
+pub const TAPE_WEIGHT: usize = 4;
+
+/// Emits the run gathered so far: as one preaccumulated graph when that is
+/// chosen, else statement by statement.
+pub(super) fn flush_run(
+    run: &mut Flattener,
+    b: &mut BlockBuilder,
+    pool: &mut TempPool,
+    temps: &mut AdjointTemps,
+) -> Result<(), StatementError> {
+    if run.is_empty() {
+        return Ok(());
+    }
+    let ctx = b.ctx;
+    let mut seq = std::mem::take(run).finish();
+    let ids: Vec<String> = seq
+        .statements
+        .iter()
+        .map(|s| s.assignment.statement_id.clone())
+        .collect();
+    // Values whose every read is a later statement of the run are not
+    // dependents: those reads are edges of the graph.
+    let needed: Vec<bool> = seq
+        .dependent_statements
+        .iter()
+        .map(|&k| {
+            let later: HashSet<&str> = ids[k + 1..].iter().map(String::as_str).collect();
+            ctx.chains
+                .value_needed_outside(&seq.statements[k].assignment, &later)
+        })
+        .collect();
+    let mut needed = needed.into_iter();
+    seq.retain_dependents(|_, _| needed.next().unwrap_or(true));
+    let first_id = ids[0].clone();
+    let fail = |m: String| (Some(first_id.clone()), m);
+
+    let block = seq.statements.len() > 1
+        && !subscripts_read_assigned(&seq)
+        && match ctx.options.preaccumulation {
+            Preaccumulation::Statement => false,
+            Preaccumulation::BasicBlock => true,
+            Preaccumulation::Auto => {
+                let mut scratch = TempPool::new(pool.scope_id);
+                let code = accumulate_sequence(
+                    &seq,
+                    &ctx.options.elimination,
+                    false,
+                    &mut scratch,
+                    ctx.symbols,
+                )
+                .map_err(fail)?;
+                block_cost(&code) <= statement_cost(&seq, b, &mut scratch)
+            }
+        };
+    if !block {
+        for st in &seq.statements {
+            b.statement(&st.assignment, pool, temps)?;
+        }
+        return Ok(());
+    }
+
+    temps.reset();
+    pool.reset();
+    let code = accumulate_sequence(&seq, &ctx.options.elimination, false, pool, ctx.symbols)
+        .map_err(fail)?;
+    let SequenceCode {
+        before_statement,
+        accumulation,
+        rows,
+        ..
+    } = code;
+    let as_elements = |v: Vec<xaif_schema::model::Assignment>| -> Vec<BasicBlockElement> {
+        v.into_iter().map(BasicBlockElement::Assignment).collect()
+    };
+    let n = seq.statements.len();
+    let mut before = before_statement.into_iter();
+    // Every statement but the last: its partials, then itself; nothing in
+    // the reverse sweep.
+    for st in &seq.statements[..n - 1] {
+        b.slot();
+        let head = as_elements(before.next().unwrap_or_default());
+        b.pieces.push((
+            head,
+            vec![BasicBlockElement::Assignment(st.assignment.clone())],
+            Vec::new(),
+        ));
+    }
+    // The last statement's slot carries the whole run: after it, the
+    // accumulation and the pushes of the entries; its reverse piece pops
+    // them and propagates.
+    let last = &seq.statements[n - 1].assignment;
+    let s = b.slot();
+    let head = as_elements(before.next().unwrap_or_default());
+    let mut tail = vec![BasicBlockElement::Assignment(last.clone())];
+    tail.extend(as_elements(accumulation));
+    let mut st = StatementTape::new(
+        &last.statement_id,
+        temps,
+        b.untaped,
+        Some((&mut b.shared, s)),
+    );
+    let mut popped: HashMap<String, Expression> = HashMap::new();
+    let mut taped_rows = Vec::with_capacity(rows.len());
+    for row in &rows {
+        let mut entries = Vec::with_capacity(row.entries.len());
+        for (x, f) in &row.entries {
+            entries.push((x.clone(), st.taped_factor(f, &mut popped).map_err(fail)?));
+        }
+        taped_rows.push(JacobianRow {
+            dependent: row.dependent.clone(),
+            entries,
+        });
+    }
+    for row in &taped_rows {
+        st.tape_subscripts(&row.dependent);
+        for (x, _) in &row.entries {
+            st.tape_subscripts(x);
+        }
+    }
+    tail.append(&mut st.forward);
+    let restored: Vec<JacobianRow> = taped_rows
+        .iter()
+        .map(|r| JacobianRow {
+            dependent: st.restored(&r.dependent),
+            entries: r
+                .entries
+                .iter()
+                .map(|(x, f)| (st.restored(x), f.clone()))
+                .collect(),
+        })
+        .collect();
+    let mut piece = st.reverse_pops();
+    let entries = transposed_propagation(&restored, st.temps);
+    if !entries.is_empty() {
+        piece.push(propagator(entries));
+    }
+    b.counts += st.counts;
+    drop(st);
+    // Subscript values reading a variable the run assigned are final now.
+    let written: HashSet<(String, u64)> = seq
+        .statements
+        .iter()
+        .filter_map(|st| base_symbol(&st.assignment.lhs.reference))
+        .map(|(s, c)| (s.to_string(), c))
+        .collect();
+    b.shared
+        .close(temps, |symbols| symbols.iter().any(|s| written.contains(s)));
+    b.pieces.push((head, tail, piece));
+    Ok(())
+}
+
+/// Terms `f · src%d` of one increment.
+type Terms = Vec<(Factor, VariableReference)>;
+
+/// The reverse sweep's propagation through a run with Jacobian `rows`
+/// (references already restored): copies of the dependents that may alias
+/// an independent, increments of the independents (one entry per
+/// independent, all its terms together), then the in-place update of each
+/// dependent that only its own row reads (`ȳ = J_yy ȳ`), and the clearing
+/// of the dependents no independent can be.
+pub(super) fn transposed_propagation(
+    rows: &[JacobianRow],
+    temps: &mut AdjointTemps,
+) -> Vec<PropagatorEntry> {
+    let symbol_of = |r: &VariableReference| base_symbol(r).map(|(s, c)| (s.to_string(), c));
+    // Per base symbol: the (row, independent key) pairs reading it.
+    let mut readers: HashMap<(String, u64), Vec<(usize, String)>> = HashMap::new();
+    for (k, row) in rows.iter().enumerate() {
+        for (x, _) in &row.entries {
+            if let Some(s) = symbol_of(x) {
+                readers.entry(s).or_default().push((k, variable_key(x)));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    let mut clear_after = Vec::new();
+    let mut scale_after = Vec::new();
+    let mut sources = Vec::with_capacity(rows.len());
+    // Rows whose entry for their own dependent is applied last, in place.
+    let mut in_place = vec![false; rows.len()];
+    for (k, row) in rows.iter().enumerate() {
+        let y = &row.dependent;
+        let y_key = variable_key(y);
+        let reads = symbol_of(y).and_then(|s| readers.get(&s));
+        match reads.map(Vec::as_slice) {
+            None | Some([]) => {
+                // No independent can be y: clear it after the increments.
+                clear_after.push(PropagatorEntry::ZeroDeriv(y.clone()));
+                sources.push(y.clone());
+            }
+            Some([(j, key)]) if *j == k && *key == y_key => {
+                // Only y's own row reads y (`s = s + ...`): the other
+                // increments read ȳ first, then ȳ = J_yy ȳ in place.
+                in_place[k] = true;
+                sources.push(y.clone());
+                let factor = row
+                    .entries
+                    .iter()
+                    .find(|(x, _)| variable_key(x) == y_key)
+                    .map(|(_, f)| f.clone());
+                match factor {
+                    Some(Factor::Int(1)) => {}
+                    Some(Factor::Int(-1)) => scale_after.push(PropagatorEntry::SetNegDeriv {
+                        tgt: y.clone(),
+                        src: y.clone(),
+                    }),
+                    Some(f) => scale_after.push(PropagatorEntry::Sax {
+                        ax: vec![Ax {
+                            a: f.to_expression(),
+                            x: y.clone(),
+                        }],
+                        y: y.clone(),
+                    }),
+                    None => scale_after.push(PropagatorEntry::ZeroDeriv(y.clone())),
+                }
+            }
+            Some(_) => {
+                // Some independent may be y's storage: every increment
+                // reads a copy of ȳ taken before y is cleared.
+                let t = temps.take(AdjointTemp::DerivativeCopy);
+                out.push(PropagatorEntry::SetDeriv {
+                    tgt: t.clone(),
+                    src: y.clone(),
+                });
+                out.push(PropagatorEntry::ZeroDeriv(y.clone()));
+                sources.push(t);
+            }
+        }
+    }
+    // Terms per independent, in order of first appearance.
+    let mut order: Vec<(String, VariableReference, Terms)> = Vec::new();
+    for (k, (row, src)) in rows.iter().zip(&sources).enumerate() {
+        let y_key = variable_key(&row.dependent);
+        for (x, f) in &row.entries {
+            let key = variable_key(x);
+            if in_place[k] && key == y_key {
+                continue;
+            }
+            match order.iter_mut().find(|(k, _, _)| *k == key) {
+                Some((_, _, terms)) => terms.push((f.clone(), src.clone())),
+                None => order.push((key, x.clone(), vec![(f.clone(), src.clone())])),
+            }
+        }
+    }
+    for (_, x, terms) in order {
+        match terms.as_slice() {
+            [(f, src)] => out.push(increment(&x, f, src)),
+            _ => out.push(PropagatorEntry::Saxpy {
+                ax: terms
+                    .iter()
+                    .map(|(f, src)| Ax {
+                        a: f.to_expression(),
+                        x: src.clone(),
+                    })
+                    .collect(),
+                y: x,
+            }),
+        }
+    }
+    out.extend(scale_after);
+    out.extend(clear_after);
+    out
+}
+
+/// Whether a subscript of a reference in the run reads a variable the run
+/// assigns (possible only through a real variable converted to an index):
+/// the run's subscripts are taped once, at its end, so they must not
+/// change inside it. Such runs are emitted statement by statement.
+fn subscripts_read_assigned(seq: &FlatSequence) -> bool {
+    let written: HashSet<(String, u64)> = seq
+        .statements
+        .iter()
+        .filter_map(|st| base_symbol(&st.assignment.lhs.reference))
+        .map(|(s, c)| (s.to_string(), c))
+        .collect();
+    let mut read = Vec::new();
+    for st in &seq.statements {
+        for v in &st.graph.vertices {
+            if let crate::linearize::LinVertexKind::Independent(r) = v {
+                subscript_symbols(r, &mut read);
+            }
+        }
+        subscript_symbols(&st.assignment.lhs.reference, &mut read);
+    }
+    read.iter().any(|s| written.contains(s))
+}
+
+fn subscript_symbols(r: &VariableReference, out: &mut Vec<(String, u64)>) {
+    for e in super::taping::subscript_expressions(r) {
+        crate::expr::symbols_in_expression(e, out);
+    }
+}
+
+/// Cost of adjoint code with these Jacobian rows after `forward_ops`
+/// operations of accumulation: every distinct non-constant entry is taped
+/// (`TAPE_WEIGHT`), every entry costs an addition in the reverse sweep and
+/// a multiplication unless it is ±1.
+pub fn adjoint_cost(rows: &[JacobianRow], forward_ops: usize) -> usize {
+    let mut taped = HashSet::new();
+    let mut ops = forward_ops;
+    for row in rows {
+        for (_, f) in &row.entries {
+            ops += 1;
+            if !matches!(f, Factor::Int(1) | Factor::Int(-1)) {
+                ops += 1;
+            }
+            if let Factor::Atom(e) | Factor::NegAtom(e) = f {
+                if !matches!(atom_value(e), Some(ArgumentValue::Constant(_))) {
+                    taped.insert(expression_key(e).unwrap_or_default());
+                }
+            }
+        }
+    }
+    ops + TAPE_WEIGHT * taped.len()
+}
+
+fn block_cost(code: &SequenceCode) -> usize {
+    adjoint_cost(
+        &code.rows,
+        code.counts.multiplications + code.counts.additions,
+    )
+}
+
+/// The same cost for statement-level code of the run (dead statements
+/// cost nothing: they get no adjoint).
+fn statement_cost(seq: &FlatSequence, b: &BlockBuilder, scratch: &mut TempPool) -> usize {
+    let ctx = b.ctx;
+    let mut cost = 0;
+    for st in &seq.statements {
+        if !ctx
+            .chains
+            .value_needed_outside(&st.assignment, &HashSet::new())
+        {
+            continue;
+        }
+        scratch.reset();
+        let acc = preaccumulate_statement(&st.graph, &st.assignment, scratch, ctx.symbols);
+        cost += adjoint_cost(&acc.rows, acc.counts.multiplications + acc.counts.additions);
+    }
+    cost
+}
