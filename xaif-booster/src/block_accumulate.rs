@@ -15,7 +15,8 @@ use xaif_schema::model::{
 };
 
 use crate::elimination::{
-    self, best_of, default_candidates, Chain, CostModel, Label, LabelId, Method,
+    self, best_of, default_candidates, recommended_candidates, Chain, CostModel, Label, LabelId,
+    Method,
 };
 use crate::expr::{base_symbol, variable_key};
 use crate::flatten::FlatSequence;
@@ -148,11 +149,20 @@ pub fn accumulate_sequence(
     }
     let result = match choice {
         EliminationChoice::One(method, chain) => elimination::eliminate(&eg, *method, chain),
-        EliminationChoice::Best(methods) => best_of(
-            &eg,
-            &default_candidates(methods),
-            CostModel::Multiplications,
-        ),
+        // All three methods: the size-aware set (the same as all default
+        // candidates up to `LARGE_GRAPH_EDGES` edges, without the
+        // sequences that take seconds on large graphs).
+        EliminationChoice::Best(methods) => {
+            let candidates = if [Method::Vertex, Method::Edge, Method::Face]
+                .iter()
+                .all(|m| methods.contains(m))
+            {
+                recommended_candidates(&eg)
+            } else {
+                default_candidates(methods)
+            };
+            best_of(&eg, &candidates, CostModel::Multiplications)
+        }
     }
     .map_err(|e| format!("elimination failed: {e}"))?;
     // For `--stats`: the proven vertex-elimination optimum of small graphs,

@@ -20,7 +20,8 @@
 //! increments.
 //!
 //! With `--preaccumulation auto` (the default), each run is costed both
-//! ways (`adjoint_cost`) and the cheaper code is emitted.
+//! ways (`adjoint_cost`: taped reals, then operations) and the cheaper
+//! code is emitted.
 
 use std::collections::{HashMap, HashSet};
 
@@ -38,12 +39,6 @@ use crate::flatten::{FlatSequence, Flattener};
 use crate::preaccumulate::{preaccumulate_statement, Factor, JacobianRow};
 use crate::tangent::Preaccumulation;
 use crate::temporaries::TempPool;
-
-/// What one taped real costs against one floating-point operation in the
-/// automatic choice: a push and a pop move 16 bytes through memory (the
-/// tape is far bigger than any cache), where the arithmetic of a run
-/// mostly stays in registers. A chosen weight, not a measured one.
-pub const TAPE_WEIGHT: usize = 4;
 
 /// Emits the run gathered so far: as one preaccumulated graph when that is
 /// chosen, else statement by statement.
@@ -337,10 +332,15 @@ fn subscript_symbols(r: &VariableReference, out: &mut Vec<(String, u64)>) {
 }
 
 /// Cost of adjoint code with these Jacobian rows after `forward_ops`
-/// operations of accumulation: every distinct non-constant entry is taped
-/// (`TAPE_WEIGHT`), every entry costs an addition in the reverse sweep and
-/// a multiplication unless it is ±1.
-pub fn adjoint_cost(rows: &[JacobianRow], forward_ops: usize) -> usize {
+/// operations of accumulation: first the reals it tapes (every distinct
+/// non-constant entry), then its operations (the accumulation, and per
+/// entry an addition in the reverse sweep and a multiplication unless it
+/// is ±1). Compared lexicographically: the tape is what limits the size
+/// of the problems an adjoint can handle, and on the benchmarks the
+/// smaller tape was also the faster code where the tape dominates the
+/// run time (docs/benchmarks.md, 23 Nov); where arithmetic dominates
+/// (chembox) the extra accumulation cost 13 %.
+pub fn adjoint_cost(rows: &[JacobianRow], forward_ops: usize) -> (usize, usize) {
     let mut taped = HashSet::new();
     let mut ops = forward_ops;
     for row in rows {
@@ -356,10 +356,10 @@ pub fn adjoint_cost(rows: &[JacobianRow], forward_ops: usize) -> usize {
             }
         }
     }
-    ops + TAPE_WEIGHT * taped.len()
+    (taped.len(), ops)
 }
 
-fn block_cost(code: &SequenceCode) -> usize {
+fn block_cost(code: &SequenceCode) -> (usize, usize) {
     adjoint_cost(
         &code.rows,
         code.counts.multiplications + code.counts.additions,
@@ -368,9 +368,9 @@ fn block_cost(code: &SequenceCode) -> usize {
 
 /// The same cost for statement-level code of the run (dead statements
 /// cost nothing: they get no adjoint).
-fn statement_cost(seq: &FlatSequence, b: &BlockBuilder, scratch: &mut TempPool) -> usize {
+fn statement_cost(seq: &FlatSequence, b: &BlockBuilder, scratch: &mut TempPool) -> (usize, usize) {
     let ctx = b.ctx;
-    let mut cost = 0;
+    let mut cost = (0, 0);
     for st in &seq.statements {
         if !ctx
             .chains
@@ -380,7 +380,10 @@ fn statement_cost(seq: &FlatSequence, b: &BlockBuilder, scratch: &mut TempPool) 
         }
         scratch.reset();
         let acc = preaccumulate_statement(&st.graph, &st.assignment, scratch, ctx.symbols);
-        cost += adjoint_cost(&acc.rows, acc.counts.multiplications + acc.counts.additions);
+        let (taped, ops) =
+            adjoint_cost(&acc.rows, acc.counts.multiplications + acc.counts.additions);
+        cost.0 += taped;
+        cost.1 += ops;
     }
     cost
 }
