@@ -42,4 +42,48 @@ impl DuChains {
                 .any(|id| id.is_empty() || !later_in_run.contains(id.as_str())),
         }
     }
+
+    /// Drops the dependents of a flattened run whose every read is a later
+    /// statement of the same run (those reads are edges of its graph).
+    pub fn prune_dependents(&self, seq: &mut crate::flatten::FlatSequence) {
+        let ids: Vec<&str> = seq
+            .statements
+            .iter()
+            .map(|s| s.assignment.statement_id.as_str())
+            .collect();
+        let needed: Vec<bool> = seq
+            .dependent_statements
+            .iter()
+            .map(|&k| {
+                let later: HashSet<&str> = ids[k + 1..].iter().copied().collect();
+                self.value_needed_outside(&seq.statements[k].assignment, &later)
+            })
+            .collect();
+        let mut needed = needed.into_iter();
+        seq.retain_dependents(|_, _| needed.next().unwrap_or(true));
+    }
+
+    /// The statement-level accumulation of every statement of a run whose
+    /// value someone reads (the others get no derivative code), computed
+    /// on a scratch pool: what statement-level code of the run would cost.
+    pub fn live_statement_accumulations(
+        &self,
+        seq: &crate::flatten::FlatSequence,
+        scratch: &mut crate::temporaries::TempPool,
+        symbols: &crate::symbols::SymbolIndex,
+    ) -> Vec<crate::preaccumulate::Accumulation> {
+        seq.statements
+            .iter()
+            .filter(|st| self.value_needed_outside(&st.assignment, &HashSet::new()))
+            .map(|st| {
+                scratch.reset();
+                crate::preaccumulate::preaccumulate_statement(
+                    &st.graph,
+                    &st.assignment,
+                    scratch,
+                    symbols,
+                )
+            })
+            .collect()
+    }
 }

@@ -365,23 +365,8 @@ fn flush(
         return Ok(());
     }
     let mut seq = std::mem::take(sequence).finish();
-    let ids: Vec<String> = seq
-        .statements
-        .iter()
-        .map(|s| s.assignment.statement_id.clone())
-        .collect();
-    let assignments: Vec<&Assignment> = seq.statements.iter().map(|s| &s.assignment).collect();
-    let needed: Vec<bool> = seq
-        .dependent_statements
-        .iter()
-        .map(|&k| {
-            let later: HashSet<&str> = ids[k + 1..].iter().map(String::as_str).collect();
-            ctx.chains.value_needed_outside(assignments[k], &later)
-        })
-        .collect();
-    let mut needed_iter = needed.into_iter();
-    seq.retain_dependents(|_, _| needed_iter.next().unwrap_or(true));
-    let first_id = ids[0].clone();
+    ctx.chains.prune_dependents(&mut seq);
+    let first_id = seq.statements[0].assignment.statement_id.clone();
     if let Some(dir) = &ctx.options.dot_dir {
         write_dot(dir, ctx.cfg_symbol, block, &first_id, &seq.graph)
             .map_err(|m| (Some(first_id.clone()), m))?;
@@ -401,15 +386,10 @@ fn flush(
             + block_code.counts.additions
             + propagation_cost(&block_code.propagator);
         let mut statement_cost = 0;
-        for st in &seq.statements {
-            if !ctx
-                .chains
-                .value_needed_outside(&st.assignment, &HashSet::new())
-            {
-                continue;
-            }
-            scratch.reset();
-            let acc = preaccumulate_statement(&st.graph, &st.assignment, &mut scratch, ctx.symbols);
+        for acc in ctx
+            .chains
+            .live_statement_accumulations(&seq, &mut scratch, ctx.symbols)
+        {
             let entries: Vec<PropagatorEntry> = acc.rows.iter().flat_map(row_entries).collect();
             statement_cost +=
                 acc.counts.multiplications + acc.counts.additions + propagation_cost(&entries);

@@ -36,7 +36,7 @@ use super::temps::{AdjointTemp, AdjointTemps};
 use crate::block_accumulate::{accumulate_sequence, SequenceCode};
 use crate::expr::{base_symbol, variable_key};
 use crate::flatten::{FlatSequence, Flattener};
-use crate::preaccumulate::{preaccumulate_statement, Factor, JacobianRow};
+use crate::preaccumulate::{Factor, JacobianRow};
 use crate::tangent::Preaccumulation;
 use crate::temporaries::TempPool;
 
@@ -53,25 +53,10 @@ pub(super) fn flush_run(
     }
     let ctx = b.ctx;
     let mut seq = std::mem::take(run).finish();
-    let ids: Vec<String> = seq
-        .statements
-        .iter()
-        .map(|s| s.assignment.statement_id.clone())
-        .collect();
     // Values whose every read is a later statement of the run are not
     // dependents: those reads are edges of the graph.
-    let needed: Vec<bool> = seq
-        .dependent_statements
-        .iter()
-        .map(|&k| {
-            let later: HashSet<&str> = ids[k + 1..].iter().map(String::as_str).collect();
-            ctx.chains
-                .value_needed_outside(&seq.statements[k].assignment, &later)
-        })
-        .collect();
-    let mut needed = needed.into_iter();
-    seq.retain_dependents(|_, _| needed.next().unwrap_or(true));
-    let first_id = ids[0].clone();
+    ctx.chains.prune_dependents(&mut seq);
+    let first_id = seq.statements[0].assignment.statement_id.clone();
     let fail = |m: String| (Some(first_id.clone()), m);
 
     let block = seq.statements.len() > 1
@@ -177,12 +162,7 @@ pub(super) fn flush_run(
     b.counts += st.counts;
     drop(st);
     // Subscript values reading a variable the run assigned are final now.
-    let written: HashSet<(String, u64)> = seq
-        .statements
-        .iter()
-        .filter_map(|st| base_symbol(&st.assignment.lhs.reference))
-        .map(|(s, c)| (s.to_string(), c))
-        .collect();
+    let written = assigned_symbols(&seq);
     b.shared
         .close(temps, |symbols| symbols.iter().any(|s| written.contains(s)));
     b.pieces.push((head, tail, piece));
@@ -307,12 +287,7 @@ pub(super) fn transposed_propagation(
 /// the run's subscripts are taped once, at its end, so they must not
 /// change inside it. Such runs are emitted statement by statement.
 fn subscripts_read_assigned(seq: &FlatSequence) -> bool {
-    let written: HashSet<(String, u64)> = seq
-        .statements
-        .iter()
-        .filter_map(|st| base_symbol(&st.assignment.lhs.reference))
-        .map(|(s, c)| (s.to_string(), c))
-        .collect();
+    let written = assigned_symbols(seq);
     let mut read = Vec::new();
     for st in &seq.statements {
         for v in &st.graph.vertices {
@@ -323,6 +298,15 @@ fn subscripts_read_assigned(seq: &FlatSequence) -> bool {
         subscript_symbols(&st.assignment.lhs.reference, &mut read);
     }
     read.iter().any(|s| written.contains(s))
+}
+
+/// The base symbols the statements of a run assign.
+fn assigned_symbols(seq: &FlatSequence) -> HashSet<(String, u64)> {
+    seq.statements
+        .iter()
+        .filter_map(|st| base_symbol(&st.assignment.lhs.reference))
+        .map(|(s, c)| (s.to_string(), c))
+        .collect()
 }
 
 fn subscript_symbols(r: &VariableReference, out: &mut Vec<(String, u64)>) {
@@ -371,15 +355,10 @@ fn block_cost(code: &SequenceCode) -> (usize, usize) {
 fn statement_cost(seq: &FlatSequence, b: &BlockBuilder, scratch: &mut TempPool) -> (usize, usize) {
     let ctx = b.ctx;
     let mut cost = (0, 0);
-    for st in &seq.statements {
-        if !ctx
-            .chains
-            .value_needed_outside(&st.assignment, &HashSet::new())
-        {
-            continue;
-        }
-        scratch.reset();
-        let acc = preaccumulate_statement(&st.graph, &st.assignment, scratch, ctx.symbols);
+    for acc in ctx
+        .chains
+        .live_statement_accumulations(seq, scratch, ctx.symbols)
+    {
         let (taped, ops) =
             adjoint_cost(&acc.rows, acc.counts.multiplications + acc.counts.additions);
         cost.0 += taped;
