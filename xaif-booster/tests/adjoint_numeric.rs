@@ -578,3 +578,55 @@ fn calls_with_subscripted_arguments() {
     check_all(&cg, &[("n", 3.0), ("x", 0.8)]);
     check_all(&cg, &[("n", 2.0), ("x", 0.3), ("z", 0.9)]);
 }
+
+// ---------------------------------------------------------------------------
+// Loop-invariant Jacobian entries (hoist.rs) and untaped bound inquiries
+// ---------------------------------------------------------------------------
+
+/// Reals and integers on the tapes after the forward sweep (split mode).
+fn forward_tape(cg: &CallGraph, point: &[(&str, f64)]) -> (usize, usize) {
+    let (_, sections) = adjoint_of(cg);
+    let mut m = Machine {
+        v: state(point),
+        subroutines: sections.tape_subs.clone(),
+        ..Machine::default()
+    };
+    m.run(&sections.tape.vertices, &sections.tape.edges);
+    (m.real_tape.len(), m.int_tape.len())
+}
+
+/// `u(i) = w(lbound(w,1) + (i - 1))`, the front end's scalarised copy:
+/// the subscript reads only the restored index and a bound inquiry, so it
+/// is not taped; on a pointer array it is.
+#[test]
+fn bound_inquiry_subscripts_are_not_taped() {
+    let cg = structured_program(&[
+        S::Do(
+            "i",
+            "1",
+            "n",
+            vec![S::Set(
+                "v[(iadd (lbound v 1) (isub i 1))]",
+                "(mul v[(isub (iadd (ubound v 1) 1) i)] x)",
+            )],
+        ),
+        S::Set("y", "(mul y v[(size v)])"),
+    ]);
+    for n in [0.0, 2.0, 4.0] {
+        check_all(&cg, &[("n", n)]);
+    }
+    let ints = |cg: &CallGraph, n: f64| forward_tape(cg, &[("n", n)]).1;
+    // The loop's start and trip count only.
+    assert_eq!(ints(&cg, 1.0), ints(&cg, 4.0));
+    let mut pointer = cg.clone();
+    for t in &mut pointer.scope_hierarchy.scopes[1].symbol_tables {
+        for sym in &mut t.symbols {
+            if sym.symbol_id == "v" {
+                sym.pointer = true;
+            }
+        }
+    }
+    check_all(&pointer, &[("n", 3.0)]);
+    // Two subscripts per iteration.
+    assert_eq!(ints(&pointer, 4.0) - ints(&pointer, 1.0), 2 * 3);
+}

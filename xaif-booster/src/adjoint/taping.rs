@@ -385,9 +385,7 @@ impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
         if is_constant_expression(e) {
             return;
         }
-        let mut mentioned = Vec::new();
-        symbols_in_expression(e, &mut mentioned);
-        if mentioned.iter().all(|s| self.untaped.contains(s)) {
+        if untaped_subscript(e, self.untaped, self.temps.symbol_index()) {
             return;
         }
         let Some(key) = expression_key(e) else {
@@ -707,6 +705,67 @@ fn atom_value(e: &Expression) -> Option<ArgumentValue> {
         [ExpressionVertex::Constant(c)] => Some(ArgumentValue::Constant(c.clone())),
         _ => None,
     }
+}
+
+/// Whether the reverse sweep can evaluate subscript expression `e` itself:
+/// every variable it reads is restored there (`untaped`: explicitly
+/// reversed loop indices) or is the array argument of a bound inquiry
+/// (`lbound`, `ubound`, `size`) on a non-pointer array. Such inquiries give
+/// the same value at the mirrored point of the reverse sweep: the
+/// allocation replay (mirror markers, docs/adjoint.md "Allocation")
+/// re-creates every array with the bounds it had, and a dummy array keeps
+/// its shape for the whole call. A pointer may be re-pointed at an array of
+/// other bounds, so an inquiry on a pointer is taped.
+fn untaped_subscript(
+    e: &Expression,
+    untaped: &std::collections::HashSet<(String, u64)>,
+    symbols: &SymbolIndex,
+) -> bool {
+    let Ok(view) = ExprView::new(e) else {
+        let mut mentioned = Vec::new();
+        symbols_in_expression(e, &mut mentioned);
+        return mentioned.iter().all(|s| untaped.contains(s));
+    };
+    // Vertices that are the array argument of a bound inquiry.
+    let mut inquired = vec![false; e.vertices.len()];
+    for (v, vertex) in e.vertices.iter().enumerate() {
+        let ExpressionVertex::Intrinsic(i) = vertex else {
+            continue;
+        };
+        if !matches!(i.name.as_str(), "lbound" | "ubound" | "size") {
+            continue;
+        }
+        let Some(&array) = view.args[v].first() else {
+            continue;
+        };
+        let ExpressionVertex::VariableReference(r) = &e.vertices[array] else {
+            continue;
+        };
+        let whole_array = matches!(
+            r.vertices.as_slice(),
+            [VariableReferenceVertex::SymbolReference(_)]
+        );
+        let not_pointer = base_symbol(r)
+            .and_then(|(id, scope)| symbols.lookup(scope, id))
+            .is_some_and(|info| !info.pointer && info.shape.rank() > 0);
+        if whole_array && not_pointer && view.uses[array] == 1 {
+            inquired[array] = true;
+        }
+    }
+    e.vertices
+        .iter()
+        .enumerate()
+        .all(|(v, vertex)| match vertex {
+            ExpressionVertex::VariableReference(r) => {
+                inquired[v] || {
+                    let mut mentioned = Vec::new();
+                    crate::expr::symbols_in_reference(r, &mut mentioned);
+                    mentioned.iter().all(|s| untaped.contains(s))
+                }
+            }
+            ExpressionVertex::FunctionCall(_) => false,
+            _ => true,
+        })
 }
 
 fn is_constant_expression(e: &Expression) -> bool {

@@ -175,6 +175,11 @@ impl<'a> AdjointTemps<'a> {
         temp_reference(&name, self.scope_id)
     }
 
+    /// The program's symbols (to look up what a temporary reads).
+    pub fn symbol_index(&self) -> &'a SymbolIndex {
+        self.symbols
+    }
+
     /// The integer receiving popped branch and block ids.
     pub fn branch_id(&mut self) -> VariableReference {
         let name = if self.symbols.is_name_used("oad_branch") {
