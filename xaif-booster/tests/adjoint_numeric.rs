@@ -595,6 +595,216 @@ fn forward_tape(cg: &CallGraph, point: &[(&str, f64)]) -> (usize, usize) {
     (m.real_tape.len(), m.int_tape.len())
 }
 
+/// Reals pushed by the forward sweep at each of `points`.
+fn reals_pushed(cg: &CallGraph, points: &[&[(&str, f64)]]) -> Vec<usize> {
+    points.iter().map(|p| forward_tape(cg, p).0).collect()
+}
+
+/// `p` set before the loop: the entries `p/q` (of `v(i)`), `p` (of `x`)
+/// and `cos(z)` are the same in every iteration; `y` (of `v(i)`'s
+/// statement) is not. Pushed: the loop's own per-iteration entries only,
+/// plus the three invariant ones once.
+#[test]
+fn invariant_factor_taped_once_per_loop_execution() {
+    let cg = structured_program(&[
+        S::Set("p", "(mul q 1.3d0)"),
+        S::Do(
+            "i",
+            "1",
+            "n",
+            vec![
+                S::Set("v[i]", "(mul v[i] (div p q))"),
+                S::Set("y", "(add y (mul p x))"),
+                S::Set("z", "(mul x (sin z))"),
+                S::Set("b", "(add b (mul (sin a) y))"),
+            ],
+        ),
+        S::Set("a", "(mul a y)"),
+    ]);
+    for n in [0.0, 1.0, 3.0] {
+        check_all(&cg, &[("n", n)]);
+    }
+    // Invariant: p/q, p, cos(a) (a is set after the loop only). Variant
+    // (z, y change in the loop): sin(z) and x*cos(z) of z's statement, y
+    // of b's statement.
+    let pushed = reals_pushed(&cg, &[&[("n", 1.0)], &[("n", 3.0)], &[("n", 4.0)]]);
+    assert_eq!(pushed[2] - pushed[1], 3, "per iteration: {pushed:?}");
+    assert_eq!(pushed[1] - pushed[0], 6, "per iteration: {pushed:?}");
+    // n = 1: 3 variant + 3 invariant + 2 entries of `a = a*y`.
+    assert_eq!(pushed[0], 8, "{pushed:?}");
+}
+
+/// Nested loops: `p` changes in the outer loop only, `q` in neither: the
+/// entry `p` is pushed once per inner loop execution, `q` once per run.
+#[test]
+fn nested_loops_hoist_to_the_outermost_invariant_loop() {
+    let cg = structured_program(&[S::Do(
+        "j",
+        "1",
+        "m",
+        vec![
+            S::Set("p", "(add p 0.5d0)"),
+            S::Do(
+                "i",
+                "1",
+                "n",
+                vec![
+                    S::Set("y", "(add (mul y p) v[i])"),
+                    S::Set("z", "(mul z q)"),
+                ],
+            ),
+        ],
+    )]);
+    for (m, n) in [(2.0, 3.0), (1.0, 1.0), (0.0, 2.0), (2.0, 0.0), (3.0, 2.0)] {
+        check_all(&cg, &[("m", m), ("n", n)]);
+    }
+    let pushed = reals_pushed(
+        &cg,
+        &[
+            &[("m", 2.0), ("n", 2.0)],
+            &[("m", 2.0), ("n", 4.0)],
+            &[("m", 5.0), ("n", 3.0)],
+        ],
+    );
+    // Independent of n; one per outer iteration (p) and one per run (q).
+    assert_eq!(pushed[0], 2 + 1, "{pushed:?}");
+    assert_eq!(pushed[1], pushed[0], "{pushed:?}");
+    assert_eq!(pushed[2], 5 + 1, "{pushed:?}");
+}
+
+/// The factor's variable is assigned in the loop: taped per iteration.
+#[test]
+fn factor_assigned_in_the_loop_is_not_hoisted() {
+    let cg = structured_program(&[S::Do(
+        "i",
+        "1",
+        "n",
+        vec![S::Set("y", "(mul y p)"), S::Set("p", "(add p 0.25d0)")],
+    )]);
+    for n in [0.0, 1.0, 4.0] {
+        check_all(&cg, &[("n", n)]);
+    }
+    let pushed = reals_pushed(&cg, &[&[("n", 2.0)], &[("n", 5.0)]]);
+    assert_eq!(pushed[1] - pushed[0], 3, "{pushed:?}");
+    // Also when the assignment comes in an inner loop or a branch.
+    let cg = structured_program(&[S::Do(
+        "i",
+        "1",
+        "n",
+        vec![
+            S::Set("y", "(mul y p)"),
+            S::If(
+                "(gt y 0.0d0)",
+                vec![S::Do("j", "1", "2", vec![S::Set("p", "(mul p 1.01d0)")])],
+                vec![],
+            ),
+        ],
+    )]);
+    check_all(&cg, &[("n", 3.0)]);
+    let pushed = reals_pushed(&cg, &[&[("n", 2.0)], &[("n", 5.0)]]);
+    assert_eq!(pushed[1] - pushed[0], 3, "{pushed:?}");
+    // The loop's own index and an inner loop's index change in the loop.
+    let cg = structured_program(&[S::Do(
+        "i",
+        "1",
+        "n",
+        vec![
+            S::Set("y", "(mul y i)"),
+            S::Do("j", "1", "2", vec![S::Set("z", "(mul z j)")]),
+        ],
+    )]);
+    check_all(&cg, &[("n", 3.0)]);
+    let pushed = reals_pushed(&cg, &[&[("n", 2.0)], &[("n", 5.0)]]);
+    assert_eq!(pushed[1] - pushed[0], 3 * 3, "{pushed:?}");
+}
+
+/// A call in the loop may change anything (here the callee changes
+/// nothing the factor reads, yet the rule holds): `q` is taped per
+/// iteration.
+#[test]
+fn loop_with_a_call_hoists_nothing() {
+    let callee = [S::Set("fa", "(mul fa fs)")];
+    let cg = program_with_callee(
+        &[S::Do(
+            "i",
+            "1",
+            "n",
+            vec![S::Set("y", "(mul y q)"), S::Call("foo", vec!["v[i]", "x"])],
+        )],
+        "foo",
+        &["fa", "fs"],
+        &[],
+        &callee,
+    );
+    for n in [0.0, 2.0, 3.0] {
+        check_all(&cg, &[("n", n)]);
+    }
+    // Per iteration: q, and the callee's fs and fa.
+    let pushed = reals_pushed(&cg, &[&[("n", 2.0)], &[("n", 3.0)]]);
+    assert_eq!(pushed[1] - pushed[0], 3, "{pushed:?}");
+}
+
+/// An array element with a constant subscript is invariant when the loop
+/// assigns no element of the array; with a variable subscript it is taped
+/// per iteration (the rule admits literal subscripts only).
+#[test]
+fn constant_subscript_element_is_hoisted() {
+    let cg = structured_program(&[S::Do(
+        "i",
+        "1",
+        "n",
+        vec![S::Set("y", "(add (mul y v[2]) (sin z))")],
+    )]);
+    for n in [0.0, 1.0, 3.0] {
+        check_all(&cg, &[("n", n)]);
+    }
+    // Per iteration only `y` (the entry of v(2)); v(2) and cos(z) once.
+    let pushed = reals_pushed(&cg, &[&[("n", 2.0)], &[("n", 5.0)]]);
+    assert_eq!(pushed[1] - pushed[0], 3, "{pushed:?}");
+    assert_eq!(pushed[0], 2 + 2, "{pushed:?}");
+    let cg = structured_program(&[S::Do(
+        "i",
+        "1",
+        "n",
+        vec![S::Set("y", "(add (mul y v[k]) (sin z))")],
+    )]);
+    check_all(&cg, &[("n", 3.0), ("k", 3.0)]);
+    let pushed = reals_pushed(&cg, &[&[("n", 2.0)], &[("n", 5.0)]]);
+    assert_eq!(pushed[1] - pushed[0], 3 * 2, "{pushed:?}");
+    // The array assigned in the loop: v(2) is not invariant.
+    let cg = structured_program(&[S::Do(
+        "i",
+        "1",
+        "n",
+        vec![
+            S::Set("y", "(mul y v[2])"),
+            S::Set("v[i]", "(mul v[i] 0.5d0)"),
+        ],
+    )]);
+    check_all(&cg, &[("n", 3.0)]);
+    let pushed = reals_pushed(&cg, &[&[("n", 2.0)], &[("n", 4.0)]]);
+    assert_eq!(pushed[1] - pushed[0], 2 * 2, "{pushed:?}");
+}
+
+/// Two statements with the same invariant entry share one push.
+#[test]
+fn equal_invariant_values_are_pushed_once() {
+    let cg = structured_program(&[S::Do(
+        "i",
+        "1",
+        "n",
+        vec![
+            S::Set("y", "(add y (mul (div p q) x))"),
+            S::Set("z", "(sub z (mul (div p q) x))"),
+        ],
+    )]);
+    check_all(&cg, &[("n", 3.0)]);
+    check_all(&cg, &[("n", 0.0)]);
+    // The entries of x, p/q and -(p/q): one push for both statements.
+    let pushed = reals_pushed(&cg, &[&[("n", 2.0)], &[("n", 5.0)]]);
+    assert_eq!(pushed, vec![1, 1]);
+}
+
 /// `u(i) = w(lbound(w,1) + (i - 1))`, the front end's scalarised copy:
 /// the subscript reads only the restored index and a bound inquiry, so it
 /// is not taped; on a pointer array it is.

@@ -59,6 +59,9 @@ pub struct Reversal<'g, 't, 'a> {
     /// start value.
     explicit: HashMap<usize, ExplicitLoop>,
     loop_starts: HashMap<usize, VariableReference>,
+    /// Per loop vertex: loop-invariant values taped once per execution of
+    /// the loop (`hoist.rs`), in push order.
+    pub hoisted: HashMap<usize, Vec<VariableReference>>,
 }
 
 impl<'g, 't, 'a> Reversal<'g, 't, 'a> {
@@ -79,6 +82,7 @@ impl<'g, 't, 'a> Reversal<'g, 't, 'a> {
             loop_counters: Vec::new(),
             explicit: HashMap::new(),
             loop_starts: HashMap::new(),
+            hoisted: HashMap::new(),
         }
     }
 
@@ -210,6 +214,13 @@ impl<'g, 't, 'a> Reversal<'g, 't, 'a> {
                 exit_edge,
                 body,
             } => {
+                let hoisted = self.hoisted.get(vertex).cloned().unwrap_or_default();
+                // A hoisted value's temporary starts at zero: what the push
+                // after the loop tapes when no iteration set it (never read).
+                for t in &hoisted {
+                    let zero = self.assign(t, crate::preaccumulate::double_constant(0.0));
+                    b.statement(BasicBlockElement::Assignment(zero));
+                }
                 let counter = if taped {
                     let (ctr, rctr) = self.temps.loop_counters();
                     self.loop_counters.push((*vertex, ctr.clone(), rctr));
@@ -235,6 +246,13 @@ impl<'g, 't, 'a> Reversal<'g, 't, 'a> {
                 let end = b.add_plain(ControlFlowVertex::EndLoop);
                 b.edge(&end, &id, None);
                 b.set_pending(self.pending_for(&id, &[*exit_edge]));
+                // Once per loop execution, after the body's own pushes (so
+                // popped before the reversed body runs); the real tape only,
+                // so the order with the integer pushes below is free.
+                for t in hoisted {
+                    let id = self.statement_id();
+                    b.statement(tape_call("push_real", ArgumentValue::Variable(t), id));
+                }
                 if let Some(ctr) = &counter {
                     if let Some(lo) = self.loop_starts.get(vertex).cloned() {
                         let push = self.push_int(ArgumentValue::Variable(lo));
@@ -299,6 +317,12 @@ impl<'g, 't, 'a> Reversal<'g, 't, 'a> {
                     let start = self.loop_starts.get(vertex).cloned();
                     if let Some(lo) = &start {
                         let pop = self.pop_int(lo);
+                        b.statement(pop);
+                    }
+                    let hoisted = self.hoisted.get(vertex).cloned().unwrap_or_default();
+                    for t in hoisted.iter().rev() {
+                        let id = self.statement_id();
+                        let pop = tape_call("pop_real", ArgumentValue::Variable(t.clone()), id);
                         b.statement(pop);
                     }
                     let init = self.assign(&rctr, integer_expression(1));

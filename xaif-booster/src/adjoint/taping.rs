@@ -19,6 +19,7 @@ use xaif_schema::model::{
     SubroutineCall, Symbol, SymbolType, VariableReference, VariableReferenceVertex,
 };
 
+use super::hoist::BlockHoist;
 use super::temps::{AdjointTemp, AdjointTemps};
 use crate::catalogue::Catalogue;
 use crate::expr::{
@@ -122,13 +123,16 @@ pub fn tape_call(name: &str, value: ArgumentValue, statement_id: String) -> Basi
 /// Builds both sweeps of a basic block.
 /// `untaped`: variables the control flow reversal restores around this
 /// block (explicitly reversed loop indices); subscripts made only of them
-/// are read directly by the reverse sweep.
+/// (and of bound inquiries, see `untaped_subscript`) are read directly by
+/// the reverse sweep. `hoist`: where loop-invariant Jacobian entries of
+/// this block go (`hoist.rs`).
 pub fn reverse_block(
     elements: &[BasicBlockElement],
     ctx: &BlockContext,
     untaped: &std::collections::HashSet<(String, u64)>,
     pool: &mut TempPool,
     temps: &mut AdjointTemps,
+    hoist: &mut BlockHoist,
 ) -> Result<BlockSweeps, StatementError> {
     temps.reset_block();
     let mut shared = SharedIndices::default();
@@ -149,7 +153,7 @@ pub fn reverse_block(
             BasicBlockElement::Assignment(a) => {
                 let mut st =
                     StatementTape::new(&a.statement_id, temps, untaped, Some((&mut shared, s)));
-                let (tail, piece) = st.assignment(a, ctx, pool)?;
+                let (tail, piece) = st.assignment(a, ctx, pool, hoist)?;
                 counts += st.counts;
                 let head = std::mem::take(&mut st.forward);
                 drop(st);
@@ -361,6 +365,26 @@ impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
         target
     }
 
+    /// Tapes a Jacobian entry: hoisted out of a loop in which it is
+    /// invariant (`hoist.rs`), else pushed here. Returns what the reverse
+    /// sweep reads.
+    fn tape_factor(
+        &mut self,
+        value: ArgumentValue,
+        definitions: &[Assignment],
+        hoist: &mut BlockHoist,
+    ) -> VariableReference {
+        if let ArgumentValue::Variable(v) = &value {
+            let id = format!("{}_oad_h{}", self.statement_id, self.serial + 1);
+            if let Some(h) = hoist.tape_factor(v, definitions, self.temps, id) {
+                self.serial += 1;
+                self.forward.push(BasicBlockElement::Assignment(h.save));
+                return h.read;
+            }
+        }
+        self.push_real(value)
+    }
+
     /// Tapes every non-constant subscript expression of `r` (once per
     /// statement for equal expressions).
     fn tape_subscripts(&mut self, r: &VariableReference) {
@@ -466,6 +490,7 @@ impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
         a: &Assignment,
         ctx: &BlockContext,
         pool: &mut TempPool,
+        hoist: &mut BlockHoist,
     ) -> Result<(Vec<BasicBlockElement>, Vec<BasicBlockElement>), StatementError> {
         let tail = vec![BasicBlockElement::Assignment(a.clone())];
         let fail = |m: String| (Some(a.statement_id.clone()), m);
@@ -492,10 +517,15 @@ impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
                 acc.rows.len()
             )));
         };
-        self.forward
-            .extend(acc.preamble.into_iter().map(BasicBlockElement::Assignment));
+        self.forward.extend(
+            acc.preamble
+                .iter()
+                .cloned()
+                .map(BasicBlockElement::Assignment),
+        );
         // Non-constant factors are pushed (their value before the
-        // assignment) and popped into temporaries.
+        // assignment) and popped into temporaries, or, when invariant in an
+        // enclosing loop, kept and taped once per loop execution.
         // Equal values (one temporary serving several entries) are pushed
         // once.
         let mut popped: HashMap<String, Expression> = HashMap::new();
@@ -515,7 +545,11 @@ impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
                         let t = match popped.get(&key) {
                             Some(t) => t.clone(),
                             None => {
-                                let t = variable_expression(&self.push_real(value));
+                                let t = variable_expression(&self.tape_factor(
+                                    value,
+                                    &acc.preamble,
+                                    hoist,
+                                ));
                                 popped.insert(key, t.clone());
                                 t
                             }
