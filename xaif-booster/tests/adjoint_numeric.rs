@@ -632,6 +632,28 @@ fn invariant_factor_taped_once_per_loop_execution() {
     assert_eq!(pushed[1] - pushed[0], 6, "per iteration: {pushed:?}");
     // n = 1: 3 variant + 3 invariant + 2 entries of `a = a*y`.
     assert_eq!(pushed[0], 8, "{pushed:?}");
+    // `--stats`: the body block pushes 3 per execution, the loop 3 per
+    // execution of the loop (a line named by the loop vertex).
+    let mut out = cg.clone();
+    let stats = transform_adjoint(&mut out, &Catalogue::builtin().unwrap()).unwrap();
+    let cfg = original_cfg(&cg);
+    let id_of = |pred: fn(&ControlFlowVertex) -> bool| {
+        cfg.vertices
+            .iter()
+            .find(|v| pred(v))
+            .map(|v| v.vertex_id().to_string())
+            .unwrap()
+    };
+    let loop_id = id_of(|v| matches!(v, ControlFlowVertex::ForLoop(_)));
+    let line = |id: &str| stats.iter().find(|b| b.block == id).map(|b| b.tape.reals);
+    assert_eq!(line(&loop_id), Some(3), "{stats:?}");
+    let body = cfg
+        .edges
+        .iter()
+        .find(|e| e.source == loop_id && e.has_condition_value && e.condition_value == 1)
+        .map(|e| e.target.clone())
+        .unwrap();
+    assert_eq!(line(&body), Some(3), "{stats:?}");
 }
 
 /// Nested loops: `p` changes in the outer loop only, `q` in neither: the
