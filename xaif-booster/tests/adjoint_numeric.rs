@@ -632,6 +632,8 @@ fn invariant_factor_taped_once_per_loop_execution() {
     assert_eq!(pushed[1] - pushed[0], 6, "per iteration: {pushed:?}");
     // n = 1: 3 variant + 3 invariant + 2 entries of `a = a*y`.
     assert_eq!(pushed[0], 8, "{pushed:?}");
+    // No trips: the hoisted values are neither pushed nor popped.
+    assert_eq!(reals_pushed(&cg, &[&[("n", 0.0)]]), vec![2]);
     // `--stats`: the body block pushes 3 per execution, the loop 3 per
     // execution of the loop (a line named by the loop vertex).
     let mut out = cg.clone();
@@ -692,6 +694,43 @@ fn nested_loops_hoist_to_the_outermost_invariant_loop() {
     assert_eq!(pushed[0], 2 + 1, "{pushed:?}");
     assert_eq!(pushed[1], pushed[0], "{pushed:?}");
     assert_eq!(pushed[2], 5 + 1, "{pushed:?}");
+}
+
+/// A statement under a branch inside a loop may run in no iteration: its
+/// entries are not hoisted out of that loop (one push per loop execution
+/// could tape more than the pushes it replaces), only out of a loop inside
+/// the branch.
+#[test]
+fn entries_under_a_branch_stay_inside_the_loop() {
+    let cg = structured_program(&[S::Do(
+        "j",
+        "1",
+        "m",
+        vec![S::If(
+            "(gt x 0.0d0)",
+            vec![
+                S::Set("y", "(mul y q)"),
+                S::Do("i", "1", "n", vec![S::Set("z", "(mul z p)")]),
+            ],
+            vec![S::Set("b", "(mul b 2.0d0)")],
+        )],
+    )]);
+    for x in [0.5, -0.5] {
+        for (m, n) in [(3.0, 2.0), (2.0, 0.0), (0.0, 1.0)] {
+            check_all(&cg, &[("x", x), ("m", m), ("n", n)]);
+        }
+    }
+    // Per outer iteration: q, and p once per inner loop execution.
+    let pushed = reals_pushed(
+        &cg,
+        &[
+            &[("x", 0.5), ("m", 2.0), ("n", 1.0)],
+            &[("x", 0.5), ("m", 2.0), ("n", 4.0)],
+            &[("x", 0.5), ("m", 3.0), ("n", 4.0)],
+            &[("x", -0.5), ("m", 3.0), ("n", 4.0)],
+        ],
+    );
+    assert_eq!(pushed, vec![4, 4, 6, 0]);
 }
 
 /// The factor's variable is assigned in the loop: taped per iteration.

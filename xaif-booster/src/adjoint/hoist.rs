@@ -10,10 +10,11 @@
 //! - forward sweep: the body copies the value into a temporary of its own
 //!   (`oad_hv_N = value` where the push was); the temporary is set to zero
 //!   before the loop and pushed once after the loop exits, before the trip
-//!   count;
-//! - reverse sweep: it is popped into the same temporary after the trip
-//!   count, before the reversed loop, and the body's propagators read it
-//!   (the per-statement `oad_jac_N` would be clobbered by other statements).
+//!   count, if the trip count is positive;
+//! - reverse sweep: after the trip count is popped, if it is positive, the
+//!   value is popped into the same temporary, before the reversed loop, and
+//!   the body's propagators read it (the per-statement `oad_jac_N` would be
+//!   clobbered by other statements).
 //!
 //! A value is hoisted out of the outermost enclosing loop in which it is
 //! invariant (`dt` in a time loop around a space loop: once per run of the
@@ -24,15 +25,30 @@
 //! one the original statement computed, so nothing is evaluated that the
 //! original program did not evaluate (no division by a value a branch
 //! guarded against, no array element that may not exist after the loop).
-//! Hence no zero-trip guard either: the push and the pop are unconditional
-//! (stack-consistent by construction: one push after each execution of the
-//! loop, one pop before each execution of the reversed loop, which the
-//! reversal runs exactly once per forward execution, in LIFO order with
-//! the body's own pushes, all of which precede it on the real tape). After
-//! a loop whose statement never ran, the pushed value is the zero set
-//! before the loop, and the reverse sweep never reads it. The copy costs a
-//! scalar store per iteration into a local the compiler keeps in a
-//! register (and usually moves out of the loop with the value).
+//! The copy costs a scalar store per iteration into a local the compiler
+//! keeps in a register (and usually moves out of the loop with the value).
+//!
+//! Stack order. The forward sweep pushes the hoisted values after the loop
+//! has exited, so after every push of the body's iterations, and before the
+//! trip count; the reverse sweep pops the trip count first (integer tape),
+//! then the hoisted values (real tape, last pushed first), then runs the
+//! reversed body, which pops the body's entries. The guard is the same
+//! condition on both sides: the trip count the forward sweep pushes is the
+//! one the reverse sweep pops, so a value is popped exactly when it was
+//! pushed, and a zero-trip execution tapes nothing. The guard is for tape
+//! economy only (the copy makes even an unguarded push safe). When the
+//! loop ran but the statement did not (an inner loop without trips), the
+//! zero set before the loop is pushed, and the reverse sweep, which does
+//! not run that statement's piece either, never reads it.
+//!
+//! Branches. Entries of a statement under a branch inside a loop are not
+//! hoisted out of that loop (only out of loops inside the branch): the
+//! branch may be taken in few or no iterations, and one push per loop
+//! execution would then tape more than the pushes it replaces (tracer2d's
+//! `react`: two iterations per call, the arm with the invariant entry
+//! almost never taken). With this rule hoisting never tapes more than
+//! per-statement taping did, except when an inner loop between the hoist
+//! loop and the statement has no trips in a whole execution of it.
 //!
 //! Safety rules (what "nothing can change it" means):
 //! - a loop whose body, at any depth, contains a subroutine call, an opaque
@@ -116,7 +132,9 @@ pub struct HoistedFactor {
 /// The loops of one control flow graph and the values hoisted out of them.
 pub struct Hoister<'a> {
     symbols: &'a SymbolIndex,
-    /// Per basic block (vertex index): its enclosing loops, outermost first.
+    /// Per basic block (vertex index): the loops its entries may be hoisted
+    /// out of, outermost first: the enclosing loops inside the innermost
+    /// enclosing branch.
     enclosing: HashMap<usize, Vec<usize>>,
     /// Per loop vertex: what its execution may change.
     changes: HashMap<usize, Changes>,
@@ -141,24 +159,26 @@ impl<'a> Hoister<'a> {
             by_key: HashMap::new(),
         };
         if let Some(regions) = regions {
-            h.walk(vertices, regions, &mut Vec::new());
+            h.walk(vertices, regions, &mut Vec::new(), 0);
         }
         h
     }
 
-    /// Records the enclosing loops of every block and returns what the
-    /// regions may change.
+    /// Records the loops a block's entries may be hoisted out of (those of
+    /// `loops` from `barrier` on: inside the innermost enclosing branch)
+    /// and returns what the regions may change.
     fn walk(
         &mut self,
         vertices: &[ControlFlowVertex],
         regions: &[Region],
         loops: &mut Vec<usize>,
+        barrier: usize,
     ) -> Changes {
         let mut changes = Changes::none();
         for r in regions {
             match r {
                 Region::Block(v) => {
-                    self.enclosing.insert(*v, loops.clone());
+                    self.enclosing.insert(*v, loops[barrier..].to_vec());
                     if let ControlFlowVertex::BasicBlock(b) = &vertices[*v] {
                         for e in &b.elements {
                             changes.merge(self.element_changes(e));
@@ -168,13 +188,13 @@ impl<'a> Hoister<'a> {
                 Region::Branch { vertex, arms } => {
                     changes.merge(header_changes(&vertices[*vertex]));
                     for a in arms {
-                        changes.merge(self.walk(vertices, &a.body, loops));
+                        changes.merge(self.walk(vertices, &a.body, loops, loops.len()));
                     }
                 }
                 Region::Loop { vertex, body, .. } => {
                     loops.push(*vertex);
                     let mut own = header_changes(&vertices[*vertex]);
-                    own.merge(self.walk(vertices, body, loops));
+                    own.merge(self.walk(vertices, body, loops, barrier));
                     loops.pop();
                     self.changes.insert(*vertex, own.clone());
                     changes.merge(own);

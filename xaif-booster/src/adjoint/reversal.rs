@@ -246,12 +246,18 @@ impl<'g, 't, 'a> Reversal<'g, 't, 'a> {
                 let end = b.add_plain(ControlFlowVertex::EndLoop);
                 b.edge(&end, &id, None);
                 b.set_pending(self.pending_for(&id, &[*exit_edge]));
-                // Once per loop execution, after the body's own pushes (so
-                // popped before the reversed body runs); the real tape only,
-                // so the order with the integer pushes below is free.
-                for t in hoisted {
-                    let id = self.statement_id();
-                    b.statement(tape_call("push_real", ArgumentValue::Variable(t), id));
+                // Once per loop execution with trips, after the body's own
+                // pushes (so popped before the reversed body runs) and
+                // before the trip count (popped first: it decides the pop).
+                if let (false, Some(ctr)) = (hoisted.is_empty(), &counter) {
+                    let pushes = hoisted
+                        .into_iter()
+                        .map(|t| {
+                            let id = self.statement_id();
+                            tape_call("push_real", ArgumentValue::Variable(t), id)
+                        })
+                        .collect();
+                    when_positive(b, ctr, pushes);
                 }
                 if let Some(ctr) = &counter {
                     if let Some(lo) = self.loop_starts.get(vertex).cloned() {
@@ -320,10 +326,16 @@ impl<'g, 't, 'a> Reversal<'g, 't, 'a> {
                         b.statement(pop);
                     }
                     let hoisted = self.hoisted.get(vertex).cloned().unwrap_or_default();
-                    for t in hoisted.iter().rev() {
-                        let id = self.statement_id();
-                        let pop = tape_call("pop_real", ArgumentValue::Variable(t.clone()), id);
-                        b.statement(pop);
+                    if !hoisted.is_empty() {
+                        let pops = hoisted
+                            .iter()
+                            .rev()
+                            .map(|t| {
+                                let id = self.statement_id();
+                                tape_call("pop_real", ArgumentValue::Variable(t.clone()), id)
+                            })
+                            .collect();
+                        when_positive(b, &ctr, pops);
                     }
                     let init = self.assign(&rctr, integer_expression(1));
                     let update = self.assign(&rctr, increment(&rctr));
@@ -526,6 +538,29 @@ fn increment(v: &VariableReference) -> Expression {
         i.r_type = xaif_schema::model::SymbolType::Integer;
     }
     e.finish(sum)
+}
+
+/// `if (ctr > 0) then; elements; end if`.
+fn when_positive(b: &mut GraphBuilder, ctr: &VariableReference, elements: Vec<BasicBlockElement>) {
+    let id = b.fresh_id();
+    let test = b.add(ControlFlowVertex::If(ConditionVertex {
+        vertex_id: id,
+        annotation: String::new(),
+        line_number: 0,
+        condition: Some(comparison_with_constant(BooleanOp::GreaterThan, ctr, 0)),
+    }));
+    b.set_pending(vec![PendingEdge {
+        source: test.clone(),
+        condition: Some(1),
+    }]);
+    b.statements(elements);
+    let mut joins = b.take_pending();
+    joins.push(PendingEdge {
+        source: test,
+        condition: Some(0),
+    });
+    b.set_pending(joins);
+    b.add_plain(ControlFlowVertex::EndBranch);
 }
 
 fn comparison(op: BooleanOp, a: &VariableReference, b: &VariableReference) -> Expression {
