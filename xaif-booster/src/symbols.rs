@@ -14,6 +14,9 @@ pub struct SymbolInfo {
     pub type_: SymbolType,
     pub shape: SymbolShape,
     pub active: bool,
+    /// A Fortran pointer: its target may change through another name, and
+    /// its bounds with a pointer assignment.
+    pub pointer: bool,
 }
 
 /// All symbols of a call graph, by scope, with the parent of each scope.
@@ -43,6 +46,7 @@ impl SymbolIndex {
                             type_: s.type_,
                             shape: s.shape,
                             active: s.active,
+                            pointer: s.pointer,
                         },
                     );
                 }

@@ -613,3 +613,326 @@ fn calls_with_subscripted_arguments() {
     check_all(&cg, &[("n", 3.0), ("x", 0.8)]);
     check_all(&cg, &[("n", 2.0), ("x", 0.3), ("z", 0.9)]);
 }
+
+// ---------------------------------------------------------------------------
+// Loop-invariant Jacobian entries (hoist.rs) and untaped bound inquiries
+// ---------------------------------------------------------------------------
+
+/// Reals and integers on the tapes after the forward sweep (split mode).
+fn forward_tape(cg: &CallGraph, point: &[(&str, f64)]) -> (usize, usize) {
+    let (_, sections) = adjoint_of(cg, Preaccumulation::Statement);
+    let mut m = Machine {
+        v: state(point),
+        subroutines: sections.tape_subs.clone(),
+        ..Machine::default()
+    };
+    m.run(&sections.tape.vertices, &sections.tape.edges);
+    (m.real_tape.len(), m.int_tape.len())
+}
+
+/// Reals pushed by the forward sweep at each of `points`.
+fn reals_pushed(cg: &CallGraph, points: &[&[(&str, f64)]]) -> Vec<usize> {
+    points.iter().map(|p| forward_tape(cg, p).0).collect()
+}
+
+/// `p` set before the loop: the entries `p/q` (of `v(i)`), `p` (of `x`)
+/// and `cos(z)` are the same in every iteration; `y` (of `v(i)`'s
+/// statement) is not. Pushed: the loop's own per-iteration entries only,
+/// plus the three invariant ones once.
+#[test]
+fn invariant_factor_taped_once_per_loop_execution() {
+    let cg = structured_program(&[
+        S::Set("p", "(mul q 1.3d0)"),
+        S::Do(
+            "i",
+            "1",
+            "n",
+            vec![
+                S::Set("v[i]", "(mul v[i] (div p q))"),
+                S::Set("y", "(add y (mul p x))"),
+                S::Set("z", "(mul x (sin z))"),
+                S::Set("b", "(add b (mul (sin a) y))"),
+            ],
+        ),
+        S::Set("a", "(mul a y)"),
+    ]);
+    for n in [0.0, 1.0, 3.0] {
+        check_all(&cg, &[("n", n)]);
+    }
+    // Invariant: p/q, p, cos(a) (a is set after the loop only). Variant
+    // (z, y change in the loop): sin(z) and x*cos(z) of z's statement, y
+    // of b's statement.
+    let pushed = reals_pushed(&cg, &[&[("n", 1.0)], &[("n", 3.0)], &[("n", 4.0)]]);
+    assert_eq!(pushed[2] - pushed[1], 3, "per iteration: {pushed:?}");
+    assert_eq!(pushed[1] - pushed[0], 6, "per iteration: {pushed:?}");
+    // n = 1: 3 variant + 3 invariant + 2 entries of `a = a*y`.
+    assert_eq!(pushed[0], 8, "{pushed:?}");
+    // No trips: the hoisted values are neither pushed nor popped.
+    assert_eq!(reals_pushed(&cg, &[&[("n", 0.0)]]), vec![2]);
+    // `--stats`: the body block pushes 3 per execution, the loop 3 per
+    // execution of the loop (a line named by the loop vertex).
+    let mut out = cg.clone();
+    let stats = transform_adjoint(&mut out, &Catalogue::builtin().unwrap()).unwrap();
+    let cfg = original_cfg(&cg);
+    let id_of = |pred: fn(&ControlFlowVertex) -> bool| {
+        cfg.vertices
+            .iter()
+            .find(|v| pred(v))
+            .map(|v| v.vertex_id().to_string())
+            .unwrap()
+    };
+    let loop_id = id_of(|v| matches!(v, ControlFlowVertex::ForLoop(_)));
+    let line = |id: &str| stats.iter().find(|b| b.block == id).map(|b| b.tape.reals);
+    assert_eq!(line(&loop_id), Some(3), "{stats:?}");
+    let body = cfg
+        .edges
+        .iter()
+        .find(|e| e.source == loop_id && e.has_condition_value && e.condition_value == 1)
+        .map(|e| e.target.clone())
+        .unwrap();
+    assert_eq!(line(&body), Some(3), "{stats:?}");
+}
+
+/// Nested loops: `p` changes in the outer loop only, `q` in neither: the
+/// entry `p` is pushed once per inner loop execution, `q` once per run.
+#[test]
+fn nested_loops_hoist_to_the_outermost_invariant_loop() {
+    let cg = structured_program(&[S::Do(
+        "j",
+        "1",
+        "m",
+        vec![
+            S::Set("p", "(add p 0.5d0)"),
+            S::Do(
+                "i",
+                "1",
+                "n",
+                vec![
+                    S::Set("y", "(add (mul y p) v[i])"),
+                    S::Set("z", "(mul z q)"),
+                ],
+            ),
+        ],
+    )]);
+    for (m, n) in [(2.0, 3.0), (1.0, 1.0), (0.0, 2.0), (2.0, 0.0), (3.0, 2.0)] {
+        check_all(&cg, &[("m", m), ("n", n)]);
+    }
+    let pushed = reals_pushed(
+        &cg,
+        &[
+            &[("m", 2.0), ("n", 2.0)],
+            &[("m", 2.0), ("n", 4.0)],
+            &[("m", 5.0), ("n", 3.0)],
+        ],
+    );
+    // Independent of n; one per outer iteration (p) and one per run (q).
+    assert_eq!(pushed[0], 2 + 1, "{pushed:?}");
+    assert_eq!(pushed[1], pushed[0], "{pushed:?}");
+    assert_eq!(pushed[2], 5 + 1, "{pushed:?}");
+}
+
+/// A statement under a branch inside a loop may run in no iteration: its
+/// entries are not hoisted out of that loop (one push per loop execution
+/// could tape more than the pushes it replaces), only out of a loop inside
+/// the branch.
+#[test]
+fn entries_under_a_branch_stay_inside_the_loop() {
+    let cg = structured_program(&[S::Do(
+        "j",
+        "1",
+        "m",
+        vec![S::If(
+            "(gt x 0.0d0)",
+            vec![
+                S::Set("y", "(mul y q)"),
+                S::Do("i", "1", "n", vec![S::Set("z", "(mul z p)")]),
+            ],
+            vec![S::Set("b", "(mul b 2.0d0)")],
+        )],
+    )]);
+    for x in [0.5, -0.5] {
+        for (m, n) in [(3.0, 2.0), (2.0, 0.0), (0.0, 1.0)] {
+            check_all(&cg, &[("x", x), ("m", m), ("n", n)]);
+        }
+    }
+    // Per outer iteration: q, and p once per inner loop execution.
+    let pushed = reals_pushed(
+        &cg,
+        &[
+            &[("x", 0.5), ("m", 2.0), ("n", 1.0)],
+            &[("x", 0.5), ("m", 2.0), ("n", 4.0)],
+            &[("x", 0.5), ("m", 3.0), ("n", 4.0)],
+            &[("x", -0.5), ("m", 3.0), ("n", 4.0)],
+        ],
+    );
+    assert_eq!(pushed, vec![4, 4, 6, 0]);
+}
+
+/// The factor's variable is assigned in the loop: taped per iteration.
+#[test]
+fn factor_assigned_in_the_loop_is_not_hoisted() {
+    let cg = structured_program(&[S::Do(
+        "i",
+        "1",
+        "n",
+        vec![S::Set("y", "(mul y p)"), S::Set("p", "(add p 0.25d0)")],
+    )]);
+    for n in [0.0, 1.0, 4.0] {
+        check_all(&cg, &[("n", n)]);
+    }
+    let pushed = reals_pushed(&cg, &[&[("n", 2.0)], &[("n", 5.0)]]);
+    assert_eq!(pushed[1] - pushed[0], 3, "{pushed:?}");
+    // Also when the assignment comes in an inner loop or a branch.
+    let cg = structured_program(&[S::Do(
+        "i",
+        "1",
+        "n",
+        vec![
+            S::Set("y", "(mul y p)"),
+            S::If(
+                "(gt y 0.0d0)",
+                vec![S::Do("j", "1", "2", vec![S::Set("p", "(mul p 1.01d0)")])],
+                vec![],
+            ),
+        ],
+    )]);
+    check_all(&cg, &[("n", 3.0)]);
+    let pushed = reals_pushed(&cg, &[&[("n", 2.0)], &[("n", 5.0)]]);
+    assert_eq!(pushed[1] - pushed[0], 3, "{pushed:?}");
+    // The loop's own index and an inner loop's index change in the loop.
+    let cg = structured_program(&[S::Do(
+        "i",
+        "1",
+        "n",
+        vec![
+            S::Set("y", "(mul y i)"),
+            S::Do("j", "1", "2", vec![S::Set("z", "(mul z j)")]),
+        ],
+    )]);
+    check_all(&cg, &[("n", 3.0)]);
+    let pushed = reals_pushed(&cg, &[&[("n", 2.0)], &[("n", 5.0)]]);
+    assert_eq!(pushed[1] - pushed[0], 3 * 3, "{pushed:?}");
+}
+
+/// A call in the loop may change anything (here the callee changes
+/// nothing the factor reads, yet the rule holds): `q` is taped per
+/// iteration.
+#[test]
+fn loop_with_a_call_hoists_nothing() {
+    let callee = [S::Set("fa", "(mul fa fs)")];
+    let cg = program_with_callee(
+        &[S::Do(
+            "i",
+            "1",
+            "n",
+            vec![S::Set("y", "(mul y q)"), S::Call("foo", vec!["v[i]", "x"])],
+        )],
+        "foo",
+        &["fa", "fs"],
+        &[],
+        &callee,
+    );
+    for n in [0.0, 2.0, 3.0] {
+        check_all(&cg, &[("n", n)]);
+    }
+    // Per iteration: q, and the callee's fs and fa.
+    let pushed = reals_pushed(&cg, &[&[("n", 2.0)], &[("n", 3.0)]]);
+    assert_eq!(pushed[1] - pushed[0], 3, "{pushed:?}");
+}
+
+/// An array element with a constant subscript is invariant when the loop
+/// assigns no element of the array; with a variable subscript it is taped
+/// per iteration (the rule admits literal subscripts only).
+#[test]
+fn constant_subscript_element_is_hoisted() {
+    let cg = structured_program(&[S::Do(
+        "i",
+        "1",
+        "n",
+        vec![S::Set("y", "(add (mul y v[2]) (sin z))")],
+    )]);
+    for n in [0.0, 1.0, 3.0] {
+        check_all(&cg, &[("n", n)]);
+    }
+    // Per iteration only `y` (the entry of v(2)); v(2) and cos(z) once.
+    let pushed = reals_pushed(&cg, &[&[("n", 2.0)], &[("n", 5.0)]]);
+    assert_eq!(pushed[1] - pushed[0], 3, "{pushed:?}");
+    assert_eq!(pushed[0], 2 + 2, "{pushed:?}");
+    let cg = structured_program(&[S::Do(
+        "i",
+        "1",
+        "n",
+        vec![S::Set("y", "(add (mul y v[k]) (sin z))")],
+    )]);
+    check_all(&cg, &[("n", 3.0), ("k", 3.0)]);
+    let pushed = reals_pushed(&cg, &[&[("n", 2.0)], &[("n", 5.0)]]);
+    assert_eq!(pushed[1] - pushed[0], 3 * 2, "{pushed:?}");
+    // The array assigned in the loop: v(2) is not invariant.
+    let cg = structured_program(&[S::Do(
+        "i",
+        "1",
+        "n",
+        vec![
+            S::Set("y", "(mul y v[2])"),
+            S::Set("v[i]", "(mul v[i] 0.5d0)"),
+        ],
+    )]);
+    check_all(&cg, &[("n", 3.0)]);
+    let pushed = reals_pushed(&cg, &[&[("n", 2.0)], &[("n", 4.0)]]);
+    assert_eq!(pushed[1] - pushed[0], 2 * 2, "{pushed:?}");
+}
+
+/// Two statements with the same invariant entry share one push.
+#[test]
+fn equal_invariant_values_are_pushed_once() {
+    let cg = structured_program(&[S::Do(
+        "i",
+        "1",
+        "n",
+        vec![
+            S::Set("y", "(add y (mul (div p q) x))"),
+            S::Set("z", "(sub z (mul (div p q) x))"),
+        ],
+    )]);
+    check_all(&cg, &[("n", 3.0)]);
+    check_all(&cg, &[("n", 0.0)]);
+    // The entries of x, p/q and -(p/q): one push for both statements.
+    let pushed = reals_pushed(&cg, &[&[("n", 2.0)], &[("n", 5.0)]]);
+    assert_eq!(pushed, vec![1, 1]);
+}
+
+/// `u(i) = w(lbound(w,1) + (i - 1))`, the front end's scalarised copy:
+/// the subscript reads only the restored index and a bound inquiry, so it
+/// is not taped; on a pointer array it is.
+#[test]
+fn bound_inquiry_subscripts_are_not_taped() {
+    let cg = structured_program(&[
+        S::Do(
+            "i",
+            "1",
+            "n",
+            vec![S::Set(
+                "v[(iadd (lbound v 1) (isub i 1))]",
+                "(mul v[(isub (iadd (ubound v 1) 1) i)] x)",
+            )],
+        ),
+        S::Set("y", "(mul y v[(size v)])"),
+    ]);
+    for n in [0.0, 2.0, 4.0] {
+        check_all(&cg, &[("n", n)]);
+    }
+    let ints = |cg: &CallGraph, n: f64| forward_tape(cg, &[("n", n)]).1;
+    // The loop's start and trip count only.
+    assert_eq!(ints(&cg, 1.0), ints(&cg, 4.0));
+    let mut pointer = cg.clone();
+    for t in &mut pointer.scope_hierarchy.scopes[1].symbol_tables {
+        for sym in &mut t.symbols {
+            if sym.symbol_id == "v" {
+                sym.pointer = true;
+            }
+        }
+    }
+    check_all(&pointer, &[("n", 3.0)]);
+    // Two subscripts per iteration.
+    assert_eq!(ints(&pointer, 4.0) - ints(&pointer, 1.0), 2 * 3);
+}

@@ -9,13 +9,15 @@
 //! (nesting of structured graphs, the topological order of Algorithm 1),
 //! `reversal` (control flow reversal, Algorithms 2–5, and block-id
 //! recording for unstructured graphs), `explicit_loops` (counted loops
-//! whose index the reverse sweep recomputes), `mirror` (the reverse sweep's
+//! whose index the reverse sweep recomputes), `hoist` (loop-invariant
+//! Jacobian entries taped once per loop execution), `mirror` (the reverse sweep's
 //! marker for an opaque statement), `builder` (graph construction),
 //! `temps` (the temporaries the sweeps introduce). Assembling the
 //! replacement list is here.
 
 pub mod builder;
 pub mod explicit_loops;
+pub mod hoist;
 pub mod mirror;
 pub mod reversal;
 pub mod runs;
@@ -293,6 +295,7 @@ fn adjoint_cfg(cfg: &ControlFlowGraph, ctx: &BlockContext) -> Result<CfgResult, 
         Some(regions) => explicit_loops::explicit_loops(&cfg.vertices, regions, ctx.symbols, scope),
         None => Default::default(),
     };
+    let mut hoister = hoist::Hoister::new(&cfg.vertices, nesting.as_deref(), ctx.symbols);
     let none = HashSet::new();
     for (k, v) in cfg.vertices.iter().enumerate() {
         let ControlFlowVertex::BasicBlock(bb) = v else {
@@ -300,8 +303,15 @@ fn adjoint_cfg(cfg: &ControlFlowGraph, ctx: &BlockContext) -> Result<CfgResult, 
             continue;
         };
         let untaped = restored.get(&k).unwrap_or(&none);
-        let sweeps = reverse_block(&bb.elements, ctx, untaped, &mut pool, &mut temps)
-            .map_err(|(id, m)| error(id, m))?;
+        let sweeps = reverse_block(
+            &bb.elements,
+            ctx,
+            untaped,
+            &mut pool,
+            &mut temps,
+            &mut hoister.for_block(k),
+        )
+        .map_err(|(id, m)| error(id, m))?;
         stats.push(BlockTape {
             cfg: cfg.symbol_id.clone(),
             block: bb.vertex_id.clone(),
@@ -309,7 +319,22 @@ fn adjoint_cfg(cfg: &ControlFlowGraph, ctx: &BlockContext) -> Result<CfgResult, 
         });
         blocks.push(Some(sweeps));
     }
+    // Hoisted values are pushed once per execution of their loop: counted
+    // on a line of their own, named by the loop vertex.
+    let mut hoisted_loops: Vec<(&usize, &Vec<_>)> = hoister.hoisted().iter().collect();
+    hoisted_loops.sort_by_key(|(v, _)| **v);
+    for (v, values) in hoisted_loops {
+        stats.push(BlockTape {
+            cfg: cfg.symbol_id.clone(),
+            block: cfg.vertices[*v].vertex_id().to_string(),
+            tape: TapeCounts {
+                reals: values.len(),
+                integers: 0,
+            },
+        });
+    }
     let mut reversal = Reversal::new(&cfg.vertices, &cfg.edges, &blocks, scope, &mut temps);
+    reversal.hoisted = hoister.hoisted().clone();
     let (forward, reverse) = match nesting {
         Some(regions) => reversal.structured(&regions, &explicit),
         None => reversal.unstructured().map_err(|m| error(None, m))?,

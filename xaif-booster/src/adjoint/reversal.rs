@@ -59,6 +59,9 @@ pub struct Reversal<'g, 't, 'a> {
     /// start value.
     explicit: HashMap<usize, ExplicitLoop>,
     loop_starts: HashMap<usize, VariableReference>,
+    /// Per loop vertex: loop-invariant values taped once per execution of
+    /// the loop (`hoist.rs`), in push order.
+    pub hoisted: HashMap<usize, Vec<VariableReference>>,
 }
 
 impl<'g, 't, 'a> Reversal<'g, 't, 'a> {
@@ -79,6 +82,7 @@ impl<'g, 't, 'a> Reversal<'g, 't, 'a> {
             loop_counters: Vec::new(),
             explicit: HashMap::new(),
             loop_starts: HashMap::new(),
+            hoisted: HashMap::new(),
         }
     }
 
@@ -210,6 +214,13 @@ impl<'g, 't, 'a> Reversal<'g, 't, 'a> {
                 exit_edge,
                 body,
             } => {
+                let hoisted = self.hoisted.get(vertex).cloned().unwrap_or_default();
+                // A hoisted value's temporary starts at zero: what the push
+                // after the loop tapes when no iteration set it (never read).
+                for t in &hoisted {
+                    let zero = self.assign(t, crate::preaccumulate::double_constant(0.0));
+                    b.statement(BasicBlockElement::Assignment(zero));
+                }
                 let counter = if taped {
                     let (ctr, rctr) = self.temps.loop_counters();
                     self.loop_counters.push((*vertex, ctr.clone(), rctr));
@@ -235,6 +246,19 @@ impl<'g, 't, 'a> Reversal<'g, 't, 'a> {
                 let end = b.add_plain(ControlFlowVertex::EndLoop);
                 b.edge(&end, &id, None);
                 b.set_pending(self.pending_for(&id, &[*exit_edge]));
+                // Once per loop execution with trips, after the body's own
+                // pushes (so popped before the reversed body runs) and
+                // before the trip count (popped first: it decides the pop).
+                if let (false, Some(ctr)) = (hoisted.is_empty(), &counter) {
+                    let pushes = hoisted
+                        .into_iter()
+                        .map(|t| {
+                            let id = self.statement_id();
+                            tape_call("push_real", ArgumentValue::Variable(t), id)
+                        })
+                        .collect();
+                    when_positive(b, ctr, pushes);
+                }
                 if let Some(ctr) = &counter {
                     if let Some(lo) = self.loop_starts.get(vertex).cloned() {
                         let push = self.push_int(ArgumentValue::Variable(lo));
@@ -300,6 +324,18 @@ impl<'g, 't, 'a> Reversal<'g, 't, 'a> {
                     if let Some(lo) = &start {
                         let pop = self.pop_int(lo);
                         b.statement(pop);
+                    }
+                    let hoisted = self.hoisted.get(vertex).cloned().unwrap_or_default();
+                    if !hoisted.is_empty() {
+                        let pops = hoisted
+                            .iter()
+                            .rev()
+                            .map(|t| {
+                                let id = self.statement_id();
+                                tape_call("pop_real", ArgumentValue::Variable(t.clone()), id)
+                            })
+                            .collect();
+                        when_positive(b, &ctr, pops);
                     }
                     let init = self.assign(&rctr, integer_expression(1));
                     let update = self.assign(&rctr, increment(&rctr));
@@ -502,6 +538,29 @@ fn increment(v: &VariableReference) -> Expression {
         i.r_type = xaif_schema::model::SymbolType::Integer;
     }
     e.finish(sum)
+}
+
+/// `if (ctr > 0) then; elements; end if`.
+fn when_positive(b: &mut GraphBuilder, ctr: &VariableReference, elements: Vec<BasicBlockElement>) {
+    let id = b.fresh_id();
+    let test = b.add(ControlFlowVertex::If(ConditionVertex {
+        vertex_id: id,
+        annotation: String::new(),
+        line_number: 0,
+        condition: Some(comparison_with_constant(BooleanOp::GreaterThan, ctr, 0)),
+    }));
+    b.set_pending(vec![PendingEdge {
+        source: test.clone(),
+        condition: Some(1),
+    }]);
+    b.statements(elements);
+    let mut joins = b.take_pending();
+    joins.push(PendingEdge {
+        source: test,
+        condition: Some(0),
+    });
+    b.set_pending(joins);
+    b.add_plain(ControlFlowVertex::EndBranch);
 }
 
 fn comparison(op: BooleanOp, a: &VariableReference, b: &VariableReference) -> Expression {

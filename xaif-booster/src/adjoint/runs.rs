@@ -29,6 +29,7 @@ use xaif_schema::model::{
     ArgumentValue, Ax, BasicBlockElement, Expression, PropagatorEntry, VariableReference,
 };
 
+use super::hoist::BlockHoist;
 use super::taping::{
     atom_value, expression_key, increment, propagator, BlockBuilder, StatementError, StatementTape,
 };
@@ -47,6 +48,7 @@ pub(super) fn flush_run(
     b: &mut BlockBuilder,
     pool: &mut TempPool,
     temps: &mut AdjointTemps,
+    hoist: &mut BlockHoist,
 ) -> Result<(), StatementError> {
     if run.is_empty() {
         return Ok(());
@@ -79,7 +81,7 @@ pub(super) fn flush_run(
         };
     if !block {
         for st in &seq.statements {
-            b.statement(&st.assignment, pool, temps)?;
+            b.statement(&st.assignment, pool, temps, hoist)?;
         }
         return Ok(());
     }
@@ -98,6 +100,14 @@ pub(super) fn flush_run(
         v.into_iter().map(BasicBlockElement::Assignment).collect()
     };
     let n = seq.statements.len();
+    // Everything computing the entries, in execution order (loop-invariant
+    // entries are followed back to program variables through it).
+    let definitions: Vec<xaif_schema::model::Assignment> = before_statement
+        .iter()
+        .flatten()
+        .chain(&accumulation)
+        .cloned()
+        .collect();
     let mut before = before_statement.into_iter();
     // Every statement but the last: its partials, then itself; nothing in
     // the reverse sweep.
@@ -129,7 +139,11 @@ pub(super) fn flush_run(
     for row in &rows {
         let mut entries = Vec::with_capacity(row.entries.len());
         for (x, f) in &row.entries {
-            entries.push((x.clone(), st.taped_factor(f, &mut popped).map_err(fail)?));
+            entries.push((
+                x.clone(),
+                st.taped_factor(f, &mut popped, &definitions, hoist)
+                    .map_err(fail)?,
+            ));
         }
         taped_rows.push(JacobianRow {
             dependent: row.dependent.clone(),

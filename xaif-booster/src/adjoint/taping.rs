@@ -19,6 +19,7 @@ use xaif_schema::model::{
     SubroutineCall, Symbol, SymbolType, VariableReference, VariableReferenceVertex,
 };
 
+use super::hoist::BlockHoist;
 use super::temps::{AdjointTemp, AdjointTemps};
 use crate::catalogue::Catalogue;
 use crate::du_chains::DuChains;
@@ -128,7 +129,9 @@ pub fn tape_call(name: &str, value: ArgumentValue, statement_id: String) -> Basi
 /// Builds both sweeps of a basic block.
 /// `untaped`: variables the control flow reversal restores around this
 /// block (explicitly reversed loop indices); subscripts made only of them
-/// are read directly by the reverse sweep.
+/// (and of bound inquiries, see `untaped_subscript`) are read directly by
+/// the reverse sweep. `hoist`: where loop-invariant Jacobian entries of
+/// this block go (`hoist.rs`).
 ///
 /// With basic-block preaccumulation (`ctx.options`), maximal runs of
 /// active assignments are flattened as in the tangent mode and each run
@@ -141,6 +144,7 @@ pub fn reverse_block(
     untaped: &std::collections::HashSet<(String, u64)>,
     pool: &mut TempPool,
     temps: &mut AdjointTemps,
+    hoist: &mut BlockHoist,
 ) -> Result<BlockSweeps, StatementError> {
     temps.reset_block();
     let mut b = BlockBuilder {
@@ -165,7 +169,7 @@ pub fn reverse_block(
                         .map_err(|m| (Some(a.statement_id.clone()), m))?;
                     if let Linearization::Graph(g) = lin {
                         if let Err((a, g)) = run.try_append(a.clone(), g) {
-                            super::runs::flush_run(&mut run, &mut b, pool, temps)?;
+                            super::runs::flush_run(&mut run, &mut b, pool, temps, hoist)?;
                             let id = a.statement_id.clone();
                             if run.try_append(a, g).is_err() {
                                 return Err((
@@ -177,11 +181,11 @@ pub fn reverse_block(
                         continue;
                     }
                 }
-                super::runs::flush_run(&mut run, &mut b, pool, temps)?;
-                b.statement(a, pool, temps)?;
+                super::runs::flush_run(&mut run, &mut b, pool, temps, hoist)?;
+                b.statement(a, pool, temps, hoist)?;
             }
             BasicBlockElement::SubroutineCall(c) => {
-                super::runs::flush_run(&mut run, &mut b, pool, temps)?;
+                super::runs::flush_run(&mut run, &mut b, pool, temps, hoist)?;
                 // The callee may change any variable.
                 b.shared.close(temps, |_| true);
                 temps.reset();
@@ -196,7 +200,7 @@ pub fn reverse_block(
             // back end re-allocates/deallocates there). They may change
             // any variable.
             BasicBlockElement::Marker(m) => {
-                super::runs::flush_run(&mut run, &mut b, pool, temps)?;
+                super::runs::flush_run(&mut run, &mut b, pool, temps, hoist)?;
                 b.shared.close(temps, |_| true);
                 b.slot();
                 b.pieces.push((
@@ -214,7 +218,7 @@ pub fn reverse_block(
             }
         }
     }
-    super::runs::flush_run(&mut run, &mut b, pool, temps)?;
+    super::runs::flush_run(&mut run, &mut b, pool, temps, hoist)?;
     b.shared.close(temps, |_| true);
     let BlockBuilder {
         mut shared,
@@ -272,6 +276,7 @@ impl BlockBuilder<'_, '_, '_> {
         a: &Assignment,
         pool: &mut TempPool,
         temps: &mut AdjointTemps,
+        hoist: &mut BlockHoist,
     ) -> Result<(), StatementError> {
         temps.reset();
         pool.reset();
@@ -282,7 +287,7 @@ impl BlockBuilder<'_, '_, '_> {
             self.untaped,
             Some((&mut self.shared, s)),
         );
-        let (tail, piece) = st.assignment(a, self.ctx, pool)?;
+        let (tail, piece) = st.assignment(a, self.ctx, pool, hoist)?;
         self.counts += st.counts;
         let head = std::mem::take(&mut st.forward);
         drop(st);
@@ -454,6 +459,26 @@ impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
         target
     }
 
+    /// Tapes a Jacobian entry: hoisted out of a loop in which it is
+    /// invariant (`hoist.rs`), else pushed here. Returns what the reverse
+    /// sweep reads.
+    fn tape_factor(
+        &mut self,
+        value: ArgumentValue,
+        definitions: &[Assignment],
+        hoist: &mut BlockHoist,
+    ) -> VariableReference {
+        if let ArgumentValue::Variable(v) = &value {
+            let id = format!("{}_oad_h{}", self.statement_id, self.serial + 1);
+            if let Some(h) = hoist.tape_factor(v, definitions, self.temps, id) {
+                self.serial += 1;
+                self.forward.push(BasicBlockElement::Assignment(h.save));
+                return h.read;
+            }
+        }
+        self.push_real(value)
+    }
+
     /// Tapes every non-constant subscript expression of `r` (once per
     /// statement for equal expressions).
     pub(super) fn tape_subscripts(&mut self, r: &VariableReference) {
@@ -478,9 +503,7 @@ impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
         if is_constant_expression(e) {
             return;
         }
-        let mut mentioned = Vec::new();
-        symbols_in_expression(e, &mut mentioned);
-        if mentioned.iter().all(|s| self.untaped.contains(s)) {
+        if untaped_subscript(e, self.untaped, self.temps.symbol_index()) {
             return;
         }
         let Some(key) = expression_key(e) else {
@@ -563,6 +586,8 @@ impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
         &mut self,
         f: &Factor,
         popped: &mut HashMap<String, Expression>,
+        definitions: &[Assignment],
+        hoist: &mut BlockHoist,
     ) -> Result<Factor, String> {
         let (Factor::Atom(e) | Factor::NegAtom(e)) = f else {
             return Ok(f.clone());
@@ -576,7 +601,7 @@ impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
         let t = match popped.get(&key) {
             Some(t) => t.clone(),
             None => {
-                let t = variable_expression(&self.push_real(value));
+                let t = variable_expression(&self.tape_factor(value, definitions, hoist));
                 popped.insert(key, t.clone());
                 t
             }
@@ -592,6 +617,7 @@ impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
         a: &Assignment,
         ctx: &BlockContext,
         pool: &mut TempPool,
+        hoist: &mut BlockHoist,
     ) -> Result<(Vec<BasicBlockElement>, Vec<BasicBlockElement>), StatementError> {
         let tail = vec![BasicBlockElement::Assignment(a.clone())];
         let fail = |m: String| (Some(a.statement_id.clone()), m);
@@ -625,14 +651,21 @@ impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
                 acc.rows.len()
             )));
         };
-        self.forward
-            .extend(acc.preamble.into_iter().map(BasicBlockElement::Assignment));
+        self.forward.extend(
+            acc.preamble
+                .iter()
+                .cloned()
+                .map(BasicBlockElement::Assignment),
+        );
         // Non-constant factors are pushed (their value before the
-        // assignment) and popped into temporaries.
+        // assignment) and popped into temporaries, or, when invariant in an
+        // enclosing loop, kept and taped once per loop execution.
         let mut popped: HashMap<String, Expression> = HashMap::new();
         let mut factors: Vec<(VariableReference, Factor)> = Vec::new();
         for (x, f) in &row.entries {
-            let taped = self.taped_factor(f, &mut popped).map_err(fail)?;
+            let taped = self
+                .taped_factor(f, &mut popped, &acc.preamble, hoist)
+                .map_err(fail)?;
             factors.push((x.clone(), taped));
         }
         self.tape_subscripts(&row.dependent);
@@ -811,6 +844,67 @@ pub(super) fn atom_value(e: &Expression) -> Option<ArgumentValue> {
         [ExpressionVertex::Constant(c)] => Some(ArgumentValue::Constant(c.clone())),
         _ => None,
     }
+}
+
+/// Whether the reverse sweep can evaluate subscript expression `e` itself:
+/// every variable it reads is restored there (`untaped`: explicitly
+/// reversed loop indices) or is the array argument of a bound inquiry
+/// (`lbound`, `ubound`, `size`) on a non-pointer array. Such inquiries give
+/// the same value at the mirrored point of the reverse sweep: the
+/// allocation replay (mirror markers, docs/adjoint.md "Allocation")
+/// re-creates every array with the bounds it had, and a dummy array keeps
+/// its shape for the whole call. A pointer may be re-pointed at an array of
+/// other bounds, so an inquiry on a pointer is taped.
+fn untaped_subscript(
+    e: &Expression,
+    untaped: &std::collections::HashSet<(String, u64)>,
+    symbols: &SymbolIndex,
+) -> bool {
+    let Ok(view) = ExprView::new(e) else {
+        let mut mentioned = Vec::new();
+        symbols_in_expression(e, &mut mentioned);
+        return mentioned.iter().all(|s| untaped.contains(s));
+    };
+    // Vertices that are the array argument of a bound inquiry.
+    let mut inquired = vec![false; e.vertices.len()];
+    for (v, vertex) in e.vertices.iter().enumerate() {
+        let ExpressionVertex::Intrinsic(i) = vertex else {
+            continue;
+        };
+        if !matches!(i.name.as_str(), "lbound" | "ubound" | "size") {
+            continue;
+        }
+        let Some(&array) = view.args[v].first() else {
+            continue;
+        };
+        let ExpressionVertex::VariableReference(r) = &e.vertices[array] else {
+            continue;
+        };
+        let whole_array = matches!(
+            r.vertices.as_slice(),
+            [VariableReferenceVertex::SymbolReference(_)]
+        );
+        let not_pointer = base_symbol(r)
+            .and_then(|(id, scope)| symbols.lookup(scope, id))
+            .is_some_and(|info| !info.pointer && info.shape.rank() > 0);
+        if whole_array && not_pointer && view.uses[array] == 1 {
+            inquired[array] = true;
+        }
+    }
+    e.vertices
+        .iter()
+        .enumerate()
+        .all(|(v, vertex)| match vertex {
+            ExpressionVertex::VariableReference(r) => {
+                inquired[v] || {
+                    let mut mentioned = Vec::new();
+                    crate::expr::symbols_in_reference(r, &mut mentioned);
+                    mentioned.iter().all(|s| untaped.contains(s))
+                }
+            }
+            ExpressionVertex::FunctionCall(_) => false,
+            _ => true,
+        })
 }
 
 fn is_constant_expression(e: &Expression) -> bool {

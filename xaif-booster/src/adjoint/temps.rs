@@ -4,8 +4,10 @@
 //! (`oad_itmp_N`, integer), loop trip counters and reverse loop indices
 //! (`oad_ctr_N`, `oad_rctr_N`, integer, one pair per loop: nested loops
 //! count at the same time), the popped branch or block id (`oad_branch`,
-//! integer) and a derivative copy for assignments whose left-hand side may
-//! alias an argument (`oad_adj_N`, active real).
+//! integer), a derivative copy for assignments whose left-hand side may
+//! alias an argument (`oad_adj_N`, active real) and loop-invariant Jacobian
+//! entries taped once per loop execution (`oad_hv_N`, real, one per hoisted
+//! value: see `hoist.rs`).
 //!
 //! Per-statement temporaries are reused from one statement to the next:
 //! `reset` starts their numbering again; popped indices are shared by the
@@ -55,6 +57,8 @@ pub struct AdjointTemps<'a> {
     names: HashMap<AdjointTemp, (Vec<String>, usize)>,
     /// Whole-graph integers: loop counters, reverse indices, branch id.
     integers: Vec<String>,
+    /// Whole-graph reals: hoisted loop-invariant values.
+    reals: Vec<String>,
     loops: usize,
     /// Copies of global variables saved around calls (`oad_gsave_N`),
     /// by type/shape/bounds: names and the next free one in this statement.
@@ -69,6 +73,7 @@ impl<'a> AdjointTemps<'a> {
             scope_id,
             names: HashMap::new(),
             integers: Vec::new(),
+            reals: Vec::new(),
             loops: 0,
             global_copies: Vec::new(),
             symbols,
@@ -175,6 +180,20 @@ impl<'a> AdjointTemps<'a> {
         temp_reference(&name, self.scope_id)
     }
 
+    /// A real of its own for one hoisted loop-invariant value: it holds the
+    /// value in the forward sweep and receives it in the reverse sweep, where
+    /// the per-statement `oad_jac_N` would be overwritten by other statements.
+    pub fn hoisted_value(&mut self) -> VariableReference {
+        let name = self.fresh("oad_hv", self.reals.len() + 1);
+        self.reals.push(name.clone());
+        temp_reference(&name, self.scope_id)
+    }
+
+    /// The program's symbols (to look up what a temporary reads).
+    pub fn symbol_index(&self) -> &'a SymbolIndex {
+        self.symbols
+    }
+
     /// The integer receiving popped branch and block ids.
     pub fn branch_id(&mut self) -> VariableReference {
         let name = if self.symbols.is_name_used("oad_branch") {
@@ -203,6 +222,12 @@ impl<'a> AdjointTemps<'a> {
             }
         }
         out.extend(self.global_copies.iter().map(|(s, _)| s.clone()));
+        for n in &self.reals {
+            out.push(Symbol {
+                type_: SymbolType::Real,
+                ..temporary_symbol(n)
+            });
+        }
         for n in &self.integers {
             out.push(Symbol {
                 type_: SymbolType::Integer,

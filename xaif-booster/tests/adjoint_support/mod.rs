@@ -175,6 +175,9 @@ fn intrinsic(op: &str) -> (&'static str, SymbolType) {
         "tanh" => ("tanh_scal", real),
         "iadd" => ("add_scal_scal", SymbolType::Integer),
         "isub" => ("sub_scal_scal", SymbolType::Integer),
+        "lbound" => ("lbound", SymbolType::Integer),
+        "ubound" => ("ubound", SymbolType::Integer),
+        "size" => ("size", SymbolType::Integer),
         other => panic!("unknown operator {other}"),
     }
 }
@@ -782,6 +785,24 @@ impl Machine {
     }
 
     fn eval_vertex(&self, e: &Expression, args: &[Vec<(i64, usize)>], v: usize) -> f64 {
+        // Bound inquiries on the one array, `v(1:VECTOR_LEN)`: its
+        // argument is the whole array, not a value.
+        if let ExpressionVertex::Intrinsic(i) = &e.vertices[v] {
+            let bound = match i.name.as_str() {
+                "lbound" => Some(1.0),
+                "ubound" | "size" => Some(VECTOR_LEN as f64),
+                _ => None,
+            };
+            if let Some(b) = bound {
+                let array = &e.vertices[args[v][0].1];
+                assert!(
+                    matches!(array, ExpressionVertex::VariableReference(r)
+                        if r.vertices.len() == 1),
+                    "bound inquiry on something else than a whole array"
+                );
+                return b;
+            }
+        }
         let a: Vec<f64> = args[v]
             .iter()
             .map(|&(_, s)| self.eval_vertex(e, args, s))
