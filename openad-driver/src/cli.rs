@@ -130,7 +130,8 @@ pub struct Cli {
     #[arg(long = "form", value_enum, value_name = "FORM")]
     pub form: Option<Form>,
 
-    /// Booster: preaccumulate local Jacobians per statement or per basic block.
+    /// Booster: preaccumulate local Jacobians per statement or per basic block
+    /// (default auto: per run, fewer operations in f/fv, a smaller tape in rs/rj).
     #[arg(long = "preaccumulation", value_enum, value_name = "SCOPE")]
     pub preaccumulation: Option<Preaccumulation>,
 
