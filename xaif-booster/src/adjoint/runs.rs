@@ -188,7 +188,7 @@ type Terms = Vec<(Factor, VariableReference)>;
 
 /// The reverse sweep's propagation through a run with Jacobian `rows`
 /// (references already restored): copies of the dependents that may alias
-/// an independent, increments of the independents (one entry per
+/// an independent or another dependent (latest first), increments of the independents (one entry per
 /// independent, all its terms together), then the in-place update of each
 /// dependent that only its own row reads (`ȳ = J_yy ȳ`), and the clearing
 /// of the dependents no independent can be.
@@ -206,27 +206,39 @@ pub(super) fn transposed_propagation(
             }
         }
     }
-    let mut out = Vec::new();
+    // Dependents per base symbol: two of them (`a(i)`, `a(j)`) may be one
+    // location, whose final value is the later one's.
+    let mut dependents_of: HashMap<(String, u64), usize> = HashMap::new();
+    for row in rows {
+        if let Some(s) = symbol_of(&row.dependent) {
+            *dependents_of.entry(s).or_default() += 1;
+        }
+    }
     let mut clear_after = Vec::new();
     let mut scale_after = Vec::new();
-    let mut sources = Vec::with_capacity(rows.len());
+    let mut sources: Vec<Option<VariableReference>> = vec![None; rows.len()];
     // Rows whose entry for their own dependent is applied last, in place.
     let mut in_place = vec![false; rows.len()];
+    let mut copied = Vec::new();
     for (k, row) in rows.iter().enumerate() {
         let y = &row.dependent;
         let y_key = variable_key(y);
-        let reads = symbol_of(y).and_then(|s| readers.get(&s));
+        let symbol = symbol_of(y);
+        let alone = symbol
+            .as_ref()
+            .is_none_or(|s| dependents_of.get(s).copied().unwrap_or(0) <= 1);
+        let reads = symbol.as_ref().and_then(|s| readers.get(s));
         match reads.map(Vec::as_slice) {
-            None | Some([]) => {
+            None | Some([]) if alone => {
                 // No independent can be y: clear it after the increments.
                 clear_after.push(PropagatorEntry::ZeroDeriv(y.clone()));
-                sources.push(y.clone());
+                sources[k] = Some(y.clone());
             }
-            Some([(j, key)]) if *j == k && *key == y_key => {
+            Some([(j, key)]) if alone && *j == k && *key == y_key => {
                 // Only y's own row reads y (`s = s + ...`): the other
                 // increments read ȳ first, then ȳ = J_yy ȳ in place.
                 in_place[k] = true;
-                sources.push(y.clone());
+                sources[k] = Some(y.clone());
                 let factor = row
                     .entries
                     .iter()
@@ -248,19 +260,31 @@ pub(super) fn transposed_propagation(
                     None => scale_after.push(PropagatorEntry::ZeroDeriv(y.clone())),
                 }
             }
-            Some(_) => {
-                // Some independent may be y's storage: every increment
-                // reads a copy of ȳ taken before y is cleared.
-                let t = temps.take(AdjointTemp::DerivativeCopy);
-                out.push(PropagatorEntry::SetDeriv {
-                    tgt: t.clone(),
-                    src: y.clone(),
-                });
-                out.push(PropagatorEntry::ZeroDeriv(y.clone()));
-                sources.push(t);
-            }
+            // Some independent or another dependent may be y's storage:
+            // every increment reads a copy of ȳ taken before y is cleared.
+            _ => copied.push(k),
         }
     }
+    // Copies latest dependent first: when two dependents are one location
+    // at run time, the later (the location's final value) takes its
+    // adjoint and clears it, and the earlier, overwritten inside the run,
+    // gets zero.
+    let mut out = Vec::new();
+    for &k in copied.iter().rev() {
+        let y = &rows[k].dependent;
+        let t = temps.take(AdjointTemp::DerivativeCopy);
+        out.push(PropagatorEntry::SetDeriv {
+            tgt: t.clone(),
+            src: y.clone(),
+        });
+        out.push(PropagatorEntry::ZeroDeriv(y.clone()));
+        sources[k] = Some(t);
+    }
+    let sources: Vec<VariableReference> = sources
+        .into_iter()
+        .zip(rows)
+        .map(|(s, r)| s.unwrap_or_else(|| r.dependent.clone()))
+        .collect();
     // Terms per independent, in order of first appearance.
     let mut order: Vec<(String, VariableReference, Terms)> = Vec::new();
     for (k, (row, src)) in rows.iter().zip(&sources).enumerate() {

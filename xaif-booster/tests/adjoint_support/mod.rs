@@ -228,6 +228,7 @@ pub fn var(name: &str) -> VariableReference {
 // ---------------------------------------------------------------------------
 
 /// A statement of a test program.
+#[derive(Debug)]
 pub enum S {
     /// `lhs = rhs`.
     Set(&'static str, &'static str),
