@@ -8,6 +8,7 @@
 //! empty.
 
 mod adjoint_support;
+mod random_source;
 
 use std::collections::HashMap;
 
@@ -944,72 +945,33 @@ fn bound_inquiry_subscripts_are_not_taped() {
 // entries built from `p` are hoisted) and under a branch.
 // ---------------------------------------------------------------------------
 
-struct Pick(u64);
-
-impl Pick {
-    fn next(&mut self) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        self.0 >> 33
-    }
-    fn of<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[(self.next() as usize) % items.len()]
-    }
-}
-
-/// A random smooth expression (bounded arguments for exp, denominators
-/// away from zero); `p` and `q` are passive.
-fn random_expression(rng: &mut Pick, depth: u32) -> String {
-    const USES: &[&str] = &["x", "y", "z", "a", "b", "p", "q", "v[n]", "v[m]", "v[1]"];
-    if depth == 0 || rng.next().is_multiple_of(4) {
-        return match rng.next() % 7 {
-            0 => "2".to_string(),
-            1 => "0.5d0".to_string(),
-            _ => rng.of(USES).to_string(),
-        };
-    }
-    let a = random_expression(rng, depth - 1);
-    let b = random_expression(rng, depth - 1);
-    match rng.next() % 12 {
-        0 | 1 => format!("(add {a} {b})"),
-        2 => format!("(sub {a} {b})"),
-        3 | 4 => format!("(mul {a} {b})"),
-        5 => format!("(div {a} (add 2 (mul {b} {b})))"),
-        6 => format!("(sin {a})"),
-        7 => format!("(cos {a})"),
-        8 => format!("(exp (sin {a}))"),
-        9 => format!("(sqrt (add 1 (mul {a} {a})))"),
-        10 => format!("(tanh {a})"),
-        _ => format!("(neg {a})"),
-    }
-}
+/// Variables the random right-hand sides read (`p` and `q` passive).
+const RANDOM_USES: &[&str] = &["x", "y", "z", "a", "b", "p", "q", "v[n]", "v[m]", "v[1]"];
 
 fn leak(s: String) -> &'static str {
     Box::leak(s.into_boxed_str())
 }
 
-fn random_block(rng: &mut Pick) -> Vec<S> {
+fn random_block(rng: &mut random_source::Lcg) -> Vec<S> {
     const TARGETS: &[&str] = &["x", "y", "z", "a", "b", "v[n]", "v[m]", "v[2]"];
     let len = 2 + rng.next() % 6;
     (0..len)
         .map(|_| {
             // Mostly bounded right-hand sides, so that loops stay tame.
-            let rhs = random_expression(rng, 3);
+            let rhs = random_source::expression(rng, 3, RANDOM_USES, false);
             let rhs = if rng.next().is_multiple_of(3) {
                 rhs
             } else {
                 format!("(tanh {rhs})")
             };
-            S::Set(rng.of(TARGETS), leak(rhs))
+            S::Set(rng.pick(TARGETS), leak(rhs))
         })
         .collect()
 }
 
 #[test]
 fn random_blocks_in_every_preaccumulation() {
-    let mut rng = Pick(2026);
+    let mut rng = random_source::Lcg(2026);
     for case in 0..40 {
         let block = random_block(&mut rng);
         let program = match case % 3 {

@@ -6,62 +6,19 @@
 //! and propagator ordering can go wrong.
 
 mod common;
+mod random_source;
 
 use std::collections::HashMap;
 
 use common::*;
+use random_source::{expression, Lcg};
 use xaif_booster::block_accumulate::EliminationChoice;
 use xaif_booster::catalogue::Catalogue;
 use xaif_booster::elimination::{Chain, Method};
 use xaif_booster::tangent::{transform_tangent, Preaccumulation, TangentOptions};
 
-struct Lcg(u64);
-
-impl Lcg {
-    fn next(&mut self) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        self.0 >> 33
-    }
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[(self.next() as usize) % items.len()]
-    }
-}
-
 const VARS: &[&str] = &["x", "y", "z", "a", "b", "p", "v[n]", "v[m]", "v[1]"];
 const LHS: &[&str] = &["x", "y", "z", "a", "b", "v[n]", "v[m]", "v[2]"];
-
-/// A random smooth expression (bounded arguments for exp, denominators
-/// kept away from zero).
-fn expression(rng: &mut Lcg, depth: u32) -> String {
-    if depth == 0 || rng.next().is_multiple_of(4) {
-        return match rng.next() % 6 {
-            0 => "2".to_string(),
-            1 => "0.5d0".to_string(),
-            _ => rng.pick(VARS).to_string(),
-        };
-    }
-    let a = expression(rng, depth - 1);
-    let b = expression(rng, depth - 1);
-    match rng.next() % 16 {
-        0 | 1 => format!("(add {a} {b})"),
-        2 => format!("(sub {a} {b})"),
-        3 | 4 => format!("(mul {a} {b})"),
-        5 => format!("(div {a} (add 2 (mul {b} {b})))"),
-        6 => format!("(sin {a})"),
-        7 => format!("(cos {a})"),
-        8 => format!("(exp (sin {a}))"),
-        9 => format!("(pow {a} 2)"),
-        10 => format!("(pow (add 2 (mul {a} {a})) 0.5d0)"),
-        11 => format!("(sqrt (add 1 (mul {a} {a})))"),
-        12 => format!("(tanh {a})"),
-        13 => format!("(atan2 {a} (add 2 (mul {b} {b})))"),
-        14 => format!("(pow {a} n)"),
-        _ => format!("(neg {a})"),
-    }
-}
 
 fn variants() -> Vec<TangentOptions> {
     let chain = |s: &str| s.parse::<Chain>().unwrap();
@@ -129,7 +86,12 @@ fn random_blocks_match_finite_differences() {
     for case in 0..40 {
         let len = 1 + (rng.next() % 6) as usize;
         let owned: Vec<(String, String)> = (0..len)
-            .map(|_| (rng.pick(LHS).to_string(), expression(&mut rng, 3)))
+            .map(|_| {
+                (
+                    rng.pick(LHS).to_string(),
+                    expression(&mut rng, 3, VARS, true),
+                )
+            })
             .collect();
         let stmts: Vec<(&str, &str)> = owned
             .iter()
