@@ -620,6 +620,11 @@ fn calls_with_subscripted_arguments() {
 // Loop-invariant Jacobian entries (hoist.rs) and untaped bound inquiries
 // ---------------------------------------------------------------------------
 
+/// `do i = 1, n` around `body`.
+fn in_loop(body: Vec<S>) -> CallGraph {
+    structured_program(&[S::Do("i", "1", "n", body)])
+}
+
 /// Reals and integers on the tapes after the forward sweep (split mode).
 fn forward_tape(cg: &CallGraph, point: &[(&str, f64)]) -> (usize, usize) {
     let (_, sections) = adjoint_of(cg, Preaccumulation::Statement);
@@ -773,44 +778,32 @@ fn entries_under_a_branch_stay_inside_the_loop() {
 /// The factor's variable is assigned in the loop: taped per iteration.
 #[test]
 fn factor_assigned_in_the_loop_is_not_hoisted() {
-    let cg = structured_program(&[S::Do(
-        "i",
-        "1",
-        "n",
-        vec![S::Set("y", "(mul y p)"), S::Set("p", "(add p 0.25d0)")],
-    )]);
+    let cg = in_loop(vec![
+        S::Set("y", "(mul y p)"),
+        S::Set("p", "(add p 0.25d0)"),
+    ]);
     for n in [0.0, 1.0, 4.0] {
         check_all(&cg, &[("n", n)]);
     }
     let pushed = reals_pushed(&cg, &[&[("n", 2.0)], &[("n", 5.0)]]);
     assert_eq!(pushed[1] - pushed[0], 3, "{pushed:?}");
     // Also when the assignment comes in an inner loop or a branch.
-    let cg = structured_program(&[S::Do(
-        "i",
-        "1",
-        "n",
-        vec![
-            S::Set("y", "(mul y p)"),
-            S::If(
-                "(gt y 0.0d0)",
-                vec![S::Do("j", "1", "2", vec![S::Set("p", "(mul p 1.01d0)")])],
-                vec![],
-            ),
-        ],
-    )]);
+    let cg = in_loop(vec![
+        S::Set("y", "(mul y p)"),
+        S::If(
+            "(gt y 0.0d0)",
+            vec![S::Do("j", "1", "2", vec![S::Set("p", "(mul p 1.01d0)")])],
+            vec![],
+        ),
+    ]);
     check_all(&cg, &[("n", 3.0)]);
     let pushed = reals_pushed(&cg, &[&[("n", 2.0)], &[("n", 5.0)]]);
     assert_eq!(pushed[1] - pushed[0], 3, "{pushed:?}");
     // The loop's own index and an inner loop's index change in the loop.
-    let cg = structured_program(&[S::Do(
-        "i",
-        "1",
-        "n",
-        vec![
-            S::Set("y", "(mul y i)"),
-            S::Do("j", "1", "2", vec![S::Set("z", "(mul z j)")]),
-        ],
-    )]);
+    let cg = in_loop(vec![
+        S::Set("y", "(mul y i)"),
+        S::Do("j", "1", "2", vec![S::Set("z", "(mul z j)")]),
+    ]);
     check_all(&cg, &[("n", 3.0)]);
     let pushed = reals_pushed(&cg, &[&[("n", 2.0)], &[("n", 5.0)]]);
     assert_eq!(pushed[1] - pushed[0], 3 * 3, "{pushed:?}");
@@ -847,12 +840,7 @@ fn loop_with_a_call_hoists_nothing() {
 /// per iteration (the rule admits literal subscripts only).
 #[test]
 fn constant_subscript_element_is_hoisted() {
-    let cg = structured_program(&[S::Do(
-        "i",
-        "1",
-        "n",
-        vec![S::Set("y", "(add (mul y v[2]) (sin z))")],
-    )]);
+    let cg = in_loop(vec![S::Set("y", "(add (mul y v[2]) (sin z))")]);
     for n in [0.0, 1.0, 3.0] {
         check_all(&cg, &[("n", n)]);
     }
@@ -860,25 +848,15 @@ fn constant_subscript_element_is_hoisted() {
     let pushed = reals_pushed(&cg, &[&[("n", 2.0)], &[("n", 5.0)]]);
     assert_eq!(pushed[1] - pushed[0], 3, "{pushed:?}");
     assert_eq!(pushed[0], 2 + 2, "{pushed:?}");
-    let cg = structured_program(&[S::Do(
-        "i",
-        "1",
-        "n",
-        vec![S::Set("y", "(add (mul y v[k]) (sin z))")],
-    )]);
+    let cg = in_loop(vec![S::Set("y", "(add (mul y v[k]) (sin z))")]);
     check_all(&cg, &[("n", 3.0), ("k", 3.0)]);
     let pushed = reals_pushed(&cg, &[&[("n", 2.0)], &[("n", 5.0)]]);
     assert_eq!(pushed[1] - pushed[0], 3 * 2, "{pushed:?}");
     // The array assigned in the loop: v(2) is not invariant.
-    let cg = structured_program(&[S::Do(
-        "i",
-        "1",
-        "n",
-        vec![
-            S::Set("y", "(mul y v[2])"),
-            S::Set("v[i]", "(mul v[i] 0.5d0)"),
-        ],
-    )]);
+    let cg = in_loop(vec![
+        S::Set("y", "(mul y v[2])"),
+        S::Set("v[i]", "(mul v[i] 0.5d0)"),
+    ]);
     check_all(&cg, &[("n", 3.0)]);
     let pushed = reals_pushed(&cg, &[&[("n", 2.0)], &[("n", 4.0)]]);
     assert_eq!(pushed[1] - pushed[0], 2 * 2, "{pushed:?}");
@@ -887,15 +865,10 @@ fn constant_subscript_element_is_hoisted() {
 /// Two statements with the same invariant entry share one push.
 #[test]
 fn equal_invariant_values_are_pushed_once() {
-    let cg = structured_program(&[S::Do(
-        "i",
-        "1",
-        "n",
-        vec![
-            S::Set("y", "(add y (mul (div p q) x))"),
-            S::Set("z", "(sub z (mul (div p q) x))"),
-        ],
-    )]);
+    let cg = in_loop(vec![
+        S::Set("y", "(add y (mul (div p q) x))"),
+        S::Set("z", "(sub z (mul (div p q) x))"),
+    ]);
     check_all(&cg, &[("n", 3.0)]);
     check_all(&cg, &[("n", 0.0)]);
     // The entries of x, p/q and -(p/q): one push for both statements.
