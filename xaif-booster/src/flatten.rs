@@ -88,6 +88,11 @@ pub struct Flattener {
     first_reference: HashMap<SymbolKey, String>,
     /// Symbols assigned through more than one reference.
     ambiguous: HashSet<SymbolKey>,
+    /// Symbols the subscripts of the graph's references read: the code
+    /// using the graph (propagators, taped subscripts) evaluates those
+    /// subscripts after the last statement, so none of them may be
+    /// assigned inside the graph.
+    subscript_reads: HashSet<SymbolKey>,
 }
 
 fn symbol_key(r: &VariableReference) -> Option<SymbolKey> {
@@ -107,6 +112,27 @@ fn subscript_symbols(r: &VariableReference) -> Vec<SymbolKey> {
         }
     }
     out
+}
+
+/// Symbols read by the subscripts of a statement's left-hand side and of
+/// the references it reads.
+fn subscript_reads(lhs: &VariableReference, g: &LinearizedGraph) -> Vec<SymbolKey> {
+    let mut out = subscript_symbols(lhs);
+    for v in &g.vertices {
+        if let LinVertexKind::Independent(r) = v {
+            out.extend(subscript_symbols(r));
+        }
+    }
+    out
+}
+
+/// Whether an assignment changes a variable its own subscripts read
+/// (`r = a(nint(r))`): code placed after it would evaluate `a(nint(r))`
+/// with the new `r`. Such a statement must not be flattened (`try_append`
+/// never accepts it after other statements, and the graph it would start
+/// would be wrong) and its tangent propagator must come before it.
+pub fn changes_own_subscripts(a: &Assignment, g: &LinearizedGraph) -> bool {
+    symbol_key(&a.lhs.reference).is_some_and(|s| subscript_reads(&a.lhs.reference, g).contains(&s))
 }
 
 impl Flattener {
@@ -152,10 +178,17 @@ impl Flattener {
         let lhs_ok = !subscript_symbols(lhs)
             .iter()
             .any(|s| self.assigned.contains(s));
-        let fits = uses_ok && lhs_ok && self.statements.len() < MAX_STATEMENTS_PER_GRAPH;
+        let reads_here = subscript_reads(lhs, &g);
+        let keeps_subscripts = symbol_key(lhs)
+            .is_none_or(|s| !self.subscript_reads.contains(&s) && !reads_here.contains(&s));
+        let fits = uses_ok
+            && lhs_ok
+            && keeps_subscripts
+            && self.statements.len() < MAX_STATEMENTS_PER_GRAPH;
         if !(self.is_empty() || fits) {
             return Err((a, g));
         }
+        self.subscript_reads.extend(reads_here);
         let statement_index = self.statements.len();
         // Map the statement's vertices into the sequence graph.
         let mut map = Vec::with_capacity(g.vertices.len());

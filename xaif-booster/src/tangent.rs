@@ -18,7 +18,7 @@ use xaif_schema::source_map::SourceMap;
 use crate::block_accumulate::{accumulate_sequence, EliminationChoice};
 use crate::catalogue::Catalogue;
 use crate::du_chains::DuChains;
-use crate::flatten::Flattener;
+use crate::flatten::{changes_own_subscripts, Flattener};
 use crate::linearize::{Linearization, LinearizedGraph, Linearizer};
 use crate::preaccumulate::{preaccumulate_statement, OpCounts};
 use crate::propagate::row_entries;
@@ -299,7 +299,8 @@ fn transform_block(
                 continue;
             }
         };
-        if !block_mode {
+        if !block_mode || changes_own_subscripts(&a, &graph) {
+            flush(&mut sequence, &mut out, ctx, pool, block)?;
             statement_level(a, &graph, &mut out, ctx, pool, block)?;
             continue;
         }
@@ -342,9 +343,17 @@ fn statement_level(
     out.counts += acc.counts;
     out.elements
         .extend(acc.preamble.into_iter().map(BasicBlockElement::Assignment));
-    out.elements.push(BasicBlockElement::Assignment(a));
     let entries: Vec<PropagatorEntry> = acc.rows.iter().flat_map(row_entries).collect();
-    if !entries.is_empty() {
+    // The propagator reads partials computed before the statement and
+    // derivatives the statement does not touch, so it may equally come
+    // first; it must when the statement changes its own subscripts (the
+    // references after it would name other elements).
+    let first = changes_own_subscripts(&a, graph);
+    if first && !entries.is_empty() {
+        out.elements.push(propagator(entries.clone()));
+    }
+    out.elements.push(BasicBlockElement::Assignment(a));
+    if !first && !entries.is_empty() {
         out.elements.push(propagator(entries));
     }
     Ok(())

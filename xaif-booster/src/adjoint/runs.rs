@@ -37,6 +37,7 @@ use super::temps::{AdjointTemp, AdjointTemps};
 use crate::block_accumulate::{accumulate_sequence, SequenceCode};
 use crate::expr::{base_symbol, variable_key};
 use crate::flatten::{FlatSequence, Flattener};
+use crate::linearize::Linearization;
 use crate::preaccumulate::{Factor, JacobianRow};
 use crate::tangent::Preaccumulation;
 use crate::temporaries::TempPool;
@@ -61,8 +62,9 @@ pub(super) fn flush_run(
     let first_id = seq.statements[0].assignment.statement_id.clone();
     let fail = |m: String| (Some(first_id.clone()), m);
 
+    // The flattener keeps every subscript of a run unchanged inside it, so
+    // the run's subscripts can be taped once, at its last statement.
     let block = seq.statements.len() > 1
-        && !subscripts_read_assigned(&seq)
         && match ctx.options.preaccumulation {
             Preaccumulation::Statement => false,
             Preaccumulation::BasicBlock => true,
@@ -81,7 +83,13 @@ pub(super) fn flush_run(
         };
     if !block {
         for st in &seq.statements {
-            b.statement(&st.assignment, pool, temps, hoist)?;
+            b.statement(
+                &st.assignment,
+                Linearization::Graph(st.graph.clone()),
+                pool,
+                temps,
+                hoist,
+            )?;
         }
         return Ok(());
     }
@@ -175,7 +183,8 @@ pub(super) fn flush_run(
     }
     b.counts += st.counts;
     drop(st);
-    // Subscript values reading a variable the run assigned are final now.
+    // Subscripts of earlier statements reading a variable the run assigned
+    // are final now.
     let written = assigned_symbols(&seq);
     b.shared
         .close(temps, |symbols| symbols.iter().any(|s| written.contains(s)));
@@ -320,24 +329,6 @@ pub(super) fn transposed_propagation(
     out
 }
 
-/// Whether a subscript of a reference in the run reads a variable the run
-/// assigns (possible only through a real variable converted to an index):
-/// the run's subscripts are taped once, at its end, so they must not
-/// change inside it. Such runs are emitted statement by statement.
-fn subscripts_read_assigned(seq: &FlatSequence) -> bool {
-    let written = assigned_symbols(seq);
-    let mut read = Vec::new();
-    for st in &seq.statements {
-        for v in &st.graph.vertices {
-            if let crate::linearize::LinVertexKind::Independent(r) = v {
-                subscript_symbols(r, &mut read);
-            }
-        }
-        subscript_symbols(&st.assignment.lhs.reference, &mut read);
-    }
-    read.iter().any(|s| written.contains(s))
-}
-
 /// The base symbols the statements of a run assign.
 fn assigned_symbols(seq: &FlatSequence) -> HashSet<(String, u64)> {
     seq.statements
@@ -345,12 +336,6 @@ fn assigned_symbols(seq: &FlatSequence) -> HashSet<(String, u64)> {
         .filter_map(|st| base_symbol(&st.assignment.lhs.reference))
         .map(|(s, c)| (s.to_string(), c))
         .collect()
-}
-
-fn subscript_symbols(r: &VariableReference, out: &mut Vec<(String, u64)>) {
-    for e in super::taping::subscript_expressions(r) {
-        crate::expr::symbols_in_expression(e, out);
-    }
 }
 
 /// Cost of adjoint code with these Jacobian rows after `forward_ops`

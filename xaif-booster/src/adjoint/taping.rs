@@ -27,7 +27,7 @@ use crate::expr::{
     base_symbol, exact_integer_literal, symbols_in_expression, variable_expression, variable_key,
     ExprView,
 };
-use crate::flatten::Flattener;
+use crate::flatten::{changes_own_subscripts, Flattener};
 use crate::linearize::{Linearization, Linearizer};
 use crate::preaccumulate::{preaccumulate_statement, Factor};
 use crate::symbols::SymbolIndex;
@@ -159,15 +159,19 @@ pub fn reverse_block(
     for element in elements {
         match element {
             BasicBlockElement::Assignment(a) => {
-                if block_mode {
-                    let linearizer = Linearizer {
-                        catalogue: ctx.catalogue,
-                        symbols: ctx.symbols,
-                    };
-                    let lin = linearizer
-                        .linearize_assignment(a)
-                        .map_err(|m| (Some(a.statement_id.clone()), m))?;
-                    if let Linearization::Graph(g) = lin {
+                let linearizer = Linearizer {
+                    catalogue: ctx.catalogue,
+                    symbols: ctx.symbols,
+                };
+                let lin = linearizer
+                    .linearize_assignment(a)
+                    .map_err(|m| (Some(a.statement_id.clone()), m))?;
+                // A statement changing its own subscripts is taped alone
+                // (its subscripts are pushed before it).
+                let flattened = block_mode
+                    && matches!(&lin, Linearization::Graph(g) if !changes_own_subscripts(a, g));
+                match lin {
+                    Linearization::Graph(g) if flattened => {
                         if let Err((a, g)) = run.try_append(a.clone(), g) {
                             super::runs::flush_run(&mut run, &mut b, pool, temps, hoist)?;
                             let id = a.statement_id.clone();
@@ -178,11 +182,12 @@ pub fn reverse_block(
                                 ));
                             }
                         }
-                        continue;
+                    }
+                    lin => {
+                        super::runs::flush_run(&mut run, &mut b, pool, temps, hoist)?;
+                        b.statement(a, lin, pool, temps, hoist)?;
                     }
                 }
-                super::runs::flush_run(&mut run, &mut b, pool, temps, hoist)?;
-                b.statement(a, pool, temps, hoist)?;
             }
             BasicBlockElement::SubroutineCall(c) => {
                 super::runs::flush_run(&mut run, &mut b, pool, temps, hoist)?;
@@ -274,6 +279,7 @@ impl BlockBuilder<'_, '_, '_> {
     pub(super) fn statement(
         &mut self,
         a: &Assignment,
+        lin: Linearization,
         pool: &mut TempPool,
         temps: &mut AdjointTemps,
         hoist: &mut BlockHoist,
@@ -287,7 +293,7 @@ impl BlockBuilder<'_, '_, '_> {
             self.untaped,
             Some((&mut self.shared, s)),
         );
-        let (tail, piece) = st.assignment(a, self.ctx, pool, hoist)?;
+        let (tail, piece) = st.assignment(a, lin, self.ctx, pool, hoist)?;
         self.counts += st.counts;
         let head = std::mem::take(&mut st.forward);
         drop(st);
@@ -580,8 +586,10 @@ impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
     }
 
     /// The factor the reverse sweep reads for `f`: constants as they are;
-    /// anything else pushed now (its current value) and popped into a
-    /// temporary. Equal values (by expression) in `popped` are pushed once.
+    /// anything else taped by `tape_factor` (pushed now and popped into a
+    /// temporary, or hoisted out of a loop in which it is invariant);
+    /// `definitions` compute the temporaries `f` reads. Equal values (by
+    /// expression) in `popped` are taped once.
     pub(super) fn taped_factor(
         &mut self,
         f: &Factor,
@@ -615,17 +623,14 @@ impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
     fn assignment(
         &mut self,
         a: &Assignment,
+        lin: Linearization,
         ctx: &BlockContext,
         pool: &mut TempPool,
         hoist: &mut BlockHoist,
     ) -> Result<(Vec<BasicBlockElement>, Vec<BasicBlockElement>), StatementError> {
         let tail = vec![BasicBlockElement::Assignment(a.clone())];
         let fail = |m: String| (Some(a.statement_id.clone()), m);
-        let linearizer = Linearizer {
-            catalogue: ctx.catalogue,
-            symbols: ctx.symbols,
-        };
-        let graph = match linearizer.linearize_assignment(a).map_err(fail)? {
+        let graph = match lin {
             Linearization::Passive => return Ok((tail, Vec::new())),
             Linearization::ZeroDerivative(y) => {
                 self.tape_subscripts(&y);
