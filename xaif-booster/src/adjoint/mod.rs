@@ -104,6 +104,7 @@ pub fn transform_adjoint_with(
         })
         .collect();
     let callee_globals = callee_globals(cg);
+    let callee_read_only = callee_read_only_passive_arguments(cg, &symbols);
     let mut scopes = taping::ScopeTree::default();
     for e in &cg.scope_hierarchy.edges {
         if let (Ok(child), Ok(parent)) = (e.source.parse::<u64>(), e.target.parse::<u64>()) {
@@ -133,6 +134,7 @@ pub fn transform_adjoint_with(
         symbols: &symbols,
         active_subroutines: &active_subroutines,
         callee_globals: &callee_globals,
+        callee_read_only: &callee_read_only,
         scopes: &scopes,
         chains: &chains,
         options,
@@ -204,6 +206,40 @@ fn referenced_variables(cfg: &ControlFlowGraph) -> Vec<(String, u64)> {
             }
             _ => {}
         }
+    }
+    out
+}
+
+/// For every active subroutine, the positions of its passive `intent(in)`
+/// dummy arguments. The joint template's argument checkpoint (back end)
+/// cannot restore those (Fortran forbids assigning them), so the call site
+/// restores the actual arguments instead (`taping.rs`, `call`).
+fn callee_read_only_passive_arguments(
+    cg: &CallGraph,
+    symbols: &SymbolIndex,
+) -> HashMap<String, HashSet<u64>> {
+    let mut out = HashMap::new();
+    for v in &cg.vertices {
+        let CallGraphVertex::ControlFlowGraph(cfg) = v else {
+            continue;
+        };
+        if !cfg.active {
+            continue;
+        }
+        let positions: HashSet<u64> = cfg
+            .argument_list
+            .iter()
+            .flatten()
+            .filter(|a| a.intent == xaif_schema::model::Intent::In)
+            .filter(|a| {
+                symbols
+                    .lookup(a.scope_id, &a.symbol_id)
+                    .or_else(|| symbols.lookup(cfg.controlflowgraph_scope_id, &a.symbol_id))
+                    .is_some_and(|s| !s.active)
+            })
+            .map(|a| a.position)
+            .collect();
+        out.insert(cfg.symbol_id.clone(), positions);
     }
     out
 }

@@ -68,6 +68,9 @@ pub struct BlockContext<'a> {
     /// Per subroutine with an adjoint: the variables of other scopes
     /// (module, common) it may read, with their symbols.
     pub callee_globals: &'a HashMap<String, Vec<(VariableReference, Symbol)>>,
+    /// Per subroutine with an adjoint: the positions of its passive
+    /// `intent(in)` dummy arguments.
+    pub callee_read_only: &'a HashMap<String, std::collections::HashSet<u64>>,
     pub scopes: &'a ScopeTree,
     /// The front end's du chains: which assigned values are read later.
     pub chains: &'a DuChains,
@@ -821,6 +824,40 @@ impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
                 restore_id,
             ));
         }
+        // Passive values the callee only reads through its arguments (a
+        // loop index, a coefficient), as they are at the call: a joint
+        // callee re-runs its forward sweep from them in the reverse sweep,
+        // when the caller may have changed them, and its own argument
+        // checkpoint cannot restore an `intent(in)` dummy. The callee does
+        // not change them, so they are stored after the call (after the
+        // callee's own checkpoint) and restored, at the subscripts the
+        // call had, before the reverse sweep calls it again.
+        let read_only = c
+            .symbol_id
+            .as_ref()
+            .and_then(|s| ctx.callee_read_only.get(s));
+        for arg in &c.arguments {
+            let ArgumentValue::Variable(r) = &arg.value else {
+                continue;
+            };
+            if r.constant || !read_only.is_some_and(|p| p.contains(&arg.position)) {
+                continue;
+            }
+            let Some(kind) = argument_checkpoint_kind(r, ctx.symbols) else {
+                continue;
+            };
+            let (store_id, restore_id) = (self.next_id(), self.next_id());
+            stores.push(tape_call(
+                &format!("cp_store_{kind}"),
+                ArgumentValue::Variable(r.clone()),
+                store_id,
+            ));
+            restores.push(tape_call(
+                &format!("cp_restore_{kind}"),
+                ArgumentValue::Variable(self.restored(r)),
+                restore_id,
+            ));
+        }
         self.forward
             .push(BasicBlockElement::SubroutineCall(c.clone()));
         self.forward.extend(after_call);
@@ -966,6 +1003,31 @@ pub(super) fn increment(
 /// `real_scalar`, `integer_array`, ... for the checkpoint routines; `None`
 /// for what needs no checkpoint (characters) or cannot get a copy (arrays
 /// without known bounds).
+/// The checkpoint routine suffix for the value an actual argument passes:
+/// `integer_scalar` for `i` or `idx(k)`, `real_array` for `c` or
+/// `c(2:n)`; `None` for what has no checkpoint routine (characters,
+/// derived types) or no known extent (a whole array without bounds may be
+/// assumed-size).
+fn argument_checkpoint_kind(r: &VariableReference, symbols: &SymbolIndex) -> Option<String> {
+    let (id, scope) = base_symbol(r)?;
+    let info = symbols.lookup(scope, id)?;
+    let kind = match info.type_ {
+        SymbolType::Real => "real",
+        SymbolType::Integer => "integer",
+        SymbolType::Bool => "bool",
+        _ => return None,
+    };
+    if info.pointer {
+        return None;
+    }
+    let shape = if symbols.is_scalar_reference(r) {
+        "scalar"
+    } else {
+        "array"
+    };
+    Some(format!("{kind}_{shape}"))
+}
+
 fn checkpoint_kind(symbol: &Symbol) -> Option<String> {
     let kind = match symbol.type_ {
         SymbolType::Real => "real",
