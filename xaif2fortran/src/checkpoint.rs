@@ -15,6 +15,10 @@ use crate::codegen::UnitGen;
 use crate::error::Result;
 use crate::global_checkpoint::SavedGlobal;
 
+/// Annotation the booster puts on an argument whose checkpoint it writes
+/// itself, element by element (`xaif-booster`, `adjoint/argument_elements.rs`).
+pub const ELEMENT_CHECKPOINT: &str = "checkpoint:elements";
+
 /// One checkpointed variable.
 struct Saved {
     /// The text stored (`x` or `x%v`).
@@ -53,6 +57,11 @@ impl UnitGen<'_, '_> {
                     format!("argument '{}' has no symbol", a.symbol_id),
                 ));
             };
+            // The booster stores the elements this one can touch
+            // (`arg_store` / `arg_restore` replacements).
+            if a.annotation == ELEMENT_CHECKPOINT {
+                continue;
+            }
             let decl = declaration_of(self.canon, &self.unit, &a.symbol_id);
             // A passive argument the subroutine only reads need not be
             // restored, and must not be where it is declared intent(in).

@@ -165,12 +165,24 @@ pub fn unparse_program(
                                         .get(unit)
                                         .map(Vec::as_slice)
                                         .unwrap_or(&[]);
+                                    // The booster's element checkpoints
+                                    // (arguments it marked) go first on
+                                    // the stacks, so they come back last.
+                                    let elements =
+                                        rl.replacements.iter().find(|r| r.placeholder.trim() == id);
+                                    let what = format!("placeholder=\"{id}\"");
+                                    if let (Some(r), true) = (elements, id == "arg_store") {
+                                        gen.section_code(Section::Other, r, &what)?;
+                                    }
                                     gen.argument_checkpoints(
                                         args,
                                         globals,
                                         rl.controlflowgraph_scope_id,
                                         id == "arg_store",
                                     )?;
+                                    if let (Some(r), false) = (elements, id == "arg_store") {
+                                        gen.section_code(Section::Other, r, &what)?;
+                                    }
                                     body.append(&mut gen.lines);
                                 }
                                 TemplateLine::Placeholder { id, indent } => {

@@ -15,6 +15,7 @@
 //! `temps` (the temporaries the sweeps introduce). Assembling the
 //! replacement list is here.
 
+pub mod argument_elements;
 pub mod builder;
 pub mod explicit_loops;
 pub mod hoist;
@@ -129,12 +130,20 @@ pub fn transform_adjoint_with(
             }
         }
     }
+    // Variables named by a graph whose scope is not theirs: host
+    // association into internal procedures, module variables.
+    let host_referenced: HashSet<(String, u64)> = scopes
+        .referenced
+        .iter()
+        .flat_map(|(own, names)| names.iter().filter(move |(_, s)| s != own).cloned())
+        .collect();
     let ctx = BlockContext {
         catalogue,
         symbols: &symbols,
         active_subroutines: &active_subroutines,
         callee_globals: &callee_globals,
         callee_read_only: &callee_read_only,
+        host_referenced: &host_referenced,
         scopes: &scopes,
         chains: &chains,
         options,
@@ -380,7 +389,7 @@ fn adjoint_cfg(cfg: &ControlFlowGraph, ctx: &BlockContext) -> Result<CfgResult, 
         vertices: cfg.vertices.clone(),
         edges: cfg.edges.clone(),
     };
-    let list = ReplacementList {
+    let mut list = ReplacementList {
         vertex_id: cfg.vertex_id.clone(),
         annotation: cfg.annotation.clone(),
         template_name: String::new(),
@@ -394,6 +403,16 @@ fn adjoint_cfg(cfg: &ControlFlowGraph, ctx: &BlockContext) -> Result<CfgResult, 
             replacement("3", reverse),
         ],
     };
+    if let Some((store, restore, covered)) =
+        argument_elements::element_checkpoints(cfg, ctx.symbols, ctx.host_referenced)
+    {
+        for a in list.argument_list.iter_mut().flatten() {
+            if covered.contains(&a.symbol_id) {
+                a.annotation = argument_elements::ELEMENT_CHECKPOINT.to_string();
+            }
+        }
+        list.replacements.extend([store, restore]);
+    }
     let mut syms = pool.symbols();
     syms.extend(temps.symbols());
     Ok((list, scope, syms, stats))

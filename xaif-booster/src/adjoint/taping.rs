@@ -71,6 +71,8 @@ pub struct BlockContext<'a> {
     /// Per subroutine with an adjoint: the positions of its passive
     /// `intent(in)` dummy arguments.
     pub callee_read_only: &'a HashMap<String, std::collections::HashSet<u64>>,
+    /// (symbol, scope) pairs some graph names outside its own scope.
+    pub host_referenced: &'a std::collections::HashSet<(String, u64)>,
     pub scopes: &'a ScopeTree,
     /// The front end's du chains: which assigned values are read later.
     pub chains: &'a DuChains,
