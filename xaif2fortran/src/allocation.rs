@@ -14,6 +14,9 @@
 //! | split mode, end of the tape section | the same push for every allocatable local (Fortran releases it at return) |
 //! | split mode, start of the adjoint section | the same pop and re-allocation (the adjoint call starts with it unallocated) |
 //!
+//! "Split mode" here means sections run apart (`UnitGen::sections_apart`):
+//! split mode, and a leaf's template in joint mode, whose caller runs its
+//! tape and adjoint sections in separate calls.
 //! In joint mode the tape and adjoint sections run in one invocation, so
 //! locals are still allocated (with adjoint zero: nothing writes `%d` in
 //! the tape section) when the adjoint section starts. A routine reached in
@@ -304,7 +307,7 @@ impl UnitGen<'_, '_> {
                 continue;
             }
             if let Storage::Persistent(what) = self.storage(name) {
-                if self.env.mode == Mode::AdjointJoint {
+                if self.env.mode == Mode::AdjointJoint && !self.sections_apart {
                     if active {
                         return Err(self.env.xaif.error(
                             &format!("annotation=\"{}\"", m.annotation),
@@ -497,7 +500,7 @@ impl UnitGen<'_, '_> {
     /// Split mode, end of the tape section: tape the allocation of the
     /// locals Fortran releases at return.
     pub(crate) fn tape_live_locals(&mut self) -> Result<()> {
-        if self.env.mode != Mode::AdjointSplit {
+        if !self.sections_apart {
             return Ok(());
         }
         for r in self.allocatable_locals() {
@@ -509,7 +512,7 @@ impl UnitGen<'_, '_> {
     /// Split mode, start of the adjoint section: re-allocate those locals
     /// (adjoint zero: they are dead at return).
     pub(crate) fn restore_live_locals(&mut self) -> Result<()> {
-        if self.env.mode != Mode::AdjointSplit {
+        if !self.sections_apart {
             return Ok(());
         }
         for r in self.allocatable_locals().iter().rev() {

@@ -16,6 +16,10 @@ use crate::Mode;
 /// Prefix of `Marker/@annotation` pointing at an opaque statement.
 pub const CANON_PREFIX: &str = "canon:";
 
+/// Annotation prefix of the booster's call-site checkpoint operations,
+/// followed by the callee (`xaif-booster`, `adjoint/taping.rs`).
+pub const CALLSITE_CHECKPOINT: &str = "callsite:";
+
 impl UnitGen<'_, '_> {
     /// Emits the statements of a basic block.
     pub fn block_elements(&mut self, elements: &[BasicBlockElement]) -> Result<()> {
@@ -52,6 +56,12 @@ impl UnitGen<'_, '_> {
                         self.propagator_entry(entry)?;
                     }
                 }
+                BasicBlockElement::InlinableSubroutineCall(c)
+                    if c.arguments.first().is_some_and(|a| {
+                        a.annotation
+                            .strip_prefix(CALLSITE_CHECKPOINT)
+                            .is_some_and(|callee| self.env.not_rerun.contains(callee))
+                    }) => {}
                 BasicBlockElement::InlinableSubroutineCall(c) => {
                     self.inlinable_call(&c.subroutine_name, &c.statement_id, &c.arguments)?
                 }

@@ -31,6 +31,8 @@ struct Saved {
     allocatable: Option<String>,
     /// Name in run-time messages (the user's, not a renaming).
     shown: String,
+    /// An active array: never a constant, restored without comparing.
+    active_array: bool,
 }
 
 impl UnitGen<'_, '_> {
@@ -94,7 +96,10 @@ impl UnitGen<'_, '_> {
         }
         let op = if store { "store" } else { "restore" };
         for s in saved {
-            let routine = format!("cp_{op}_{}", s.routine_suffix);
+            let routine = match (store, s.active_array) {
+                (false, true) => format!("cp_restore_{}_active", s.routine_suffix),
+                _ => format!("cp_{op}_{}", s.routine_suffix),
+            };
             if let Some(n) = &s.optional {
                 self.line(format!("if (present({n})) then"));
                 self.indent += 1;
@@ -205,7 +210,9 @@ fn saved_variable(
             return None;
         }
     }
-    let shape = if sym.shape.rank() > 0 {
+    let shape = if sym.shape.rank() == 1 && kind == "real" {
+        "vector"
+    } else if sym.shape.rank() > 0 {
         "array"
     } else if allocatable {
         return None;
@@ -223,5 +230,6 @@ fn saved_variable(
         optional,
         allocatable: allocatable.then(|| local.to_string()),
         shown: local.to_string(),
+        active_array: sym.active && sym.shape.rank() > 0,
     })
 }

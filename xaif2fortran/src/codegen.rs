@@ -41,6 +41,10 @@ pub struct UnitGen<'g, 'a> {
     pub emitted_formats: HashSet<String>,
     /// The adjoint template section being generated (allocation replay).
     pub section: crate::allocation::Section,
+    /// The tape and adjoint sections run in separate invocations (split
+    /// mode, or a leaf's template in joint mode): locals are released in
+    /// between, and the unit is never re-run from a checkpoint.
+    pub sections_apart: bool,
     temp_counter: usize,
     used_labels: HashSet<u32>,
     next_label: u32,
@@ -71,6 +75,7 @@ impl<'g, 'a> UnitGen<'g, 'a> {
             allow_return: true,
             emitted_formats: HashSet::new(),
             section: crate::allocation::Section::Other,
+            sections_apart: env.mode == crate::Mode::AdjointSplit,
             temp_counter: 0,
             used_labels: canon.labels_in_body(unit),
             next_label: 1000,

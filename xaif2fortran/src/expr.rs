@@ -111,6 +111,10 @@ pub struct Env<'a> {
     pub mode: Mode,
     /// Use-associated names of the unit being generated.
     pub local_names: std::cell::RefCell<crate::uses::LocalNames>,
+    /// Subroutines (symbol ids) the reverse sweep never re-runs from a
+    /// checkpoint (joint leaf template): checkpoints of their call sites
+    /// are dropped.
+    pub not_rerun: std::collections::HashSet<String>,
 }
 
 impl<'a> Env<'a> {
@@ -120,6 +124,7 @@ impl<'a> Env<'a> {
             xaif,
             mode,
             local_names: Default::default(),
+            not_rerun: Default::default(),
         }
     }
 }

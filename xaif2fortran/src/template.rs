@@ -25,6 +25,9 @@ use crate::fortran_text::code_part;
 pub const DEFAULT_SPLIT: &str = include_str!("../templates/split.f90");
 /// The built-in joint template.
 pub const DEFAULT_JOINT: &str = include_str!("../templates/joint.f90");
+/// The built-in joint template of a leaf routine (one that calls no
+/// routine with an adjoint): taped in its caller's sweeps, not re-run.
+pub const DEFAULT_JOINT_LEAF: &str = include_str!("../templates/joint_leaf.f90");
 
 const DECLARATIONS_PRAGMA: &str = "!$template_pragma_declarations";
 /// `!$placeholder ID` (the form of docs/ARCHITECTURE.md).

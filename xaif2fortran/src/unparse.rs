@@ -18,7 +18,7 @@ use crate::expr::Env;
 use crate::fortran_text::{add_value_suffix, wrap_line};
 use crate::inline::InlineDefs;
 use crate::symbols::XaifIndex;
-use crate::template::{Template, TemplateLine, DEFAULT_JOINT, DEFAULT_SPLIT};
+use crate::template::{Template, TemplateLine, DEFAULT_JOINT, DEFAULT_JOINT_LEAF, DEFAULT_SPLIT};
 use crate::Mode;
 
 /// The text of the differentiated program.
@@ -43,6 +43,7 @@ pub fn unparse_program(
             ));
         }
     }
+    let template_given = template.is_some();
     let default_template;
     let template = match (mode, template) {
         (Mode::AdjointSplit | Mode::AdjointJoint, Some(t)) => Some(t),
@@ -73,8 +74,38 @@ pub fn unparse_program(
             }
         }
     }
-    let template_of = |tag: &str| named_templates.get(tag).or(template);
-    let env = Env::new(&index, xaif, mode);
+    // Joint mode with the built-in templates: leaves of the call tree get
+    // the leaf template (taped in their caller's sweeps, not re-run).
+    let leaf_template = match (mode, template_given) {
+        (Mode::AdjointJoint, false) => Some(Template::parse("joint_leaf.f90", DEFAULT_JOINT_LEAF)?),
+        _ => None,
+    };
+    let (mut leaves, mut leaf_symbols) = match leaf_template {
+        Some(_) => leaf_units(cg),
+        None => Default::default(),
+    };
+    // A unit that names its own template keeps it (and may be re-run).
+    for v in &cg.vertices {
+        if let CallGraphVertex::ReplacementList(rl) = v {
+            if let Some(tag) = crate::symbols::unit_tag(&rl.annotation) {
+                if named_templates.contains_key(tag) {
+                    leaves.remove(tag);
+                    leaf_symbols.remove(&rl.symbol_id);
+                }
+            }
+        }
+    }
+    let template_of = |tag: &str| {
+        named_templates.get(tag).or_else(|| {
+            if leaves.contains(tag) {
+                leaf_template.as_ref()
+            } else {
+                template
+            }
+        })
+    };
+    let mut env = Env::new(&index, xaif, mode);
+    env.not_rerun = leaf_symbols;
     let local_names = crate::uses::local_names(&index, canon);
     // Indentation level of each unit's statements (nested units deeper).
     let mut unit_level: HashMap<String, usize> = HashMap::new();
@@ -151,6 +182,7 @@ pub fn unparse_program(
                         let mut gen = UnitGen::new(&env, canon, &inline, unit, scope);
                         // A `return` would skip the template's epilogue.
                         gen.allow_return = false;
+                        gen.sections_apart |= leaves.contains(unit.as_str());
                         let mut body = Vec::new();
                         for tl in &t.body {
                             match tl {
@@ -320,4 +352,45 @@ fn load_named_template(name: &str, canon: &CanonSource, xaif: &XaifLocator) -> R
             canon.file
         ),
     ))
+}
+
+/// Tags and symbols of the units whose adjoint calls no routine with an
+/// adjoint (none of its statements calls a subroutine that has a
+/// replacement list).
+fn leaf_units(
+    cg: &CallGraph,
+) -> (
+    std::collections::HashSet<String>,
+    std::collections::HashSet<String>,
+) {
+    use xaif_schema::{BasicBlockElement, ControlFlowVertex};
+    let with_adjoint: std::collections::HashSet<&str> = cg
+        .vertices
+        .iter()
+        .filter_map(|v| match v {
+            CallGraphVertex::ReplacementList(rl) => Some(rl.symbol_id.as_str()),
+            _ => None,
+        })
+        .collect();
+    let mut leaves = std::collections::HashSet::new();
+    let mut symbols = std::collections::HashSet::new();
+    for v in &cg.vertices {
+        let CallGraphVertex::ReplacementList(rl) = v else {
+            continue;
+        };
+        let calls_adjoint = rl.replacements.iter().any(|r| {
+            r.vertices.iter().any(|v| match v {
+                ControlFlowVertex::BasicBlock(b) => b.elements.iter().any(|e| {
+                    matches!(e, BasicBlockElement::SubroutineCall(c)
+                        if c.symbol_id.as_deref().is_some_and(|s| with_adjoint.contains(s)))
+                }),
+                _ => false,
+            })
+        });
+        if let (false, Some(tag)) = (calls_adjoint, crate::symbols::unit_tag(&rl.annotation)) {
+            leaves.insert(tag.to_string());
+            symbols.insert(rl.symbol_id.clone());
+        }
+    }
+    (leaves, symbols)
 }

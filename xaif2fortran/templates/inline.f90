@@ -91,6 +91,32 @@ subroutine cp_restore_real_array(x)
     x = reshape(oad_cdt(oad_cdt_ptr:oad_cdt_ptr + size(x) - 1), shape(x))
 end subroutine
 
+! Rank-1 arrays need no reshape; active values (x%v) are never
+! constants, so their restores write unconditionally.
+subroutine cp_store_real_vector(x)
+  do while (oad_cdt_ptr + size(x) - 1 > oad_cdt_sz)
+    call oad_cdt_grow()
+  end do
+  oad_cdt(oad_cdt_ptr:oad_cdt_ptr + size(x) - 1) = x
+  oad_cdt_ptr = oad_cdt_ptr + size(x)
+end subroutine
+
+subroutine cp_restore_real_vector(x)
+  oad_cdt_ptr = oad_cdt_ptr - size(x)
+  if (any(x /= oad_cdt(oad_cdt_ptr:oad_cdt_ptr + size(x) - 1))) &
+    x = oad_cdt(oad_cdt_ptr:oad_cdt_ptr + size(x) - 1)
+end subroutine
+
+subroutine cp_restore_real_vector_active(x)
+  oad_cdt_ptr = oad_cdt_ptr - size(x)
+  x = oad_cdt(oad_cdt_ptr:oad_cdt_ptr + size(x) - 1)
+end subroutine
+
+subroutine cp_restore_real_array_active(x)
+  oad_cdt_ptr = oad_cdt_ptr - size(x)
+  x = reshape(oad_cdt(oad_cdt_ptr:oad_cdt_ptr + size(x) - 1), shape(x))
+end subroutine
+
 subroutine cp_store_integer_scalar(x)
   if (oad_cit_ptr > oad_cit_sz) call oad_cit_grow()
   oad_cit(oad_cit_ptr) = x

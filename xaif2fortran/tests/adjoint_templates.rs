@@ -49,11 +49,45 @@ fn split_adjoint_through_a_call() {
     check_case("adjoint_calls", "rs", "adjoint_calls.split_driver.f90");
 }
 
+/// The callee calls nothing with an adjoint: by default it gets the
+/// joint leaf template, is taped in its caller's forward sweep and is not
+/// checkpointed or re-run.
 #[test]
-fn joint_adjoint_checkpoints_and_reruns_the_callee() {
+fn joint_adjoint_tapes_a_leaf_callee_in_the_callers_sweeps() {
     let (dir, _) = check_case("adjoint_calls", "rj", "adjoint_calls.joint_driver.f90");
     let program = std::fs::read_to_string(dir.path().join("adjoint_calls.oad.f90")).unwrap();
+    assert!(!program.contains("oad_cdt(oad_cdt_ptr) = u%v"), "{program}");
+    assert!(
+        program.contains("if (our_rev_mode%arg_store .or. (our_rev_mode%tape"),
+        "{program}"
+    );
+}
+
+/// With the joint template given for every unit, the callee is
+/// checkpointed on entry and re-run in the reverse sweep.
+#[test]
+fn joint_adjoint_checkpoints_and_reruns_the_callee() {
+    let dir = tempfile::tempdir().unwrap();
+    let template = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("templates/joint.f90");
+    let out = differentiate(
+        "adjoint_calls",
+        "adjoint_calls.canon.f90",
+        "rj",
+        dir.path(),
+        &["--template", template.to_str().unwrap()],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let program = std::fs::read_to_string(dir.path().join("adjoint_calls.oad.f90")).unwrap();
     assert!(program.contains("oad_cdt(oad_cdt_ptr) = u%v"), "{program}");
+    let stdout = compile_and_run(dir.path(), &fixture("adjoint_calls.joint_driver.f90"));
+    assert!(
+        stdout.contains("OK") && !stdout.contains("FAIL"),
+        "{stdout}"
+    );
 }
 
 /// The booster output with `template_name` set, written to a temporary

@@ -131,6 +131,26 @@ pub fn tape_call(name: &str, value: ArgumentValue, statement_id: String) -> Basi
     })
 }
 
+/// Annotation of the argument of a checkpoint operation the booster puts
+/// around a call, followed by the callee's symbol: the back end may drop
+/// the operation when it never re-runs that callee (joint leaf template).
+pub const CALLSITE_CHECKPOINT: &str = "callsite:";
+
+/// A call-site checkpoint operation (`cp_store_*` / `cp_restore_*`) for a
+/// call of `callee`, marked with [`CALLSITE_CHECKPOINT`].
+fn callsite_checkpoint(
+    callee: &str,
+    name: &str,
+    value: ArgumentValue,
+    statement_id: String,
+) -> BasicBlockElement {
+    let mut op = tape_call(name, value, statement_id);
+    if let BasicBlockElement::InlinableSubroutineCall(c) = &mut op {
+        c.arguments[0].annotation = format!("{CALLSITE_CHECKPOINT}{callee}");
+    }
+    op
+}
+
 /// Builds both sweeps of a basic block.
 /// `untaped`: variables the control flow reversal restores around this
 /// block (explicitly reversed loop indices); subscripts made only of them
@@ -789,6 +809,7 @@ impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
             .and_then(|s| ctx.callee_globals.get(s))
             .cloned()
             .unwrap_or_default();
+        let callee = c.symbol_id.clone().unwrap_or_default();
         let mut stores = Vec::new();
         let mut restores = Vec::new();
         for (g, symbol) in &globals {
@@ -815,12 +836,14 @@ impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
                 rhs: variable_expression(g),
             }));
             let (store_id, restore_id) = (self.next_id(), self.next_id());
-            stores.push(tape_call(
+            stores.push(callsite_checkpoint(
+                &callee,
                 &format!("cp_store_{kind}"),
                 ArgumentValue::Variable(copy),
                 store_id,
             ));
-            restores.push(tape_call(
+            restores.push(callsite_checkpoint(
+                &callee,
                 &format!("cp_restore_{kind}"),
                 ArgumentValue::Variable(g.clone()),
                 restore_id,
@@ -849,12 +872,14 @@ impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
                 continue;
             };
             let (store_id, restore_id) = (self.next_id(), self.next_id());
-            stores.push(tape_call(
+            stores.push(callsite_checkpoint(
+                &callee,
                 &format!("cp_store_{kind}"),
                 ArgumentValue::Variable(r.clone()),
                 store_id,
             ));
-            restores.push(tape_call(
+            restores.push(callsite_checkpoint(
+                &callee,
                 &format!("cp_restore_{kind}"),
                 ArgumentValue::Variable(self.restored(r)),
                 restore_id,
