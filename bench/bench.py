@@ -47,6 +47,9 @@ PROGRAMS = [
     # compute-bound: one straight-line HLL flux block per face (gas dynamics)
     dict(name="hllflux", src="bench/programs/hllflux/head.f90", nx=4, ny=2,
          x0=[0.2, 0.3, 1.0, 1.4], size=100000, points=lambda n: n),
+    # call tree three deep per face in a time loop (joint mode, issue 11)
+    dict(name="flux_tree", src="bench/programs/flux_tree/head.f90", nx=3, ny=2,
+         x0=[1.0, 0.2, 0.05], size=20000, points=lambda n: n),
 ]
 
 NREP = 3            # best of NREP inside one driver run

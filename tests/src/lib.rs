@@ -10,6 +10,7 @@
 //! - `OPENAD_BIN_DIR`: take `openad` and the stages from there (no build).
 //! - `OPENAD_EXAMPLES=a,b`: run only these examples.
 
+pub mod call_trees;
 pub mod drivers;
 pub mod manifest;
 
@@ -341,6 +342,28 @@ fn fresh_dir(leg: &str, name: &str) -> Result<PathBuf, String> {
     }
     fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     Ok(dir)
+}
+
+/// Writes a generated example, its sources (`(file name, text)`) and
+/// `example.toml`, into a fresh `<work root>/generated/<name>/` and loads it
+/// as a corpus example is loaded; the directory stays for inspection.
+pub fn write_example(
+    name: &str,
+    sources: &[(&str, &str)],
+    manifest: &str,
+) -> Result<Example, String> {
+    let dir = fresh_dir("generated", name)?;
+    for (file, text) in sources {
+        fs::write(dir.join(file), text).map_err(|e| format!("{file}: {e}"))?;
+    }
+    let manifest_path = dir.join("example.toml");
+    fs::write(&manifest_path, manifest).map_err(|e| format!("example.toml: {e}"))?;
+    let manifest = Manifest::read(&manifest_path)?;
+    Ok(Example {
+        name: name.to_string(),
+        dir,
+        manifest,
+    })
 }
 
 /// Copies the example's files into `work/src`; with `size`, the line tagged

@@ -354,40 +354,116 @@ fn load_named_template(name: &str, canon: &CanonSource, xaif: &XaifLocator) -> R
     ))
 }
 
-/// Tags and symbols of the units whose adjoint calls no routine with an
-/// adjoint (none of its statements calls a subroutine that has a
-/// replacement list).
+/// Tags and symbols of the units whose call tree has no loop: no loop
+/// vertex (and structured control flow) in the unit, and only such units
+/// among the routines with an adjoint it calls (recursion excluded). They
+/// get the joint leaf template.
 fn leaf_units(
     cg: &CallGraph,
 ) -> (
     std::collections::HashSet<String>,
     std::collections::HashSet<String>,
 ) {
+    use std::collections::{HashMap, HashSet};
     use xaif_schema::{BasicBlockElement, ControlFlowVertex};
-    let with_adjoint: std::collections::HashSet<&str> = cg
+    let lists: Vec<&xaif_schema::ReplacementList> = cg
         .vertices
         .iter()
         .filter_map(|v| match v {
-            CallGraphVertex::ReplacementList(rl) => Some(rl.symbol_id.as_str()),
+            CallGraphVertex::ReplacementList(rl) => Some(rl),
             _ => None,
         })
         .collect();
-    let mut leaves = std::collections::HashSet::new();
-    let mut symbols = std::collections::HashSet::new();
-    for v in &cg.vertices {
-        let CallGraphVertex::ReplacementList(rl) = v else {
+    let with_adjoint: HashSet<&str> = lists.iter().map(|rl| rl.symbol_id.as_str()).collect();
+    // Per unit: whether its own code is loop-free, and its callees.
+    let mut callees: HashMap<&str, HashSet<&str>> = HashMap::new();
+    let mut candidates: HashSet<&str> = HashSet::new();
+    for rl in &lists {
+        let Some(plain) = rl.replacements.iter().find(|r| r.placeholder.trim() == "1") else {
             continue;
         };
-        let calls_adjoint = rl.replacements.iter().any(|r| {
-            r.vertices.iter().any(|v| match v {
-                ControlFlowVertex::BasicBlock(b) => b.elements.iter().any(|e| {
-                    matches!(e, BasicBlockElement::SubroutineCall(c)
-                        if c.symbol_id.as_deref().is_some_and(|s| with_adjoint.contains(s)))
-                }),
-                _ => false,
+        let looping = !plain.structured
+            || plain.vertices.iter().any(|v| {
+                matches!(
+                    v,
+                    ControlFlowVertex::ForLoop(_)
+                        | ControlFlowVertex::PreLoop(_)
+                        | ControlFlowVertex::PostLoop(_)
+                        | ControlFlowVertex::Goto(_)
+                )
+            });
+        let called: HashSet<&str> = plain
+            .vertices
+            .iter()
+            .filter_map(|v| match v {
+                ControlFlowVertex::BasicBlock(b) => Some(b.elements.iter()),
+                _ => None,
             })
-        });
-        if let (false, Some(tag)) = (calls_adjoint, crate::symbols::unit_tag(&rl.annotation)) {
+            .flatten()
+            .filter_map(|e| match e {
+                BasicBlockElement::SubroutineCall(c) => c.symbol_id.as_deref(),
+                _ => None,
+            })
+            .filter(|s| with_adjoint.contains(s))
+            .collect();
+        if !looping && !called.contains(rl.symbol_id.as_str()) {
+            candidates.insert(rl.symbol_id.as_str());
+        }
+        callees.insert(rl.symbol_id.as_str(), called);
+    }
+    // Drop units calling a non-candidate until nothing changes (mutual
+    // recursion never becomes loop-free: each waits for the other).
+    let mut changed = true;
+    while changed {
+        changed = false;
+        let dropped: Vec<&str> = candidates
+            .iter()
+            .filter(|s| {
+                callees[*s]
+                    .iter()
+                    .any(|c| !candidates.contains(c) || c == *s)
+            })
+            .copied()
+            .collect();
+        for s in dropped {
+            changed |= candidates.remove(s);
+        }
+    }
+    // Mutual recursion among loop-free units: a cycle in which every unit
+    // calls only candidates survives the loop above; remove cycles.
+    let state: HashMap<&str, u8> = HashMap::new();
+    fn on_cycle<'a>(
+        s: &'a str,
+        callees: &HashMap<&'a str, HashSet<&'a str>>,
+        state: &mut HashMap<&'a str, u8>,
+    ) -> bool {
+        match state.get(s) {
+            Some(1) => return true,
+            Some(2) => return false,
+            _ => {}
+        }
+        state.insert(s, 1);
+        let cyclic = callees
+            .get(s)
+            .is_some_and(|cs| cs.iter().any(|c| on_cycle(c, callees, state)));
+        state.insert(s, 2);
+        cyclic
+    }
+    let cyclic: Vec<&str> = candidates
+        .iter()
+        .filter(|s| on_cycle(s, &callees, &mut state.clone()))
+        .copied()
+        .collect();
+    for s in cyclic {
+        candidates.remove(s);
+    }
+    let mut leaves = HashSet::new();
+    let mut symbols = HashSet::new();
+    for rl in &lists {
+        if !candidates.contains(rl.symbol_id.as_str()) {
+            continue;
+        }
+        if let Some(tag) = crate::symbols::unit_tag(&rl.annotation) {
             leaves.insert(tag.to_string());
             symbols.insert(rl.symbol_id.clone());
         }

@@ -68,7 +68,7 @@ fn joint_adjoint_tapes_a_leaf_callee_in_the_callers_sweeps() {
 #[test]
 fn joint_adjoint_checkpoints_and_reruns_the_callee() {
     let dir = tempfile::tempdir().unwrap();
-    let template = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("templates/joint.f90");
+    let template = joint_template();
     let out = differentiate(
         "adjoint_calls",
         "adjoint_calls.canon.f90",
@@ -162,9 +162,36 @@ fn labelled_opaque_statements_repeated_in_two_sections_compile() {
     assert!(!program.contains("20 write"), "{program}");
 }
 
+/// With the joint template for every unit (the callee is re-run), its
+/// checkpoint holds the module variable it reads; by default the callee,
+/// a leaf, is taped in its caller's sweeps and needs none.
 #[test]
 fn joint_checkpoints_cover_module_variables() {
-    let (dir, _) = check_case("joint_module", "rj", "joint_module.driver.f90");
+    check_case("joint_module", "rj", "joint_module.driver.f90");
+    let dir = tempfile::tempdir().unwrap();
+    let out = differentiate(
+        "joint_module",
+        "joint_module.canon.f90",
+        "rj",
+        dir.path(),
+        &["--template", joint_template().to_str().unwrap()],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let program = std::fs::read_to_string(dir.path().join("joint_module.oad.f90")).unwrap();
     assert!(program.contains("oad_cdt(oad_cdt_ptr) = g"), "{program}");
+    let stdout = compile_and_run(dir.path(), &fixture("joint_module.driver.f90"));
+    assert!(
+        stdout.contains("OK") && !stdout.contains("FAIL"),
+        "{stdout}"
+    );
+}
+
+/// The built-in joint template, given explicitly with `--template` so
+/// that every unit (leaves too) is checkpointed and re-run.
+fn joint_template() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("templates/joint.f90")
 }

@@ -19,8 +19,9 @@
 //! they cover with the annotation [`ELEMENT_CHECKPOINT`], so that the back
 //! end leaves it out of its own whole-array checkpoint.
 //!
-//! Conservative on purpose: any call that passes the array (in any form,
-//! since an element actual can start a sequence-associated array), any
+//! Conservative on purpose: any call that passes the array other than as
+//! one element to a scalar dummy (an element actual for an array dummy
+//! starts a sequence-associated array), any
 //! opaque statement (`Marker`) in the routine, any reference from another
 //! routine's code (an internal procedure seeing the dummy by host
 //! association) and pointer dummies leave the array to the back end.
@@ -45,10 +46,14 @@ pub const ELEMENT_CHECKPOINT: &str = "checkpoint:elements";
 /// of the arguments they cover; `None` when no argument qualifies.
 /// `host_referenced`: (symbol, scope) pairs that the code of some graph
 /// names in a scope other than its own.
+/// `scalar_dummies`: for each subroutine with a control flow graph, the
+/// positions of its scalar dummy arguments (an array element passed there
+/// is that one element, not the start of a sequence-associated array).
 pub fn element_checkpoints(
     cfg: &ControlFlowGraph,
     symbols: &SymbolIndex,
     host_referenced: &HashSet<(String, u64)>,
+    scalar_dummies: &HashMap<String, HashSet<u64>>,
 ) -> Option<(Replacement, Replacement, HashSet<String>)> {
     let args = cfg.argument_list.as_deref()?;
     let scope = cfg.controlflowgraph_scope_id;
@@ -89,6 +94,8 @@ pub fn element_checkpoints(
     let mut scan = Scan {
         candidates,
         fixed: &fixed,
+        scalar_dummies,
+        symbols,
     };
     for v in &cfg.vertices {
         scan.vertex(v);
@@ -149,6 +156,8 @@ pub fn element_checkpoints(
 struct Scan<'a> {
     candidates: HashMap<(String, u64), Option<Vec<VariableReference>>>,
     fixed: &'a HashSet<(String, u64)>,
+    scalar_dummies: &'a HashMap<String, HashSet<u64>>,
+    symbols: &'a SymbolIndex,
 }
 
 impl Scan<'_> {
@@ -187,11 +196,23 @@ impl Scan<'_> {
                 self.expression(&a.rhs);
             }
             BasicBlockElement::SubroutineCall(c) => {
+                let scalars = c
+                    .symbol_id
+                    .as_ref()
+                    .and_then(|s| self.scalar_dummies.get(s));
                 for arg in &c.arguments {
                     if let ArgumentValue::Variable(r) = &arg.value {
-                        self.give_up_on(r);
-                        for s in subscript_expressions(r) {
-                            self.expression(s);
+                        // One element to a scalar dummy is that element;
+                        // anything else may reach the whole array.
+                        let element_to_scalar = scalars.is_some_and(|p| p.contains(&arg.position))
+                            && self.symbols.is_scalar_reference(r);
+                        if element_to_scalar {
+                            self.reference(r);
+                        } else {
+                            self.give_up_on(r);
+                            for s in subscript_expressions(r) {
+                                self.expression(s);
+                            }
                         }
                     }
                 }

@@ -106,6 +106,26 @@ pub fn transform_adjoint_with(
         .collect();
     let callee_globals = callee_globals(cg);
     let callee_read_only = callee_read_only_passive_arguments(cg, &symbols);
+    let scalar_dummies = scalar_dummy_positions(cg, &symbols);
+    // Passive intent(in) dummies, as (name, graph scope): never assigned,
+    // so never a call-site restore's target (the caller's caller restores
+    // the value they stand for).
+    let read_only_dummies: HashSet<(String, u64)> = cg
+        .vertices
+        .iter()
+        .filter_map(|v| match v {
+            CallGraphVertex::ControlFlowGraph(cfg) => Some(cfg),
+            _ => None,
+        })
+        .flat_map(|cfg| {
+            let positions = callee_read_only.get(&cfg.symbol_id);
+            cfg.argument_list
+                .iter()
+                .flatten()
+                .filter(move |a| positions.is_some_and(|p| p.contains(&a.position)))
+                .map(move |a| (a.symbol_id.clone(), cfg.controlflowgraph_scope_id))
+        })
+        .collect();
     let mut scopes = taping::ScopeTree::default();
     for e in &cg.scope_hierarchy.edges {
         if let (Ok(child), Ok(parent)) = (e.source.parse::<u64>(), e.target.parse::<u64>()) {
@@ -144,6 +164,8 @@ pub fn transform_adjoint_with(
         callee_globals: &callee_globals,
         callee_read_only: &callee_read_only,
         host_referenced: &host_referenced,
+        scalar_dummies: &scalar_dummies,
+        read_only_dummies: &read_only_dummies,
         scopes: &scopes,
         chains: &chains,
         options,
@@ -215,6 +237,30 @@ fn referenced_variables(cfg: &ControlFlowGraph) -> Vec<(String, u64)> {
             }
             _ => {}
         }
+    }
+    out
+}
+
+/// For every subroutine with a control flow graph, the positions of its
+/// scalar dummy arguments.
+fn scalar_dummy_positions(cg: &CallGraph, symbols: &SymbolIndex) -> HashMap<String, HashSet<u64>> {
+    let mut out = HashMap::new();
+    for v in &cg.vertices {
+        let CallGraphVertex::ControlFlowGraph(cfg) = v else {
+            continue;
+        };
+        let positions = cfg
+            .argument_list
+            .iter()
+            .flatten()
+            .filter(|a| {
+                symbols
+                    .lookup(cfg.controlflowgraph_scope_id, &a.symbol_id)
+                    .is_some_and(|s| s.shape.rank() == 0)
+            })
+            .map(|a| a.position)
+            .collect();
+        out.insert(cfg.symbol_id.clone(), positions);
     }
     out
 }
@@ -403,9 +449,12 @@ fn adjoint_cfg(cfg: &ControlFlowGraph, ctx: &BlockContext) -> Result<CfgResult, 
             replacement("3", reverse),
         ],
     };
-    if let Some((store, restore, covered)) =
-        argument_elements::element_checkpoints(cfg, ctx.symbols, ctx.host_referenced)
-    {
+    if let Some((store, restore, covered)) = argument_elements::element_checkpoints(
+        cfg,
+        ctx.symbols,
+        ctx.host_referenced,
+        ctx.scalar_dummies,
+    ) {
         for a in list.argument_list.iter_mut().flatten() {
             if covered.contains(&a.symbol_id) {
                 a.annotation = argument_elements::ELEMENT_CHECKPOINT.to_string();

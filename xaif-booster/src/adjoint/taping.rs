@@ -73,6 +73,10 @@ pub struct BlockContext<'a> {
     pub callee_read_only: &'a HashMap<String, std::collections::HashSet<u64>>,
     /// (symbol, scope) pairs some graph names outside its own scope.
     pub host_referenced: &'a std::collections::HashSet<(String, u64)>,
+    /// Per subroutine with a graph: the positions of its scalar dummies.
+    pub scalar_dummies: &'a HashMap<String, std::collections::HashSet<u64>>,
+    /// Passive `intent(in)` dummies of every graph, as (name, scope).
+    pub read_only_dummies: &'a std::collections::HashSet<(String, u64)>,
     pub scopes: &'a ScopeTree,
     /// The front end's du chains: which assigned values are read later.
     pub chains: &'a DuChains,
@@ -866,6 +870,13 @@ impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
                 continue;
             };
             if r.constant || !read_only.is_some_and(|p| p.contains(&arg.position)) {
+                continue;
+            }
+            // The caller's own intent(in) dummy cannot be assigned here,
+            // and does not change while the caller runs.
+            if base_symbol(r)
+                .is_some_and(|(id, scope)| ctx.read_only_dummies.contains(&(id.to_string(), scope)))
+            {
                 continue;
             }
             let Some(kind) = argument_checkpoint_kind(r, ctx.symbols) else {
