@@ -50,6 +50,9 @@ PROGRAMS = [
     # call tree three deep per face in a time loop (joint mode, issue 11)
     dict(name="flux_tree", src="bench/programs/flux_tree/head.f90", nx=3, ny=2,
          x0=[1.0, 0.2, 0.05], size=20000, points=lambda n: n),
+    # Picard iteration around a matrix-free CG solve (call tree in loops)
+    dict(name="picard_cg", src="bench/programs/picard_cg/head.f90", nx=3, ny=2,
+         x0=[0.5, 4.0, 0.2], size=400, points=lambda n: n),
 ]
 
 NREP = 3            # best of NREP inside one driver run

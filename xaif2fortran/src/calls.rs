@@ -91,7 +91,19 @@ impl UnitGen<'_, '_> {
         for l in before {
             self.line(l);
         }
-        self.line(format!("call {name}({})", texts.join(", ")));
+        // Plain code calls a loop-free module procedure's plain copy
+        // (callers in the same module only: the copy is not public).
+        let own_module = self.unit.rsplit_once('.').map(|(m, _)| m);
+        let called = match self.env.plain_clones.get(&name) {
+            Some(c)
+                if self.section == crate::allocation::Section::Plain
+                    && own_module == Some(c.module.as_str()) =>
+            {
+                c.name.as_str()
+            }
+            _ => name.as_str(),
+        };
+        self.line(format!("call {called}({})", texts.join(", ")));
         for l in after {
             self.line(l);
         }

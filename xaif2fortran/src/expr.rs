@@ -115,6 +115,9 @@ pub struct Env<'a> {
     /// checkpoint (joint leaf template): checkpoints of their call sites
     /// are dropped.
     pub not_rerun: std::collections::HashSet<String>,
+    /// Plain copies of loop-free module procedures, by symbol
+    /// (`plain_clones.rs`): plain sections call them.
+    pub plain_clones: HashMap<String, crate::plain_clones::PlainClone>,
 }
 
 impl<'a> Env<'a> {
@@ -125,6 +128,7 @@ impl<'a> Env<'a> {
             mode,
             local_names: Default::default(),
             not_rerun: Default::default(),
+            plain_clones: Default::default(),
         }
     }
 }

@@ -18,6 +18,7 @@ pub mod global_checkpoint;
 pub mod inline;
 pub mod interfaces;
 pub mod output;
+pub mod plain_clones;
 pub mod push_runs;
 pub mod runtime;
 pub mod structured;

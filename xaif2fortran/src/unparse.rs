@@ -105,6 +105,18 @@ pub fn unparse_program(
         })
     };
     let mut env = Env::new(&index, xaif, mode);
+    let leaf_pairs: Vec<(String, String)> = cg
+        .vertices
+        .iter()
+        .filter_map(|v| match v {
+            CallGraphVertex::ReplacementList(rl) if leaf_symbols.contains(&rl.symbol_id) => {
+                crate::symbols::unit_tag(&rl.annotation)
+                    .map(|t| (t.to_string(), rl.symbol_id.clone()))
+            }
+            _ => None,
+        })
+        .collect();
+    env.plain_clones = crate::plain_clones::plan(canon, &leaf_pairs);
     env.not_rerun = leaf_symbols;
     let local_names = crate::uses::local_names(&index, canon);
     // Indentation level of each unit's statements (nested units deeper).
@@ -124,11 +136,27 @@ pub fn unparse_program(
     let interfaces = crate::interfaces::interface_activity(&index, canon);
     let mut out: Vec<String> = Vec::new();
     let mut modules_placed = commons.modules.is_empty();
+    // Where in `out` the current unit's header starts, and a plain copy
+    // waiting for the unit's `end` line (`plain_clones.rs`).
+    let mut header_at = 0;
+    let mut pending_clone: Option<Vec<String>> = None;
     for item in &canon.items {
         match item {
             CanonItem::Line(i) if commons.dropped_lines.contains(i) => {}
-            CanonItem::Line(i) => out.push(canon.lines[*i].clone()),
+            CanonItem::Line(i) => {
+                out.push(canon.lines[*i].clone());
+                let ends_unit = canon.lines[*i]
+                    .trim_start()
+                    .to_ascii_lowercase()
+                    .starts_with("end");
+                if ends_unit {
+                    if let Some(clone) = pending_clone.take() {
+                        out.extend(clone);
+                    }
+                }
+            }
             CanonItem::UnitHeader { tag, lines } => {
+                header_at = out.len();
                 // Modules replacing common blocks go before the first unit.
                 if !modules_placed {
                     for m in &commons.modules {
@@ -231,9 +259,26 @@ pub fn unparse_program(
                                 }
                             }
                         }
+                        let clone = match env.plain_clones.get(&rl.symbol_id) {
+                            Some(c) => Some(plain_clone(
+                                &env,
+                                canon,
+                                &inline,
+                                unit,
+                                scope,
+                                rl,
+                                &out[header_at..],
+                                temporaries(&index, canon, unit, scope, xaif, "  ")?,
+                                &c.name,
+                            )?),
+                            None => None,
+                        };
                         out.extend(temporaries(&index, canon, unit, scope, xaif, "  ")?);
                         out.extend(gen.extra_decls.iter().map(|d| format!("  {d}")));
                         out.extend(body);
+                        if clone.is_some() {
+                            pending_clone = clone;
+                        }
                     }
                     (Some(scope), _, _, Some(cfg)) => {
                         let mut gen = UnitGen::new(&env, canon, &inline, unit, scope);
@@ -469,4 +514,58 @@ fn leaf_units(
         }
     }
     (leaves, symbols)
+}
+
+/// Number of lines of a unit's header in the canonical source.
+fn header_lines(canon: &CanonSource, unit: &str) -> usize {
+    canon
+        .items
+        .iter()
+        .find_map(|i| match i {
+            CanonItem::UnitHeader { tag, lines } if tag == unit => Some(lines.len()),
+            _ => None,
+        })
+        .unwrap_or(1)
+}
+
+/// The plain copy of a loop-free module procedure (`plain_clones.rs`):
+/// its header renamed, its use lines and declarations as emitted for the
+/// unit (`emitted`, from the header on), the booster temporaries'
+/// declarations `temps`, its original computation, and an `end`.
+#[allow(clippy::too_many_arguments)]
+fn plain_clone(
+    env: &Env,
+    canon: &CanonSource,
+    inline: &InlineDefs,
+    unit: &str,
+    scope: u64,
+    rl: &xaif_schema::ReplacementList,
+    emitted: &[String],
+    temps: Vec<String>,
+    clone: &str,
+) -> Result<Vec<String>> {
+    let Some(plain) = rl.replacements.iter().find(|r| r.placeholder.trim() == "1") else {
+        return Err(env.xaif.error(
+            "ReplacementList",
+            format!("unit '{unit}' has no placeholder 1"),
+        ));
+    };
+    let name = rl.symbol_id.to_ascii_lowercase();
+    let n = header_lines(canon, unit).min(emitted.len());
+    let mut lines = crate::plain_clones::renamed_header(&emitted[..n], &name, clone);
+    let header_indent = lines[0].len() - lines[0].trim_start().len();
+    let mut gen = UnitGen::new(env, canon, inline, unit, scope);
+    gen.indent = header_indent / 2 + 1;
+    gen.section_code(Section::Plain, plain, &format!("unit:{unit} (plain copy)"))?;
+    let pad = " ".repeat(header_indent + 2);
+    let mut rest: Vec<String> = emitted[n..].to_vec();
+    rest.extend(temps);
+    rest.extend(gen.extra_decls.iter().map(|d| format!("{pad}{d}")));
+    rest.append(&mut gen.lines);
+    lines.extend(rest);
+    lines.push(format!(
+        "{}end subroutine {clone}",
+        " ".repeat(header_indent)
+    ));
+    Ok(lines)
 }

@@ -1,0 +1,129 @@
+//! What the joint adjoint (`-m rj`) stores and re-runs, read off the
+//! generated code (the corpus checks the numbers; these check the cost
+//! model of docs/adjoint.md, which a change could break without changing
+//! a single derivative):
+//! - a loop-free routine gets the leaf template and a plain copy, and is
+//!   neither checkpointed nor re-run;
+//! - a re-run routine that touches an array argument only at elements its
+//!   call fixes checkpoints those elements, not the array;
+//! - a loop index passed to a re-run routine is restored at the call site.
+
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+
+use openad_tests::{examples_dir, openad_program, work_root};
+
+/// `openad -m rj` on `source` (written to a fresh directory named `name`);
+/// the generated program's text.
+fn joint_code(name: &str, source: &str) -> String {
+    let dir = work_root().join("joint-structure").join(name);
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    fs::write(dir.join("head.f90"), source).unwrap();
+    let out = Command::new(openad_program().unwrap())
+        .current_dir(&dir)
+        .args(["-m", "rj", "-o", "out", "head.f90"])
+        .output()
+        .expect("openad runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    fs::read_to_string(dir.join("out/head.oad.f90")).unwrap()
+}
+
+/// The text of subroutine `name` in `code`.
+fn routine<'a>(code: &'a str, name: &str) -> &'a str {
+    let start = code
+        .find(&format!("subroutine {name}("))
+        .unwrap_or_else(|| panic!("no subroutine {name} in\n{code}"));
+    let end = code[start..]
+        .find(&format!("end subroutine {name}"))
+        .unwrap_or_else(|| panic!("no end of {name}"));
+    &code[start..start + end]
+}
+
+#[test]
+fn loop_free_routine_is_taped_in_its_callers_sweeps_and_copied_for_plain_runs() {
+    let source = fs::read_to_string(Path::new(&examples_dir()).join("flux_call_tree/head.f90"))
+        .expect("flux_call_tree example");
+    let code = joint_code("flux_call_tree", &source);
+    let flux = routine(&code, "flux");
+    assert!(!flux.contains("oad_cdt"), "flux is checkpointed:\n{flux}");
+    assert!(
+        flux.contains("if (our_rev_mode%arg_store .or. (our_rev_mode%tape"),
+        "flux does not have the leaf template:\n{flux}"
+    );
+    assert!(
+        code.contains("subroutine oad_plain_flux(u, i, f)"),
+        "{code}"
+    );
+    let step = routine(&code, "step");
+    assert!(step.contains("call oad_plain_flux(u, i, fl)"), "{step}");
+    // Not re-run: no call-site restore of the loop index.
+    assert!(!step.contains("oad_cit"), "{step}");
+}
+
+#[test]
+fn rerun_routine_checkpoints_the_elements_it_touches_and_the_caller_restores_the_index() {
+    // `relax` has a loop, so it is re-run from its checkpoint; it touches
+    // `u` only at u(i) and u(i+1).
+    let source = "\
+module m
+  implicit none
+  integer, parameter :: n = 50
+contains
+  subroutine relax(u, i, f)
+    real(8), intent(in) :: u(n)
+    integer, intent(in) :: i
+    real(8), intent(out) :: f
+    integer :: k
+    f = 0
+    do k = 1, 3
+      f = f + sin(k * u(i)) * u(i + 1)
+    end do
+  end subroutine
+  subroutine sweep(u)
+    real(8), intent(inout) :: u(n)
+    real(8) :: f
+    integer :: i
+    do i = 1, n - 1
+      call relax(u, i, f)
+      u(i) = u(i) + 0.1d0 * f
+    end do
+  end subroutine
+end module
+
+subroutine head(x, y)
+  use m
+  implicit none
+  real(8), intent(in) :: x(n)
+  real(8), intent(out) :: y(1)
+  real(8) :: u(n)
+  !$openad INDEPENDENT(x)
+  u = x
+  call sweep(u)
+  y(1) = sum(u**2)
+  !$openad DEPENDENT(y)
+end subroutine
+";
+    let code = joint_code("element_checkpoint", source);
+    let relax = routine(&code, "relax");
+    assert!(relax.contains("oad_cdt(oad_cdt_ptr) = u(i)%v"), "{relax}");
+    assert!(
+        relax.contains("oad_cdt(oad_cdt_ptr) = u(i + 1)%v"),
+        "{relax}"
+    );
+    assert!(
+        !relax.contains("size(u%v)"),
+        "whole u checkpointed:\n{relax}"
+    );
+    let sweep = routine(&code, "sweep");
+    assert!(sweep.contains("oad_cit(oad_cit_ptr) = i"), "{sweep}");
+    assert!(
+        sweep.contains("if (i /= oad_cit(oad_cit_ptr)) i = oad_cit(oad_cit_ptr)"),
+        "{sweep}"
+    );
+}
