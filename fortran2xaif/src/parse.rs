@@ -186,6 +186,13 @@ impl<'a> P<'a> {
     // ------------------------------------------------------------------
 
     fn unit(&self, node: Node) -> FrontResult<Unit> {
+        self.unit_in(node, &[])
+    }
+
+    /// A program unit inside `hosts` (the specification parts of the units
+    /// around it, outermost first): what they declare is visible in it by
+    /// host association.
+    fn unit_in(&self, node: Node, hosts: &[&[SpecStmt]]) -> FrontResult<Unit> {
         let kind = match node.kind() {
             "module" => UnitKind::Module,
             "subroutine" => UnitKind::Subroutine,
@@ -207,6 +214,9 @@ impl<'a> P<'a> {
             end_line: node.end_position().row + 1,
         };
         let mut stmts: Vec<Node> = Vec::new();
+        // Parsed once this unit's specification part is known: it decides
+        // whether `a(i) = ...` opening their bodies is a statement function.
+        let mut internal: Vec<Node> = Vec::new();
         for child in named_children(node) {
             match child.kind() {
                 "module_statement" | "program_statement" => {
@@ -227,7 +237,7 @@ impl<'a> P<'a> {
                 "internal_procedures" => {
                     for proc_ in named_children(child) {
                         match proc_.kind() {
-                            "subroutine" | "function" => unit.contains.push(self.unit(proc_)?),
+                            "subroutine" | "function" => internal.push(proc_),
                             "contains_statement" | "comment" => {}
                             "module_procedure" => {
                                 return self.unsupported(proc_, "separate module procedure")
@@ -270,7 +280,7 @@ impl<'a> P<'a> {
                 i += 1;
                 continue;
             }
-            if s.kind() == "assignment_statement" && self.is_stmt_function(s, &unit.spec) {
+            if s.kind() == "assignment_statement" && self.is_stmt_function(s, &unit.spec, hosts) {
                 unit.spec.push(self.stmt_function(s)?);
                 i += 1;
                 continue;
@@ -284,6 +294,13 @@ impl<'a> P<'a> {
             return self.err(stmts[idx], "unexpected statement");
         }
         unit.body = body;
+        let mut scopes: Vec<&[SpecStmt]> = hosts.to_vec();
+        scopes.push(&unit.spec);
+        let contains = internal
+            .into_iter()
+            .map(|p| self.unit_in(p, &scopes))
+            .collect::<FrontResult<Vec<_>>>()?;
+        unit.contains = contains;
         Ok(unit)
     }
 
@@ -321,7 +338,12 @@ impl<'a> P<'a> {
         Ok(())
     }
 
-    fn is_stmt_function(&self, s: Node, spec: &[SpecStmt]) -> bool {
+    /// Whether `s`, an assignment at the start of a unit's statements, is
+    /// a statement function definition: `f(x, y) = ...` with dummy names
+    /// only, `f` not an array declared in the unit or in a host (host
+    /// association: a module procedure or internal procedure assigning an
+    /// element of its host's array), nor possibly use-associated in either.
+    fn is_stmt_function(&self, s: Node, spec: &[SpecStmt], hosts: &[&[SpecStmt]]) -> bool {
         let Some(lhs) = s.child_by_field_name("left") else {
             return false;
         };
@@ -349,7 +371,8 @@ impl<'a> P<'a> {
         // A use-associated name cannot be a statement function; a `use`
         // without an `only` list may bring in any array, and arrays from
         // modules are far more common than statement functions beside them.
-        let may_be_use_associated = spec.iter().any(|st| match st {
+        let scopes = || hosts.iter().copied().chain(std::iter::once(spec)).flatten();
+        let may_be_use_associated = scopes().any(|st| match st {
             SpecStmt::Use { only, items, .. } => {
                 !*only || items.iter().any(|(local, _)| *local == name)
             }
@@ -358,8 +381,9 @@ impl<'a> P<'a> {
         if may_be_use_associated {
             return false;
         }
-        // An element assignment needs the array declared before it.
-        !spec.iter().any(|st| match st {
+        // An element assignment needs the array declared before it, here
+        // or in a host.
+        !scopes().any(|st| match st {
             SpecStmt::TypeDecl {
                 attrs, entities, ..
             } => entities.iter().any(|e| {
@@ -2147,6 +2171,27 @@ mod tests {
             StmtKind::Assign { rhs, .. } => rhs.clone(),
             k => panic!("not an assignment: {k:?}"),
         }
+    }
+
+    /// `state(i) = ...` opening a contained procedure assigns an element
+    /// of the host's array; with no such array it defines a statement
+    /// function.
+    #[test]
+    fn element_of_a_host_array_is_not_a_statement_function() {
+        let src = "module m\n real(8) :: state(3)\ncontains\n subroutine bump(i)\n  integer :: i\n  state(i) = state(i) + 1\n end subroutine\nend module\n";
+        let f = parse_file(src, 0).expect("parses");
+        let bump = &f.units[0].contains[0];
+        assert_eq!(bump.body.len(), 1, "{bump:?}");
+        assert!(!bump
+            .spec
+            .iter()
+            .any(|s| matches!(s, SpecStmt::StmtFunction { .. })));
+        let host = "subroutine h\n real(8) :: y\n y = 1\ncontains\n subroutine g(i)\n  integer :: i\n  sq(i) = i * i\n  print *, sq(2)\n end subroutine\nend subroutine\n";
+        let f = parse_file(host, 0).expect("parses");
+        assert!(f.units[0].contains[0]
+            .spec
+            .iter()
+            .any(|s| matches!(s, SpecStmt::StmtFunction { .. })));
     }
 
     #[test]
