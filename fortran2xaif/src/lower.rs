@@ -4,8 +4,8 @@
 //! counted loop for its initialisation).
 
 use crate::analysis::ir::{
-    self, BlockId, Callee, Def, ElementId, LocationId, LocationInfo, LocationKind, StmtId, UnitId,
-    Use,
+    self, ActualPart, BlockId, Callee, Def, ElementId, LocationId, LocationInfo, LocationKind,
+    StmtId, UnitId, Use,
 };
 use crate::ast::*;
 use crate::cfg::{Cfg, NodeKind};
@@ -217,6 +217,20 @@ impl Lowered {
         Some(*self.elements.entry(subscripts).or_insert(next))
     }
 
+    /// How much of its variable a subscripted actual argument passes: a
+    /// section (or substring) when any subscript is a range, else one
+    /// element (identified when the subscripts are constants).
+    fn actual_part(&mut self, prog: &Program, u: usize, subscripts: &[Arg]) -> ActualPart {
+        if subscripts
+            .iter()
+            .any(|a| matches!(a.value, Expr::Range { .. }))
+        {
+            ActualPart::Section
+        } else {
+            ActualPart::Element(self.element(prog, u, subscripts))
+        }
+    }
+
     fn plain_uses(&mut self, prog: &Program, u: usize, e: &Expr) -> Vec<LocationId> {
         let mut v = Vec::new();
         self.uses(prog, u, e, false, &mut v);
@@ -249,25 +263,37 @@ impl Lowered {
                     .unwrap_or_default();
                 let n = formals.len().max(args.len());
                 let mut actuals = vec![None; n];
+                let mut parts = vec![ActualPart::Whole; n];
                 for (k, a) in args.iter().enumerate() {
                     let pos = match &a.keyword {
                         Some(kw) => formals.iter().position(|f| f == kw).unwrap_or(k),
                         None => k,
                     };
-                    let loc = match &a.value {
-                        Expr::Name(nm, _) | Expr::Apply { name: nm, .. } => {
-                            self.name_loc(prog, u, nm)
-                        }
-                        _ => None,
+                    let (loc, part) = match &a.value {
+                        Expr::Name(nm, _) => (
+                            self.name_loc(prog, u, nm),
+                            whole_actual_part(prog, u, nm, p, pos),
+                        ),
+                        Expr::Apply {
+                            name: nm,
+                            args: subscripts,
+                            ..
+                        } => (
+                            self.name_loc(prog, u, nm),
+                            self.actual_part(prog, u, subscripts),
+                        ),
+                        _ => (None, ActualPart::Whole),
                     };
                     if pos < actuals.len() {
                         actuals[pos] = loc;
+                        parts[pos] = part;
                     }
                 }
                 ir::Stmt::Call {
                     id,
                     callee,
                     actuals,
+                    parts,
                 }
             }
             StmtKind::Opaque { reads, writes, .. } => {
@@ -287,6 +313,38 @@ impl Lowered {
             }
             _ => return None,
         })
+    }
+}
+
+/// How much of variable `name` of unit `u` a dummy at `position` of
+/// front-end unit `callee` stands for when the variable is passed whole:
+/// an array passed to an explicit-shape or assumed-size dummy may be
+/// longer than the dummy (sequence association), so the callee's
+/// overwrites of the dummy are partial definitions of the array.
+fn whole_actual_part(
+    prog: &Program,
+    u: usize,
+    name: &str,
+    callee: Option<usize>,
+    position: usize,
+) -> ActualPart {
+    let is_array = prog
+        .var(u, name)
+        .is_some_and(|(o, s)| prog.symbol(o, s).dims.is_some());
+    let dummy_dims = callee.and_then(|c| {
+        prog.units[c]
+            .symbols
+            .iter()
+            .find(|s| s.dummy == Some(position))
+            .map(|s| s.dims.as_ref())
+    });
+    match dummy_dims {
+        Some(Some(dims))
+            if is_array && !dims.iter().all(|d| matches!(d, DimSpec::Colon { .. })) =>
+        {
+            ActualPart::Section
+        }
+        _ => ActualPart::Whole,
     }
 }
 

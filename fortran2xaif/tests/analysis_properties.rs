@@ -4,7 +4,8 @@
 use fortran2xaif::analysis::bitset::BitSet;
 use fortran2xaif::analysis::builder::{ProgramBuilder, Ty};
 use fortran2xaif::analysis::ir::{
-    Callee, Def, ElementId, LocationId, LocationKind, Program, Seeds, Stmt, StmtId, UnitId, Use,
+    ActualPart, Callee, Def, ElementId, LocationId, LocationKind, Program, Seeds, Stmt, StmtId,
+    UnitId, Use,
 };
 use fortran2xaif::analysis::{analyze, ChainPoint, Results};
 
@@ -340,6 +341,58 @@ fn analysis_is_deterministic() {
         let again = analyze(prog, seeds);
         assert_eq!(&again, r);
     });
+}
+
+/// Passing a section of each actual instead of the whole variable only
+/// takes kills away (the callee's overwrite of its dummy leaves the rest
+/// of the array alone), so every varied, useful and active set, every
+/// active statement and every ud chain can only grow, and the must-modify
+/// sets only shrink. Kills must under-approximate: a call that killed more
+/// for a section than for the whole would lose derivatives.
+#[test]
+fn passing_sections_only_takes_kills_away() {
+    let mut grew = 0;
+    cases(300, |_, prog, seeds, r| {
+        let mut sections = prog.clone();
+        for stmt in sections
+            .units
+            .iter_mut()
+            .flat_map(|u| &mut u.blocks)
+            .flat_map(|b| &mut b.stmts)
+        {
+            if let Stmt::Call { actuals, parts, .. } = stmt {
+                for (a, part) in actuals.iter().zip(parts.iter_mut()) {
+                    if a.is_some() {
+                        *part = ActualPart::Section;
+                    }
+                }
+            }
+        }
+        let rs = analyze(&sections, seeds);
+        assert!(rs.errors.is_empty());
+        let (a, b) = (&r.activity, &rs.activity);
+        assert!(a.varied.is_subset(&b.varied));
+        assert!(a.useful.is_subset(&b.useful));
+        assert!(a.flow_active.is_subset(&b.flow_active));
+        assert!(a.declared_active.is_subset(&b.declared_active));
+        for (id, s) in &a.stmts {
+            assert!(!s.active || b.stmts[id].active, "{id:?}");
+        }
+        for &(stmt, loc) in r.du_ud.use_keys.keys() {
+            let (whole, part) = (
+                r.du_ud.ud(stmt, loc).unwrap_or(&[]),
+                rs.du_ud.ud(stmt, loc).unwrap_or(&[]),
+            );
+            assert!(whole.iter().all(|p| part.contains(p)), "{stmt:?} {loc:?}");
+            grew += (part.len() > whole.len()) as usize;
+        }
+        for (u, e) in r.side_effects.units.iter().enumerate() {
+            assert!(rs.side_effects.units[u].must_mod.is_subset(&e.must_mod));
+        }
+        grew += (a.flow_active != b.flow_active) as usize;
+    });
+    // The generator must make calls that kill.
+    assert!(grew > 20, "{grew}");
 }
 
 /// One unit, no calls: a random acyclic (forward edges only) or cyclic
@@ -841,11 +894,15 @@ fn inline_all_with_top(prog: &Program) -> (Program, StmtMap, StmtMap) {
                             continue;
                         }
                         Stmt::Call {
-                            callee, actuals, ..
+                            callee,
+                            actuals,
+                            parts,
+                            ..
                         } => Stmt::Call {
                             id,
                             callee: callee.clone(),
                             actuals: actuals.iter().map(|a| a.map(map)).collect(),
+                            parts: parts.clone(),
                         },
                     };
                     self.out.blocks[cur].stmts.push(copy);

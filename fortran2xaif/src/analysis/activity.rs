@@ -6,10 +6,12 @@
 //! the top unit's entry, `Useful⁻(I) = Diff-dep(I) ⊗ Useful⁺(I)` backward
 //! from the dependents at its exit, joined by union over predecessors /
 //! successors. Calls use the callee's Diff-dep summary bound to the call's
-//! actuals, so the effect of a call is context sensitive; the sets inside a
-//! callee are the union over all its calling contexts (varied actuals seed
-//! the callee's entry, useful actuals its exit), iterated over the call
-//! graph to a fixed point.
+//! actuals, so the effect of a call is context sensitive (an actual passed
+//! by element or section is only partly overwritten, so the binding keeps
+//! it as its own source: the rest of the array stays varied and useful);
+//! the sets inside a callee are the union over all its calling contexts
+//! (varied actuals seed the callee's entry, useful actuals its exit),
+//! iterated over the call graph to a fixed point.
 //!
 //! Declarations are per location, so the per-point results are summarised
 //! and then made consistent across calls (see [`Activity::declared_active`]).
@@ -169,7 +171,10 @@ impl Propagation<'_> {
                 }
             }
             Stmt::Call {
-                callee, actuals, ..
+                callee,
+                actuals,
+                parts,
+                ..
             } => {
                 if let Callee::Unit(c) = callee {
                     if let Some(cu) = self.program.unit(*c) {
@@ -185,7 +190,9 @@ impl Propagation<'_> {
                         calls.push((*c, entry));
                     }
                 }
-                let effects = self.diff_dep.bound_call(self.program, callee, actuals);
+                let effects = self
+                    .diff_dep
+                    .bound_call(self.program, callee, actuals, parts);
                 let overwrites = self.diff_dep.overwrites(callee);
                 let varied: Vec<(LocationId, bool)> = effects
                     .iter()
@@ -242,7 +249,10 @@ impl Propagation<'_> {
                 }
             }
             Stmt::Call {
-                callee, actuals, ..
+                callee,
+                actuals,
+                parts,
+                ..
             } => {
                 if let Callee::Unit(c) = callee {
                     if let Some(cu) = self.program.unit(*c) {
@@ -258,7 +268,9 @@ impl Propagation<'_> {
                         calls.push((*c, exit));
                     }
                 }
-                let effects = self.diff_dep.bound_call(self.program, callee, actuals);
+                let effects = self
+                    .diff_dep
+                    .bound_call(self.program, callee, actuals, parts);
                 let mut sources = Vec::new();
                 for (t, srcs) in &effects {
                     let useful = w.contains(t.index())

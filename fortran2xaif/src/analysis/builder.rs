@@ -3,8 +3,8 @@
 //! a front end lowering its control flow graphs.
 
 use super::ir::{
-    Block, BlockId, Callee, Def, LocationId, LocationInfo, LocationKind, Program, Stmt, StmtId,
-    Unit, UnitId, Use,
+    ActualPart, Block, BlockId, Callee, Def, ElementId, LocationId, LocationInfo, LocationKind,
+    Program, Stmt, StmtId, Unit, UnitId, Use,
 };
 
 /// The type class of a new location.
@@ -148,7 +148,25 @@ impl ProgramBuilder {
         })
     }
 
-    /// `call callee(actuals)`.
+    /// `def(k) = f(uses)` with constant subscripts: the element `element`
+    /// of `def` overwritten.
+    pub fn assign_element(
+        &mut self,
+        unit: UnitId,
+        block: BlockId,
+        def: LocationId,
+        element: ElementId,
+        uses: &[Use],
+    ) -> StmtId {
+        let uses = uses.to_vec();
+        self.push(unit, block, |id| Stmt::Assign {
+            id,
+            def: Def::element(def, Some(element)),
+            uses,
+        })
+    }
+
+    /// `call callee(actuals)`, every actual a whole variable.
     pub fn call(
         &mut self,
         unit: UnitId,
@@ -156,11 +174,26 @@ impl ProgramBuilder {
         callee: UnitId,
         actuals: &[Option<LocationId>],
     ) -> StmtId {
-        let actuals = actuals.to_vec();
+        let parts = vec![ActualPart::Whole; actuals.len()];
+        self.call_parts(unit, block, callee, actuals, &parts)
+    }
+
+    /// `call callee(actuals)`, `parts[p]` saying how much of `actuals[p]`
+    /// is passed (`call f(a(1), b(:, j))`).
+    pub fn call_parts(
+        &mut self,
+        unit: UnitId,
+        block: BlockId,
+        callee: UnitId,
+        actuals: &[Option<LocationId>],
+        parts: &[ActualPart],
+    ) -> StmtId {
+        let (actuals, parts) = (actuals.to_vec(), parts.to_vec());
         self.push(unit, block, |id| Stmt::Call {
             id,
             callee: Callee::Unit(callee),
             actuals,
+            parts,
         })
     }
 
@@ -172,12 +205,14 @@ impl ProgramBuilder {
         name: &str,
         actuals: &[Option<LocationId>],
     ) -> StmtId {
+        let parts = vec![ActualPart::Whole; actuals.len()];
         let actuals = actuals.to_vec();
         let name = name.to_string();
         self.push(unit, block, |id| Stmt::Call {
             id,
             callee: Callee::External(name),
             actuals,
+            parts,
         })
     }
 

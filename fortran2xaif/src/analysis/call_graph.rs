@@ -49,6 +49,7 @@ impl CallGraph {
                     id,
                     callee,
                     actuals,
+                    ..
                 } = stmt
                 else {
                     continue;

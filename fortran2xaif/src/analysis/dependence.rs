@@ -12,8 +12,8 @@ use std::collections::HashMap;
 use super::alias::Alias;
 use super::bitset::BitSet;
 use super::call_graph::CallGraph;
-use super::ir::{Callee, LocationId, Program, Stmt, UnitId};
-use super::side_effects::{bind, SideEffects};
+use super::ir::{ActualPart, Callee, LocationId, Program, Stmt, UnitId};
+use super::side_effects::{bind, bind_reach, Reach, SideEffects};
 
 /// Which dependencies count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,7 +79,8 @@ impl Summaries {
 
     /// Does a call of `callee` overwrite its targets (each target's new
     /// value depends exactly on its listed sources, the target itself
-    /// included when some path keeps its value)?
+    /// included when some path keeps its value or the call passes only
+    /// part of it, see [`Summaries::bound_call`])?
     pub fn overwrites(&self, callee: &Callee) -> bool {
         match callee {
             Callee::External(_) => true,
@@ -87,15 +88,20 @@ impl Summaries {
         }
     }
 
-    /// The summary of `unit` applied at a call with `actuals`: pairs
-    /// (caller location that may be defined, caller locations its new value
-    /// may depend on), one pair per target. External routines: every actual
-    /// depends on every actual.
+    /// The summary of `unit` applied at a call with `actuals` (passing
+    /// `parts` of their variables): pairs (caller location that may be
+    /// defined, caller locations its new value may depend on), one pair per
+    /// target. A target that the callee's output stands for only in part
+    /// (an element or section actual, an array passed to an
+    /// explicit-shape or assumed-size dummy) depends on itself too: the rest of it keeps its value, so a caller
+    /// that takes the pair as an overwrite must not lose it. External
+    /// routines: every actual depends on every actual.
     pub fn bound_call(
         &self,
         program: &Program,
         callee: &Callee,
         actuals: &[Option<LocationId>],
+        parts: &[ActualPart],
     ) -> Vec<(LocationId, Vec<LocationId>)> {
         let counts = |l: LocationId| {
             self.kind != Some(DependenceKind::Differentiable) || program.is_differentiable(l)
@@ -118,14 +124,18 @@ impl Summaries {
                 // twice, a global also passed) merge.
                 let mut merged: HashMap<LocationId, Vec<LocationId>> = HashMap::new();
                 for (o, ins) in &summary.outputs {
-                    let Some(target) = bind(program, *o, actuals) else {
+                    let Some((target, reach)) = bind_reach(program, *o, actuals, parts) else {
                         continue;
                     };
-                    merged.entry(target).or_default().extend(
+                    let sources = merged.entry(target).or_default();
+                    sources.extend(
                         ins.iter()
                             .filter_map(|i| bind(program, LocationId(i as u32), actuals))
                             .filter(|l| counts(*l)),
                     );
+                    if reach != Reach::Whole && counts(target) {
+                        sources.push(target);
+                    }
                 }
                 let mut out: Vec<(LocationId, Vec<LocationId>)> = merged
                     .into_iter()
@@ -169,11 +179,14 @@ fn unit_summary(
                 touched.extend(uses.iter().copied());
             }
             Stmt::Call {
-                callee, actuals, ..
+                callee,
+                actuals,
+                parts,
+                ..
             } => {
                 touched.extend(side_effects.call_defs(program, callee, actuals));
                 touched.extend(side_effects.call_uses(program, callee, actuals));
-                for (t, sources) in summaries.bound_call(program, callee, actuals) {
+                for (t, sources) in summaries.bound_call(program, callee, actuals, parts) {
                     touched.push(t);
                     touched.extend(sources);
                 }
@@ -209,12 +222,15 @@ fn unit_summary(
             Stmt::Assign { def, .. } => vec![def.loc],
             Stmt::Opaque { defs, .. } => defs.iter().map(|d| d.loc).collect(),
             Stmt::Call {
-                callee, actuals, ..
+                callee,
+                actuals,
+                parts,
+                ..
             } => {
                 let mut d = side_effects.call_defs(program, callee, actuals);
                 d.extend(
                     summaries
-                        .bound_call(program, callee, actuals)
+                        .bound_call(program, callee, actuals, parts)
                         .into_iter()
                         .map(|(t, _)| t),
                 );
@@ -289,9 +305,12 @@ fn unit_summary(
             }
         }
         Stmt::Call {
-            callee, actuals, ..
+            callee,
+            actuals,
+            parts,
+            ..
         } => {
-            let effects = summaries.bound_call(program, callee, actuals);
+            let effects = summaries.bound_call(program, callee, actuals, parts);
             let values: Vec<(LocationId, BitSet)> = effects
                 .iter()
                 .map(|(t, sources)| {

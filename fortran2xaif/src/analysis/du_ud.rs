@@ -6,7 +6,10 @@
 //! definition of their location; an array element with constant subscripts
 //! (`a(3)`) kills the earlier definitions of that element, and is never
 //! taken to reach a read of another constant element (`a(4)`). Other
-//! element definitions (`a(i)`) are may-definitions of the whole array. The
+//! element definitions (`a(i)`) are may-definitions of the whole array. A
+//! call kills what its callee certainly overwrites only as far as the
+//! dummy reaches (`effects.rs`): `call set(a(3))` with a scalar dummy is a
+//! definition of the element `a(3)`, `call fill(a(:, j))` a partial one. The
 //! entry of a unit defines its dummies and the globals it touches ("outside
 //! the scope", written as the empty statement id in XAIF); the exit uses
 //! them.

@@ -1,10 +1,17 @@
 //! What one statement defines and reads, seen from inside its unit: the
 //! written definitions, plus may-definitions of the locations that may
 //! alias them, plus the bound side effects of calls.
+//!
+//! A call kills a caller location only where the callee certainly
+//! overwrites a dummy that stands for all of it; an element actual with
+//! constant subscripts bound to a scalar dummy the callee always assigns
+//! kills that element only; any other binding (a section, an element
+//! passed to an array dummy, an array passed to an explicit-shape or
+//! assumed-size dummy) is a partial definition that kills nothing.
 
 use super::alias::Alias;
-use super::ir::{Def, LocationId, LocationKind, Program, Stmt, UnitId, Use};
-use super::side_effects::SideEffects;
+use super::ir::{ActualPart, Callee, Def, LocationId, LocationKind, Program, Stmt, UnitId, Use};
+use super::side_effects::{Reach, SideEffects};
 
 /// The definitions and uses of a statement, aliasing and calls resolved.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -43,28 +50,11 @@ pub fn stmt_effects(
             uses.iter().map(|l| Use::passive(*l)).collect(),
         ),
         Stmt::Call {
-            callee, actuals, ..
-        } => {
-            let kills = side_effects.call_kills(program, callee, actuals);
-            (
-                side_effects
-                    .call_defs(program, callee, actuals)
-                    .into_iter()
-                    .map(|l| {
-                        if kills.contains(&l) {
-                            Def::whole(l)
-                        } else {
-                            Def::partial(l)
-                        }
-                    })
-                    .collect(),
-                side_effects
-                    .call_uses(program, callee, actuals)
-                    .into_iter()
-                    .map(Use::diff)
-                    .collect(),
-            )
-        }
+            callee,
+            actuals,
+            parts,
+            ..
+        } => call_effects(program, side_effects, callee, actuals, parts),
     };
     let mut defs = written.clone();
     for d in &written {
@@ -75,4 +65,69 @@ pub fn stmt_effects(
         }
     }
     StmtEffects { defs, uses }
+}
+
+/// The definitions and reads of a call in its caller, from the callee's
+/// bound side effects: one definition per caller location the call may
+/// define, one use per location it may read.
+fn call_effects(
+    program: &Program,
+    side_effects: &SideEffects,
+    callee: &Callee,
+    actuals: &[Option<LocationId>],
+    parts: &[ActualPart],
+) -> (Vec<Def>, Vec<Use>) {
+    let may = side_effects.call_mod_reach(program, callee, actuals, parts);
+    let must = side_effects.call_must_mod(program, callee, actuals, parts);
+    let defs = distinct(&may)
+        .into_iter()
+        .map(|l| {
+            let must_l: Vec<Reach> = reaches(&must, l).collect();
+            if must_l.contains(&Reach::Whole) {
+                return Def::whole(l);
+            }
+            // One element, certainly overwritten, and nothing else of `l`
+            // bound: kill that element (a second binding of `l`, e.g. the
+            // same array also passed whole or as a global, may define
+            // other elements, so the definition is then partial).
+            match (must_l.as_slice(), reaches(&may, l).count()) {
+                ([Reach::Element(e)], 1) => Def::element(l, Some(*e)),
+                _ => Def::partial(l),
+            }
+        })
+        .collect();
+    let reads = side_effects.call_read_reach(program, callee, actuals, parts);
+    let uses = distinct(&reads)
+        .into_iter()
+        .map(|l| {
+            // A read through scalar dummies of one constant element only
+            // sees the definitions that may reach that element.
+            let mut r = reaches(&reads, l);
+            let element = match r.next() {
+                Some(Reach::Element(e)) if r.all(|x| x == Reach::Element(e)) => Some(e),
+                _ => None,
+            };
+            Use {
+                element,
+                ..Use::diff(l)
+            }
+        })
+        .collect();
+    (defs, uses)
+}
+
+/// The caller locations of `bound`, sorted, without duplicates.
+fn distinct(bound: &[(LocationId, Reach)]) -> Vec<LocationId> {
+    let mut locs: Vec<LocationId> = bound.iter().map(|(l, _)| *l).collect();
+    locs.sort();
+    locs.dedup();
+    locs
+}
+
+/// The reaches of the bindings of `loc` in `bound`.
+fn reaches(bound: &[(LocationId, Reach)], loc: LocationId) -> impl Iterator<Item = Reach> + '_ {
+    bound
+        .iter()
+        .filter(move |(l, _)| *l == loc)
+        .map(|(_, r)| *r)
 }

@@ -9,7 +9,10 @@
 //! - statement ids are unique in the whole program; conditions of branches
 //!   and loops, and loop initialisation/update, appear as statements
 //!   (`Opaque` with only uses, or `Assign`) in the block that evaluates them;
-//! - positions are 0-based indices into `Unit::dummies` and `Stmt::Call::actuals`.
+//! - positions are 0-based indices into `Unit::dummies` and `Stmt::Call::actuals`;
+//! - an actual argument names a location and says how much of it is passed
+//!   ([`ActualPart`]): a callee that overwrites its dummy overwrites only
+//!   that much of the caller's variable.
 
 /// Index into `Program::locations`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -170,6 +173,25 @@ impl Use {
     }
 }
 
+/// How much of its variable an actual argument passes. The analyses need
+/// it because a callee's certain overwrite of its dummy is a certain
+/// overwrite of the caller's variable only when the dummy stands for all of
+/// it; otherwise the rest of the variable keeps its value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ActualPart {
+    /// The variable itself, all of which the dummy stands for (`call
+    /// f(a)` with a scalar or an assumed-shape dummy). An array passed to
+    /// an explicit-shape or assumed-size dummy may be longer than the
+    /// dummy (sequence association): that is a `Section`.
+    Whole,
+    /// One array element (`call f(a(i))`), with its id when every
+    /// subscript is a constant. Passed to an array dummy it is the first
+    /// element of a section of unknown length (sequence association).
+    Element(Option<ElementId>),
+    /// An array section or a substring (`call f(a(:, j))`, `call f(c(1:3))`).
+    Section,
+}
+
 /// Who a call calls.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Callee {
@@ -191,11 +213,14 @@ pub enum Stmt {
         uses: Vec<Use>,
     },
     /// `call callee(actuals)`. `actuals[p]` is the variable passed at
-    /// position `p`; `None` for a constant or an expression.
+    /// position `p`; `None` for a constant or an expression. `parts[p]`
+    /// says how much of that variable is passed (same length as
+    /// `actuals`; `Whole` where the actual is `None`).
     Call {
         id: StmtId,
         callee: Callee,
         actuals: Vec<Option<LocationId>>,
+        parts: Vec<ActualPart>,
     },
     /// I/O, allocation, conditions, anything else: reads `uses`, defines
     /// `defs` without any derivative (a `read(*,*) x` kills x's variedness).
@@ -222,7 +247,8 @@ pub struct Seeds {
     pub dependents: Vec<LocationId>,
 }
 
-/// What is wrong with a program handed to the analyses.
+/// What is wrong with a program handed to the analyses (`PartsLength`: a
+/// call whose `parts` and `actuals` differ in length).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum IrError {
     LocationOutOfRange { unit: UnitId, loc: LocationId },
@@ -231,6 +257,7 @@ pub enum IrError {
     SuccessorsLength { unit: UnitId },
     DummyMismatch { unit: UnitId, position: usize },
     DuplicateStmtId { stmt: StmtId },
+    PartsLength { stmt: StmtId },
     SeedOutOfRange,
 }
 
@@ -304,8 +331,14 @@ impl Program {
                         uses.iter().for_each(|x| loc_ok(x.loc, &mut errors));
                     }
                     Stmt::Call {
-                        callee, actuals, ..
+                        id,
+                        callee,
+                        actuals,
+                        parts,
                     } => {
+                        if parts.len() != actuals.len() {
+                            errors.push(IrError::PartsLength { stmt: *id });
+                        }
                         if let Callee::Unit(c) = callee {
                             if c.index() >= self.units.len() {
                                 errors.push(IrError::UnitOutOfRange {

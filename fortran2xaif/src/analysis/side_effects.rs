@@ -1,10 +1,17 @@
 //! Side effects per unit: which locations visible to its callers (its own
 //! dummies and globals) a unit modifies or reads, directly (`*_local`) or
 //! through the units it calls.
+//!
+//! Binding a callee's effects to a call site maps its dummies to the
+//! caller's actuals. A may-effect (`Mod`, `Read`) on a dummy is a
+//! may-effect on the actual's whole variable; a certain overwrite
+//! (`must_mod`) is a certain overwrite of the caller's variable only where
+//! the dummy stands for all of it ([`Reach`]): passing `z(1)` to a dummy
+//! the callee always assigns overwrites `z(1)`, not `z`.
 
 use super::bitset::BitSet;
 use super::call_graph::CallGraph;
-use super::ir::{Callee, LocationId, LocationKind, Program, Stmt, UnitId};
+use super::ir::{ActualPart, Callee, ElementId, LocationId, LocationKind, Program, Stmt, UnitId};
 
 /// The four XAIF side-effect lists of one unit, as sets of `LocationId`
 /// indices. Only the unit's dummies and globals appear.
@@ -43,6 +50,49 @@ pub fn bind(
         LocationKind::Dummy { position, .. } => actuals.get(position).copied().flatten(),
         LocationKind::Local { .. } => None,
     }
+}
+
+/// How much of the caller's location a callee location stands for at a
+/// call (see [`bind_reach`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reach {
+    /// All of it: a global, or a [`ActualPart::Whole`] actual.
+    Whole,
+    /// Exactly one element with constant subscripts (an element actual
+    /// bound to a scalar dummy).
+    Element(ElementId),
+    /// Some part of it, perhaps all: a section, an element whose
+    /// subscripts are not constant, an element bound to an array dummy.
+    Part,
+}
+
+/// [`bind`], and how much of the caller's location the callee location
+/// stands for. A certain overwrite of the callee location is a certain
+/// overwrite of the bound caller location only when the reach is `Whole`
+/// (of the element only for `Element`); for `Part` the rest of the
+/// caller's location keeps its value, so nothing may be killed.
+pub fn bind_reach(
+    program: &Program,
+    loc: LocationId,
+    actuals: &[Option<LocationId>],
+    parts: &[ActualPart],
+) -> Option<(LocationId, Reach)> {
+    let bound = bind(program, loc, actuals)?;
+    let reach = match program.location(loc)?.kind {
+        LocationKind::Dummy { position, .. } => {
+            let scalar_dummy = !program.location(loc)?.is_array;
+            // A missing part (an invalid program) counts as unknown.
+            match parts.get(position) {
+                Some(ActualPart::Whole) => Reach::Whole,
+                // An element bound to an array dummy is the start of a
+                // section of unknown length (sequence association).
+                Some(ActualPart::Element(Some(e))) if scalar_dummy => Reach::Element(*e),
+                _ => Reach::Part,
+            }
+        }
+        _ => Reach::Whole,
+    };
+    Some((bound, reach))
 }
 
 impl SideEffects {
@@ -167,9 +217,10 @@ impl SideEffects {
                         Stmt::Call {
                             callee: Callee::Unit(c),
                             actuals,
+                            parts,
                             ..
                         } if !same_cycle(*c) => {
-                            for l in self.call_kills(program, &Callee::Unit(*c), actuals) {
+                            for l in self.call_kills(program, &Callee::Unit(*c), actuals, parts) {
                                 k.insert(l.index());
                             }
                         }
@@ -208,17 +259,91 @@ impl SideEffects {
         }
     }
 
-    /// Caller locations a call certainly overwrites: the callee's
-    /// `must_mod` bound to the actuals.
+    /// Caller locations a call certainly overwrites as a whole: the
+    /// callee's `must_mod` bound to the actuals, where the bound dummy
+    /// stands for all of the actual's variable ([`Reach::Whole`]).
     pub fn call_kills(
         &self,
         program: &Program,
         callee: &Callee,
         actuals: &[Option<LocationId>],
+        parts: &[ActualPart],
     ) -> Vec<LocationId> {
+        let mut out: Vec<LocationId> = self
+            .call_must_mod(program, callee, actuals, parts)
+            .into_iter()
+            .filter(|(_, r)| *r == Reach::Whole)
+            .map(|(l, _)| l)
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// The callee's `must_mod` bound to the actuals with the reach of each
+    /// binding, one entry per callee location (a caller location bound
+    /// twice appears twice). External routines overwrite nothing for sure.
+    pub fn call_must_mod(
+        &self,
+        program: &Program,
+        callee: &Callee,
+        actuals: &[Option<LocationId>],
+        parts: &[ActualPart],
+    ) -> Vec<(LocationId, Reach)> {
         match callee {
             Callee::External(_) => Vec::new(),
-            Callee::Unit(_) => self.call_bound(program, callee, actuals, |e| &e.must_mod),
+            Callee::Unit(_) => {
+                self.call_bound_reach(program, callee, actuals, parts, |e| &e.must_mod)
+            }
+        }
+    }
+
+    /// [`SideEffects::call_defs`] with the reach of each binding, one entry
+    /// per callee location.
+    pub fn call_mod_reach(
+        &self,
+        program: &Program,
+        callee: &Callee,
+        actuals: &[Option<LocationId>],
+        parts: &[ActualPart],
+    ) -> Vec<(LocationId, Reach)> {
+        self.call_bound_reach(program, callee, actuals, parts, |e| &e.mod_)
+    }
+
+    /// [`SideEffects::call_uses`] with the reach of each binding, one entry
+    /// per callee location.
+    pub fn call_read_reach(
+        &self,
+        program: &Program,
+        callee: &Callee,
+        actuals: &[Option<LocationId>],
+        parts: &[ActualPart],
+    ) -> Vec<(LocationId, Reach)> {
+        self.call_bound_reach(program, callee, actuals, parts, |e| &e.read)
+    }
+
+    /// The set `pick` of the callee bound to the actuals, with reaches
+    /// (external routines: every actual, as an unknown part).
+    fn call_bound_reach(
+        &self,
+        program: &Program,
+        callee: &Callee,
+        actuals: &[Option<LocationId>],
+        parts: &[ActualPart],
+        pick: impl Fn(&UnitSideEffects) -> &BitSet,
+    ) -> Vec<(LocationId, Reach)> {
+        match callee {
+            Callee::External(_) => actuals
+                .iter()
+                .flatten()
+                .map(|l| (*l, Reach::Part))
+                .collect(),
+            Callee::Unit(c) => self.units.get(c.index()).map_or_else(Vec::new, |e| {
+                pick(e)
+                    .iter()
+                    .filter_map(|l| bind_reach(program, LocationId(l as u32), actuals, parts))
+                    .collect()
+            }),
         }
     }
 

@@ -83,15 +83,22 @@ impl Ctx<'_> {
         defs
     }
 
-    /// Locations certainly overwritten.
+    /// Locations certainly overwritten as a whole (a call passing `a(1)`
+    /// to a dummy the callee always assigns does not overwrite `a`: the
+    /// old values of the other elements must stay recorded).
     fn kill(&self, stmt: &Stmt) -> Vec<LocationId> {
         match stmt {
             Stmt::Assign { def, .. } if def.kills => vec![def.loc],
             Stmt::Assign { .. } => Vec::new(),
             Stmt::Opaque { defs, .. } => defs.iter().filter(|d| d.kills).map(|d| d.loc).collect(),
             Stmt::Call {
-                callee, actuals, ..
-            } => self.side_effects.call_kills(self.program, callee, actuals),
+                callee,
+                actuals,
+                parts,
+                ..
+            } => self
+                .side_effects
+                .call_kills(self.program, callee, actuals, parts),
         }
     }
 
@@ -116,6 +123,7 @@ impl Ctx<'_> {
                 id,
                 callee,
                 actuals,
+                ..
             } if self.differentiated(*id) => match callee {
                 Callee::External(_) => actuals.iter().flatten().copied().collect(),
                 Callee::Unit(c) => entry_live
@@ -166,10 +174,13 @@ impl Ctx<'_> {
                 }
             }
             Stmt::Call {
-                callee, actuals, ..
+                callee,
+                actuals,
+                parts,
+                ..
             } => {
                 let mut add = Vec::new();
-                let effects = self.dep.bound_call(self.program, callee, actuals);
+                let effects = self.dep.bound_call(self.program, callee, actuals, parts);
                 for (t, sources) in &effects {
                     if live.contains(t.index()) {
                         add.extend(sources.iter().copied());
