@@ -121,8 +121,10 @@ fn position_matching() {
 
 /// What is still refused about allocation in the adjoint modes: in joint
 /// mode (`rj`), (de)allocating an active array whose allocation outlives
-/// the call (dummy argument, module variable), because a routine re-run in
-/// the reverse sweep would find it still allocated. Named error, exit 1,
+/// the call (dummy argument, module variable) in a routine that is re-run
+/// in the reverse sweep (one with a loop in its call tree: loop-free ones
+/// are taped in their caller's sweeps), because the re-run would find it
+/// still allocated. Named error, exit 1,
 /// no output directory; the split mode differentiates the same program
 /// (its gradient is checked by the `alloc_persistent` example).
 #[test]
@@ -132,12 +134,12 @@ fn joint_adjoint_refuses_persistent_allocation_by_name() {
     let cases = [
         (
             "dummy",
-            "module m\ncontains\n  subroutine make(a, x)\n    double precision, allocatable :: a(:)\n    double precision :: x\n    allocate(a(2))\n    a(1) = x * x\n    a(2) = x\n  end subroutine make\nend module m\nsubroutine head(x, y)\n  use m\n  double precision :: x(1), y(1)\n  double precision, allocatable :: g(:)\n  !$openad INDEPENDENT(x)\n  call make(g, x(1))\n  y(1) = g(1) * g(2)\n  deallocate(g)\n  !$openad DEPENDENT(y)\nend subroutine head\n",
+            "module m\ncontains\n  subroutine make(a, x)\n    double precision, allocatable :: a(:)\n    double precision :: x\n    integer :: i\n    allocate(a(2))\n    do i = 1, 2\n      a(i) = x ** (3 - i)\n    end do\n  end subroutine make\nend module m\nsubroutine head(x, y)\n  use m\n  double precision :: x(1), y(1)\n  double precision, allocatable :: g(:)\n  !$openad INDEPENDENT(x)\n  call make(g, x(1))\n  y(1) = g(1) * g(2)\n  deallocate(g)\n  !$openad DEPENDENT(y)\nend subroutine head\n",
             "'a', a dummy argument",
         ),
         (
             "module",
-            "module m\n  double precision, allocatable :: f(:)\nend module m\nsubroutine head(x, y)\n  use m\n  double precision :: x(1), y(1)\n  !$openad INDEPENDENT(x)\n  allocate(f(1))\n  f(1) = x(1) * x(1)\n  y(1) = f(1)\n  deallocate(f)\n  !$openad DEPENDENT(y)\nend subroutine head\n",
+            "module m\n  double precision, allocatable :: f(:)\nend module m\nsubroutine head(x, y)\n  use m\n  double precision :: x(1), y(1)\n  integer :: i\n  !$openad INDEPENDENT(x)\n  allocate(f(2))\n  do i = 1, 2\n    f(i) = x(1) ** i\n  end do\n  y(1) = f(1) * f(2)\n  deallocate(f)\n  !$openad DEPENDENT(y)\nend subroutine head\n",
             "'f', a module or host variable",
         ),
     ];
@@ -439,8 +441,9 @@ fn backend_alone_reports_the_xaif_position(source: &Path, work: &Path) {
     assert!(!work.join("out").exists(), "back end output left behind");
 }
 
-/// Joint mode re-runs a callee from a checkpoint that must hold every
-/// module variable its call tree can see; a private module variable cannot
+/// Joint mode re-runs a callee with a loop in its call tree from a
+/// checkpoint that must hold every module variable its call tree can see
+/// (`middle` loops, so it is re-run); a private module variable cannot
 /// be named outside its module, so `-m rj` refuses by name (exit 1, no
 /// output, the call and its source line named) while `-m rs` (no re-run)
 /// and `-m f` differentiate the program.
@@ -462,7 +465,10 @@ subroutine middle(a)
   use counter, only: scale_by_state
   implicit none
   double precision :: a
-  call scale_by_state(a)
+  integer :: k
+  do k = 1, 2
+    call scale_by_state(a)
+  end do
 end subroutine middle
 
 subroutine head(x, y)
@@ -496,7 +502,10 @@ end subroutine head
         stderr.contains("unsupported construct in joint adjoint mode")
             && stderr.contains("module variable 'state'")
             && stderr.contains("private to module 'counter'")
-            && stderr.contains("source line 24"),
+            && stderr.contains(&format!(
+                "source line {}",
+                position_of(SOURCE, "call middle").0
+            )),
         "{stderr}"
     );
     // The back end maps the refusal to the call in the user's file (the
