@@ -56,11 +56,16 @@ impl UnitGen<'_, '_> {
                         self.propagator_entry(entry)?;
                     }
                 }
+                // Call-site checkpoints serve a callee's re-run: none in
+                // split mode, none for a callee never re-run.
                 BasicBlockElement::InlinableSubroutineCall(c)
                     if c.arguments.first().is_some_and(|a| {
                         a.annotation
                             .strip_prefix(CALLSITE_CHECKPOINT)
-                            .is_some_and(|callee| self.env.not_rerun.contains(callee))
+                            .is_some_and(|callee| {
+                                self.env.mode == Mode::AdjointSplit
+                                    || self.env.not_rerun.contains(callee)
+                            })
                     }) => {}
                 BasicBlockElement::InlinableSubroutineCall(c) => {
                     self.inlinable_call(&c.subroutine_name, &c.statement_id, &c.arguments)?
