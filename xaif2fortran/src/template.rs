@@ -25,8 +25,11 @@ use crate::fortran_text::code_part;
 pub const DEFAULT_SPLIT: &str = include_str!("../templates/split.f90");
 /// The built-in joint template.
 pub const DEFAULT_JOINT: &str = include_str!("../templates/joint.f90");
-/// The built-in joint template of a leaf routine (one that calls no
-/// routine with an adjoint): taped in its caller's sweeps, not re-run.
+/// The built-in joint template of a routine whose call tree has no loop:
+/// taped in its caller's sweeps, not re-run; it passes the sweep on to its
+/// callees.
+pub const DEFAULT_JOINT_LOOP_FREE: &str = include_str!("../templates/joint_loop_free.f90");
+/// The same for a leaf (calls no routine with an adjoint): no mode switch.
 pub const DEFAULT_JOINT_LEAF: &str = include_str!("../templates/joint_leaf.f90");
 
 const DECLARATIONS_PRAGMA: &str = "!$template_pragma_declarations";

@@ -18,7 +18,10 @@ use crate::expr::Env;
 use crate::fortran_text::{add_value_suffix, wrap_line};
 use crate::inline::InlineDefs;
 use crate::symbols::XaifIndex;
-use crate::template::{Template, TemplateLine, DEFAULT_JOINT, DEFAULT_JOINT_LEAF, DEFAULT_SPLIT};
+use crate::template::{
+    Template, TemplateLine, DEFAULT_JOINT, DEFAULT_JOINT_LEAF, DEFAULT_JOINT_LOOP_FREE,
+    DEFAULT_SPLIT,
+};
 use crate::Mode;
 
 /// The text of the differentiated program.
@@ -76,11 +79,17 @@ pub fn unparse_program(
     }
     // Joint mode with the built-in templates: leaves of the call tree get
     // the leaf template (taped in their caller's sweeps, not re-run).
-    let leaf_template = match (mode, template_given) {
-        (Mode::AdjointJoint, false) => Some(Template::parse("joint_leaf.f90", DEFAULT_JOINT_LEAF)?),
-        _ => None,
+    let (leaf_template, loop_free_template) = match (mode, template_given) {
+        (Mode::AdjointJoint, false) => (
+            Some(Template::parse("joint_leaf.f90", DEFAULT_JOINT_LEAF)?),
+            Some(Template::parse(
+                "joint_loop_free.f90",
+                DEFAULT_JOINT_LOOP_FREE,
+            )?),
+        ),
+        _ => (None, None),
     };
-    let (mut leaves, mut leaf_symbols) = match leaf_template {
+    let (mut leaves, mut leaf_symbols, callers) = match leaf_template {
         Some(_) => leaf_units(cg),
         None => Default::default(),
     };
@@ -97,7 +106,9 @@ pub fn unparse_program(
     }
     let template_of = |tag: &str| {
         named_templates.get(tag).or_else(|| {
-            if leaves.contains(tag) {
+            if leaves.contains(tag) && callers.contains(tag) {
+                loop_free_template.as_ref()
+            } else if leaves.contains(tag) {
                 leaf_template.as_ref()
             } else {
                 template
@@ -402,10 +413,12 @@ fn load_named_template(name: &str, canon: &CanonSource, xaif: &XaifLocator) -> R
 /// Tags and symbols of the units whose call tree has no loop: no loop
 /// vertex (and structured control flow) in the unit, and only such units
 /// among the routines with an adjoint it calls (recursion excluded). They
-/// get the joint leaf template.
+/// get the joint leaf template, or the loop-free one (third set: tags of
+/// those that call routines with an adjoint).
 fn leaf_units(
     cg: &CallGraph,
 ) -> (
+    std::collections::HashSet<String>,
     std::collections::HashSet<String>,
     std::collections::HashSet<String>,
 ) {
@@ -504,6 +517,7 @@ fn leaf_units(
     }
     let mut leaves = HashSet::new();
     let mut symbols = HashSet::new();
+    let mut callers = HashSet::new();
     for rl in &lists {
         if !candidates.contains(rl.symbol_id.as_str()) {
             continue;
@@ -511,9 +525,15 @@ fn leaf_units(
         if let Some(tag) = crate::symbols::unit_tag(&rl.annotation) {
             leaves.insert(tag.to_string());
             symbols.insert(rl.symbol_id.clone());
+            if callees
+                .get(rl.symbol_id.as_str())
+                .is_some_and(|c| !c.is_empty())
+            {
+                callers.insert(tag.to_string());
+            }
         }
     }
-    (leaves, symbols)
+    (leaves, symbols, callers)
 }
 
 /// Number of lines of a unit's header in the canonical source.
