@@ -67,27 +67,8 @@ fn joint_adjoint_tapes_a_leaf_callee_in_the_callers_sweeps() {
 /// checkpointed on entry and re-run in the reverse sweep.
 #[test]
 fn joint_adjoint_checkpoints_and_reruns_the_callee() {
-    let dir = tempfile::tempdir().unwrap();
-    let template = joint_template();
-    let out = differentiate(
-        "adjoint_calls",
-        "adjoint_calls.canon.f90",
-        "rj",
-        dir.path(),
-        &["--template", template.to_str().unwrap()],
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let program = std::fs::read_to_string(dir.path().join("adjoint_calls.oad.f90")).unwrap();
+    let program = rerun_everything("adjoint_calls", "adjoint_calls.joint_driver.f90");
     assert!(program.contains("oad_cdt(oad_cdt_ptr) = u%v"), "{program}");
-    let stdout = compile_and_run(dir.path(), &fixture("adjoint_calls.joint_driver.f90"));
-    assert!(
-        stdout.contains("OK") && !stdout.contains("FAIL"),
-        "{stdout}"
-    );
 }
 
 /// The booster output with `template_name` set, written to a temporary
@@ -168,30 +149,34 @@ fn labelled_opaque_statements_repeated_in_two_sections_compile() {
 #[test]
 fn joint_checkpoints_cover_module_variables() {
     check_case("joint_module", "rj", "joint_module.driver.f90");
+    let program = rerun_everything("joint_module", "joint_module.driver.f90");
+    assert!(program.contains("oad_cdt(oad_cdt_ptr) = g"), "{program}");
+}
+
+/// Case `name` in joint mode with the built-in joint template given
+/// explicitly (`--template`), so that every unit, leaves too, is
+/// checkpointed and re-run; compiled and run with `driver`, which must
+/// print OK. The generated program's text.
+fn rerun_everything(name: &str, driver: &str) -> String {
     let dir = tempfile::tempdir().unwrap();
+    let template = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("templates/joint.f90");
     let out = differentiate(
-        "joint_module",
-        "joint_module.canon.f90",
+        name,
+        &format!("{name}.canon.f90"),
         "rj",
         dir.path(),
-        &["--template", joint_template().to_str().unwrap()],
+        &["--template", template.to_str().unwrap()],
     );
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let program = std::fs::read_to_string(dir.path().join("joint_module.oad.f90")).unwrap();
-    assert!(program.contains("oad_cdt(oad_cdt_ptr) = g"), "{program}");
-    let stdout = compile_and_run(dir.path(), &fixture("joint_module.driver.f90"));
+    let program = std::fs::read_to_string(dir.path().join(format!("{name}.oad.f90"))).unwrap();
+    let stdout = compile_and_run(dir.path(), &fixture(driver));
     assert!(
         stdout.contains("OK") && !stdout.contains("FAIL"),
-        "{stdout}"
+        "{stdout}\n{program}"
     );
-}
-
-/// The built-in joint template, given explicitly with `--template` so
-/// that every unit (leaves too) is checkpointed and re-run.
-fn joint_template() -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("templates/joint.f90")
+    program
 }

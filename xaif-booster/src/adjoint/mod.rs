@@ -241,28 +241,44 @@ fn referenced_variables(cfg: &ControlFlowGraph) -> Vec<(String, u64)> {
     out
 }
 
-/// For every subroutine with a control flow graph, the positions of its
-/// scalar dummy arguments.
-fn scalar_dummy_positions(cg: &CallGraph, symbols: &SymbolIndex) -> HashMap<String, HashSet<u64>> {
+/// Per subroutine with a control flow graph (all of them, or only the
+/// active ones), the positions of its dummy arguments whose symbol
+/// satisfies `keep` (given the argument's declared intent).
+fn dummy_positions(
+    cg: &CallGraph,
+    symbols: &SymbolIndex,
+    active_only: bool,
+    keep: impl Fn(xaif_schema::model::Intent, crate::symbols::SymbolInfo) -> bool,
+) -> HashMap<String, HashSet<u64>> {
     let mut out = HashMap::new();
     for v in &cg.vertices {
         let CallGraphVertex::ControlFlowGraph(cfg) = v else {
             continue;
         };
+        if active_only && !cfg.active {
+            continue;
+        }
         let positions = cfg
             .argument_list
             .iter()
             .flatten()
             .filter(|a| {
                 symbols
-                    .lookup(cfg.controlflowgraph_scope_id, &a.symbol_id)
-                    .is_some_and(|s| s.shape.rank() == 0)
+                    .lookup(a.scope_id, &a.symbol_id)
+                    .or_else(|| symbols.lookup(cfg.controlflowgraph_scope_id, &a.symbol_id))
+                    .is_some_and(|s| keep(a.intent, s))
             })
             .map(|a| a.position)
             .collect();
         out.insert(cfg.symbol_id.clone(), positions);
     }
     out
+}
+
+/// For every subroutine with a control flow graph, the positions of its
+/// scalar dummy arguments.
+fn scalar_dummy_positions(cg: &CallGraph, symbols: &SymbolIndex) -> HashMap<String, HashSet<u64>> {
+    dummy_positions(cg, symbols, false, |_, s| s.shape.rank() == 0)
 }
 
 /// For every active subroutine, the positions of its passive `intent(in)`
@@ -273,30 +289,9 @@ fn callee_read_only_passive_arguments(
     cg: &CallGraph,
     symbols: &SymbolIndex,
 ) -> HashMap<String, HashSet<u64>> {
-    let mut out = HashMap::new();
-    for v in &cg.vertices {
-        let CallGraphVertex::ControlFlowGraph(cfg) = v else {
-            continue;
-        };
-        if !cfg.active {
-            continue;
-        }
-        let positions: HashSet<u64> = cfg
-            .argument_list
-            .iter()
-            .flatten()
-            .filter(|a| a.intent == xaif_schema::model::Intent::In)
-            .filter(|a| {
-                symbols
-                    .lookup(a.scope_id, &a.symbol_id)
-                    .or_else(|| symbols.lookup(cfg.controlflowgraph_scope_id, &a.symbol_id))
-                    .is_some_and(|s| !s.active)
-            })
-            .map(|a| a.position)
-            .collect();
-        out.insert(cfg.symbol_id.clone(), positions);
-    }
-    out
+    dummy_positions(cg, symbols, true, |intent, s| {
+        intent == xaif_schema::model::Intent::In && !s.active
+    })
 }
 
 /// For every active subroutine, the variables of other scopes that its
