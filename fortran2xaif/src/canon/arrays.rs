@@ -2,13 +2,14 @@
 //! the target's index space (first dimension innermost), so that the
 //! booster sees only element assignments. `transpose` and `reshape` are
 //! index maps on their argument; array constructors are unrolled when they
-//! are a whole right side. A right side that reads its own target through
-//! another section reads the old values from a copy, as Fortran semantics
-//! (evaluate the whole right side, then assign) demand.
+//! are a whole right side. When the right side reads its own target, the
+//! dependence test (`dependence.rs`) chooses the loop directions and the
+//! references to read from copies, so that every read sees the old values
+//! as Fortran semantics (evaluate the whole right side, then assign) demand.
 
 use crate::ast::*;
 
-use super::{bin, extent, name, offset, paren, same_view, stmt, Canon, View};
+use super::{bin, extent, name, offset, paren, stmt, Canon};
 
 impl Canon<'_> {
     /// Canonicalises the scalar parts of an array expression (function
@@ -87,17 +88,8 @@ impl Canon<'_> {
         e: &Expr,
         idx: &[Expr],
         space: &[(Expr, Expr, Option<Expr>)],
-        target: Option<&View>,
     ) -> FrontResult<Expr> {
         if let Some(v) = self.view(e)? {
-            if let Some(t) = target {
-                if t.name == v.name && !same_view(t, &v) {
-                    return self.err(
-                        e.span(),
-                        format!("internal error: overlapping read of '{}'", v.name),
-                    );
-                }
-            }
             return self.element(&v, idx, space, e.span());
         }
         Ok(match e {
@@ -115,7 +107,7 @@ impl Canon<'_> {
                     // (i, j) of the result is (j, i) of the argument.
                     let i_src = offset(&src_space[0].0, &idx[1], &space[1].0, sp);
                     let j_src = offset(&src_space[1].0, &idx[0], &space[0].0, sp);
-                    return self.elementwise(&args[0].value, &[i_src, j_src], &src_space, target);
+                    return self.elementwise(&args[0].value, &[i_src, j_src], &src_space);
                 }
                 if n == "reshape" && !args.is_empty() {
                     if args.len() > 2 {
@@ -176,7 +168,7 @@ impl Canon<'_> {
                         .into_iter()
                         .map(|(l, h, _)| (l, h, None))
                         .collect();
-                    return self.elementwise(&args[0].value, &src_idx, &src_space, target);
+                    return self.elementwise(&args[0].value, &src_idx, &src_space);
                 }
                 if n == "matmul" {
                     return self.err(sp, "unsupported construct: matmul inside an array expression (assign it to an array first)");
@@ -185,7 +177,7 @@ impl Canon<'_> {
                 for a in args {
                     new.push(Arg {
                         keyword: a.keyword.clone(),
-                        value: self.elementwise(&a.value, idx, space, target)?,
+                        value: self.elementwise(&a.value, idx, space)?,
                     });
                 }
                 Expr::Apply {
@@ -195,17 +187,15 @@ impl Canon<'_> {
                 }
             }
             Expr::Unary(op, x, sp) => {
-                Expr::Unary(*op, Box::new(self.elementwise(x, idx, space, target)?), *sp)
+                Expr::Unary(*op, Box::new(self.elementwise(x, idx, space)?), *sp)
             }
             Expr::Binary(op, l, r, sp) => Expr::Binary(
                 *op,
-                Box::new(self.elementwise(l, idx, space, target)?),
-                Box::new(self.elementwise(r, idx, space, target)?),
+                Box::new(self.elementwise(l, idx, space)?),
+                Box::new(self.elementwise(r, idx, space)?),
                 *sp,
             ),
-            Expr::Paren(x, sp) => {
-                Expr::Paren(Box::new(self.elementwise(x, idx, space, target)?), *sp)
-            }
+            Expr::Paren(x, sp) => Expr::Paren(Box::new(self.elementwise(x, idx, space)?), *sp),
             Expr::ArrayCtor(_, sp) => {
                 // Constructors are unrolled only as a whole right side
                 // (handled by the caller).
@@ -226,17 +216,41 @@ impl Canon<'_> {
         body: Vec<Stmt>,
         span: Span,
     ) -> Vec<Stmt> {
+        self.directed_loops(vars, space, &vec![false; space.len()], body, span)
+    }
+
+    /// Nested loops over `space` (first dimension innermost) around `body`,
+    /// dimension `k` running from its upper to its lower bound where
+    /// `reversed[k]` (only ever asked of unit-stride dimensions).
+    pub(super) fn directed_loops(
+        &self,
+        vars: &[String],
+        space: &[(Expr, Expr, Option<Expr>)],
+        reversed: &[bool],
+        body: Vec<Stmt>,
+        span: Span,
+    ) -> Vec<Stmt> {
         let mut inner = body;
         for (k, (lo, hi, st)) in space.iter().enumerate() {
+            let control = if reversed.get(k).copied().unwrap_or(false) {
+                DoControl {
+                    var: vars[k].clone(),
+                    lo: hi.clone(),
+                    hi: lo.clone(),
+                    step: Some(Expr::Unary(UnOp::Neg, Box::new(Expr::int(1, span)), span)),
+                }
+            } else {
+                DoControl {
+                    var: vars[k].clone(),
+                    lo: lo.clone(),
+                    hi: hi.clone(),
+                    step: st.clone(),
+                }
+            };
             inner = vec![stmt(
                 StmtKind::Do {
                     construct: None,
-                    control: Some(DoControl {
-                        var: vars[k].clone(),
-                        lo: lo.clone(),
-                        hi: hi.clone(),
-                        step: st.clone(),
-                    }),
+                    control: Some(control),
                     body: inner,
                 },
                 span,
@@ -277,14 +291,14 @@ impl Canon<'_> {
                 return self.err(span, "unsupported construct: array constructor assigned to a multi-dimensional array");
             }
             let (lo, _, st) = &space[0];
-            for (j, it) in items.into_iter().enumerate() {
+            let values = self.constructor_items(items, &target.name, out)?;
+            for (j, v) in values.into_iter().enumerate() {
                 let mut off = Expr::int(j as i64, span);
                 if let Some(s) = st {
                     off = bin(BinOp::Mul, off, s.clone(), span);
                 }
                 let idx = bin(BinOp::Add, lo.clone(), off, span);
                 let el = self.element(&target, &[idx], &space, span)?;
-                let v = self.value(it, out)?;
                 out.push(stmt(StmtKind::Assign { lhs: el, rhs: v }, span));
             }
             return Ok(());
@@ -308,7 +322,8 @@ impl Canon<'_> {
                         })
                         .collect();
                     let extents = extents.ok_or_else(|| FrontError::new(span, "unsupported construct: reshape of a constructor into a non-constant shape"))?;
-                    for (j, it) in items.clone().into_iter().enumerate() {
+                    let values = self.constructor_items(items.clone(), &target.name, out)?;
+                    for (j, v) in values.into_iter().enumerate() {
                         let mut rest = j as i64;
                         let mut idx = Vec::new();
                         for (lo, n) in &extents {
@@ -316,29 +331,20 @@ impl Canon<'_> {
                             rest /= n.max(&1);
                         }
                         let el = self.element(&target, &idx, &space, span)?;
-                        let v = self.value(it, out)?;
                         out.push(stmt(StmtKind::Assign { lhs: el, rhs: v }, span));
                     }
                     return Ok(());
                 }
             }
         }
-        // Reductions and function calls first, then the elementwise loop.
-        let mut rhs = self.value_array(rhs, out)?;
-        let mut dealloc = None;
-        if self.reads_other_section(&rhs, &target)? {
-            // The right side reads the target through another section: it
-            // must see the old values, so read them from a copy.
-            let whole = name(&target.name, span);
-            let (copy, d) = self.array_temp_of(whole, span, out)?;
-            let full = self.space_of(&name(&target.name, span))?;
-            rhs = self.redirect(&rhs, &target.name, &copy, &full, span)?;
-            dealloc = d;
-        }
+        // Reductions and function calls first, then the elementwise loop,
+        // in the directions and with the copies the dependence test asks.
+        let rhs = self.value_array(rhs, out)?;
+        let plan = self.untangle(rhs, &target, &space, out)?;
         let vars: Vec<String> = (0..space.len()).map(|_| self.loop_var(span)).collect();
         let idx: Vec<Expr> = vars.iter().map(|v| name(v, span)).collect();
         let el_l = self.element(&target, &idx, &space, span)?;
-        let el_r = self.elementwise(&rhs, &idx, &space, Some(&target))?;
+        let el_r = self.elementwise(&plan.rhs, &idx, &space)?;
         let body = vec![stmt(
             StmtKind::Assign {
                 lhs: el_l,
@@ -346,126 +352,8 @@ impl Canon<'_> {
             },
             span,
         )];
-        out.extend(self.loops(&vars, &space, body, span));
-        out.extend(dealloc);
+        out.extend(self.directed_loops(&vars, &space, &plan.reversed, body, span));
+        out.extend(plan.dealloc);
         Ok(())
-    }
-
-    /// Does `e` read array `target.name` through a section other than the
-    /// target's?
-    pub(super) fn reads_other_section(&self, e: &Expr, target: &View) -> FrontResult<bool> {
-        let mut found = false;
-        let mut err = None;
-        e.walk(&mut |x| {
-            if let Expr::Name(n, _) | Expr::Apply { name: n, .. } = x {
-                if *n == target.name {
-                    match self.view(x) {
-                        Ok(Some(v)) => {
-                            if !same_view(&v, target) {
-                                found = true;
-                            }
-                        }
-                        Ok(None) => found = true,
-                        Err(e) => err = Some(e),
-                    }
-                }
-            }
-        });
-        match err {
-            Some(e) => Err(e),
-            None => Ok(found),
-        }
-    }
-
-    /// Replaces references to array `from` by the same elements of `to`, a
-    /// 1-based copy of the whole of `from` (whose ranges are `full`).
-    fn redirect(
-        &self,
-        e: &Expr,
-        from: &str,
-        to: &str,
-        full: &[(Expr, Expr, Option<Expr>)],
-        span: Span,
-    ) -> FrontResult<Expr> {
-        let shift = |d: usize, v: Expr| -> Expr {
-            bin(
-                BinOp::Add,
-                paren(bin(BinOp::Sub, v, full[d].0.clone(), span), span),
-                Expr::int(1, span),
-                span,
-            )
-        };
-        Ok(match e {
-            Expr::Name(n, sp) if n == from => Expr::Name(to.to_string(), *sp),
-            Expr::Apply {
-                name: n,
-                args,
-                span: sp,
-            } if n == from => {
-                let mut new = Vec::new();
-                for (d, a) in args.iter().enumerate() {
-                    let v = match &a.value {
-                        Expr::Range {
-                            lo,
-                            hi,
-                            stride,
-                            span: rs,
-                        } => Expr::Range {
-                            lo: Some(Box::new(shift(
-                                d,
-                                lo.as_deref().cloned().unwrap_or_else(|| full[d].0.clone()),
-                            ))),
-                            hi: Some(Box::new(shift(
-                                d,
-                                hi.as_deref().cloned().unwrap_or_else(|| full[d].1.clone()),
-                            ))),
-                            stride: stride.clone(),
-                            span: *rs,
-                        },
-                        v => shift(d, v.clone()),
-                    };
-                    new.push(Arg {
-                        keyword: None,
-                        value: v,
-                    });
-                }
-                Expr::Apply {
-                    name: to.to_string(),
-                    args: new,
-                    span: *sp,
-                }
-            }
-            Expr::Apply {
-                name: n,
-                args,
-                span: sp,
-            } => {
-                let mut new = Vec::new();
-                for a in args {
-                    new.push(Arg {
-                        keyword: a.keyword.clone(),
-                        value: self.redirect(&a.value, from, to, full, span)?,
-                    });
-                }
-                Expr::Apply {
-                    name: n.clone(),
-                    args: new,
-                    span: *sp,
-                }
-            }
-            Expr::Unary(op, x, sp) => {
-                Expr::Unary(*op, Box::new(self.redirect(x, from, to, full, span)?), *sp)
-            }
-            Expr::Binary(op, l, r, sp) => Expr::Binary(
-                *op,
-                Box::new(self.redirect(l, from, to, full, span)?),
-                Box::new(self.redirect(r, from, to, full, span)?),
-                *sp,
-            ),
-            Expr::Paren(x, sp) => {
-                Expr::Paren(Box::new(self.redirect(x, from, to, full, span)?), *sp)
-            }
-            other => other.clone(),
-        })
     }
 }

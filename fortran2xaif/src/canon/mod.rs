@@ -23,6 +23,7 @@
 //! | `temporaries` | scalar, loop-index and array temporaries |
 //! | `views` | array operands as explicit sections, their bounds and elements |
 //! | `arrays` | array assignments and expressions scalarised into loop nests |
+//! | `dependence` | does the right side read what the loop overwrites? loop directions, copies of the sections that need them |
 //! | `where_construct` | `where` / `elsewhere` as masked loops |
 //! | `reductions` | `sum`, `product`, `maxval`, `minval`, `dot_product`, `matmul` as loops |
 
@@ -30,6 +31,7 @@ mod arrays;
 mod assignments;
 mod calls;
 mod control_flow;
+mod dependence;
 mod expressions;
 mod reductions;
 mod statement_functions;
@@ -100,6 +102,16 @@ enum Sub {
 struct View {
     name: String,
     subs: Vec<Sub>,
+}
+
+/// How to scalarise an array assignment (`dependence.rs`): the right side
+/// with the references that need it read from copies, the direction of the
+/// loop over each dimension of the target's index space (true: backward)
+/// and the deallocations of allocatable copies, for after the loop.
+struct Scalarised {
+    rhs: Expr,
+    reversed: Vec<bool>,
+    dealloc: Vec<Stmt>,
 }
 
 impl View {

@@ -101,13 +101,13 @@ impl Canon<'_> {
         let tn = name(&t, span);
         let vars: Vec<String> = (0..space.len()).map(|_| self.loop_var(span)).collect();
         let idx: Vec<Expr> = vars.iter().map(|v| name(v, span)).collect();
-        let el = self.elementwise(&elem_src, &idx, &space, None)?;
+        let el = self.elementwise(&elem_src, &idx, &space)?;
         let (init, upd) = match n {
             "sum" | "dot_product" => (Expr::int(0, span), bin(BinOp::Add, tn.clone(), el, span)),
             "product" => (Expr::int(1, span), bin(BinOp::Mul, tn.clone(), el, span)),
             "maxval" | "minval" => {
                 let lows: Vec<Expr> = space.iter().map(|(l, _, _)| l.clone()).collect();
-                let first = self.elementwise(&elem_src, &lows, &space, None)?;
+                let first = self.elementwise(&elem_src, &lows, &space)?;
                 let f = if n == "maxval" { "max" } else { "min" };
                 (
                     first,
@@ -199,8 +199,8 @@ impl Canon<'_> {
             ),
             _ => return self.err(span, "matmul needs rank-1 or rank-2 arrays"),
         };
-        let ea = self.elementwise(&args[0], &ia, &sa, None)?;
-        let eb = self.elementwise(&args[1], &ib, &sb, None)?;
+        let ea = self.elementwise(&args[0], &ia, &sa)?;
+        let eb = self.elementwise(&args[1], &ib, &sb)?;
         let acc = stmt(
             StmtKind::Assign {
                 lhs: el_c.clone(),

@@ -111,6 +111,12 @@ impl Canon<'_> {
                     span,
                 ),
             })
+            // A constant extent is declared as a number (`(2 - 5) / (-1) + 1`
+            // would be legal but unreadable).
+            .map(|e| match self.prog.const_int(self.unit, &e) {
+                Some(c) if c >= 0 => Expr::int(c, span),
+                _ => e,
+            })
             .collect();
         let automatic = extents.iter().all(|e| self.is_spec_expr(e));
         let unit = &mut self.prog.units[self.unit];
@@ -224,7 +230,7 @@ impl Canon<'_> {
                 bin(BinOp::Add, lo.clone(), paren(off, span), span)
             })
             .collect();
-        let el_s = self.elementwise(&e, &src_idx, &space, None)?;
+        let el_s = self.elementwise(&e, &src_idx, &space)?;
         let body = vec![stmt(
             StmtKind::Assign {
                 lhs: el_t,

@@ -64,17 +64,6 @@ fn whole_array_assignment_is_a_loop_nest() {
 }
 
 #[test]
-fn overlapping_section_reads_a_copy() {
-    let t = canon_text("subroutine s(a)\n real a(5)\n a(2:5) = a(1:4)\nend\n");
-    let b = body(&t, "s");
-    assert!(
-        b.starts_with("do oad_i1 = 1, 5\noad_t1(oad_i1) = a(1 + (oad_i1 - 1))"),
-        "{b}"
-    );
-    assert!(b.contains("a(oad_i2) = oad_t1("), "{b}");
-}
-
-#[test]
 fn select_with_ranges_becomes_if_chain() {
     let t = canon_text("subroutine s(i, y)\n select case (i + 1)\n case (1:3)\n y = 1\n case default\n y = 2\n end select\nend\n");
     let b = body(&t, "s");

@@ -85,13 +85,13 @@ impl Canon<'_> {
                     .map(|(l, h, s)| (l.clone(), h.clone(), s.cloned()))
                     .collect();
                 let rhs = self.value_array(rhs, out)?;
-                if self.reads_other_section(&rhs, &target)? {
-                    return self.err(sp, "unsupported construct: where assignment reading its target through another section");
-                }
+                // The mask only removes writes: the dependence test's
+                // verdict for the unmasked loop holds.
+                let plan = self.untangle(rhs, &target, &space, out)?;
                 let vars: Vec<String> = (0..space.len()).map(|_| self.loop_var(sp)).collect();
                 let idx: Vec<Expr> = vars.iter().map(|v| name(v, sp)).collect();
                 let el_l = self.element(&target, &idx, &space, sp)?;
-                let el_r = self.elementwise(&rhs, &idx, &space, Some(&target))?;
+                let el_r = self.elementwise(&plan.rhs, &idx, &space)?;
                 let assign = stmt(
                     StmtKind::Assign {
                         lhs: el_l,
@@ -101,7 +101,7 @@ impl Canon<'_> {
                 );
                 let inner = match &cond {
                     Some(c) => {
-                        let el_c = self.elementwise(c, &idx, &space, None)?;
+                        let el_c = self.elementwise(c, &idx, &space)?;
                         vec![stmt(
                             StmtKind::If {
                                 arms: vec![(el_c, vec![assign])],
@@ -112,7 +112,8 @@ impl Canon<'_> {
                     }
                     None => vec![assign],
                 };
-                out.extend(self.loops(&vars, &space, inner, sp));
+                out.extend(self.directed_loops(&vars, &space, &plan.reversed, inner, sp));
+                out.extend(plan.dealloc);
             }
         }
         Ok(())
