@@ -50,6 +50,12 @@ PROGRAMS = [
     # call tree three deep per face in a time loop (joint mode, issue 11)
     dict(name="flux_tree", src="bench/programs/flux_tree/head.f90", nx=3, ny=2,
          x0=[1.0, 0.2, 0.05], size=20000, points=lambda n: n),
+    # time levels of a 2-D array updated with array syntax (issue 11 part 3)
+    # and the same model with DO loops: the two should cost the same
+    dict(name="glacier_sections", src="bench/programs/glacier_sections/head.f90", nx=3, ny=2,
+         x0=[0.01, 0.4, 1.0], size=100000, points=lambda n: n),
+    dict(name="glacier_loops", src="bench/programs/glacier_loops/head.f90", nx=3, ny=2,
+         x0=[0.01, 0.4, 1.0], size=100000, points=lambda n: n),
 ]
 
 NREP = 3            # best of NREP inside one driver run
