@@ -49,7 +49,7 @@ use std::collections::BTreeMap;
 
 use crate::ast::*;
 
-use super::{name, same_view, stmt, strip, Canon, Scalarised, Sub, View};
+use super::{name, same_view, strip, Canon, Scalarised, Sub, View};
 
 /// How one right-side reference relates to the target section.
 #[derive(Clone, Debug, PartialEq)]
@@ -187,16 +187,7 @@ impl Canon<'_> {
                 dealloc.extend(d);
                 replacement.push(Some(name(&t, sp)));
             } else {
-                let cat = self.ty(&r).cat;
-                let t = self.temp(cat, sp)?;
-                out.push(stmt(
-                    StmtKind::Assign {
-                        lhs: name(&t, sp),
-                        rhs: r,
-                    },
-                    sp,
-                ));
-                replacement.push(Some(name(&t, sp)));
+                replacement.push(Some(self.scalar_temp_of(r, out)?));
             }
         }
         let mut k = 0;
@@ -226,22 +217,12 @@ impl Canon<'_> {
         let reads = items.iter().any(|it| self.reads_array(it, array));
         let mut values = Vec::new();
         for it in items {
-            let sp = it.span();
             let v = self.value(it, out)?;
-            if !reads || matches!(v, Expr::Lit(..)) {
-                values.push(v);
-                continue;
-            }
-            let cat = self.ty(&v).cat;
-            let t = self.temp(cat, sp)?;
-            out.push(stmt(
-                StmtKind::Assign {
-                    lhs: name(&t, sp),
-                    rhs: v,
-                },
-                sp,
-            ));
-            values.push(name(&t, sp));
+            values.push(if !reads || matches!(v, Expr::Lit(..)) {
+                v
+            } else {
+                self.scalar_temp_of(v, out)?
+            });
         }
         Ok(values)
     }

@@ -84,6 +84,22 @@ impl Canon<'_> {
         ok
     }
 
+    /// `tmp = e` for a canonical scalar expression `e` into a new
+    /// temporary of its type; returns the temporary's name.
+    pub(super) fn scalar_temp_of(&mut self, e: Expr, out: &mut Vec<Stmt>) -> FrontResult<Expr> {
+        let span = e.span();
+        let cat = self.ty(&e).cat;
+        let t = self.temp(cat, span)?;
+        out.push(stmt(
+            StmtKind::Assign {
+                lhs: name(&t, span),
+                rhs: e,
+            },
+            span,
+        ));
+        Ok(name(&t, span))
+    }
+
     /// A temporary array over `space` (1-based extents). Automatic when the
     /// extents are specification expressions; otherwise allocatable,
     /// allocated here (the caller deallocates with the returned statement).
