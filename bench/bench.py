@@ -53,6 +53,12 @@ PROGRAMS = [
     # Picard iteration around a matrix-free CG solve (call tree in loops)
     dict(name="picard_cg", src="bench/programs/picard_cg/head.f90", nx=3, ny=2,
          x0=[0.5, 4.0, 0.2], size=400, points=lambda n: n),
+    # time levels of a 2-D array updated with array syntax (issue 11 part 3)
+    # and the same model with DO loops: the two should cost the same
+    dict(name="glacier_sections", src="bench/programs/glacier_sections/head.f90", nx=3, ny=2,
+         x0=[0.01, 0.4, 1.0], size=100000, points=lambda n: n),
+    dict(name="glacier_loops", src="bench/programs/glacier_loops/head.f90", nx=3, ny=2,
+         x0=[0.01, 0.4, 1.0], size=100000, points=lambda n: n),
 ]
 
 NREP = 3            # best of NREP inside one driver run

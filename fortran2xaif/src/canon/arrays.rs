@@ -1,0 +1,359 @@
+//! Array assignments and array expressions scalarised into loop nests over
+//! the target's index space (first dimension innermost), so that the
+//! booster sees only element assignments. `transpose` and `reshape` are
+//! index maps on their argument; array constructors are unrolled when they
+//! are a whole right side. When the right side reads its own target, the
+//! dependence test (`dependence.rs`) chooses the loop directions and the
+//! references to read from copies, so that every read sees the old values
+//! as Fortran semantics (evaluate the whole right side, then assign) demand.
+
+use crate::ast::*;
+
+use super::{bin, extent, name, offset, paren, stmt, Canon};
+
+impl Canon<'_> {
+    /// Canonicalises the scalar parts of an array expression (function
+    /// calls, reductions), keeping whole-array intrinsics for scalarisation.
+    pub(super) fn value_array(&mut self, e: Expr, out: &mut Vec<Stmt>) -> FrontResult<Expr> {
+        match e {
+            Expr::Apply {
+                name: n,
+                args,
+                span,
+            } if self.prog.var(self.unit, &n).is_none()
+                && matches!(n.as_str(), "transpose" | "reshape" | "matmul") =>
+            {
+                let mut new = Vec::new();
+                for (k, a) in args.into_iter().enumerate() {
+                    let v = if n == "reshape" && k == 1 {
+                        a.value
+                    } else {
+                        self.value_array(a.value, out)?
+                    };
+                    new.push(Arg {
+                        keyword: a.keyword,
+                        value: v,
+                    });
+                }
+                Ok(Expr::Apply {
+                    name: n,
+                    args: new,
+                    span,
+                })
+            }
+            Expr::Binary(op, l, r, sp) => {
+                let l = self.value_array(*l, out)?;
+                let r = self.value_array(*r, out)?;
+                Ok(Expr::Binary(op, Box::new(l), Box::new(r), sp))
+            }
+            Expr::Unary(op, x, sp) => Ok(Expr::Unary(op, Box::new(self.value_array(*x, out)?), sp)),
+            Expr::Paren(x, sp) => Ok(Expr::Paren(Box::new(self.value_array(*x, out)?), sp)),
+            Expr::Apply {
+                name: n,
+                args,
+                span,
+            } if self.prog.var(self.unit, &n).is_none()
+                && self
+                    .ty(&Expr::Apply {
+                        name: n.clone(),
+                        args: args.clone(),
+                        span,
+                    })
+                    .rank
+                    > 0 =>
+            {
+                // Elemental intrinsic applied to arrays.
+                let mut new = Vec::new();
+                for a in args {
+                    new.push(Arg {
+                        keyword: a.keyword,
+                        value: self.value_array(a.value, out)?,
+                    });
+                }
+                Ok(Expr::Apply {
+                    name: n,
+                    args: new,
+                    span,
+                })
+            }
+            other => self.value(other, out),
+        }
+    }
+
+    /// Replaces every array operand of `e` by its element at `idx`, a point
+    /// of `space` (the target's index ranges). `transpose` and `reshape`
+    /// are index transformations on their argument.
+    pub(super) fn elementwise(
+        &self,
+        e: &Expr,
+        idx: &[Expr],
+        space: &[(Expr, Expr, Option<Expr>)],
+    ) -> FrontResult<Expr> {
+        if let Some(v) = self.view(e)? {
+            return self.element(&v, idx, space, e.span());
+        }
+        Ok(match e {
+            Expr::Apply {
+                name: n,
+                args,
+                span,
+            } if self.prog.var(self.unit, n).is_none() => {
+                let sp = *span;
+                if n == "transpose" && args.len() == 1 {
+                    let src_space = self.space_of(&args[0].value)?;
+                    if src_space.len() != 2 || idx.len() != 2 {
+                        return self.err(sp, "transpose needs rank-2 arrays");
+                    }
+                    // (i, j) of the result is (j, i) of the argument.
+                    let i_src = offset(&src_space[0].0, &idx[1], &space[1].0, sp);
+                    let j_src = offset(&src_space[1].0, &idx[0], &space[0].0, sp);
+                    return self.elementwise(&args[0].value, &[i_src, j_src], &src_space);
+                }
+                if n == "reshape" && !args.is_empty() {
+                    if args.len() > 2 {
+                        return self.err(sp, "unsupported construct: reshape with pad or order");
+                    }
+                    // Column-major position in the result, then in the source.
+                    let src_space = self.space_of(&args[0].value)?;
+                    let mut k: Option<Expr> = None;
+                    let mut stride_prod: Option<Expr> = None;
+                    for (d, (lo, hi, _)) in space.iter().enumerate() {
+                        let term = bin(BinOp::Sub, idx[d].clone(), lo.clone(), sp);
+                        let term = match &stride_prod {
+                            None => term,
+                            Some(p) => bin(BinOp::Mul, paren(term, sp), p.clone(), sp),
+                        };
+                        k = Some(match k {
+                            None => term,
+                            Some(acc) => bin(BinOp::Add, acc, term, sp),
+                        });
+                        let n_d = extent(lo, hi, sp);
+                        stride_prod = Some(match stride_prod {
+                            None => n_d,
+                            Some(p) => bin(BinOp::Mul, p, n_d, sp),
+                        });
+                    }
+                    let k = k.ok_or_else(|| FrontError::new(sp, "reshape of a scalar"))?;
+                    let mut src_idx = Vec::new();
+                    let mut below: Option<Expr> = None;
+                    for (lo, hi, _) in &src_space {
+                        let q = match &below {
+                            None => paren(k.clone(), sp),
+                            Some(b) => {
+                                bin(BinOp::Div, paren(k.clone(), sp), paren(b.clone(), sp), sp)
+                            }
+                        };
+                        let n_d = extent(lo, hi, sp);
+                        let r = Expr::Apply {
+                            name: "mod".into(),
+                            args: vec![
+                                Arg {
+                                    keyword: None,
+                                    value: q,
+                                },
+                                Arg {
+                                    keyword: None,
+                                    value: n_d.clone(),
+                                },
+                            ],
+                            span: sp,
+                        };
+                        src_idx.push(bin(BinOp::Add, lo.clone(), r, sp));
+                        below = Some(match below {
+                            None => n_d,
+                            Some(b) => bin(BinOp::Mul, b, n_d, sp),
+                        });
+                    }
+                    let src_space: Vec<(Expr, Expr, Option<Expr>)> = src_space
+                        .into_iter()
+                        .map(|(l, h, _)| (l, h, None))
+                        .collect();
+                    return self.elementwise(&args[0].value, &src_idx, &src_space);
+                }
+                if n == "matmul" {
+                    return self.err(sp, "unsupported construct: matmul inside an array expression (assign it to an array first)");
+                }
+                let mut new = Vec::new();
+                for a in args {
+                    new.push(Arg {
+                        keyword: a.keyword.clone(),
+                        value: self.elementwise(&a.value, idx, space)?,
+                    });
+                }
+                Expr::Apply {
+                    name: n.clone(),
+                    args: new,
+                    span: sp,
+                }
+            }
+            Expr::Unary(op, x, sp) => {
+                Expr::Unary(*op, Box::new(self.elementwise(x, idx, space)?), *sp)
+            }
+            Expr::Binary(op, l, r, sp) => Expr::Binary(
+                *op,
+                Box::new(self.elementwise(l, idx, space)?),
+                Box::new(self.elementwise(r, idx, space)?),
+                *sp,
+            ),
+            Expr::Paren(x, sp) => Expr::Paren(Box::new(self.elementwise(x, idx, space)?), *sp),
+            Expr::ArrayCtor(_, sp) => {
+                // Constructors are unrolled only as a whole right side
+                // (handled by the caller).
+                return self.err(
+                    *sp,
+                    "unsupported construct: array constructor inside an array expression",
+                );
+            }
+            other => other.clone(),
+        })
+    }
+
+    /// Nested loops over `space` (first dimension innermost) around `body`.
+    pub(super) fn loops(
+        &self,
+        vars: &[String],
+        space: &[(Expr, Expr, Option<Expr>)],
+        body: Vec<Stmt>,
+        span: Span,
+    ) -> Vec<Stmt> {
+        self.directed_loops(vars, space, &vec![false; space.len()], body, span)
+    }
+
+    /// Nested loops over `space` (first dimension innermost) around `body`,
+    /// dimension `k` running from its upper to its lower bound where
+    /// `reversed[k]` (only ever asked of unit-stride dimensions).
+    pub(super) fn directed_loops(
+        &self,
+        vars: &[String],
+        space: &[(Expr, Expr, Option<Expr>)],
+        reversed: &[bool],
+        body: Vec<Stmt>,
+        span: Span,
+    ) -> Vec<Stmt> {
+        let mut inner = body;
+        for (k, (lo, hi, st)) in space.iter().enumerate() {
+            let control = if reversed.get(k).copied().unwrap_or(false) {
+                DoControl {
+                    var: vars[k].clone(),
+                    lo: hi.clone(),
+                    hi: lo.clone(),
+                    step: Some(Expr::Unary(UnOp::Neg, Box::new(Expr::int(1, span)), span)),
+                }
+            } else {
+                DoControl {
+                    var: vars[k].clone(),
+                    lo: lo.clone(),
+                    hi: hi.clone(),
+                    step: st.clone(),
+                }
+            };
+            inner = vec![stmt(
+                StmtKind::Do {
+                    construct: None,
+                    control: Some(control),
+                    body: inner,
+                },
+                span,
+            )];
+        }
+        inner
+    }
+
+    pub(super) fn array_assign(
+        &mut self,
+        lhs: Expr,
+        rhs: Expr,
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) -> FrontResult<()> {
+        let lhs = self.designator(lhs, out)?;
+        let target = self
+            .view(&lhs)?
+            .ok_or_else(|| FrontError::new(span, "array assignment to a non-array"))?;
+        let space: Vec<(Expr, Expr, Option<Expr>)> = target
+            .ranges()
+            .into_iter()
+            .map(|(l, h, s)| (l.clone(), h.clone(), s.cloned()))
+            .collect();
+        // matmul on the whole right side.
+        if let Expr::Apply { name: n, args, .. } = &rhs {
+            if n == "matmul" && self.prog.var(self.unit, n).is_none() {
+                let args = args.clone();
+                let mut vals = Vec::new();
+                for a in args {
+                    vals.push(self.value_array(a.value, out)?);
+                }
+                return self.matmul(vals, &target, &space, span, out);
+            }
+        }
+        if let Expr::ArrayCtor(items, _) = rhs {
+            if space.len() != 1 {
+                return self.err(span, "unsupported construct: array constructor assigned to a multi-dimensional array");
+            }
+            let (lo, _, st) = &space[0];
+            let values = self.constructor_items(items, &target.name, out)?;
+            for (j, v) in values.into_iter().enumerate() {
+                let mut off = Expr::int(j as i64, span);
+                if let Some(s) = st {
+                    off = bin(BinOp::Mul, off, s.clone(), span);
+                }
+                let idx = bin(BinOp::Add, lo.clone(), off, span);
+                let el = self.element(&target, &[idx], &space, span)?;
+                out.push(stmt(StmtKind::Assign { lhs: el, rhs: v }, span));
+            }
+            return Ok(());
+        }
+        // reshape of a constructor: element j goes to the j-th position in
+        // array element order.
+        if let Expr::Apply { name: n, args, .. } = &rhs {
+            if n == "reshape" && self.prog.var(self.unit, n).is_none() {
+                if let Some(Expr::ArrayCtor(items, _)) = args.first().map(|a| &a.value) {
+                    let extents: Option<Vec<(i64, i64)>> = space
+                        .iter()
+                        .map(|(lo, hi, st)| {
+                            match (
+                                self.prog.const_int(self.unit, lo),
+                                self.prog.const_int(self.unit, hi),
+                                st,
+                            ) {
+                                (Some(l), Some(h), None) => Some((l, h - l + 1)),
+                                _ => None,
+                            }
+                        })
+                        .collect();
+                    let extents = extents.ok_or_else(|| FrontError::new(span, "unsupported construct: reshape of a constructor into a non-constant shape"))?;
+                    let values = self.constructor_items(items.clone(), &target.name, out)?;
+                    for (j, v) in values.into_iter().enumerate() {
+                        let mut rest = j as i64;
+                        let mut idx = Vec::new();
+                        for (lo, n) in &extents {
+                            idx.push(Expr::int(lo + rest % n.max(&1), span));
+                            rest /= n.max(&1);
+                        }
+                        let el = self.element(&target, &idx, &space, span)?;
+                        out.push(stmt(StmtKind::Assign { lhs: el, rhs: v }, span));
+                    }
+                    return Ok(());
+                }
+            }
+        }
+        // Reductions and function calls first, then the elementwise loop,
+        // in the directions and with the copies the dependence test asks.
+        let rhs = self.value_array(rhs, out)?;
+        let plan = self.untangle(rhs, &target, &space, out)?;
+        let vars: Vec<String> = (0..space.len()).map(|_| self.loop_var(span)).collect();
+        let idx: Vec<Expr> = vars.iter().map(|v| name(v, span)).collect();
+        let el_l = self.element(&target, &idx, &space, span)?;
+        let el_r = self.elementwise(&plan.rhs, &idx, &space)?;
+        let body = vec![stmt(
+            StmtKind::Assign {
+                lhs: el_l,
+                rhs: el_r,
+            },
+            span,
+        )];
+        out.extend(self.directed_loops(&vars, &space, &plan.reversed, body, span));
+        out.extend(plan.dealloc);
+        Ok(())
+    }
+}

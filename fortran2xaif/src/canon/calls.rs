@@ -1,0 +1,206 @@
+//! Calls (C3, C4): user functions become subroutine calls with the result
+//! in a temporary, so that every side effect is a call statement; actual
+//! arguments that are not variables or constants go through temporaries
+//! (arrays through temporary arrays), so that the analyses see every value
+//! passed as a variable. Subroutines without source are opaque and may not
+//! receive real data (their derivatives would be unknown).
+
+use crate::ast::*;
+use crate::sema::{Binding, Cat};
+use crate::unparse;
+
+use super::{first_user_call, name, stmt, Canon};
+
+impl Canon<'_> {
+    pub(super) fn call(
+        &mut self,
+        callee: String,
+        args: Vec<Arg>,
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) -> FrontResult<()> {
+        match self.prog.resolve(self.unit, &callee) {
+            Some(Binding::Proc(p)) => {
+                if self.prog.units[p].ast.kind != UnitKind::Subroutine {
+                    return self.err(
+                        span,
+                        format!("'{callee}' is a function; it cannot be called with call"),
+                    );
+                }
+                let mut post = Vec::new();
+                let args = self.actuals(args, out, &mut post)?;
+                out.push(stmt(StmtKind::Call { name: callee, args }, span));
+                out.extend(post);
+                Ok(())
+            }
+            _ => {
+                // A subroutine without source: allowed only when no real
+                // data goes in or out (otherwise derivatives would be lost).
+                // Intrinsic subroutines that only produce values (clocks, random
+                // numbers) give passive results: real arguments are fine.
+                let producer = matches!(
+                    callee.as_str(),
+                    "cpu_time"
+                        | "system_clock"
+                        | "date_and_time"
+                        | "random_number"
+                        | "random_seed"
+                        | "get_command_argument"
+                        | "getarg"
+                ) && self.prog.resolve(self.unit, &callee).is_none();
+                for a in &args {
+                    let t = self.ty(&a.value);
+                    if matches!(t.cat, Cat::Real(_) | Cat::Complex(_)) && !producer {
+                        return self.err(
+                            a.value.span(),
+                            format!("call of subroutine '{callee}' whose source is not among the inputs passes real data"),
+                        );
+                    }
+                    if let Some((f, sp)) = first_user_call(self.prog, self.unit, &a.value) {
+                        return self.err(sp, format!("unsupported construct: user function '{f}' in a call of external '{callee}'"));
+                    }
+                }
+                let text = format!("call {callee}({})", unparse::args_text(&args));
+                let reads = args.iter().map(|a| a.value.clone()).collect();
+                // Variables passed may be written.
+                let writes = args
+                    .iter()
+                    .filter(|a| {
+                        matches!(a.value, Expr::Name(..) | Expr::Apply { .. })
+                            && self.ty(&a.value).cat != Cat::Unknown
+                    })
+                    .map(|a| a.value.clone())
+                    .collect();
+                out.push(stmt(
+                    StmtKind::Opaque {
+                        kind: OpaqueKind::Other,
+                        text,
+                        reads,
+                        writes,
+                    },
+                    span,
+                ));
+                Ok(())
+            }
+        }
+    }
+
+    /// Actual arguments of a user procedure: variables and constants stay,
+    /// anything else goes through a temporary.
+    fn actuals(
+        &mut self,
+        args: Vec<Arg>,
+        out: &mut Vec<Stmt>,
+        post: &mut Vec<Stmt>,
+    ) -> FrontResult<Vec<Arg>> {
+        let mut res = Vec::new();
+        for a in args {
+            let v = match a.value {
+                Expr::Lit(..) => a.value,
+                Expr::Name(ref n, sp) => match self.prog.resolve(self.unit, n) {
+                    Some(Binding::Var { .. }) => a.value,
+                    _ => {
+                        return self.err(
+                            sp,
+                            format!("unsupported construct: procedure '{n}' passed as an argument"),
+                        )
+                    }
+                },
+                Expr::Apply { ref name, .. }
+                    if matches!(
+                        self.prog.resolve(self.unit, name),
+                        Some(Binding::Var { .. })
+                    ) =>
+                {
+                    self.designator(a.value, out)?
+                }
+                other => {
+                    let sp = other.span();
+                    let t = self.ty(&other);
+                    if t.rank > 0 {
+                        // An array expression: passed as a temporary array.
+                        let (tmp, dealloc) = self.array_temp_of(other, sp, out)?;
+                        post.extend(dealloc);
+                        res.push(Arg {
+                            keyword: a.keyword,
+                            value: name(&tmp, sp),
+                        });
+                        continue;
+                    }
+                    let v = self.value(other, out)?;
+                    if matches!(v, Expr::Lit(..)) {
+                        v
+                    } else {
+                        let tmp = self.temp(t.cat, sp)?;
+                        self.assign_scalar(name(&tmp, sp), v, sp, out)?;
+                        name(&tmp, sp)
+                    }
+                }
+            };
+            res.push(Arg {
+                keyword: a.keyword,
+                value: v,
+            });
+        }
+        Ok(res)
+    }
+
+    pub(super) fn function_call(
+        &mut self,
+        p: usize,
+        args: Vec<Arg>,
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) -> FrontResult<Expr> {
+        let callee = &self.prog.units[p];
+        if callee.ast.kind != UnitKind::Function {
+            return self.err(
+                span,
+                format!("subroutine '{}' referenced as a function", callee.ast.name),
+            );
+        }
+        let rname = callee
+            .ast
+            .result
+            .clone()
+            .unwrap_or_else(|| callee.ast.name.clone());
+        let rsym = callee
+            .lookup_local(&rname)
+            .ok_or_else(|| FrontError::new(span, "function without a result variable"))?;
+        if callee.symbols[rsym].rank() > 0 {
+            return self.err(
+                span,
+                format!(
+                    "unsupported construct: array-valued function '{}'",
+                    callee.ast.name
+                ),
+            );
+        }
+        let cat = self
+            .prog
+            .cat_of(p, &self.prog.units[p].symbols[rsym].ty.clone());
+        let sub_name = self.prog.units[p].canon_name.clone();
+        let mut post = Vec::new();
+        let mut actuals = self.actuals(args, out, &mut post)?;
+        let t = self.temp(cat, span)?;
+        let keyword = if actuals.iter().any(|a| a.keyword.is_some()) {
+            Some(rname)
+        } else {
+            None
+        };
+        actuals.push(Arg {
+            keyword,
+            value: name(&t, span),
+        });
+
+        out.push(stmt(
+            StmtKind::Call {
+                name: sub_name,
+                args: actuals,
+            },
+            span,
+        ));
+        out.extend(post);
+        Ok(name(&t, span))
+    }
+}

@@ -1,0 +1,235 @@
+//! Canonicalisation (C1–C5 of the design): after this pass every assignment
+//! writes one scalar variable from a side-effect-free expression over
+//! variables, constants and catalogue intrinsics; user functions are
+//! subroutine calls whose result lands in a temporary; non-variable actual
+//! arguments are temporaries; statement functions are expanded; array
+//! assignments and real array intrinsics are `do` loops; n-ary min/max are
+//! nested binary calls. Statements the booster must not touch become
+//! `Opaque`.
+//!
+//! The pass is one context type, `Canon` (the program, the unit being
+//! rewritten, its temporary counters), defined here with the array operand
+//! model (`View`, `Sub`) and small expression builders. Each child
+//! module adds an `impl Canon` block for one concern and imports only from
+//! this module, never from a sibling:
+//!
+//! | module | concern |
+//! |---|---|
+//! | `statement_functions` | statement functions expanded in place before anything else |
+//! | `control_flow` | statement dispatch, `if` chains, `do`/`do while`, `select case` |
+//! | `calls` | subroutine calls, user functions turned into subroutine calls, actual arguments |
+//! | `assignments` | scalar assignments, passive (opaque) assignments |
+//! | `expressions` | expressions to canonical form, subscripts, intrinsics |
+//! | `temporaries` | scalar, loop-index and array temporaries |
+//! | `views` | array operands as explicit sections, their bounds and elements |
+//! | `arrays` | array assignments and expressions scalarised into loop nests |
+//! | `dependence` | does the right side read what the loop overwrites? loop directions, copies of the sections that need them |
+//! | `where_construct` | `where` / `elsewhere` as masked loops |
+//! | `reductions` | `sum`, `product`, `maxval`, `minval`, `dot_product`, `matmul` as loops |
+
+mod arrays;
+mod assignments;
+mod calls;
+mod control_flow;
+mod dependence;
+mod expressions;
+mod reductions;
+mod statement_functions;
+mod temporaries;
+#[cfg(test)]
+mod tests;
+mod views;
+mod where_construct;
+
+use crate::ast::*;
+use crate::sema::{Binding, Program, Ty};
+use crate::unparse;
+
+/// Canonicalises every unit with a body.
+pub fn canonicalise(prog: &mut Program) -> FrontResult<()> {
+    for i in 0..prog.units.len() {
+        if prog.units[i].interface_of.is_some() || prog.units[i].ast.kind == UnitKind::Module {
+            continue;
+        }
+        let body = std::mem::take(&mut prog.units[i].ast.body);
+        let mut c = Canon {
+            prog,
+            unit: i,
+            temps: 0,
+            loops: 0,
+        };
+        let body = c.expand_stmt_functions_in(body)?;
+        let mut body = c.block(body)?;
+        // A return as the last statement is the normal end: dropping it
+        // keeps the control flow structured.
+        if matches!(
+            body.last(),
+            Some(Stmt {
+                kind: StmtKind::Return,
+                label: None,
+                ..
+            })
+        ) {
+            body.pop();
+        }
+        prog.units[i].ast.body = body;
+    }
+    Ok(())
+}
+
+/// The pass's context: the program (whose symbol tables receive the
+/// temporaries), the unit being rewritten and its temporary counters.
+struct Canon<'p> {
+    prog: &'p mut Program,
+    unit: usize,
+    temps: usize,
+    loops: usize,
+}
+
+/// One dimension of an array operand: a fixed subscript or a range.
+#[derive(Clone, Debug)]
+enum Sub {
+    Fixed(Expr),
+    Range {
+        lo: Expr,
+        hi: Expr,
+        stride: Option<Expr>,
+    },
+}
+
+/// An array operand with every section dimension made explicit.
+#[derive(Clone, Debug)]
+struct View {
+    name: String,
+    subs: Vec<Sub>,
+}
+
+/// How to scalarise an array assignment (`dependence.rs`): the right side
+/// with the references that need it read from copies, the direction of the
+/// loop over each dimension of the target's index space (true: backward)
+/// and the deallocations of allocatable copies, for after the loop.
+struct Scalarised {
+    rhs: Expr,
+    reversed: Vec<bool>,
+    dealloc: Vec<Stmt>,
+}
+
+impl View {
+    fn ranges(&self) -> Vec<(&Expr, &Expr, Option<&Expr>)> {
+        self.subs
+            .iter()
+            .filter_map(|s| match s {
+                Sub::Range { lo, hi, stride } => Some((lo, hi, stride.as_ref())),
+                Sub::Fixed(_) => None,
+            })
+            .collect()
+    }
+}
+
+fn stmt(kind: StmtKind, span: Span) -> Stmt {
+    Stmt {
+        id: 0,
+        label: None,
+        span,
+        kind,
+    }
+}
+
+fn bin(op: BinOp, a: Expr, b: Expr, span: Span) -> Expr {
+    Expr::Binary(op, Box::new(a), Box::new(b), span)
+}
+
+fn name(n: &str, span: Span) -> Expr {
+    Expr::Name(n.to_string(), span)
+}
+
+fn first_user_call(prog: &Program, unit: usize, e: &Expr) -> Option<(String, Span)> {
+    let mut found = None;
+    e.walk(&mut |x| {
+        if found.is_some() {
+            return;
+        }
+        if let Expr::Apply { name, span, .. } = x {
+            match prog.resolve(unit, name) {
+                Some(Binding::Proc(_)) | Some(Binding::StmtFunction(..)) => {
+                    found = Some((name.clone(), *span))
+                }
+                _ => {}
+            }
+        }
+    });
+    found
+}
+
+impl Canon<'_> {
+    fn err<T>(&self, span: Span, msg: impl Into<String>) -> FrontResult<T> {
+        Err(FrontError::new(span, msg))
+    }
+
+    fn ty(&self, e: &Expr) -> Ty {
+        self.prog.type_of(self.unit, e)
+    }
+}
+
+/// `lo + (i - base)`.
+fn offset(lo: &Expr, i: &Expr, base: &Expr, span: Span) -> Expr {
+    if strip(lo) == strip(base) {
+        return i.clone();
+    }
+    bin(
+        BinOp::Add,
+        lo.clone(),
+        paren(bin(BinOp::Sub, i.clone(), base.clone(), span), span),
+        span,
+    )
+}
+
+/// `hi - lo + 1`.
+fn extent(lo: &Expr, hi: &Expr, span: Span) -> Expr {
+    match (lo.const_int(), hi.const_int()) {
+        (Some(1), _) => hi.clone(),
+        (Some(l), Some(h)) => Expr::int(h - l + 1, span),
+        _ => bin(
+            BinOp::Add,
+            bin(BinOp::Sub, hi.clone(), lo.clone(), span),
+            Expr::int(1, span),
+            span,
+        ),
+    }
+}
+
+fn paren(e: Expr, span: Span) -> Expr {
+    match e {
+        Expr::Name(..) | Expr::Lit(..) | Expr::Apply { .. } | Expr::Paren(..) => e,
+        e => Expr::Paren(Box::new(e), span),
+    }
+}
+
+fn same_view(a: &View, b: &View) -> bool {
+    a.subs.len() == b.subs.len()
+        && a.subs.iter().zip(&b.subs).all(|(x, y)| match (x, y) {
+            (Sub::Fixed(p), Sub::Fixed(q)) => strip(p) == strip(q),
+            (
+                Sub::Range {
+                    lo: l1,
+                    hi: h1,
+                    stride: s1,
+                },
+                Sub::Range {
+                    lo: l2,
+                    hi: h2,
+                    stride: s2,
+                },
+            ) => {
+                strip(l1) == strip(l2)
+                    && strip(h1) == strip(h2)
+                    && s1.as_ref().map(strip) == s2.as_ref().map(strip)
+            }
+            _ => false,
+        })
+}
+
+/// Expression text without positions, for structural comparison.
+fn strip(e: &Expr) -> String {
+    unparse::expr(e)
+}

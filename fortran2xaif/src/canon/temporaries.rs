@@ -1,0 +1,260 @@
+//! Temporaries the pass introduces: scalars `oad_tN`, loop indices `oad_iN`
+//! and temporary arrays (automatic when their extents are specification
+//! expressions of the unit, otherwise allocatable, allocated before use and
+//! deallocated by the caller). All are declared in the unit's symbol table
+//! with `temp` set, so the canonical source declares them.
+
+use crate::ast::*;
+use crate::sema::{Cat, Symbol};
+use crate::unparse;
+
+use super::{bin, extent, name, paren, stmt, Canon, Sub, View};
+
+impl Canon<'_> {
+    /// A new local temporary of the given type category.
+    pub(super) fn temp(&mut self, cat: Cat, span: Span) -> FrontResult<String> {
+        let ts = match cat {
+            Cat::Int => TypeSpec::new(BaseType::Integer),
+            Cat::Real(4) => TypeSpec::new(BaseType::Real),
+            Cat::Real(k) => TypeSpec {
+                kind: Some(Expr::int(k as i64, span)),
+                ..TypeSpec::new(BaseType::Real)
+            },
+            Cat::Complex(k) => TypeSpec {
+                kind: Some(Expr::int(k as i64, span)),
+                ..TypeSpec::new(BaseType::Complex)
+            },
+            Cat::Logical => TypeSpec::new(BaseType::Logical),
+            Cat::Char => {
+                return self.err(
+                    span,
+                    "unsupported construct: character-valued expression that needs a temporary",
+                )
+            }
+            Cat::Derived => {
+                return self.err(
+                    span,
+                    "unsupported construct: derived-type value that needs a temporary",
+                )
+            }
+            Cat::Unknown => return self.err(span, "cannot determine the type of this expression"),
+        };
+        let unit = &mut self.prog.units[self.unit];
+        let n = unit.fresh_name("oad_t", &mut self.temps);
+        let mut sym = Symbol::new(&n, ts, span);
+        sym.explicit_type = true;
+        sym.temp = true;
+        unit.add_symbol(sym);
+        Ok(n)
+    }
+
+    pub(super) fn loop_var(&mut self, span: Span) -> String {
+        let unit = &mut self.prog.units[self.unit];
+        let n = unit.fresh_name("oad_i", &mut self.loops);
+        let mut sym = Symbol::new(&n, TypeSpec::new(BaseType::Integer), span);
+        sym.explicit_type = true;
+        sym.temp = true;
+        unit.add_symbol(sym);
+        n
+    }
+
+    /// Can `e` appear in a declaration of this unit (automatic array bound)?
+    fn is_spec_expr(&self, e: &Expr) -> bool {
+        let mut ok = true;
+        e.walk(&mut |x| match x {
+            Expr::Name(n, _) => match self.prog.var(self.unit, n) {
+                Some((o, k)) => {
+                    let s = self.prog.symbol(o, k);
+                    if !(s.parameter || s.dummy.is_some() || o != self.unit || s.common.is_some())
+                        || s.temp
+                    {
+                        ok = false;
+                    }
+                }
+                None => ok = false,
+            },
+            Expr::Apply { name, .. }
+                if self.prog.var(self.unit, name).is_some()
+                    || !matches!(name.as_str(), "lbound" | "ubound" | "size") =>
+            {
+                ok = false;
+            }
+            _ => {}
+        });
+        ok
+    }
+
+    /// `tmp = e` for a canonical scalar expression `e` into a new
+    /// temporary of its type; returns the temporary's name.
+    pub(super) fn scalar_temp_of(&mut self, e: Expr, out: &mut Vec<Stmt>) -> FrontResult<Expr> {
+        let span = e.span();
+        let cat = self.ty(&e).cat;
+        let t = self.temp(cat, span)?;
+        out.push(stmt(
+            StmtKind::Assign {
+                lhs: name(&t, span),
+                rhs: e,
+            },
+            span,
+        ));
+        Ok(name(&t, span))
+    }
+
+    /// A temporary array over `space` (1-based extents). Automatic when the
+    /// extents are specification expressions; otherwise allocatable,
+    /// allocated here (the caller deallocates with the returned statement).
+    fn temp_array(
+        &mut self,
+        cat: Cat,
+        space: &[(Expr, Expr, Option<Expr>)],
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) -> FrontResult<(String, Option<Stmt>)> {
+        let t = self.temp(cat, span)?;
+        let extents: Vec<Expr> = space
+            .iter()
+            .map(|(lo, hi, st)| match st {
+                None => extent(lo, hi, span),
+                Some(s) => bin(
+                    BinOp::Add,
+                    bin(
+                        BinOp::Div,
+                        paren(bin(BinOp::Sub, hi.clone(), lo.clone(), span), span),
+                        s.clone(),
+                        span,
+                    ),
+                    Expr::int(1, span),
+                    span,
+                ),
+            })
+            // A constant extent is declared as a number (`(2 - 5) / (-1) + 1`
+            // would be legal but unreadable).
+            .map(|e| match self.prog.const_int(self.unit, &e) {
+                Some(c) if c >= 0 => Expr::int(c, span),
+                _ => e,
+            })
+            .collect();
+        let automatic = extents.iter().all(|e| self.is_spec_expr(e));
+        let unit = &mut self.prog.units[self.unit];
+        let k = unit.lookup_local(&t).expect("temp just added");
+        if automatic {
+            unit.symbols[k].dims = Some(
+                extents
+                    .into_iter()
+                    .map(|hi| DimSpec::Explicit { lo: None, hi })
+                    .collect(),
+            );
+            return Ok((t, None));
+        }
+        unit.symbols[k].dims = Some(
+            extents
+                .iter()
+                .map(|_| DimSpec::Colon { lo: None })
+                .collect(),
+        );
+        unit.symbols[k].allocatable = true;
+        let shape = extents
+            .iter()
+            .map(unparse::expr)
+            .collect::<Vec<_>>()
+            .join(", ");
+        out.push(stmt(
+            StmtKind::Opaque {
+                kind: OpaqueKind::Allocate,
+                text: format!("allocate({t}({shape}))"),
+                reads: extents.clone(),
+                writes: vec![name(&t, span)],
+            },
+            span,
+        ));
+        let dealloc = stmt(
+            StmtKind::Opaque {
+                kind: OpaqueKind::Allocate,
+                text: format!("deallocate({t})"),
+                reads: vec![],
+                writes: vec![name(&t, span)],
+            },
+            span,
+        );
+        Ok((t, Some(dealloc)))
+    }
+
+    /// `tmp = e` for an array expression `e`; returns the temporary's name
+    /// and its deallocation, if any.
+    pub(super) fn array_temp_of(
+        &mut self,
+        e: Expr,
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) -> FrontResult<(String, Option<Stmt>)> {
+        let e = self.value_array(e, out)?;
+        let space = self.space_of(&e)?;
+        let cat = self.ty(&e).cat;
+        let (t, dealloc) = self.temp_array(cat, &space, span, out)?;
+        let tspace: Vec<(Expr, Expr, Option<Expr>)> = space
+            .iter()
+            .enumerate()
+            .map(|(d, _)| {
+                let (o, k) = (
+                    self.unit,
+                    self.prog.units[self.unit].lookup_local(&t).expect("temp"),
+                );
+                let hi = match &self.prog.symbol(o, k).dims.as_ref().expect("dims")[d] {
+                    DimSpec::Explicit { hi, .. } => hi.clone(),
+                    _ => Expr::Apply {
+                        name: "ubound".into(),
+                        args: vec![
+                            Arg {
+                                keyword: None,
+                                value: name(&t, span),
+                            },
+                            Arg {
+                                keyword: None,
+                                value: Expr::int(d as i64 + 1, span),
+                            },
+                        ],
+                        span,
+                    },
+                };
+                (Expr::int(1, span), hi, None)
+            })
+            .collect();
+        let tview = View {
+            name: t.clone(),
+            subs: tspace
+                .iter()
+                .map(|(l, h, s)| Sub::Range {
+                    lo: l.clone(),
+                    hi: h.clone(),
+                    stride: s.clone(),
+                })
+                .collect(),
+        };
+        let vars: Vec<String> = (0..tspace.len()).map(|_| self.loop_var(span)).collect();
+        let idx: Vec<Expr> = vars.iter().map(|v| name(v, span)).collect();
+        let el_t = self.element(&tview, &idx, &tspace, span)?;
+        // Source indices: offsets from the temporary's 1-based indices.
+        let src_idx: Vec<Expr> = space
+            .iter()
+            .zip(&idx)
+            .map(|((lo, _, st), i)| {
+                let off = bin(BinOp::Sub, i.clone(), Expr::int(1, span), span);
+                let off = match st {
+                    Some(s) => bin(BinOp::Mul, paren(off, span), s.clone(), span),
+                    None => off,
+                };
+                bin(BinOp::Add, lo.clone(), paren(off, span), span)
+            })
+            .collect();
+        let el_s = self.elementwise(&e, &src_idx, &space)?;
+        let body = vec![stmt(
+            StmtKind::Assign {
+                lhs: el_t,
+                rhs: el_s,
+            },
+            span,
+        )];
+        out.extend(self.loops(&vars, &tspace, body, span));
+        Ok((t, dealloc))
+    }
+}

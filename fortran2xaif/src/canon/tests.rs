@@ -1,0 +1,111 @@
+//! Canonicalisation tests: Fortran text in, canonical body text out.
+
+use super::*;
+use crate::parse::parse_file;
+
+/// The canonical source of a small program.
+fn canon_text(src: &str) -> String {
+    let mut prog = Program::build(vec![parse_file(src, 0).unwrap()]).unwrap();
+    canonicalise(&mut prog).unwrap();
+    crate::emit_canon::emit(&prog)
+}
+
+fn body(text: &str, unit: &str) -> String {
+    let start = text.find(&format!("!$oad unit {unit}\n")).expect("unit");
+    let rest = &text[start..];
+    let b = rest.find("!$oad body\n").expect("body") + "!$oad body\n".len();
+    let e = rest.find("!$oad end-body").expect("end-body");
+    rest[b..e]
+        .lines()
+        .map(str::trim)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn canon_err(src: &str) -> String {
+    let mut prog = Program::build(vec![parse_file(src, 0).unwrap()]).unwrap();
+    canonicalise(&mut prog).unwrap_err().message
+}
+
+#[test]
+fn function_becomes_subroutine_with_result_temporary() {
+    let t =
+        canon_text("real function f(a)\n f = a * a\nend\nsubroutine s(x, y)\n y = f(x) * 2\nend\n");
+    assert!(t.contains("subroutine oad_s_f(a, f)"), "{t}");
+    assert_eq!(body(&t, "s"), "call oad_s_f(x, oad_t1)\ny = oad_t1 * 2");
+}
+
+#[test]
+fn expression_arguments_go_through_temporaries() {
+    let t = canon_text("subroutine g(a, b, c)\n c = a + b\nend\nsubroutine s(x, y)\n call g(x + 1.0, 2.0, y)\nend\n");
+    assert_eq!(body(&t, "s"), "oad_t1 = x + 1.0\ncall g(oad_t1, 2.0, y)");
+}
+
+#[test]
+fn statement_functions_are_expanded() {
+    let t = canon_text("subroutine s(x, y)\n sq(u) = u * u\n y = sq(x + 1.0)\nend\n");
+    assert_eq!(body(&t, "s"), "y = ((x + 1.0) * (x + 1.0))");
+    assert!(!t.contains("sq"), "{t}");
+}
+
+#[test]
+fn nary_max_is_nested() {
+    let t = canon_text("subroutine s(a, b, c, y)\n y = max(a, b, c)\nend\n");
+    assert_eq!(body(&t, "s"), "y = max(max(a, b), c)");
+}
+
+#[test]
+fn whole_array_assignment_is_a_loop_nest() {
+    let t = canon_text("subroutine s(a, b)\n real a(3, 4), b(3, 4)\n a = 2 * b\nend\n");
+    assert_eq!(
+        body(&t, "s"),
+        "do oad_i2 = 1, 4\ndo oad_i1 = 1, 3\na(oad_i1, oad_i2) = 2 * b(oad_i1, oad_i2)\nend do\nend do"
+    );
+}
+
+#[test]
+fn select_with_ranges_becomes_if_chain() {
+    let t = canon_text("subroutine s(i, y)\n select case (i + 1)\n case (1:3)\n y = 1\n case default\n y = 2\n end select\nend\n");
+    let b = body(&t, "s");
+    assert!(
+        b.starts_with("oad_t1 = i + 1\nif (oad_t1 >= 1 .and. oad_t1 <= 3) then"),
+        "{b}"
+    );
+    assert!(b.contains("else\ny = 2"), "{b}");
+}
+
+#[test]
+fn else_if_that_calls_a_function_nests() {
+    let t = canon_text(
+        "logical function p(a)\n p = a > 0\nend\nsubroutine s(x, y)\n logical p\n if (x > 1) then\n y = 1\n else if (p(x)) then\n y = 2\n end if\nend\n",
+    );
+    let b = body(&t, "s");
+    assert_eq!(b, "if (x > 1) then\ny = 1\nelse\ncall oad_s_p(x, oad_t1)\nif (oad_t1) then\ny = 2\nend if\nend if");
+}
+
+#[test]
+fn sum_over_real_data_is_a_loop() {
+    let t = canon_text("subroutine s(a, y)\n real a(4)\n y = sum(a) / 4\nend\n");
+    assert_eq!(
+        body(&t, "s"),
+        "oad_t1 = 0\ndo oad_i1 = 1, 4\noad_t1 = oad_t1 + a(oad_i1)\nend do\ny = oad_t1 / 4"
+    );
+}
+
+#[test]
+fn where_becomes_masked_loops() {
+    let t = canon_text("subroutine s(a, b)\n real a(3), b(3)\n where (a > 0)\n b = a\n elsewhere\n b = 0\n end where\nend\n");
+    assert_eq!(
+        body(&t, "s"),
+        "do oad_i1 = 1, 3\nif (a(oad_i1) > 0) then\nb(oad_i1) = a(oad_i1)\nend if\nend do\n\
+         do oad_i2 = 1, 3\nif (.not. (a(oad_i2) > 0)) then\nb(oad_i2) = 0\nend if\nend do"
+    );
+    let e = canon_err("subroutine s(a)\n real a(3)\n where (a > 0) a = -a\nend\n");
+    assert!(e.contains("where mask reads 'a'"), "{e}");
+}
+
+#[test]
+fn real_data_into_a_derived_component_is_rejected() {
+    let e = canon_err("module m\n type t\n real :: v\n end type\nend module\nsubroutine s(x)\n use m\n type(t) :: p\n p%v = x\nend\n");
+    assert!(e.contains("derived-type component"), "{e}");
+}
