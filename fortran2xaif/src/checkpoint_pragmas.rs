@@ -1,0 +1,415 @@
+//! Binomial checkpointing pragmas: `!$openad CHECKPOINT
+//! BINOMIAL(snapshots=S)` (or Tapenade's `!$AD BINOMIAL-CKP nsteps nsnaps
+//! firststep`) on the line(s) right before a counted DO loop asks the
+//! adjoint modes to reverse that loop with at most S snapshots of its
+//! state (the booster's `adjoint/checkpointed_loops.rs`). The front end
+//! only finds the loop, checks what it can, and marks the loop's XAIF
+//! `ForLoop` vertex with the annotation `checkpoint:binomial:S`
+//! ([`annotation`]).
+//!
+//! Rules, each a named error at the user's file:line:column:
+//! - the first code line after the pragma (only blank and comment lines
+//!   in between) must start a counted `do` loop (`do i = lo, hi[, step]`);
+//!   a `do while`, a `do` without control or any other statement is an
+//!   error at the pragma;
+//! - S is an integer literal or a name: a named integer constant (its
+//!   value is checked and written into the annotation) or an integer
+//!   variable visible in the routine (checked at run time); S < 1 is an
+//!   error at S;
+//! - the loop body must not leave the loop (`exit` of it or of an outer
+//!   loop, `cycle` of an outer loop, `return`, `goto` to a label outside
+//!   the body): the reversal runs iterations one by one from snapshots and
+//!   needs every iteration but the last to end at the loop's end (`cycle`
+//!   of the loop itself or of inner loops is fine);
+//! - no statement of the body the front end keeps opaque may change a
+//!   variable (`read`, `allocate`, pointer assignment, assignment of
+//!   derived-type or character data): the booster cannot see what an
+//!   opaque statement writes, so it could not snapshot it.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::ast::{Span, Stmt, StmtKind, UnitKind};
+use crate::diagnostics::{Diagnostic, Location};
+use crate::sema::Program;
+use crate::source::{NormalizedSource, PragmaKind, SnapshotCount};
+
+/// Prefix of the `ForLoop/@annotation` of a checkpointed loop; the rest
+/// is the number of snapshots, an integer literal or `name@scope` (an
+/// integer variable: its symbol and scope id).
+pub const ANNOTATION_PREFIX: &str = "checkpoint:binomial:";
+
+/// A counted DO loop a pragma asks to checkpoint.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckpointedLoop {
+    /// Front-end unit whose body holds the loop.
+    pub unit: usize,
+    /// The DO statement's span (the control flow graph's ForLoop vertex
+    /// has the same).
+    pub span: Span,
+    /// The loop variable.
+    pub var: String,
+    /// A literal (named constants already evaluated) or a variable name.
+    pub snapshots: SnapshotCount,
+}
+
+/// The statement a pragma's next code line starts, with its unit.
+struct Found<'p> {
+    unit: usize,
+    stmt: &'p Stmt,
+}
+
+/// Matches every checkpoint pragma of `sources` with the counted DO loop
+/// that follows it in `prog` (before canonicalisation: the loop as the
+/// user wrote it) and checks S.
+pub fn match_loops(
+    prog: &Program,
+    sources: &[NormalizedSource],
+    locate: &dyn Fn(Span) -> Location,
+) -> Result<Vec<CheckpointedLoop>, Diagnostic> {
+    let mut out = Vec::new();
+    for (file, source) in sources.iter().enumerate() {
+        let lines: Vec<&str> = source.text.lines().collect();
+        for pragma in &source.pragmas {
+            let PragmaKind::CheckpointBinomial { snapshots, at } = &pragma.kind else {
+                continue;
+            };
+            // Lines are 1-based: the line after the pragma is index
+            // `pragma.line`.
+            let next_code = (pragma.line..lines.len())
+                .find(|&i| {
+                    let t = lines[i].trim();
+                    !t.is_empty() && !t.starts_with('!')
+                })
+                .map(|i| i + 1);
+            let not_a_loop = |what: &str| {
+                Diagnostic::error(
+                    pragma.location.clone(),
+                    format!(
+                        "CHECKPOINT BINOMIAL pragma is not followed by a counted DO loop ({what})"
+                    ),
+                )
+                .with_note("put the pragma on the line right before `do i = lo, hi[, step]`")
+            };
+            let Some(line) = next_code else {
+                return Err(not_a_loop("nothing follows it"));
+            };
+            let Some(found) = statement_at(prog, file, line) else {
+                return Err(not_a_loop("the next line starts no executable statement"));
+            };
+            let var = match &found.stmt.kind {
+                StmtKind::Do {
+                    control: Some(c), ..
+                } => c.var.clone(),
+                StmtKind::Do { control: None, .. } => {
+                    return Err(not_a_loop("a DO loop without a control has no trip count"))
+                }
+                StmtKind::DoWhile { .. } => {
+                    return Err(not_a_loop(
+                        "a DO WHILE loop has no trip count known when it starts",
+                    ))
+                }
+                _ => {
+                    return Err(not_a_loop(&format!(
+                        "the statement at {} is not a DO loop",
+                        locate(found.stmt.span)
+                    )))
+                }
+            };
+            let snapshots = check_snapshots(prog, found.unit, snapshots, at)?;
+            out.push(CheckpointedLoop {
+                unit: found.unit,
+                span: found.stmt.span,
+                var,
+                snapshots,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// The first statement of a differentiable unit of `file` starting on
+/// normalised line `line`.
+fn statement_at(prog: &Program, file: usize, line: usize) -> Option<Found<'_>> {
+    fn walk(stmts: &[Stmt], file: usize, line: usize) -> Option<&Stmt> {
+        for s in stmts {
+            if s.span.file == file && s.span.line == line {
+                return Some(s);
+            }
+            let inner = match &s.kind {
+                StmtKind::If { arms, otherwise } => arms
+                    .iter()
+                    .find_map(|(_, b)| walk(b, file, line))
+                    .or_else(|| otherwise.as_deref().and_then(|b| walk(b, file, line))),
+                StmtKind::Do { body, .. } | StmtKind::DoWhile { body, .. } => {
+                    walk(body, file, line)
+                }
+                StmtKind::Select { cases, .. } => {
+                    cases.iter().find_map(|c| walk(&c.body, file, line))
+                }
+                StmtKind::Where { arms } => arms.iter().find_map(|(_, b)| walk(b, file, line)),
+                _ => None,
+            };
+            if inner.is_some() {
+                return inner;
+            }
+        }
+        None
+    }
+    prog.units.iter().enumerate().find_map(|(unit, u)| {
+        if u.ast.span.file != file || u.interface_of.is_some() {
+            return None;
+        }
+        walk(&u.ast.body, file, line).map(|stmt| Found { unit, stmt })
+    })
+}
+
+/// S as the annotation will carry it: a literal (named constants
+/// evaluated) or the name of an integer variable.
+fn check_snapshots(
+    prog: &Program,
+    unit: usize,
+    snapshots: &SnapshotCount,
+    at: &Location,
+) -> Result<SnapshotCount, Diagnostic> {
+    let too_few = |value: i64| {
+        Diagnostic::error(
+            at.clone(),
+            format!("CHECKPOINT BINOMIAL needs at least 1 snapshot, not {value}"),
+        )
+    };
+    match snapshots {
+        SnapshotCount::Literal(v) if *v < 1 => Err(too_few(*v)),
+        SnapshotCount::Literal(v) => Ok(SnapshotCount::Literal(*v)),
+        SnapshotCount::Name(n) => {
+            let Some((owner, sym)) = prog.var(unit, n) else {
+                return Err(Diagnostic::error(
+                    at.clone(),
+                    format!(
+                        "the number of snapshots '{n}' is not a variable or named constant of '{}'",
+                        prog.units[unit].ast.name
+                    ),
+                ));
+            };
+            let symbol = prog.symbol(owner, sym);
+            if prog.cat_of(owner, &symbol.ty) != crate::sema::Cat::Int || symbol.dims.is_some() {
+                return Err(Diagnostic::error(
+                    at.clone(),
+                    format!("the number of snapshots '{n}' is not an integer scalar"),
+                ));
+            }
+            if symbol.parameter {
+                let value = prog
+                    .const_int(unit, &crate::ast::Expr::Name(n.clone(), symbol.span))
+                    .ok_or_else(|| {
+                        Diagnostic::error(
+                            at.clone(),
+                            format!("cannot evaluate the named constant '{n}'"),
+                        )
+                    })?;
+                if value < 1 {
+                    return Err(too_few(value));
+                }
+                return Ok(SnapshotCount::Literal(value));
+            }
+            Ok(SnapshotCount::Name(n.clone()))
+        }
+    }
+}
+
+/// After canonicalisation: the checkpointed loops' bodies must not leave
+/// the loop nor change variables through opaque statements. Returns the
+/// loops by the span of their DO statement.
+pub fn check_bodies(
+    prog: &Program,
+    loops: &[CheckpointedLoop],
+    locate: &dyn Fn(Span) -> Location,
+) -> Result<HashMap<Span, CheckpointedLoop>, Diagnostic> {
+    let mut out = HashMap::new();
+    for l in loops {
+        let unit = &prog.units[l.unit];
+        if !matches!(unit.ast.kind, UnitKind::Subroutine | UnitKind::Function) {
+            // A main program is not differentiated: nothing to do.
+            continue;
+        }
+        let Some((construct, body)) = find_loop(&unit.ast.body, l) else {
+            return Err(Diagnostic::error(
+                locate(l.span),
+                "internal error: the checkpointed DO loop disappeared in canonicalisation",
+            ));
+        };
+        let mut labels = HashSet::new();
+        collect_labels(body, &mut labels);
+        let mut check = BodyCheck {
+            locate,
+            labels: &labels,
+            own: construct.as_deref(),
+            inner: Vec::new(),
+        };
+        check.stmts(body)?;
+        out.insert(l.span, l.clone());
+    }
+    Ok(out)
+}
+
+/// The canonical DO statement of a checkpointed loop: its construct name
+/// and body.
+fn find_loop<'p>(
+    stmts: &'p [Stmt],
+    l: &CheckpointedLoop,
+) -> Option<(&'p Option<String>, &'p [Stmt])> {
+    for s in stmts {
+        match &s.kind {
+            StmtKind::Do {
+                construct,
+                control: Some(c),
+                body,
+            } if s.span == l.span && c.var == l.var => return Some((construct, body)),
+            _ => {}
+        }
+        let inner = match &s.kind {
+            StmtKind::If { arms, otherwise } => arms
+                .iter()
+                .find_map(|(_, b)| find_loop(b, l))
+                .or_else(|| otherwise.as_deref().and_then(|b| find_loop(b, l))),
+            StmtKind::Do { body, .. } | StmtKind::DoWhile { body, .. } => find_loop(body, l),
+            StmtKind::Select { cases, .. } => cases.iter().find_map(|c| find_loop(&c.body, l)),
+            _ => None,
+        };
+        if inner.is_some() {
+            return inner;
+        }
+    }
+    None
+}
+
+fn collect_labels(stmts: &[Stmt], out: &mut HashSet<String>) {
+    for s in stmts {
+        if let Some(l) = &s.label {
+            out.insert(l.clone());
+        }
+        match &s.kind {
+            StmtKind::If { arms, otherwise } => {
+                arms.iter().for_each(|(_, b)| collect_labels(b, out));
+                if let Some(b) = otherwise {
+                    collect_labels(b, out);
+                }
+            }
+            StmtKind::Do { body, .. } | StmtKind::DoWhile { body, .. } => collect_labels(body, out),
+            StmtKind::Select { cases, .. } => {
+                cases.iter().for_each(|c| collect_labels(&c.body, out))
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Walks a checkpointed loop's body.
+struct BodyCheck<'a> {
+    locate: &'a dyn Fn(Span) -> Location,
+    /// Labels of statements inside the body.
+    labels: &'a HashSet<String>,
+    /// The checkpointed loop's own construct name.
+    own: Option<&'a str>,
+    /// Construct names of the loops inside the body around the current
+    /// statement (`None` for unnamed ones).
+    inner: Vec<Option<String>>,
+}
+
+impl BodyCheck<'_> {
+    fn error(&self, span: Span, what: &str) -> Diagnostic {
+        Diagnostic::error(
+            (self.locate)(span),
+            format!("{what} inside a CHECKPOINT BINOMIAL loop is not supported"),
+        )
+    }
+
+    fn stmts(&mut self, stmts: &[Stmt]) -> Result<(), Diagnostic> {
+        for s in stmts {
+            self.stmt(s)?;
+        }
+        Ok(())
+    }
+
+    fn stmt(&mut self, s: &Stmt) -> Result<(), Diagnostic> {
+        match &s.kind {
+            StmtKind::If { arms, otherwise } => {
+                for (_, b) in arms {
+                    self.stmts(b)?;
+                }
+                if let Some(b) = otherwise {
+                    self.stmts(b)?;
+                }
+            }
+            StmtKind::Do {
+                construct, body, ..
+            }
+            | StmtKind::DoWhile {
+                construct, body, ..
+            } => {
+                self.inner.push(construct.clone());
+                self.stmts(body)?;
+                self.inner.pop();
+            }
+            StmtKind::Select { cases, .. } => {
+                for c in cases {
+                    self.stmts(&c.body)?;
+                }
+            }
+            StmtKind::Where { arms } => {
+                for (_, b) in arms {
+                    self.stmts(b)?;
+                }
+            }
+            StmtKind::Exit(name) => {
+                let inner = match name {
+                    None => !self.inner.is_empty(),
+                    Some(n) => self.inner.iter().any(|c| c.as_deref() == Some(n.as_str())),
+                };
+                if !inner {
+                    return Err(self
+                        .error(s.span, "an `exit` leaving the loop")
+                        .with_note("the reversal needs the trip count when the loop starts"));
+                }
+            }
+            StmtKind::Cycle(name) => {
+                let fine = match name {
+                    None => true,
+                    Some(n) => {
+                        self.own == Some(n.as_str())
+                            || self.inner.iter().any(|c| c.as_deref() == Some(n.as_str()))
+                    }
+                };
+                if !fine {
+                    return Err(self.error(s.span, "a `cycle` of an enclosing loop"));
+                }
+            }
+            StmtKind::Return => return Err(self.error(s.span, "a `return`")),
+            StmtKind::Goto(l) if !self.labels.contains(l) => {
+                return Err(self.error(s.span, &format!("a `goto {l}` out of the loop")))
+            }
+            StmtKind::Opaque { writes, text, .. } if !writes.is_empty() => {
+                let first = text.split_whitespace().next().unwrap_or("").to_string();
+                return Err(self
+                    .error(
+                        s.span,
+                        &format!("a statement the front end keeps opaque that changes variables (`{first} ...`)"),
+                    )
+                    .with_note("the adjoint snapshots what the loop changes and cannot see what this statement writes; move it out of the loop or into a subroutine"));
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+/// The annotation of a checkpointed loop's `ForLoop` vertex, given the
+/// symbol and scope of S when it is a variable.
+pub fn annotation(snapshots: &SnapshotCount, variable: Option<(&str, u64)>) -> String {
+    match (snapshots, variable) {
+        (SnapshotCount::Literal(v), _) => format!("{ANNOTATION_PREFIX}{v}"),
+        (SnapshotCount::Name(_), Some((symbol, scope))) => {
+            format!("{ANNOTATION_PREFIX}{symbol}@{scope}")
+        }
+        (SnapshotCount::Name(n), None) => format!("{ANNOTATION_PREFIX}{n}"),
+    }
+}
