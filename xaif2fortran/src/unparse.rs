@@ -153,6 +153,16 @@ pub fn unparse_program(
                 {
                     // Inlined push/pop need OAD_tape whatever the template uses.
                     let mut uses = vec!["use OAD_tape".to_string(), "use OAD_rev".to_string()];
+                    // Checkpointed loops: their state type and actions.
+                    let checkpoints_loops = index.unit_scope(tag).is_some_and(|s| {
+                        index
+                            .symbols_of(s)
+                            .iter()
+                            .any(|sym| sym.temp && sym.fe_type == crate::decl::SNAPSHOT_LOOP_TYPE)
+                    });
+                    if checkpoints_loops {
+                        uses.push("use OAD_snapshots".to_string());
+                    }
                     for u in &t.uses {
                         if !uses.iter().any(|k| k.eq_ignore_ascii_case(u)) {
                             uses.push(u.clone());

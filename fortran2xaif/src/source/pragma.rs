@@ -496,9 +496,21 @@ mod tests {
     #[test]
     fn checkpoint_binomial_with_a_literal_or_a_name() {
         for (text, expected, column) in [
-            ("$openad CHECKPOINT BINOMIAL(snapshots=3)", SnapshotCount::Literal(3), 40),
-            ("$openad checkpoint binomial ( snapshots = 12 ) ! c", SnapshotCount::Literal(12), 44),
-            ("$openad Checkpoint Binomial(NSnap)", SnapshotCount::Name("nsnap".into()), 30),
+            (
+                "$openad CHECKPOINT BINOMIAL(snapshots=3)",
+                SnapshotCount::Literal(3),
+                40,
+            ),
+            (
+                "$openad checkpoint binomial ( snapshots = 12 ) ! c",
+                SnapshotCount::Literal(12),
+                44,
+            ),
+            (
+                "$openad Checkpoint Binomial(NSnap)",
+                SnapshotCount::Name("nsnap".into()),
+                30,
+            ),
         ] {
             let pragma = parse_at_column_1(text).unwrap();
             let PragmaKind::CheckpointBinomial { snapshots, at } = pragma.kind else {
@@ -524,7 +536,11 @@ mod tests {
             ("$openad CHECKPOINT REVOLVE(3)", 21, "`BINOMIAL`"),
             ("$openad CHECKPOINT", 20, "`BINOMIAL`"),
             ("$openad CHECKPOINT BINOMIAL 3", 30, "`(snapshots=S)`"),
-            ("$openad CHECKPOINT BINOMIAL(snapshots=)", 40, "number of snapshots"),
+            (
+                "$openad CHECKPOINT BINOMIAL(snapshots=)",
+                40,
+                "number of snapshots",
+            ),
             ("$openad CHECKPOINT BINOMIAL(snapshots=3", 41, "`)`"),
             ("$openad CHECKPOINT BINOMIAL(3) x", 33, "nothing after"),
         ] {
