@@ -20,6 +20,7 @@ pub mod interfaces;
 pub mod output;
 pub mod push_runs;
 pub mod runtime;
+pub mod state_names;
 pub mod structured;
 pub mod symbols;
 pub mod template;

@@ -106,7 +106,7 @@ pub fn unparse_program(
     };
     let mut env = Env::new(&index, xaif, mode);
     env.not_rerun = leaf_symbols;
-    let local_names = crate::uses::local_names(&index, canon);
+    let mut local_names = crate::uses::local_names(&index, canon);
     // Indentation level of each unit's statements (nested units deeper).
     let mut unit_level: HashMap<String, usize> = HashMap::new();
     let inline = InlineDefs::builtin();
@@ -120,7 +120,14 @@ pub fn unparse_program(
         .collect();
     let global_ckpt =
         crate::global_checkpoint::plan(cg, &index, canon, &local_names, &checkpointing, xaif)?;
-    let commons = crate::commons::plan(&index, canon, &global_ckpt.convert_blocks)?;
+    // Names for the module and common variables checkpointed loops store.
+    let state_names = crate::state_names::plan(cg, &index, canon, &mut local_names, xaif)?;
+    let convert_blocks: std::collections::HashSet<String> = global_ckpt
+        .convert_blocks
+        .union(&state_names.convert_blocks)
+        .cloned()
+        .collect();
+    let commons = crate::commons::plan(&index, canon, &convert_blocks)?;
     let interfaces = crate::interfaces::interface_activity(&index, canon);
     let mut out: Vec<String> = Vec::new();
     let mut modules_placed = commons.modules.is_empty();
@@ -146,6 +153,9 @@ pub fn unparse_program(
                     out.extend(uses.iter().map(|u| format!("{pad}{u}")));
                 }
                 if let Some(uses) = global_ckpt.uses.get(tag) {
+                    out.extend(uses.iter().map(|u| format!("{pad}{u}")));
+                }
+                if let Some(uses) = state_names.uses.get(tag) {
                     out.extend(uses.iter().map(|u| format!("{pad}{u}")));
                 }
                 if let Some(t) =
