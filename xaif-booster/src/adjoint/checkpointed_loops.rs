@@ -525,10 +525,7 @@ pub struct StateContext<'a> {
 }
 
 /// The entry state and the snapshot state of a loop ([`LoopState`]).
-pub fn loop_state(
-    l: &CheckpointedLoop,
-    ctx: &StateContext,
-) -> Result<LoopState, StatementError> {
+pub fn loop_state(l: &CheckpointedLoop, ctx: &StateContext) -> Result<LoopState, StatementError> {
     let mut scan = Scan::default();
     for v in &l.vertices {
         match v {
