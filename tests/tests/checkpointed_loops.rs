@@ -11,10 +11,10 @@
 //!   checkpoint stacks (`oad_tape_high_water`, sampled by the runtime at
 //!   each snapshot and each turn, and by the driver after the taping
 //!   sweep) for 100 and 1000 steps: with the pragma it is the same for
-//!   both and at most the tape outside the loop + (S + 2) × the loop state
-//!   + one iteration's tape; without it, it grows linearly with the steps;
-//!   the number of plain iterations the reversal ran must be the optimum
-//!   of the binomial schedule, r·l − C(S + r, S + 1).
+//!   both and at most the tape outside the loop plus (S + 2) times the
+//!   loop state plus one iteration's tape; without it, it grows linearly
+//!   with the steps; the number of plain iterations the reversal ran must
+//!   be the optimum of the binomial schedule, r·l − C(S + r, S + 1).
 //!
 //! Needs gfortran (fails without it). The programs are kept in
 //! `target/e2e-work/generated/ckp_*`.
