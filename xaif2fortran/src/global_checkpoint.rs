@@ -378,13 +378,22 @@ pub fn plan(
                     // occurrence's through the module the block becomes.
                     match occs.iter().find(|(u, _)| u == unit) {
                         Some((_, members)) => {
-                            let Some(scope) = own_scope else { continue };
-                            for m in members {
+                            // The storage is what the first occurrence
+                            // declares (a block turned into a module is
+                            // declared from it): its type and activity,
+                            // which the unit's own symbol may not share
+                            // (a member active in one unit, passive where
+                            // the unit never uses it actively).
+                            let (first_unit, first_members) = &occs[0];
+                            let Some(scope) = index.unit_scope(first_unit) else {
+                                continue;
+                            };
+                            for (m, first) in members.iter().zip(first_members) {
                                 saved.push(SavedGlobal {
                                     local: m.clone(),
                                     scope,
-                                    name: m.clone(),
-                                    decl_unit: unit.clone(),
+                                    name: first.clone(),
+                                    decl_unit: first_unit.clone(),
                                 });
                             }
                         }
