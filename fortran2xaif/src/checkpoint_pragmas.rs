@@ -7,7 +7,8 @@
 //! `ForLoop` vertex with the annotation `checkpoint:binomial:S`
 //! ([`annotation`]).
 //!
-//! Rules, each a named error at the user's file:line:column:
+//! Rules, each a named error at the user's file:line:column, in every
+//! mode (they concern the pragma itself):
 //! - the first code line after the pragma (only blank and comment lines
 //!   in between) must start a counted `do` loop (`do i = lo, hi[, step]`);
 //!   a `do while`, a `do` without control or any other statement is an
@@ -15,27 +16,30 @@
 //! - S is an integer literal or a name: a named integer constant (its
 //!   value is checked and written into the annotation) or an integer
 //!   variable visible in the routine (checked at run time); S < 1 is an
-//!   error at S;
-//! - the loop body must not leave the loop (`exit` of it or of an outer
-//!   loop, `cycle` of an outer loop, `return`, `goto` to a label outside
-//!   the body): the reversal runs iterations one by one from snapshots and
-//!   needs every iteration but the last to end at the loop's end (`cycle`
-//!   of the loop itself or of inner loops is fine);
-//! - no statement of the body the front end keeps opaque may change a
-//!   variable (`read`, `allocate`, pointer assignment, assignment of
-//!   derived-type or character data): the booster cannot see what an
-//!   opaque statement writes, so it could not snapshot it.
+//!   error at S.
+//!
+//! What the loop's body does is the adjoint's business (the tangent modes
+//! ignore the pragma): the booster refuses a body that leaves the loop
+//! (`exit`, `return`, `goto` out, `cycle` of an enclosing loop). It cannot
+//! see what an opaque statement writes, though, so the front end lists
+//! the opaque statements of the body that write a variable (`read`,
+//! `allocate`, pointer assignment, assignment of derived-type or
+//! character data; the canonicaliser's own temporaries, set and read
+//! within one statement's code, do not count) in the annotation, and the
+//! booster refuses the loop at the first of them:
+//! `checkpoint:binomial:S;opaque:sN=name;...` ([`annotation`]).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
-use crate::ast::{Span, Stmt, StmtKind, UnitKind};
+use crate::ast::{Expr, Span, Stmt, StmtKind, UnitKind};
 use crate::diagnostics::{Diagnostic, Location};
 use crate::sema::Program;
 use crate::source::{NormalizedSource, PragmaKind, SnapshotCount};
 
 /// Prefix of the `ForLoop/@annotation` of a checkpointed loop; the rest
 /// is the number of snapshots, an integer literal or `name@scope` (an
-/// integer variable: its symbol and scope id).
+/// integer variable: its symbol and scope id), then `;opaque:sN=name` per
+/// opaque statement of the body writing a variable.
 pub const ANNOTATION_PREFIX: &str = "checkpoint:binomial:";
 
 /// A counted DO loop a pragma asks to checkpoint.
@@ -50,6 +54,9 @@ pub struct CheckpointedLoop {
     pub var: String,
     /// A literal (named constants already evaluated) or a variable name.
     pub snapshots: SnapshotCount,
+    /// Opaque statements of the body that write a variable: (statement
+    /// name, variable). Filled by [`check_bodies`].
+    pub opaque_writes: Vec<(String, String)>,
 }
 
 /// The statement a pragma's next code line starts, with its unit.
@@ -121,6 +128,7 @@ pub fn match_loops(
                 span: found.stmt.span,
                 var,
                 snapshots,
+                opaque_writes: Vec::new(),
             });
         }
     }
@@ -216,9 +224,9 @@ fn check_snapshots(
     }
 }
 
-/// After canonicalisation: the checkpointed loops' bodies must not leave
-/// the loop nor change variables through opaque statements. Returns the
-/// loops by the span of their DO statement.
+/// After canonicalisation and statement numbering: the checkpointed
+/// loops by the span of their DO statement, each with the opaque
+/// statements of its body that write variables (`opaque_writes`).
 pub fn check_bodies(
     prog: &Program,
     loops: &[CheckpointedLoop],
@@ -231,24 +239,61 @@ pub fn check_bodies(
             // A main program is not differentiated: nothing to do.
             continue;
         }
-        let Some((construct, body)) = find_loop(&unit.ast.body, l) else {
+        let Some((_, body)) = find_loop(&unit.ast.body, l) else {
             return Err(Diagnostic::error(
                 locate(l.span),
                 "internal error: the checkpointed DO loop disappeared in canonicalisation",
             ));
         };
-        let mut labels = HashSet::new();
-        collect_labels(body, &mut labels);
-        let mut check = BodyCheck {
-            locate,
-            labels: &labels,
-            own: construct.as_deref(),
-            inner: Vec::new(),
-        };
-        check.stmts(body)?;
-        out.insert(l.span, l.clone());
+        let mut checked = l.clone();
+        opaque_writes(prog, l.unit, body, &mut checked.opaque_writes);
+        out.insert(l.span, checked);
     }
     Ok(out)
+}
+
+/// Opaque statements of `stmts` (any depth) that write a variable other
+/// than a canonicaliser temporary: (statement name, variable).
+fn opaque_writes(prog: &Program, unit: usize, stmts: &[Stmt], out: &mut Vec<(String, String)>) {
+    for s in stmts {
+        match &s.kind {
+            StmtKind::If { arms, otherwise } => {
+                for (_, b) in arms {
+                    opaque_writes(prog, unit, b, out);
+                }
+                if let Some(b) = otherwise {
+                    opaque_writes(prog, unit, b, out);
+                }
+            }
+            StmtKind::Do { body, .. } | StmtKind::DoWhile { body, .. } => {
+                opaque_writes(prog, unit, body, out)
+            }
+            StmtKind::Select { cases, .. } => {
+                for c in cases {
+                    opaque_writes(prog, unit, &c.body, out);
+                }
+            }
+            StmtKind::Opaque { writes, .. } => {
+                let written = writes.iter().find_map(|w| {
+                    let mut base = w;
+                    while let Expr::Member { base: b, .. } = base {
+                        base = b;
+                    }
+                    let (Expr::Name(n, _) | Expr::Apply { name: n, .. }) = base else {
+                        return Some("a variable".to_string());
+                    };
+                    let temporary = prog
+                        .var(unit, n)
+                        .is_some_and(|(owner, sym)| prog.symbol(owner, sym).temp);
+                    (!temporary).then(|| n.clone())
+                });
+                if let Some(n) = written {
+                    out.push((crate::emit_xaif::stmt_name(s.id), n));
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 /// The canonical DO statement of a checkpointed loop: its construct name
@@ -282,134 +327,23 @@ fn find_loop<'p>(
     None
 }
 
-fn collect_labels(stmts: &[Stmt], out: &mut HashSet<String>) {
-    for s in stmts {
-        if let Some(l) = &s.label {
-            out.insert(l.clone());
-        }
-        match &s.kind {
-            StmtKind::If { arms, otherwise } => {
-                arms.iter().for_each(|(_, b)| collect_labels(b, out));
-                if let Some(b) = otherwise {
-                    collect_labels(b, out);
-                }
-            }
-            StmtKind::Do { body, .. } | StmtKind::DoWhile { body, .. } => collect_labels(body, out),
-            StmtKind::Select { cases, .. } => {
-                cases.iter().for_each(|c| collect_labels(&c.body, out))
-            }
-            _ => {}
-        }
-    }
-}
-
-/// Walks a checkpointed loop's body.
-struct BodyCheck<'a> {
-    locate: &'a dyn Fn(Span) -> Location,
-    /// Labels of statements inside the body.
-    labels: &'a HashSet<String>,
-    /// The checkpointed loop's own construct name.
-    own: Option<&'a str>,
-    /// Construct names of the loops inside the body around the current
-    /// statement (`None` for unnamed ones).
-    inner: Vec<Option<String>>,
-}
-
-impl BodyCheck<'_> {
-    fn error(&self, span: Span, what: &str) -> Diagnostic {
-        Diagnostic::error(
-            (self.locate)(span),
-            format!("{what} inside a CHECKPOINT BINOMIAL loop is not supported"),
-        )
-    }
-
-    fn stmts(&mut self, stmts: &[Stmt]) -> Result<(), Diagnostic> {
-        for s in stmts {
-            self.stmt(s)?;
-        }
-        Ok(())
-    }
-
-    fn stmt(&mut self, s: &Stmt) -> Result<(), Diagnostic> {
-        match &s.kind {
-            StmtKind::If { arms, otherwise } => {
-                for (_, b) in arms {
-                    self.stmts(b)?;
-                }
-                if let Some(b) = otherwise {
-                    self.stmts(b)?;
-                }
-            }
-            StmtKind::Do {
-                construct, body, ..
-            }
-            | StmtKind::DoWhile {
-                construct, body, ..
-            } => {
-                self.inner.push(construct.clone());
-                self.stmts(body)?;
-                self.inner.pop();
-            }
-            StmtKind::Select { cases, .. } => {
-                for c in cases {
-                    self.stmts(&c.body)?;
-                }
-            }
-            StmtKind::Where { arms } => {
-                for (_, b) in arms {
-                    self.stmts(b)?;
-                }
-            }
-            StmtKind::Exit(name) => {
-                let inner = match name {
-                    None => !self.inner.is_empty(),
-                    Some(n) => self.inner.iter().any(|c| c.as_deref() == Some(n.as_str())),
-                };
-                if !inner {
-                    return Err(self
-                        .error(s.span, "an `exit` leaving the loop")
-                        .with_note("the reversal needs the trip count when the loop starts"));
-                }
-            }
-            StmtKind::Cycle(name) => {
-                let fine = match name {
-                    None => true,
-                    Some(n) => {
-                        self.own == Some(n.as_str())
-                            || self.inner.iter().any(|c| c.as_deref() == Some(n.as_str()))
-                    }
-                };
-                if !fine {
-                    return Err(self.error(s.span, "a `cycle` of an enclosing loop"));
-                }
-            }
-            StmtKind::Return => return Err(self.error(s.span, "a `return`")),
-            StmtKind::Goto(l) if !self.labels.contains(l) => {
-                return Err(self.error(s.span, &format!("a `goto {l}` out of the loop")))
-            }
-            StmtKind::Opaque { writes, text, .. } if !writes.is_empty() => {
-                let first = text.split_whitespace().next().unwrap_or("").to_string();
-                return Err(self
-                    .error(
-                        s.span,
-                        &format!("a statement the front end keeps opaque that changes variables (`{first} ...`)"),
-                    )
-                    .with_note("the adjoint snapshots what the loop changes and cannot see what this statement writes; move it out of the loop or into a subroutine"));
-            }
-            _ => {}
-        }
-        Ok(())
-    }
-}
-
 /// The annotation of a checkpointed loop's `ForLoop` vertex, given the
-/// symbol and scope of S when it is a variable.
-pub fn annotation(snapshots: &SnapshotCount, variable: Option<(&str, u64)>) -> String {
-    match (snapshots, variable) {
+/// symbol and scope of S when it is a variable and the opaque statements
+/// of the body that write variables.
+pub fn annotation(
+    snapshots: &SnapshotCount,
+    variable: Option<(&str, u64)>,
+    opaque_writes: &[(String, String)],
+) -> String {
+    let mut text = match (snapshots, variable) {
         (SnapshotCount::Literal(v), _) => format!("{ANNOTATION_PREFIX}{v}"),
         (SnapshotCount::Name(_), Some((symbol, scope))) => {
             format!("{ANNOTATION_PREFIX}{symbol}@{scope}")
         }
         (SnapshotCount::Name(n), None) => format!("{ANNOTATION_PREFIX}{n}"),
+    };
+    for (statement, variable) in opaque_writes {
+        text.push_str(&format!(";opaque:{statement}={variable}"));
     }
+    text
 }

@@ -986,9 +986,13 @@ fn cfg_xaif(
                 let step = c.step.clone().unwrap_or_else(|| Expr::int(1, sp));
                 let upd_e = Expr::Binary(BinOp::Add, Box::new(var.clone()), Box::new(step), sp);
                 let update = e.assignment(u, node.ids[2], &var, &upd_e, line)?;
-                let annotation = match e.checkpointed_loops.get(&sp).map(|l| l.snapshots.clone()) {
+                let checkpoint = e
+                    .checkpointed_loops
+                    .get(&sp)
+                    .map(|l| (l.snapshots.clone(), l.opaque_writes.clone()));
+                let annotation = match checkpoint {
                     None => String::new(),
-                    Some(n) => {
+                    Some((n, writes)) => {
                         let variable = match &n {
                             crate::source::SnapshotCount::Name(name) => {
                                 let r = e.var_ref(
@@ -1009,6 +1013,7 @@ fn cfg_xaif(
                         crate::checkpoint_pragmas::annotation(
                             &n,
                             variable.as_ref().map(|(s, k)| (s.as_str(), *k)),
+                            &writes,
                         )
                     }
                 };

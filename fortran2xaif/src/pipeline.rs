@@ -54,12 +54,12 @@ pub fn run(inputs: &[PathBuf], form: Option<Form>) -> Result<Output, Diagnostic>
     let mut prog = Program::build(files).map_err(to_diag)?;
     let checkpointed = crate::checkpoint_pragmas::match_loops(&prog, &sources, &locate)?;
     canon::canonicalise(&mut prog).map_err(to_diag)?;
-    let checkpointed = crate::checkpoint_pragmas::check_bodies(&prog, &checkpointed, &locate)?;
     clock.lap("parse, semantics, canonicalisation");
     let mut next_id = 0;
     for u in prog.units.iter_mut() {
         cfg::number_statements(&mut u.ast.body, &mut next_id);
     }
+    let checkpointed = crate::checkpoint_pragmas::check_bodies(&prog, &checkpointed, &locate)?;
     let mut cfgs: Vec<(usize, Cfg)> = Vec::new();
     for (i, u) in prog.units.iter().enumerate() {
         if u.interface_of.is_none()

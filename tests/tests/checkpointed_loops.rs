@@ -421,3 +421,69 @@ fn optimal_forward_steps_formula() {
     // at most twice: 2*6 - C(4, 3) = 8.
     assert_eq!(optimal_forward_steps(6, 2), 8);
 }
+
+/// What the adjoint cannot checkpoint is refused in `-m rs` and `-m rj`
+/// (exit 1, the diagnostic at the user's line and column, nothing
+/// written), while the tangent modes, which ignore the pragma, accept the
+/// same program.
+#[test]
+fn adjoint_refusals_name_the_place_and_tangent_ignores_the_pragma() {
+    // (name, body of the loop, text the diagnostic's position starts at,
+    // words of the message)
+    let cases = [
+        (
+            "exit",
+            "    u = u * x(2)\n    if (u > 1.0d9) exit\n",
+            "do t = 1, 5",
+            "leaves the loop",
+        ),
+        (
+            "read",
+            "    u = u * x(2)\n    read(*, *, end=1) n\n1   continue\n",
+            "read(*",
+            "changes 'n'",
+        ),
+        (
+            "derived",
+            "    u = u * x(2)\n    call bump(c)\n",
+            "do t = 1, 5",
+            "changes 'c'",
+        ),
+    ];
+    let openad = openad_program().expect("openad binary");
+    let work = tempfile::tempdir().unwrap();
+    for (name, body, at, words) in cases {
+        let text = format!(
+            "module m_{name}\n  type counter\n    integer :: n\n  end type counter\ncontains\n  subroutine bump(c)\n    type(counter) :: c\n    c%n = c%n + 1\n  end subroutine bump\nend module m_{name}\n\nsubroutine head(x, y)\n  use m_{name}\n  implicit none\n  double precision :: x(2), y(1), u\n  integer :: t, n\n  type(counter) :: c\n  !$openad INDEPENDENT(x)\n  u = x(1)\n  n = 0\n  c%n = 0\n  !$openad CHECKPOINT BINOMIAL(snapshots=2)\n  do t = 1, 5\n{body}  end do\n  y(1) = u + n\n  !$openad DEPENDENT(y)\nend subroutine head\n"
+        );
+        let source = work.path().join(format!("{name}.f90"));
+        fs::write(&source, &text).unwrap();
+        let offset = text.find(at).unwrap();
+        let line_start = text[..offset].rfind('\n').map_or(0, |p| p + 1);
+        let line = text[..offset].matches('\n').count() + 1;
+        let column = offset - line_start + 1;
+        for mode in ["f", "fv", "rs", "rj"] {
+            let out_dir = work.path().join(format!("{name}_{mode}"));
+            let out = Command::new(&openad)
+                .args(["-m", mode, "-o"])
+                .arg(&out_dir)
+                .arg(&source)
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            if mode.starts_with('f') {
+                assert!(out.status.success(), "{name} -m {mode}: {stderr}");
+                continue;
+            }
+            assert_eq!(out.status.code(), Some(1), "{name} -m {mode}: {stderr}");
+            let place = format!("{name}.f90:{line}:{column}: error: ");
+            assert!(
+                stderr.contains(&place)
+                    && stderr.contains("CHECKPOINT BINOMIAL")
+                    && stderr.contains(words),
+                "{name} -m {mode}: expected {place}... {words}:\n{stderr}"
+            );
+            assert!(!out_dir.exists(), "{name} -m {mode}: output left behind");
+        }
+    }
+}

@@ -136,7 +136,7 @@ impl UnitGen<'_, '_> {
         let Some(mut saved) = saved_variable(sym, &local, decl.as_deref(), None) else {
             return Err(self.env.xaif.error(
                 &format!("symbol_id=\"{name}\""),
-                format!("unsupported construct in a checkpointed loop: the loop state includes '{name}', which cannot be stored (a pointer, an assumed-size array, an allocatable scalar or a named constant)"),
+                format!("unsupported construct in a CHECKPOINT BINOMIAL loop: the loop state includes '{name}', which cannot be stored (a pointer, an assumed-size array, an allocatable scalar or a named constant)"),
             ));
         };
         saved.shown = name;

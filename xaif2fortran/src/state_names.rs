@@ -141,7 +141,7 @@ pub fn plan(
             let error = |why: String| {
                 xaif.error(
                     &format!("statement_id=\"{statement}\""),
-                    format!("unsupported construct in a checkpointed loop: its state includes '{name}', {why}"),
+                    format!("unsupported construct in a CHECKPOINT BINOMIAL loop: its state includes '{name}', {why}"),
                 )
             };
             let Some(owner) = index.unit_of_scope(scope).map(str::to_string) else {

@@ -220,16 +220,23 @@ pub fn extract(
             .copied()
             .ok_or_else(|| (None, format!("edge to unknown vertex '{id}'")))
     };
+    let successors = |u: usize| -> Result<Vec<usize>, StatementError> {
+        edges
+            .iter()
+            .filter(|e| e.source == vertices[u].vertex_id())
+            .map(|e| index_of(&e.target))
+            .collect()
+    };
     let mut bodies: Vec<(usize, BTreeSet<usize>)> = Vec::new();
     for &v in &candidates {
         let ControlFlowVertex::ForLoop(f) = &vertices[v] else {
             continue;
         };
         let statement = f.initialization.as_ref().map(|a| a.statement_id.clone());
-        let leaves = |what: &str| {
+        let leaves = || {
             (
                 statement.clone(),
-                format!("the checkpointed loop {what}: its body must end at the loop's end"),
+                "unsupported construct in a CHECKPOINT BINOMIAL loop: its body leaves the loop (exit, return, goto out of it, or cycle of an enclosing loop); the reversal needs every iteration to end at the loop's end".to_string(),
             )
         };
         let out_of = |value: i64| {
@@ -251,14 +258,27 @@ pub fn extract(
                 continue;
             }
             if matches!(vertices[u], ControlFlowVertex::Exit(_)) {
-                return Err(leaves("returns from the routine"));
+                return Err(leaves());
             }
             if u == exit_target {
-                return Err(leaves("jumps out of the loop"));
+                return Err(leaves());
             }
-            for e in edges.iter().filter(|e| e.source == vertices[u].vertex_id()) {
-                work.push(index_of(&e.target)?);
+            work.extend(successors(u)?);
+        }
+        // A jump back to code before the loop: that code is reachable
+        // from the Entry without passing the loop.
+        let mut before = vec![false; vertices.len()];
+        let mut work: Vec<usize> = (0..vertices.len())
+            .filter(|&u| matches!(vertices[u], ControlFlowVertex::Entry(_)))
+            .collect();
+        while let Some(u) = work.pop() {
+            if u == v || std::mem::replace(&mut before[u], true) {
+                continue;
             }
+            work.extend(successors(u)?);
+        }
+        if set.iter().any(|&u| before[u]) {
+            return Err(leaves());
         }
         bodies.push((v, set));
     }
@@ -375,6 +395,12 @@ fn cut_loop(
     let step = step_of(update, &index)
         .ok_or_else(|| err("the update of the checkpointed loop is not `i = i + step`".into()))?;
     let snapshots = snapshots_of(&f.annotation).map_err(err)?;
+    if let Some((at, name)) = opaque_writes(&f.annotation).into_iter().next() {
+        return Err((
+            Some(at),
+            format!("unsupported construct in a CHECKPOINT BINOMIAL loop: a statement kept opaque (read, allocate, pointer, derived-type or character assignment) changes '{name}', which the adjoint cannot snapshot; move it out of the loop or into a subroutine"),
+        ));
+    }
     let loop_id = f.vertex_id.as_str();
     let in_loop = |id: &str| id == loop_id || set.iter().any(|&u| vertices[u].vertex_id() == id);
     let end_loops: Vec<usize> = set
@@ -479,9 +505,25 @@ fn step_of(update: &Assignment, index: &VariableReference) -> Option<Expression>
     Some(e.finish(root))
 }
 
+/// The opaque statements of the loop's body that write a variable, as
+/// the front end lists them after the snapshot count
+/// (`;opaque:sN=name`): (statement id, variable).
+fn opaque_writes(annotation: &str) -> Vec<(String, String)> {
+    annotation
+        .split(';')
+        .skip(1)
+        .filter_map(|part| part.trim().strip_prefix("opaque:"))
+        .filter_map(|w| w.split_once('='))
+        .map(|(s, n)| (s.to_string(), n.to_string()))
+        .collect()
+}
+
 fn snapshots_of(annotation: &str) -> Result<Snapshots, String> {
     let text = annotation
         .strip_prefix(ANNOTATION_PREFIX)
+        .unwrap_or("")
+        .split(';')
+        .next()
         .unwrap_or("")
         .trim();
     if let Ok(v) = text.parse::<i64>() {
@@ -607,22 +649,24 @@ pub fn loop_state(l: &CheckpointedLoop, ctx: &StateContext) -> Result<LoopState,
                 SymbolType::Real | SymbolType::Integer | SymbolType::Bool
             );
         if !storable {
-            let what = if info.pointer {
-                "a pointer".to_string()
-            } else {
-                format!("of type {:?}", info.type_).to_ascii_lowercase()
+            let what = match info.type_ {
+                _ if info.pointer => "a pointer".to_string(),
+                SymbolType::Opaque => "a derived-type variable".to_string(),
+                SymbolType::Char | SymbolType::String => "a character variable".to_string(),
+                SymbolType::Complex => "a complex variable".to_string(),
+                t => format!("of type {t:?}").to_ascii_lowercase(),
             };
             let local = *scope == ctx.scope && !ctx.formals.contains(name);
             if is_written {
                 return Err((
                     statement,
-                    format!("unsupported construct in a checkpointed loop: it changes '{name}', {what}, which a snapshot cannot hold (only real, integer and logical variables)"),
+                    format!("unsupported construct in a CHECKPOINT BINOMIAL loop: it changes '{name}', {what}, which a snapshot cannot hold (only real, integer and logical variables)"),
                 ));
             }
             if local {
                 return Err((
                     statement,
-                    format!("unsupported construct in a checkpointed loop: it reads the local '{name}', {what}, which the adjoint's recomputation cannot restore"),
+                    format!("unsupported construct in a CHECKPOINT BINOMIAL loop: it reads the local '{name}', {what}, which the adjoint's recomputation cannot restore"),
                 ));
             }
             continue;
