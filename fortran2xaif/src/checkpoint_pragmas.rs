@@ -27,7 +27,11 @@
 //! character data; the canonicaliser's own temporaries, set and read
 //! within one statement's code, do not count) in the annotation, and the
 //! booster refuses the loop at the first of them:
-//! `checkpoint:binomial:S;opaque:sN=name;...` ([`annotation`]).
+//! `checkpoint:binomial:S;opaque:sN=name;...` ([`annotation`]). The
+//! variables read by the opaque statements that only set such
+//! temporaries (`t = s%field`, derived-type data read into a real) are
+//! listed too (`;reads:name@scope`): the recomputation depends on them,
+//! so they belong to the loop's entry state.
 
 use std::collections::HashMap;
 
@@ -57,6 +61,10 @@ pub struct CheckpointedLoop {
     /// Opaque statements of the body that write a variable: (statement
     /// name, variable). Filled by [`check_bodies`].
     pub opaque_writes: Vec<(String, String)>,
+    /// Variables read by the body's opaque statements that set
+    /// canonicaliser temporaries (`t = s%field`): the computation depends
+    /// on them, the booster cannot see them. Filled by [`check_bodies`].
+    pub opaque_reads: Vec<String>,
 }
 
 /// The statement a pragma's next code line starts, with its unit.
@@ -129,6 +137,7 @@ pub fn match_loops(
                 var,
                 snapshots,
                 opaque_writes: Vec::new(),
+                opaque_reads: Vec::new(),
             });
         }
     }
@@ -246,52 +255,107 @@ pub fn check_bodies(
             ));
         };
         let mut checked = l.clone();
-        opaque_writes(prog, l.unit, body, &mut checked.opaque_writes);
+        opaque_effects(prog, l.unit, body, &mut checked);
         out.insert(l.span, checked);
     }
     Ok(out)
 }
 
-/// Opaque statements of `stmts` (any depth) that write a variable other
-/// than a canonicaliser temporary: (statement name, variable).
-fn opaque_writes(prog: &Program, unit: usize, stmts: &[Stmt], out: &mut Vec<(String, String)>) {
+/// The opaque statements of `stmts` (any depth): those that write a
+/// variable other than a canonicaliser temporary go into
+/// `opaque_writes` (statement name, variable), the variables read by the
+/// others that write temporaries into `opaque_reads`.
+fn opaque_effects(prog: &Program, unit: usize, stmts: &[Stmt], l: &mut CheckpointedLoop) {
+    fn base_name(e: &Expr) -> Option<&str> {
+        let mut base = e;
+        while let Expr::Member { base: b, .. } = base {
+            base = b;
+        }
+        match base {
+            Expr::Name(n, _) | Expr::Apply { name: n, .. } => Some(n),
+            _ => None,
+        }
+    }
     for s in stmts {
         match &s.kind {
             StmtKind::If { arms, otherwise } => {
                 for (_, b) in arms {
-                    opaque_writes(prog, unit, b, out);
+                    opaque_effects(prog, unit, b, l);
                 }
                 if let Some(b) = otherwise {
-                    opaque_writes(prog, unit, b, out);
+                    opaque_effects(prog, unit, b, l);
                 }
             }
             StmtKind::Do { body, .. } | StmtKind::DoWhile { body, .. } => {
-                opaque_writes(prog, unit, body, out)
+                opaque_effects(prog, unit, body, l)
             }
             StmtKind::Select { cases, .. } => {
                 for c in cases {
-                    opaque_writes(prog, unit, &c.body, out);
+                    opaque_effects(prog, unit, &c.body, l);
                 }
             }
-            StmtKind::Opaque { writes, .. } => {
-                let written = writes.iter().find_map(|w| {
-                    let mut base = w;
-                    while let Expr::Member { base: b, .. } = base {
-                        base = b;
-                    }
-                    let (Expr::Name(n, _) | Expr::Apply { name: n, .. }) = base else {
-                        return Some("a variable".to_string());
-                    };
-                    let temporary = prog
-                        .var(unit, n)
-                        .is_some_and(|(owner, sym)| prog.symbol(owner, sym).temp);
-                    (!temporary).then(|| n.clone())
+            StmtKind::Opaque { writes, reads, .. } if !writes.is_empty() => {
+                let temporary = |n: &str| {
+                    prog.var(unit, n)
+                        .is_some_and(|(owner, sym)| prog.symbol(owner, sym).temp)
+                };
+                let written = writes.iter().find_map(|w| match base_name(w) {
+                    Some(n) if temporary(n) => None,
+                    Some(n) => Some(n.to_string()),
+                    None => Some("a variable".to_string()),
                 });
-                if let Some(n) = written {
-                    out.push((crate::emit_xaif::stmt_name(s.id), n));
+                match written {
+                    Some(n) => l.opaque_writes.push((crate::emit_xaif::stmt_name(s.id), n)),
+                    None => {
+                        for r in reads {
+                            let mut names = Vec::new();
+                            names_in(r, &mut names);
+                            for n in names {
+                                if prog.var(unit, &n).is_some() && !l.opaque_reads.contains(&n) {
+                                    l.opaque_reads.push(n);
+                                }
+                            }
+                        }
+                    }
                 }
             }
             _ => {}
+        }
+    }
+}
+
+/// Every name an expression mentions (variables, and function names
+/// that the caller filters out).
+fn names_in(e: &Expr, out: &mut Vec<String>) {
+    match e {
+        Expr::Lit(..) => {}
+        Expr::Name(n, _) => out.push(n.clone()),
+        Expr::Apply { name, args, .. } => {
+            out.push(name.clone());
+            for a in args {
+                names_in(&a.value, out);
+            }
+        }
+        Expr::Member { base, args, .. } => {
+            names_in(base, out);
+            for a in args.iter().flatten() {
+                names_in(&a.value, out);
+            }
+        }
+        Expr::Unary(_, x, _) | Expr::Paren(x, _) => names_in(x, out),
+        Expr::Binary(_, a, b, _) => {
+            names_in(a, out);
+            names_in(b, out);
+        }
+        Expr::Range { lo, hi, stride, .. } => {
+            for x in [lo, hi, stride].into_iter().flatten() {
+                names_in(x, out);
+            }
+        }
+        Expr::ArrayCtor(items, _) => {
+            for x in items {
+                names_in(x, out);
+            }
         }
     }
 }
@@ -328,12 +392,14 @@ fn find_loop<'p>(
 }
 
 /// The annotation of a checkpointed loop's `ForLoop` vertex, given the
-/// symbol and scope of S when it is a variable and the opaque statements
-/// of the body that write variables.
+/// symbol and scope of S when it is a variable, the opaque statements of
+/// the body that write variables and the variables (symbol, scope) that
+/// opaque statements setting temporaries read.
 pub fn annotation(
     snapshots: &SnapshotCount,
     variable: Option<(&str, u64)>,
     opaque_writes: &[(String, String)],
+    opaque_reads: &[(String, u64)],
 ) -> String {
     let mut text = match (snapshots, variable) {
         (SnapshotCount::Literal(v), _) => format!("{ANNOTATION_PREFIX}{v}"),
@@ -344,6 +410,9 @@ pub fn annotation(
     };
     for (statement, variable) in opaque_writes {
         text.push_str(&format!(";opaque:{statement}={variable}"));
+    }
+    for (symbol, scope) in opaque_reads {
+        text.push_str(&format!(";reads:{symbol}@{scope}"));
     }
     text
 }

@@ -986,13 +986,26 @@ fn cfg_xaif(
                 let step = c.step.clone().unwrap_or_else(|| Expr::int(1, sp));
                 let upd_e = Expr::Binary(BinOp::Add, Box::new(var.clone()), Box::new(step), sp);
                 let update = e.assignment(u, node.ids[2], &var, &upd_e, line)?;
-                let checkpoint = e
-                    .checkpointed_loops
-                    .get(&sp)
-                    .map(|l| (l.snapshots.clone(), l.opaque_writes.clone()));
+                let checkpoint = e.checkpointed_loops.get(&sp).cloned();
                 let annotation = match checkpoint {
                     None => String::new(),
-                    Some((n, writes)) => {
+                    Some(l) => {
+                        let (n, writes) = (l.snapshots, l.opaque_writes);
+                        let mut reads = Vec::new();
+                        for name in &l.opaque_reads {
+                            let r = e.var_ref(
+                                u,
+                                &Expr::Name(name.clone(), sp),
+                                "1".into(),
+                                RefUse::Passive,
+                            )?;
+                            reads.extend(r.vertices.iter().find_map(|v| match v {
+                                x::VariableReferenceVertex::SymbolReference(s) => {
+                                    Some((s.symbol_id.clone(), s.scope_id))
+                                }
+                                _ => None,
+                            }));
+                        }
                         let variable = match &n {
                             crate::source::SnapshotCount::Name(name) => {
                                 let r = e.var_ref(
@@ -1014,6 +1027,7 @@ fn cfg_xaif(
                             &n,
                             variable.as_ref().map(|(s, k)| (s.as_str(), *k)),
                             &writes,
+                            &reads,
                         )
                     }
                 };

@@ -449,6 +449,12 @@ fn adjoint_refusals_name_the_place_and_tangent_ignores_the_pragma() {
             "do t = 1, 5",
             "changes 'c'",
         ),
+        (
+            "derived_read",
+            "    u = u * x(2) + c%n\n",
+            "do t = 1, 5",
+            "reads the local 'c'",
+        ),
     ];
     let openad = openad_program().expect("openad binary");
     let work = tempfile::tempdir().unwrap();

@@ -518,6 +518,18 @@ fn opaque_writes(annotation: &str) -> Vec<(String, String)> {
         .collect()
 }
 
+/// The variables the body's opaque statements read into temporaries
+/// (`;reads:name@scope`): part of the entry state.
+fn opaque_reads(annotation: &str) -> Vec<(String, u64)> {
+    annotation
+        .split(';')
+        .skip(1)
+        .filter_map(|part| part.trim().strip_prefix("reads:"))
+        .filter_map(|r| r.split_once('@'))
+        .filter_map(|(n, s)| Some((n.to_string(), s.parse().ok()?)))
+        .collect()
+}
+
 fn snapshots_of(annotation: &str) -> Result<Snapshots, String> {
     let text = annotation
         .strip_prefix(ANNOTATION_PREFIX)
@@ -622,6 +634,7 @@ pub fn loop_state(l: &CheckpointedLoop, ctx: &StateContext) -> Result<LoopState,
             _ => {}
         }
     }
+    scan.read.extend(opaque_reads(&l.header.annotation));
     let Scan {
         read,
         written,
@@ -666,7 +679,7 @@ pub fn loop_state(l: &CheckpointedLoop, ctx: &StateContext) -> Result<LoopState,
             if local {
                 return Err((
                     statement,
-                    format!("unsupported construct in a CHECKPOINT BINOMIAL loop: it reads the local '{name}', {what}, which the adjoint's recomputation cannot restore"),
+                    format!("unsupported construct in a CHECKPOINT BINOMIAL loop: it reads the local '{name}', {what}, which the adjoint's recomputation cannot restore (copy what the loop needs into real, integer or logical variables before the loop)"),
                 ));
             }
             continue;
