@@ -13,6 +13,12 @@ Sections (default: all):
               each derivative spot-checked against a central finite
               difference of the original (directional, <w, J xdot>)
   steps       tape bytes and adjoint time against the number of time steps
+  checkpoint  binomial checkpointing of a 10,000-step time loop
+              (bench/programs/nldiffusion, `!$openad CHECKPOINT BINOMIAL`):
+              peak tape + snapshot bytes, plain iterations recomputed
+              (against the optimum r*l - C(S+r, S+1)) and R_a for
+              S = 10, 20, 50 snapshots and without the pragma, all legs
+              timed interleaved in one run (not part of the default run)
   throughput  openad -m f on generated programs (lines/second), per stage
   elim        xaif-booster --stats over the XAIF of tests/examples, per
               elimination method / heuristic
@@ -584,6 +590,188 @@ def section_steps(args, bins, work, out):
                 f"{r['TIME'] / orig['TIME']:.2f} | {r['WARM'] / orig['TIME']:.2f} | {err:.1e} {'ok' if err < FD_TOL else '**WRONG**'} | {load()} |")
 
 
+# Binomial checkpointing (section `checkpoint`).
+CHECKPOINT_PROGRAM = dict(name="nldiffusion", src="bench/programs/nldiffusion/head.f90",
+                          nx=3, ny=2, x0=[0.5, 2.0, 5.0], size=1000, points=lambda n: n)
+CHECKPOINT_SNAPSHOTS = [10, 20, 50]
+CHECKPOINT_REPS = 3
+
+
+def optimal_forward_steps(l, s):
+    """The fewest plain iterations reversing l iterations with s snapshots:
+    r*l - C(s+r, s+1), r the least with C(s+r, s) >= l."""
+    from math import comb
+    if l <= 1:
+        return 0
+    r = 0
+    while comb(s + r, s) < l:
+        r += 1
+    return r * l - comb(s + r, s + 1)
+
+
+def checkpoint_driver(prog, mode):
+    """One evaluation: the original (orig) or one split adjoint (rs: the
+    taping sweep, then the reverse sweep), timed; rs also reports the peak
+    of the tapes and checkpoint stacks (sampled by the runtime at every
+    snapshot and turn, and here after the taping sweep) and the plain
+    iterations the checkpointed loops recomputed."""
+    nx, ny = prog["nx"], prog["ny"]
+    x0 = ", ".join(flit(v) for v in prog["x0"])
+    if mode == "orig":
+        return f"""program checkpoint_driver
+  implicit none
+  integer, parameter :: nx = {nx}, ny = {ny}
+  double precision :: x(nx), xdot(nx), y(ny), yp(ny), ym(ny), w(ny), c0, c1
+  integer :: i
+  x = (/ {x0} /)
+  do i = 1, nx
+    xdot(i) = abs(x(i)) * (1.0d0 + 0.3d0 * i)
+  end do
+  do i = 1, ny
+    w(i) = 1.0d0 / i
+  end do
+  call cpu_time(c0)
+  call head(x, y)
+  call cpu_time(c1)
+  print '(a,es14.6)', 'TIME ', c1 - c0
+  x = (/ {x0} /) + {flit(FD_STEP)} * xdot
+  call head(x, yp)
+  x = (/ {x0} /) - {flit(FD_STEP)} * xdot
+  call head(x, ym)
+  print '(a,es24.16)', 'DS ', sum(w * (yp - ym)) / (2.0d0 * {flit(FD_STEP)})
+end program checkpoint_driver
+"""
+    return f"""program checkpoint_driver
+  use OAD_active
+  use OAD_rev
+  use OAD_tape
+  use OAD_snapshots
+  implicit none
+  integer, parameter :: nx = {nx}, ny = {ny}
+  type(active) :: x(nx), y(ny)
+  double precision :: x0(nx), xdot(nx), w(ny), c0, c1, c2
+  integer :: i
+  x0 = (/ {x0} /)
+  do i = 1, nx
+    xdot(i) = abs(x0(i)) * (1.0d0 + 0.3d0 * i)
+  end do
+  do i = 1, ny
+    w(i) = 1.0d0 / i
+  end do
+  x%v = x0
+  x%d = 0.0d0
+  y%d = 0.0d0
+  call tape_init()
+  call oad_snapshot_counters_reset()
+  call OAD_revTape()
+  call cpu_time(c0)
+  call head(x, y)
+  call cpu_time(c1)
+  call oad_tape_sample()
+  y%d = w
+  call OAD_revAdjoint()
+  call head(x, y)
+  call cpu_time(c2)
+  print '(a,es14.6)', 'TIME ', c2 - c0
+  print '(a,2es14.6)', 'SPLIT ', c1 - c0, c2 - c1
+  print '(a,i18)', 'HIGH ', oad_tape_high_water()
+  print '(a,i18)', 'FORWARD ', oad_snapshot_forward_steps()
+  print '(a,i18)', 'LEFT ', oad_tape_bytes()
+  print '(a,es24.16)', 'DS ', sum(xdot * x%d)
+end program checkpoint_driver
+"""
+
+
+def section_checkpoint(args, bins, work, out):
+    prog = CHECKPOINT_PROGRAM
+    size = prog["size"] if args.size_scale == 1 else max(8, int(prog["size"] * args.size_scale))
+    text = resized(open(os.path.join(ROOT, prog["src"])).read(), size)
+    steps = int(re.search(r"\bnsteps\s*=\s*(\d+)", text, re.I).group(1))
+    pragma = re.compile(r"^\s*!\$openad\s+checkpoint\s+binomial\s*\(\s*snapshots\s*=\s*\d+\s*\)\s*$",
+                        re.I | re.M)
+    if not pragma.search(text):
+        raise Failure(f"{prog['src']}: no CHECKPOINT BINOMIAL pragma line")
+    out(f"\n## Binomial checkpointing of a time loop ({prog['name']}: {size} cells, {steps} steps, -m rs)\n")
+    out("peak = highest bytes on the tapes and checkpoint stacks (snapshots and the\n"
+        "loop's entry state included), sampled after the taping sweep, at every\n"
+        "snapshot and at every turn; plain iterations = iterations the reversal ran\n"
+        "without taping (optimum r*l - C(S+r, S+1)); R_a = (taping + reverse sweep\n"
+        f"CPU) / original CPU, every leg run {CHECKPOINT_REPS} times interleaved with the others,\n"
+        "best time kept; check = <xdot, adjoint> against a central finite difference.\n")
+    variants = [("orig", None)] + [("rs", s) for s in CHECKPOINT_SNAPSHOTS] + [("rs", None)]
+    exes = {}
+    for mode, snaps in variants:
+        tag = "orig" if mode == "orig" else (f"rs-S{snaps}" if snaps else "rs-plain")
+        d = os.path.join(work, "checkpoint", tag)
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(os.path.join(d, "src"))
+        if snaps:
+            variant = pragma.sub(f"  !$openad CHECKPOINT BINOMIAL(snapshots={snaps})", text)
+        else:
+            variant = pragma.sub("", text)
+        src = os.path.join(d, "src", "head.f90")
+        open(src, "w").write(variant)
+        try:
+            if mode == "orig":
+                sources = [src]
+            else:
+                out_dir = os.path.join(d, "out")
+                run([os.path.join(bins, "openad"), "-m", "rs", "-o", out_dir, "head.f90"],
+                    "openad", cwd=os.path.join(d, "src"))
+                sources = [os.path.join(out_dir, l.strip())
+                           for l in open(os.path.join(out_dir, "SOURCES")) if l.strip()]
+            drv = os.path.join(d, "driver.f90")
+            open(drv, "w").write(checkpoint_driver(prog, mode))
+            exe = os.path.join(d, "driver")
+            run(["gfortran", "-O2", *sources, drv, "-o", exe], "gfortran -O2", cwd=d)
+            exes[tag] = (exe, d, snaps)
+        except Failure as e:
+            out(f"- {tag}: FAIL {e}")
+    best = {}
+    for rep in range(CHECKPOINT_REPS):
+        for tag, (exe, d, snaps) in exes.items():
+            try:
+                text_out, _, _ = run([exe], "run", cwd=d, timeout=3 * RUN_TIMEOUT)
+                r = parse(text_out)
+                for line in text_out.splitlines():
+                    f = line.split()
+                    if f and f[0] in ("HIGH", "FORWARD", "LEFT"):
+                        r[f[0]] = int(f[1])
+            except Failure as e:
+                best[tag] = e
+                continue
+            if not isinstance(best.get(tag), Exception) and (
+                    tag not in best or r["TIME"] < best[tag]["TIME"]):
+                best[tag] = r
+    orig = best.get("orig")
+    if not isinstance(orig, dict):
+        out(f"original: FAIL {orig}")
+        return
+    hdr = ("| leg | snapshots | peak tape + snapshots | plain iterations | optimum | "
+           "orig CPU [s] | adjoint CPU [s] (taping + reverse) | R_a | check | load |")
+    out(hdr)
+    out("|" + "---|" * (hdr.count("|") - 1))
+    out(f"| original | | | | | {orig['TIME']:.3f} | | 1 | FD = {orig['DS']:.6e} | {load()} |")
+    for tag, (exe, d, snaps) in exes.items():
+        if tag == "orig":
+            continue
+        r = best.get(tag)
+        label = f"{snaps}" if snaps else "none (no pragma)"
+        if not isinstance(r, dict):
+            out(f"| rs | {label} | FAIL | | | | | | {r} | {load()} |")
+            continue
+        err = relerr(r["DS"], orig["DS"])
+        check = f"{err:.1e} " + ("ok" if err < FD_TOL else "**WRONG**")
+        if r.get("LEFT"):
+            check += f", {r['LEFT']} bytes left on the stacks"
+        optimum = optimal_forward_steps(steps, snaps) if snaps else 0
+        if r.get("FORWARD") != optimum:
+            check += ", **not the optimal schedule**"
+        out(f"| rs | {label} | {r['HIGH']} ({human_bytes(r['HIGH'])}) | {r.get('FORWARD')} | {optimum} | "
+            f"{orig['TIME']:.3f} | {r['TIME']:.3f} ({r['TF']:.3f} + {r['TR']:.3f}) | "
+            f"{r['TIME'] / orig['TIME']:.1f} | {check} | {load()} |")
+
+
 def stage_commands(bins, mode, d, src):
     """The three stage commands (ARCHITECTURE.md), as openad runs them."""
     return [
@@ -820,7 +1008,7 @@ def main():
     for s in args.sections:
         t0 = time.perf_counter()
         {"runtime": section_runtime, "steps": section_steps, "throughput": section_throughput,
-         "elim": section_elim}[s](args, bins, args.work, out)
+         "elim": section_elim, "checkpoint": section_checkpoint}[s](args, bins, args.work, out)
         print(f"[{s}: {time.perf_counter() - t0:.0f} s]", file=sys.stderr)
     out(f"\nload at end: {open('/proc/loadavg').read().strip()}")
 

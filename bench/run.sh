@@ -4,7 +4,8 @@
 #   bench/run.sh [SECTION...] [bench.py options]
 #
 # SECTION: runtime steps throughput elim (default: all four, ~10 minutes
-# on 2 cores). Tables go to stdout and to $BENCH_WORK/results.md
+# on 2 cores), checkpoint (binomial checkpointing of a 10,000-step loop,
+# ~5 minutes, run only when named). Tables go to stdout and to $BENCH_WORK/results.md
 # (default /tmp/openad-bench).
 #
 # The tool is built from a snapshot of a git revision (default HEAD, set
@@ -17,6 +18,7 @@
 #   bench/run.sh runtime --programs heat2d        # one program
 #   bench/run.sh runtime --size-scale 0.1         # quick, small grids
 #   bench/run.sh throughput --lines 2000 20000
+#   bench/run.sh checkpoint
 #   OPENAD_BIN_DIR=$PWD/target/release bench/run.sh elim
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)

@@ -5,7 +5,7 @@
 //! exhaustively.
 
 /// A position in the normalised text of one input file (1-based).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Span {
     pub file: usize,
     pub line: usize,

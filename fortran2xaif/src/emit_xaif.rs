@@ -33,6 +33,9 @@ pub struct Emitter<'a> {
     pub used_duud: std::collections::HashSet<u64>,
     /// do-chain keys referenced from the emitted assignments.
     pub used_do: std::collections::HashSet<u64>,
+    /// Loops to checkpoint in the adjoint (`!$openad CHECKPOINT
+    /// BINOMIAL`), by the span of their DO statement.
+    pub checkpointed_loops: HashMap<Span, crate::checkpoint_pragmas::CheckpointedLoop>,
 }
 
 fn symbol_type(c: Cat) -> x::SymbolType {
@@ -983,9 +986,54 @@ fn cfg_xaif(
                 let step = c.step.clone().unwrap_or_else(|| Expr::int(1, sp));
                 let upd_e = Expr::Binary(BinOp::Add, Box::new(var.clone()), Box::new(step), sp);
                 let update = e.assignment(u, node.ids[2], &var, &upd_e, line)?;
+                let checkpoint = e.checkpointed_loops.get(&sp).cloned();
+                let annotation = match checkpoint {
+                    None => String::new(),
+                    Some(l) => {
+                        let (n, writes) = (l.snapshots, l.opaque_writes);
+                        let mut reads = Vec::new();
+                        for name in &l.opaque_reads {
+                            let r = e.var_ref(
+                                u,
+                                &Expr::Name(name.clone(), sp),
+                                "1".into(),
+                                RefUse::Passive,
+                            )?;
+                            reads.extend(r.vertices.iter().find_map(|v| match v {
+                                x::VariableReferenceVertex::SymbolReference(s) => {
+                                    Some((s.symbol_id.clone(), s.scope_id))
+                                }
+                                _ => None,
+                            }));
+                        }
+                        let variable = match &n {
+                            crate::source::SnapshotCount::Name(name) => {
+                                let r = e.var_ref(
+                                    u,
+                                    &Expr::Name(name.clone(), sp),
+                                    "1".into(),
+                                    RefUse::Passive,
+                                )?;
+                                r.vertices.iter().find_map(|v| match v {
+                                    x::VariableReferenceVertex::SymbolReference(s) => {
+                                        Some((s.symbol_id.clone(), s.scope_id))
+                                    }
+                                    _ => None,
+                                })
+                            }
+                            crate::source::SnapshotCount::Literal(_) => None,
+                        };
+                        crate::checkpoint_pragmas::annotation(
+                            &n,
+                            variable.as_ref().map(|(s, k)| (s.as_str(), *k)),
+                            &writes,
+                            &reads,
+                        )
+                    }
+                };
                 x::ControlFlowVertex::ForLoop(x::ForLoop {
                     vertex_id: vid,
-                    annotation: String::new(),
+                    annotation,
                     line_number: line,
                     reversal: x::ForLoopReversal::Anonymous,
                     initialization: Some(init),

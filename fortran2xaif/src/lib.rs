@@ -5,6 +5,7 @@ pub mod analysis;
 pub mod ast;
 pub mod canon;
 pub mod cfg;
+pub mod checkpoint_pragmas;
 pub mod diagnostics;
 pub mod emit_canon;
 pub mod emit_xaif;

@@ -52,12 +52,14 @@ pub fn run(inputs: &[PathBuf], form: Option<Form>) -> Result<Output, Diagnostic>
     }
     let mut clock = StageClock::new();
     let mut prog = Program::build(files).map_err(to_diag)?;
+    let checkpointed = crate::checkpoint_pragmas::match_loops(&prog, &sources, &locate)?;
     canon::canonicalise(&mut prog).map_err(to_diag)?;
     clock.lap("parse, semantics, canonicalisation");
     let mut next_id = 0;
     for u in prog.units.iter_mut() {
         cfg::number_statements(&mut u.ast.body, &mut next_id);
     }
+    let checkpointed = crate::checkpoint_pragmas::check_bodies(&prog, &checkpointed, &locate)?;
     let mut cfgs: Vec<(usize, Cfg)> = Vec::new();
     for (i, u) in prog.units.iter().enumerate() {
         if u.interface_of.is_none()
@@ -144,6 +146,7 @@ pub fn run(inputs: &[PathBuf], form: Option<Form>) -> Result<Output, Diagnostic>
         source_map: SourceMap::new(),
         used_duud: Default::default(),
         used_do: Default::default(),
+        checkpointed_loops: checkpointed,
     };
     let program_name = prog.units[top].ast.name.clone();
     let xaif = emit_xaif::emit(&mut emitter, &cfgs, &program_name).map_err(to_diag)?;
@@ -254,6 +257,8 @@ fn seeds_from_pragmas(
             let list = match &p.kind {
                 PragmaKind::Independent => &mut ind,
                 PragmaKind::Dependent => &mut dep,
+                // Matched with its loop by `checkpoint_pragmas`.
+                PragmaKind::CheckpointBinomial { .. } => continue,
                 PragmaKind::Other(text) => {
                     let word = text
                         .split_whitespace()

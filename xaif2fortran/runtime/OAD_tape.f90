@@ -16,7 +16,8 @@ module OAD_tape
   implicit none
   private
   public :: tape_init, oad_tape_init_sized, oad_tape_bytes, &
-       oad_tape_allocated_bytes, oad_tape_report
+       oad_tape_allocated_bytes, oad_tape_report, oad_tape_sample, &
+       oad_tape_high_water
   public :: oad_dt, oad_dt_ptr, oad_dt_sz, oad_dt_grow, oad_dt_grow_to
   public :: oad_it, oad_it_ptr, oad_it_sz, oad_it_grow, oad_it_grow_to
   public :: oad_lt, oad_lt_ptr, oad_lt_sz, oad_lt_grow, oad_lt_grow_to
@@ -222,6 +223,18 @@ contains
   subroutine oad_note_use()
     oad_high_water = max(oad_high_water, oad_tape_bytes())
   end subroutine oad_note_use
+
+  ! Note the current use in the high-water mark (the generated code of
+  ! checkpointed loops samples after each snapshot and at each turn,
+  ! where their use peaks; a driver may sample where its own peaks).
+  subroutine oad_tape_sample()
+    call oad_note_use()
+  end subroutine oad_tape_sample
+
+  ! The highest use sampled since the last initialisation, in bytes.
+  integer(8) function oad_tape_high_water()
+    oad_tape_high_water = oad_high_water
+  end function oad_tape_high_water
 
   ! Print the tape use on standard output.
   subroutine oad_tape_report()

@@ -16,6 +16,16 @@ use crate::Mode;
 /// Prefix of `Marker/@annotation` pointing at an opaque statement.
 pub const CANON_PREFIX: &str = "canon:";
 
+/// Store and restore of one variable of a checkpointed loop's state
+/// (`xaif-booster`, `adjoint/checkpointed_loops.rs`), expanded by the
+/// variable's declaration (`checkpoint.rs`).
+pub const STATE_STORE: &str = "oad_state_store";
+pub const STATE_RESTORE: &str = "oad_state_restore";
+
+/// Mode switches of checkpointed loops whose meaning depends on the
+/// template: the inline definition `NAME_split` or `NAME_joint` is used.
+const TEMPLATE_MODE_SWITCHES: [&str; 2] = ["oad_mode_tape_sweep", "oad_mode_adjoint_sweep"];
+
 /// Annotation prefix of the booster's call-site checkpoint operations,
 /// followed by the callee (`xaif-booster`, `adjoint/taping.rs`).
 pub const CALLSITE_CHECKPOINT: &str = "callsite:";
@@ -67,6 +77,18 @@ impl UnitGen<'_, '_> {
                                     || self.env.not_rerun.contains(callee)
                             })
                     }) => {}
+                BasicBlockElement::InlinableSubroutineCall(c)
+                    if c.subroutine_name == STATE_STORE || c.subroutine_name == STATE_RESTORE =>
+                {
+                    let Some(ArgumentValue::Variable(r)) = c.arguments.first().map(|a| &a.value)
+                    else {
+                        return Err(self.env.xaif.error(
+                            &format!("statement_id=\"{}\"", c.statement_id),
+                            format!("{} needs a variable", c.subroutine_name),
+                        ));
+                    };
+                    self.state_checkpoint(r, c.subroutine_name == STATE_STORE)?
+                }
                 BasicBlockElement::InlinableSubroutineCall(c) => {
                     self.inlinable_call(&c.subroutine_name, &c.statement_id, &c.arguments)?
                 }
@@ -232,6 +254,22 @@ impl UnitGen<'_, '_> {
             .iter()
             .map(|a| self.inline_argument(a))
             .collect::<Result<Vec<_>>>()?;
+        // The callees of a checkpointed loop's recomputed iteration run as
+        // in the template's own tape and adjoint sections: the split
+        // template (and any template in -m rs) gives them its own mode,
+        // the joint ones (and any template in -m rj) plain + arg_store and
+        // joint + arg_restore.
+        let switched;
+        let name = if TEMPLATE_MODE_SWITCHES.contains(&name) {
+            let flavour = match self.env.mode {
+                Mode::AdjointSplit => "split",
+                _ => "joint",
+            };
+            switched = format!("{name}_{flavour}");
+            switched.as_str()
+        } else {
+            name
+        };
         match self.inline.expand(name, &texts) {
             Some(Ok(lines)) => {
                 for l in lines {

@@ -8,11 +8,15 @@
 //! checkpointed by value (`x%v`): their adjoints are the reverse sweep's
 //! business.
 
-use xaif_schema::{ArgumentSymbolReference, Intent, Symbol, SymbolKind, SymbolType};
+use xaif_schema::{
+    ArgumentSymbolReference, Intent, Symbol, SymbolKind, SymbolType, VariableReference,
+    VariableReferenceVertex,
+};
 
 use crate::canon::{join_statement, CanonItem, CanonSource};
 use crate::codegen::UnitGen;
 use crate::error::Result;
+use crate::expr::RefCtx;
 use crate::global_checkpoint::SavedGlobal;
 
 /// Annotation the booster puts on an argument whose checkpoint it writes
@@ -94,51 +98,101 @@ impl UnitGen<'_, '_> {
         if !store {
             saved.reverse();
         }
-        let op = if store { "store" } else { "restore" };
         for s in saved {
-            let routine = match (store, s.active_array) {
-                (false, true) => format!("cp_restore_{}_active", s.routine_suffix),
-                _ => format!("cp_{op}_{}", s.routine_suffix),
-            };
-            if let Some(n) = &s.optional {
-                self.line(format!("if (present({n})) then"));
+            self.emit_saved(
+                &s,
+                store,
+                "before the reverse sweep re-ran a call that reads it",
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Stores (or restores) one variable of a checkpointed loop's state
+    /// (`oad_state_store(x)` / `oad_state_restore(x)` from the booster's
+    /// `adjoint/checkpointed_loops.rs`): like an argument checkpoint, by
+    /// value for an active variable, allocatable arrays when allocated.
+    pub fn state_checkpoint(&mut self, r: &VariableReference, store: bool) -> Result<()> {
+        let index = self.env.index;
+        let Some((name, scope)) = r.vertices.iter().find_map(|v| match v {
+            VariableReferenceVertex::SymbolReference(s) => Some((s.symbol_id.clone(), s.scope_id)),
+            _ => None,
+        }) else {
+            return Err(self.env.xaif.error(
+                "oad_state_",
+                "checkpointed loop state: a reference without a symbol".to_string(),
+            ));
+        };
+        let Some(sym) = index.symbol(scope, &name) else {
+            return Err(self.env.xaif.error(
+                &format!("symbol_id=\"{name}\""),
+                format!("checkpointed loop state: '{name}' has no symbol in scope {scope}"),
+            ));
+        };
+        let local = self.env.var_ref(r, RefCtx::Bare)?;
+        let decl = index
+            .unit_of_scope(scope)
+            .and_then(|unit| declaration_of(self.canon, unit, &name));
+        let Some(mut saved) = saved_variable(sym, &local, decl.as_deref(), None) else {
+            return Err(self.env.xaif.error(
+                &format!("symbol_id=\"{name}\""),
+                format!("unsupported construct in a CHECKPOINT BINOMIAL loop: the loop state includes '{name}', which cannot be stored (a pointer, an assumed-size array, an allocatable scalar or a named constant)"),
+            ));
+        };
+        saved.shown = name;
+        self.emit_saved(
+            &saved,
+            store,
+            "while the adjoint reversed a checkpointed loop",
+        )
+    }
+
+    /// The store or restore code of one checkpointed variable; `why` ends
+    /// the run-time messages of a failed restore.
+    fn emit_saved(&mut self, s: &Saved, store: bool, why: &str) -> Result<()> {
+        let op = if store { "store" } else { "restore" };
+        let routine = match (store, s.active_array) {
+            (false, true) => format!("cp_restore_{}_active", s.routine_suffix),
+            _ => format!("cp_{op}_{}", s.routine_suffix),
+        };
+        if let Some(n) = &s.optional {
+            self.line(format!("if (present({n})) then"));
+            self.indent += 1;
+        }
+        match (&s.allocatable, store) {
+            (None, _) => self.expand_inline(&routine, &s.text)?,
+            // Stored only when allocated, with its size and the
+            // allocation status on top; the restore checks both.
+            (Some(name), true) => {
+                self.line(format!("if (allocated({name})) then"));
                 self.indent += 1;
+                self.expand_inline(&routine, &s.text)?;
+                self.expand_inline("cp_store_integer_scalar", &format!("size({name})"))?;
+                self.indent -= 1;
+                self.line("end if");
+                self.expand_inline("cp_store_bool_scalar", &format!("allocated({name})"))?;
             }
-            match (&s.allocatable, store) {
-                (None, _) => self.expand_inline(&routine, &s.text)?,
-                // Stored only when allocated, with its size and the
-                // allocation status on top; the restore checks both.
-                (Some(name), true) => {
-                    self.line(format!("if (allocated({name})) then"));
-                    self.indent += 1;
-                    self.expand_inline(&routine, &s.text)?;
-                    self.expand_inline("cp_store_integer_scalar", &format!("size({name})"))?;
-                    self.indent -= 1;
-                    self.line("end if");
-                    self.expand_inline("cp_store_bool_scalar", &format!("allocated({name})"))?;
-                }
-                (Some(name), false) => {
-                    for d in ["logical :: oad_cp_alloc", "integer :: oad_cp_size"] {
-                        if !self.extra_decls.iter().any(|e| e == d) {
-                            self.extra_decls.push(d.to_string());
-                        }
+            (Some(name), false) => {
+                for d in ["logical :: oad_cp_alloc", "integer :: oad_cp_size"] {
+                    if !self.extra_decls.iter().any(|e| e == d) {
+                        self.extra_decls.push(d.to_string());
                     }
-                    self.expand_inline("cp_restore_bool_scalar", "oad_cp_alloc")?;
-                    self.line("if (oad_cp_alloc) then");
-                    self.indent += 1;
-                    self.expand_inline("cp_restore_integer_scalar", "oad_cp_size")?;
-                    let shown = &s.shown;
-                    self.line(format!("if (.not. allocated({name})) stop 'OAD: allocatable {shown} was deallocated before the reverse sweep re-ran a call that reads it'"));
-                    self.line(format!("if (size({name}) /= oad_cp_size) stop 'OAD: allocatable {shown} changed size before the reverse sweep re-ran a call that reads it'"));
-                    self.expand_inline(&routine, &s.text)?;
-                    self.indent -= 1;
-                    self.line("end if");
                 }
-            }
-            if s.optional.is_some() {
+                self.expand_inline("cp_restore_bool_scalar", "oad_cp_alloc")?;
+                self.line("if (oad_cp_alloc) then");
+                self.indent += 1;
+                self.expand_inline("cp_restore_integer_scalar", "oad_cp_size")?;
+                let shown = &s.shown;
+                self.line(format!("if (.not. allocated({name})) stop 'OAD: allocatable {shown} was deallocated {why}'"));
+                self.line(format!("if (size({name}) /= oad_cp_size) stop 'OAD: allocatable {shown} changed size {why}'"));
+                self.expand_inline(&routine, &s.text)?;
                 self.indent -= 1;
                 self.line("end if");
             }
+        }
+        if s.optional.is_some() {
+            self.indent -= 1;
+            self.line("end if");
         }
         Ok(())
     }

@@ -111,6 +111,11 @@ fn active_init(init: &str) -> String {
     }
 }
 
+/// `Symbol/@feType` of the booster's checkpointed-loop state temporaries
+/// (`xaif-booster`, `adjoint/temps.rs`): declared with the derived type of
+/// the runtime module `OAD_snapshots`.
+pub const SNAPSHOT_LOOP_TYPE: &str = "oad_snapshot_loop";
+
 /// The declaration of a booster temporary.
 pub fn temp_declaration(sym: &Symbol) -> Result<String, DeclError> {
     let name = sym.symbol_id.to_ascii_lowercase();
@@ -120,6 +125,10 @@ pub fn temp_declaration(sym: &Symbol) -> Result<String, DeclError> {
         (SymbolType::Integer, _) => "integer",
         (SymbolType::Bool, _) => "logical",
         (SymbolType::Complex, _) => "complex(8)",
+        // The runtime's loop-checkpointing state (`OAD_snapshots`).
+        (SymbolType::Opaque, _) if sym.fe_type == SNAPSHOT_LOOP_TYPE => {
+            return Ok(format!("type({SNAPSHOT_LOOP_TYPE}) :: {name}"));
+        }
         (t, _) => {
             return Err(DeclError(format!(
                 "temporary '{name}' has type {t:?}, which the back end cannot declare"

@@ -57,9 +57,9 @@ enum Global {
 }
 
 /// `common /name/ ...` occurrences: block → (unit, members) in file order.
-type Blocks = Vec<(String, Vec<(String, Vec<String>)>)>;
+pub(crate) type Blocks = Vec<(String, Vec<(String, Vec<String>)>)>;
 
-fn common_blocks(canon: &CanonSource) -> Blocks {
+pub(crate) fn common_blocks(canon: &CanonSource) -> Blocks {
     let mut blocks: Blocks = Vec::new();
     for item in &canon.items {
         let CanonItem::Line(i) = item else { continue };
@@ -78,7 +78,7 @@ fn common_blocks(canon: &CanonSource) -> Blocks {
 }
 
 /// Module scope → module name, from the unit headers.
-fn module_names(index: &XaifIndex, canon: &CanonSource) -> HashMap<u64, String> {
+pub(crate) fn module_names(index: &XaifIndex, canon: &CanonSource) -> HashMap<u64, String> {
     let mut out = HashMap::new();
     for item in &canon.items {
         if let CanonItem::UnitHeader { tag, lines } = item {
@@ -199,7 +199,7 @@ fn direct_globals(
 /// Whether module variable `name` is private to its module: a `private`
 /// attribute, or a bare `private` statement in the module without a
 /// `public` attribute on the variable.
-fn is_private(canon: &CanonSource, module_unit: &str, decl: Option<&str>) -> bool {
+pub(crate) fn is_private(canon: &CanonSource, module_unit: &str, decl: Option<&str>) -> bool {
     let spec = decl
         .map(|d| d.split("::").next().unwrap_or("").replace(' ', ""))
         .unwrap_or_default();
@@ -378,13 +378,22 @@ pub fn plan(
                     // occurrence's through the module the block becomes.
                     match occs.iter().find(|(u, _)| u == unit) {
                         Some((_, members)) => {
-                            let Some(scope) = own_scope else { continue };
-                            for m in members {
+                            // The storage is what the first occurrence
+                            // declares (a block turned into a module is
+                            // declared from it): its type and activity,
+                            // which the unit's own symbol may not share
+                            // (a member active in one unit, passive where
+                            // the unit never uses it actively).
+                            let (first_unit, first_members) = &occs[0];
+                            let Some(scope) = index.unit_scope(first_unit) else {
+                                continue;
+                            };
+                            for (m, first) in members.iter().zip(first_members) {
                                 saved.push(SavedGlobal {
                                     local: m.clone(),
                                     scope,
-                                    name: m.clone(),
-                                    decl_unit: unit.clone(),
+                                    name: first.clone(),
+                                    decl_unit: first_unit.clone(),
                                 });
                             }
                         }

@@ -7,19 +7,28 @@ pub const OAD_ACTIVE_SCALAR: &str = include_str!("../runtime/OAD_active.f90");
 pub const OAD_ACTIVE_VECTOR: &str = include_str!("../runtime/OAD_active_vector.f90");
 pub const OAD_REV: &str = include_str!("../runtime/OAD_rev.f90");
 pub const OAD_TAPE: &str = include_str!("../runtime/OAD_tape.f90");
-/// Binomial checkpointing schedules for reversing loops (revolve); not
-/// yet among the files `runtime_files` writes.
+/// Binomial checkpointing schedules for reversing loops (revolve).
 pub const OAD_REVOLVE: &str = include_str!("../runtime/OAD_revolve.f90");
+/// Snapshot slots of checkpointed loops, on the checkpoint stacks.
+pub const OAD_SNAPSHOTS: &str = include_str!("../runtime/OAD_snapshots.f90");
 
 /// The runtime files for a mode, as (file name, text), in compile order.
+/// The adjoint modes always get the binomial checkpointing modules (a
+/// program without `CHECKPOINT BINOMIAL` loops does not use them): the
+/// file list, and so every build script, is the same for every program.
 pub fn runtime_files(mode: Mode) -> Vec<(&'static str, &'static str)> {
     let active = match mode {
         Mode::VectorTangent => OAD_ACTIVE_VECTOR,
         _ => OAD_ACTIVE_SCALAR,
     };
-    vec![
+    let mut files = vec![
         ("OAD_active.f90", active),
         ("OAD_rev.f90", OAD_REV),
         ("OAD_tape.f90", OAD_TAPE),
-    ]
+    ];
+    if matches!(mode, Mode::AdjointSplit | Mode::AdjointJoint) {
+        files.push(("OAD_revolve.f90", OAD_REVOLVE));
+        files.push(("OAD_snapshots.f90", OAD_SNAPSHOTS));
+    }
+    files
 }

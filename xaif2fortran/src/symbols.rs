@@ -144,6 +144,14 @@ impl<'a> XaifIndex<'a> {
         self.unit_scopes.get(tag).copied()
     }
 
+    /// The tag of the unit a scope describes.
+    pub fn unit_of_scope(&self, scope: u64) -> Option<&str> {
+        self.unit_scopes
+            .iter()
+            .find(|(_, s)| **s == scope)
+            .map(|(t, _)| t.as_str())
+    }
+
     /// All symbols of a scope (no order guaranteed).
     pub fn symbols_of(&self, scope: u64) -> Vec<&'a Symbol> {
         self.scopes

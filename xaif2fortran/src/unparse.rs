@@ -129,7 +129,7 @@ pub fn unparse_program(
         .collect();
     env.plain_clones = crate::plain_clones::plan(canon, &leaf_pairs);
     env.not_rerun = leaf_symbols;
-    let local_names = crate::uses::local_names(&index, canon);
+    let mut local_names = crate::uses::local_names(&index, canon);
     // Indentation level of each unit's statements (nested units deeper).
     let mut unit_level: HashMap<String, usize> = HashMap::new();
     let inline = InlineDefs::builtin();
@@ -143,7 +143,14 @@ pub fn unparse_program(
         .collect();
     let global_ckpt =
         crate::global_checkpoint::plan(cg, &index, canon, &local_names, &checkpointing, xaif)?;
-    let commons = crate::commons::plan(&index, canon, &global_ckpt.convert_blocks)?;
+    // Names for the module and common variables checkpointed loops store.
+    let state_names = crate::state_names::plan(cg, &index, canon, &mut local_names, xaif)?;
+    let convert_blocks: std::collections::HashSet<String> = global_ckpt
+        .convert_blocks
+        .union(&state_names.convert_blocks)
+        .cloned()
+        .collect();
+    let commons = crate::commons::plan(&index, canon, &convert_blocks)?;
     let interfaces = crate::interfaces::interface_activity(&index, canon);
     let mut out: Vec<String> = Vec::new();
     let mut modules_placed = commons.modules.is_empty();
@@ -187,11 +194,24 @@ pub fn unparse_program(
                 if let Some(uses) = global_ckpt.uses.get(tag) {
                     out.extend(uses.iter().map(|u| format!("{pad}{u}")));
                 }
+                if let Some(uses) = state_names.uses.get(tag) {
+                    out.extend(uses.iter().map(|u| format!("{pad}{u}")));
+                }
                 if let Some(t) =
                     template_of(tag).filter(|_| index.replacements_of_unit(tag).is_some())
                 {
                     // Inlined push/pop need OAD_tape whatever the template uses.
                     let mut uses = vec!["use OAD_tape".to_string(), "use OAD_rev".to_string()];
+                    // Checkpointed loops: their state type and actions.
+                    let checkpoints_loops = index.unit_scope(tag).is_some_and(|s| {
+                        index
+                            .symbols_of(s)
+                            .iter()
+                            .any(|sym| sym.temp && sym.fe_type == crate::decl::SNAPSHOT_LOOP_TYPE)
+                    });
+                    if checkpoints_loops {
+                        uses.push("use OAD_snapshots".to_string());
+                    }
                     for u in &t.uses {
                         if !uses.iter().any(|k| k.eq_ignore_ascii_case(u)) {
                             uses.push(u.clone());

@@ -166,3 +166,83 @@ subroutine cp_restore_bool_array(x)
   if (any(x .neqv. reshape(oad_clt(oad_clt_ptr:oad_clt_ptr + size(x) - 1), shape(x)))) &
     x = reshape(oad_clt(oad_clt_ptr:oad_clt_ptr + size(x) - 1), shape(x))
 end subroutine
+
+! Binomially checkpointed loops (booster: adjoint/checkpointed_loops.rs;
+! runtime: OAD_snapshots, OAD_revolve). `loop` is the loop's
+! type(oad_snapshot_loop) temporary; the state's variables themselves
+! are stored and restored with oad_state_store / oad_state_restore,
+! which the back end expands through the cp_store_* / cp_restore_*
+! definitions above according to each variable's declaration.
+subroutine oad_snapshot_start(loop, steps, snaps)
+  call oad_snap_start(loop, steps, snaps)
+end subroutine
+
+subroutine oad_snapshot_next(loop, action)
+  action = oad_snap_next(loop)
+end subroutine
+
+subroutine oad_snapshot_store_begin(loop)
+  call oad_snap_store_begin(loop)
+end subroutine
+
+subroutine oad_snapshot_store_end(loop)
+  call oad_snap_store_end(loop)
+end subroutine
+
+subroutine oad_snapshot_restore_begin(loop)
+  call oad_snap_restore_begin(loop)
+end subroutine
+
+subroutine oad_snapshot_restore_end(loop)
+  call oad_snap_restore_end(loop)
+end subroutine
+
+! ADVANCE: run iterations first..last plainly.
+subroutine oad_snapshot_advance_range(loop, first, last)
+  first = loop%plan%old_capo + 1
+  last = loop%plan%capo
+end subroutine
+
+! FIRSTRUN, YOUTURN: tape and adjoin iteration first (= last).
+subroutine oad_snapshot_turn_range(loop, first, last)
+  first = loop%plan%capo + 1
+  last = first
+end subroutine
+
+! Mode switches around the code a checkpointed loop runs in another
+! sweep's mode. The back end picks the definition for the unit's
+! template: `_split` (split template, and any user template in -m rs),
+! `_joint` (joint templates, and any user template in -m rj); the
+! callees then run as they do in that template's own sections.
+subroutine oad_mode_save(loop)
+  loop%mode = our_rev_mode
+end subroutine
+
+subroutine oad_mode_restore(loop)
+  our_rev_mode = loop%mode
+end subroutine
+
+subroutine oad_mode_plain(loop)
+  call OAD_revPlain()
+end subroutine
+
+subroutine oad_mode_tape_sweep_split(loop)
+  call OAD_revTape()
+end subroutine
+
+subroutine oad_mode_tape_sweep_joint(loop)
+  call OAD_revPlain()
+  call OAD_revArgStore()
+end subroutine
+
+! The tape of one iteration is complete: its size peaks here.
+subroutine oad_mode_adjoint_sweep_split(loop)
+  call oad_tape_sample()
+  call OAD_revAdjoint()
+end subroutine
+
+subroutine oad_mode_adjoint_sweep_joint(loop)
+  call oad_tape_sample()
+  call OAD_revJoint()
+  call OAD_revArgRestore()
+end subroutine

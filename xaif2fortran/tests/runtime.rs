@@ -62,6 +62,17 @@ fn running_out_of_memory_names_the_stack_and_the_size() {
     );
 }
 
+/// The snapshot slots of checkpointed loops (`OAD_snapshots`), driven as
+/// the generated adjoint drives them: states at every turn, turn order,
+/// balanced stacks, slots above the caller's data, pointers back at the
+/// base, the optimal number of plain iterations (0 to 300 steps, 1 to 64
+/// snapshots).
+#[test]
+fn snapshot_slots_reverse_a_loop() {
+    let out = run_with_runtime(Mode::AdjointSplit, "runtime_snapshots.driver.f90");
+    assert!(out.contains("OK") && !out.contains("FAIL"), "{out}");
+}
+
 /// The trip count the back end reserves tape room for before a counted
 /// loop equals the number of iterations gfortran runs, for positive and
 /// negative steps, empty loops and bounds that are expressions.

@@ -20,7 +20,7 @@ use crate::diagnostics::Diagnostic;
 pub use crate::diagnostics::Location;
 pub use line_map::LineMap;
 use line_map::{ColumnSegment, LineOrigin};
-pub use pragma::{Pragma, PragmaKind};
+pub use pragma::{Pragma, PragmaKind, SnapshotCount};
 
 /// Source form of a Fortran file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -299,6 +299,17 @@ impl Loader {
             let body_location = self.location(cx, physical_line, body_start + offset);
             let pragma = pragma::parse(body, self.lines.len(), location, &body_location)?;
             self.pragmas.push(pragma);
+        } else if let Some((body, offset)) = pragma::tapenade_body(&line[body_start..]) {
+            let location = self.location(cx, physical_line, marker);
+            let body_location = self.location(cx, physical_line, body_start + offset);
+            match pragma::parse_tapenade(body, self.lines.len(), location.clone(), &body_location)?
+            {
+                Some(pragma) => self.pragmas.push(pragma),
+                None => self.warnings.push(Diagnostic::warning(
+                    location,
+                    format!("Tapenade directive `$AD{}` ignored", body.trim_end()),
+                )),
+            }
         }
         Ok(())
     }

@@ -127,4 +127,75 @@ impl GraphBuilder {
         self.open_block = None;
         self.pending = pending;
     }
+
+    /// Inserts a whole graph (one Entry, one Exit) at the current point:
+    /// its vertices but the Entry and Exit, their ids prefixed with
+    /// `prefix` (which must make them unique in this graph); the pending
+    /// edges lead to the Entry's successor, and the edges into its Exit
+    /// become the pending edges.
+    pub fn splice(
+        &mut self,
+        vertices: &[ControlFlowVertex],
+        edges: &[ControlFlowEdge],
+        prefix: &str,
+    ) {
+        self.close_block();
+        let id_of = |pick: fn(&ControlFlowVertex) -> bool| {
+            vertices
+                .iter()
+                .find(|v| pick(v))
+                .map(|v| v.vertex_id().to_string())
+        };
+        let entry = id_of(|v| matches!(v, ControlFlowVertex::Entry(_)));
+        let exit = id_of(|v| matches!(v, ControlFlowVertex::Exit(_)));
+        let rename = |id: &str| format!("{prefix}{id}");
+        for v in vertices {
+            if matches!(v, ControlFlowVertex::Entry(_) | ControlFlowVertex::Exit(_)) {
+                continue;
+            }
+            let mut v = v.clone();
+            let id = rename(v.vertex_id());
+            set_vertex_id(&mut v, id);
+            self.vertices.push(v);
+        }
+        let before = std::mem::take(&mut self.pending);
+        let mut after = Vec::new();
+        for e in edges {
+            let condition = e.has_condition_value.then_some(e.condition_value);
+            let from_entry = entry.as_deref() == Some(e.source.as_str());
+            let to_exit = exit.as_deref() == Some(e.target.as_str());
+            match (from_entry, to_exit) {
+                (true, true) => after.extend(before.iter().cloned()),
+                (true, false) => {
+                    for p in &before {
+                        self.edge(&p.source, &rename(&e.target), p.condition);
+                    }
+                }
+                (false, true) => after.push(PendingEdge {
+                    source: rename(&e.source),
+                    condition,
+                }),
+                (false, false) => self.edge(&rename(&e.source), &rename(&e.target), condition),
+            }
+        }
+        self.pending = after;
+    }
+}
+
+/// Gives a vertex of any kind a new id.
+pub fn set_vertex_id(v: &mut ControlFlowVertex, id: String) {
+    match v {
+        ControlFlowVertex::Entry(p)
+        | ControlFlowVertex::Exit(p)
+        | ControlFlowVertex::EndBranch(p)
+        | ControlFlowVertex::EndLoop(p)
+        | ControlFlowVertex::Label(p)
+        | ControlFlowVertex::Goto(p) => p.vertex_id = id,
+        ControlFlowVertex::BasicBlock(bb) => bb.vertex_id = id,
+        ControlFlowVertex::If(c)
+        | ControlFlowVertex::Branch(c)
+        | ControlFlowVertex::PreLoop(c)
+        | ControlFlowVertex::PostLoop(c) => c.vertex_id = id,
+        ControlFlowVertex::ForLoop(f) => f.vertex_id = id,
+    }
 }

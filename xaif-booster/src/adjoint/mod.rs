@@ -11,12 +11,15 @@
 //! recording for unstructured graphs), `explicit_loops` (counted loops
 //! whose index the reverse sweep recomputes), `hoist` (loop-invariant
 //! Jacobian entries taped once per loop execution), `mirror` (the reverse sweep's
-//! marker for an opaque statement), `builder` (graph construction),
-//! `temps` (the temporaries the sweeps introduce). Assembling the
-//! replacement list is here.
+//! marker for an opaque statement), `checkpointed_loops` (loops reversed
+//! with binomial checkpointing: cut out, their body differentiated as a
+//! graph of its own, spliced back as a plain run and a revolve driver),
+//! `builder` (graph construction), `temps` (the temporaries the sweeps
+//! introduce). Assembling the replacement list is here.
 
 pub mod argument_elements;
 pub mod builder;
+pub mod checkpointed_loops;
 pub mod explicit_loops;
 pub mod hoist;
 pub mod mirror;
@@ -105,6 +108,7 @@ pub fn transform_adjoint_with(
         })
         .collect();
     let callee_globals = callee_globals(cg);
+    let callee_effects = checkpointed_loops::callee_effects(cg);
     let callee_read_only = callee_read_only_passive_arguments(cg, &symbols);
     let scalar_dummies = scalar_dummy_positions(cg, &symbols);
     // Passive intent(in) dummies, as (name, graph scope): never assigned,
@@ -166,6 +170,7 @@ pub fn transform_adjoint_with(
         host_referenced: &host_referenced,
         scalar_dummies: &scalar_dummies,
         read_only_dummies: &read_only_dummies,
+        callee_effects: &callee_effects,
         scopes: &scopes,
         chains: &chains,
         options,
@@ -354,77 +359,36 @@ fn callee_globals(cg: &CallGraph) -> HashMap<String, Vec<(VariableReference, Sym
 }
 
 fn adjoint_cfg(cfg: &ControlFlowGraph, ctx: &BlockContext) -> Result<CfgResult, BoostError> {
-    let error = |statement_id: Option<String>, message: String| BoostError {
-        statement_id,
-        cfg_symbol: Some(cfg.symbol_id.clone()),
-        message,
-    };
     let scope = cfg.controlflowgraph_scope_id;
     if !ctx.symbols.has_scope(scope) {
-        return Err(error(
-            None,
-            format!("controlflowgraph_scope_id {scope} names no scope"),
-        ));
-    }
-    let mut pool = TempPool::new(scope);
-    let mut temps = temps::AdjointTemps::new(scope, ctx.symbols);
-    let mut blocks: Vec<Option<BlockSweeps>> = Vec::with_capacity(cfg.vertices.len());
-    let mut stats = Vec::new();
-    // Nesting first: loop indices the reverse sweep recomputes are not
-    // taped by the blocks inside those loops.
-    let nesting = if cfg.structured {
-        structure::nest(&cfg.vertices, &cfg.edges).ok()
-    } else {
-        None
-    };
-    let (explicit, restored) = match &nesting {
-        Some(regions) => explicit_loops::explicit_loops(&cfg.vertices, regions, ctx.symbols, scope),
-        None => Default::default(),
-    };
-    let mut hoister = hoist::Hoister::new(&cfg.vertices, nesting.as_deref(), ctx.symbols);
-    let none = HashSet::new();
-    for (k, v) in cfg.vertices.iter().enumerate() {
-        let ControlFlowVertex::BasicBlock(bb) = v else {
-            blocks.push(None);
-            continue;
-        };
-        let untaped = restored.get(&k).unwrap_or(&none);
-        let sweeps = reverse_block(
-            &bb.elements,
-            ctx,
-            untaped,
-            &mut pool,
-            &mut temps,
-            &mut hoister.for_block(k),
-        )
-        .map_err(|(id, m)| error(id, m))?;
-        stats.push(BlockTape {
-            cfg: cfg.symbol_id.clone(),
-            block: bb.vertex_id.clone(),
-            tape: sweeps.tape,
-        });
-        blocks.push(Some(sweeps));
-    }
-    // Hoisted values are pushed once per execution of their loop: counted
-    // on a line of their own, named by the loop vertex.
-    let mut hoisted_loops: Vec<(&usize, &Vec<_>)> = hoister.hoisted().iter().collect();
-    hoisted_loops.sort_by_key(|(v, _)| **v);
-    for (v, values) in hoisted_loops {
-        stats.push(BlockTape {
-            cfg: cfg.symbol_id.clone(),
-            block: cfg.vertices[*v].vertex_id().to_string(),
-            tape: TapeCounts {
-                reals: values.len(),
-                integers: 0,
-            },
+        return Err(BoostError {
+            statement_id: None,
+            cfg_symbol: Some(cfg.symbol_id.clone()),
+            message: format!("controlflowgraph_scope_id {scope} names no scope"),
         });
     }
-    let mut reversal = Reversal::new(&cfg.vertices, &cfg.edges, &blocks, scope, &mut temps);
-    reversal.hoisted = hoister.hoisted().clone();
-    let (forward, reverse) = match nesting {
-        Some(regions) => reversal.structured(&regions, &explicit),
-        None => reversal.unstructured().map_err(|m| error(None, m))?,
+    let formals: HashSet<String> = cfg
+        .argument_list
+        .iter()
+        .flatten()
+        .map(|a| a.symbol_id.clone())
+        .collect();
+    let mut sweeper = Sweeper {
+        ctx,
+        cfg_symbol: &cfg.symbol_id,
+        scope,
+        formals: &formals,
+        pool: TempPool::new(scope),
+        temps: temps::AdjointTemps::new(scope, ctx.symbols),
+        stats: Vec::new(),
+        checkpointed: 0,
     };
+    let graph = SweepGraph {
+        structured: cfg.structured,
+        vertices: cfg.vertices.clone(),
+        edges: cfg.edges.clone(),
+    };
+    let (forward, reverse) = sweeper.sweeps(&graph)?;
     let plain = SweepGraph {
         structured: cfg.structured,
         vertices: cfg.vertices.clone(),
@@ -457,9 +421,160 @@ fn adjoint_cfg(cfg: &ControlFlowGraph, ctx: &BlockContext) -> Result<CfgResult, 
         }
         list.replacements.extend([store, restore]);
     }
+    let Sweeper {
+        pool, temps, stats, ..
+    } = sweeper;
     let mut syms = pool.symbols();
     syms.extend(temps.symbols());
     Ok((list, scope, syms, stats))
+}
+
+/// Builds the tape and adjoint sweeps of the graphs of one routine: its
+/// own and, recursively, the bodies of its checkpointed loops (which share
+/// its temporaries).
+struct Sweeper<'c, 'a> {
+    ctx: &'c BlockContext<'a>,
+    cfg_symbol: &'c str,
+    scope: u64,
+    formals: &'c HashSet<String>,
+    pool: TempPool,
+    temps: temps::AdjointTemps<'a>,
+    stats: Vec<BlockTape>,
+    /// Checkpointed loops cut so far (their markers are numbered on).
+    checkpointed: usize,
+}
+
+impl Sweeper<'_, '_> {
+    fn error(&self, statement_id: Option<String>, message: String) -> BoostError {
+        BoostError {
+            statement_id,
+            cfg_symbol: Some(self.cfg_symbol.to_string()),
+            message,
+        }
+    }
+
+    /// The tape (forward) and adjoint (reverse) sweeps of `graph`.
+    fn sweeps(&mut self, graph: &SweepGraph) -> Result<(SweepGraph, SweepGraph), BoostError> {
+        let ctx = self.ctx;
+        let scope = self.scope;
+        let (graph, loops) = match checkpointed_loops::extract(graph, self.checkpointed + 1)
+            .map_err(|(id, m)| self.error(id, m))?
+        {
+            Some((cut, loops)) => {
+                self.checkpointed += loops.len();
+                (std::borrow::Cow::Owned(cut), loops)
+            }
+            None => (std::borrow::Cow::Borrowed(graph), Vec::new()),
+        };
+        let mut blocks: Vec<Option<BlockSweeps>> = Vec::with_capacity(graph.vertices.len());
+        // Nesting first: loop indices the reverse sweep recomputes are not
+        // taped by the blocks inside those loops.
+        let nesting = if graph.structured {
+            structure::nest(&graph.vertices, &graph.edges).ok()
+        } else {
+            None
+        };
+        let (explicit, restored) = match &nesting {
+            Some(regions) => {
+                explicit_loops::explicit_loops(&graph.vertices, regions, ctx.symbols, scope)
+            }
+            None => Default::default(),
+        };
+        let mut hoister = hoist::Hoister::new(&graph.vertices, nesting.as_deref(), ctx.symbols);
+        let none = HashSet::new();
+        for (k, v) in graph.vertices.iter().enumerate() {
+            let ControlFlowVertex::BasicBlock(bb) = v else {
+                blocks.push(None);
+                continue;
+            };
+            let untaped = restored.get(&k).unwrap_or(&none);
+            let sweeps = reverse_block(
+                &bb.elements,
+                ctx,
+                untaped,
+                &mut self.pool,
+                &mut self.temps,
+                &mut hoister.for_block(k),
+            )
+            .map_err(|(id, m)| self.error(id, m))?;
+            self.stats.push(BlockTape {
+                cfg: self.cfg_symbol.to_string(),
+                block: bb.vertex_id.clone(),
+                tape: sweeps.tape,
+            });
+            blocks.push(Some(sweeps));
+        }
+        // Hoisted values are pushed once per execution of their loop:
+        // counted on a line of their own, named by the loop vertex.
+        let mut hoisted_loops: Vec<(&usize, &Vec<_>)> = hoister.hoisted().iter().collect();
+        hoisted_loops.sort_by_key(|(v, _)| **v);
+        for (v, values) in hoisted_loops {
+            self.stats.push(BlockTape {
+                cfg: self.cfg_symbol.to_string(),
+                block: graph.vertices[*v].vertex_id().to_string(),
+                tape: TapeCounts {
+                    reals: values.len(),
+                    integers: 0,
+                },
+            });
+        }
+        let mut reversal = Reversal::new(
+            &graph.vertices,
+            &graph.edges,
+            &blocks,
+            scope,
+            &mut self.temps,
+        );
+        reversal.hoisted = hoister.hoisted().clone();
+        let (mut forward, mut reverse) = match nesting {
+            Some(regions) => reversal.structured(&regions, &explicit),
+            None => reversal.unstructured().map_err(|m| self.error(None, m))?,
+        };
+        // Each checkpointed loop: its body's sweeps, then its code at its
+        // marker (tape section) and at the marker's mirror (adjoint).
+        for l in &loops {
+            let (body_tape, body_adjoint) = self.sweeps(&l.body)?;
+            let state = checkpointed_loops::loop_state(
+                l,
+                &checkpointed_loops::StateContext {
+                    symbols: ctx.symbols,
+                    effects: ctx.callee_effects,
+                    read_only_dummies: ctx.read_only_dummies,
+                    scope,
+                    formals: self.formals,
+                },
+            )
+            .map_err(|(id, m)| self.error(id, m))?;
+            let code = checkpointed_loops::loop_sweeps(
+                l,
+                &state,
+                &body_tape,
+                &body_adjoint,
+                scope,
+                &mut self.temps,
+            );
+            let key = l.key.trim_start_matches(checkpointed_loops::MARKER_PREFIX);
+            let mirror = format!("{}{}", mirror::MIRROR_PREFIX, l.key);
+            let placed = checkpointed_loops::splice_at_marker(
+                &mut forward,
+                &l.key,
+                &code.tape,
+                &format!("ck{key}T_"),
+            ) && checkpointed_loops::splice_at_marker(
+                &mut reverse,
+                &mirror,
+                &code.adjoint,
+                &format!("ck{key}A_"),
+            );
+            if !placed {
+                return Err(self.error(
+                    Some(l.statement_id.clone()),
+                    "internal error: the sweeps lost a checkpointed loop's marker".into(),
+                ));
+            }
+        }
+        Ok((forward, reverse))
+    }
 }
 
 fn replacement(placeholder: &str, g: SweepGraph) -> Replacement {

@@ -29,7 +29,7 @@ use xaif_schema::model::{
 
 use std::collections::HashMap;
 
-use super::builder::{GraphBuilder, PendingEdge};
+use super::builder::{set_vertex_id, GraphBuilder, PendingEdge};
 use super::explicit_loops::ExplicitLoop;
 use super::structure::Region;
 use super::taping::{tape_call, BlockSweeps};
@@ -508,23 +508,6 @@ fn finish(b: GraphBuilder, structured: bool) -> SweepGraph {
         structured,
         vertices: b.vertices,
         edges: b.edges,
-    }
-}
-
-fn set_vertex_id(v: &mut ControlFlowVertex, id: String) {
-    match v {
-        ControlFlowVertex::Entry(p)
-        | ControlFlowVertex::Exit(p)
-        | ControlFlowVertex::EndBranch(p)
-        | ControlFlowVertex::EndLoop(p)
-        | ControlFlowVertex::Label(p)
-        | ControlFlowVertex::Goto(p) => p.vertex_id = id,
-        ControlFlowVertex::BasicBlock(bb) => bb.vertex_id = id,
-        ControlFlowVertex::If(c)
-        | ControlFlowVertex::Branch(c)
-        | ControlFlowVertex::PreLoop(c)
-        | ControlFlowVertex::PostLoop(c) => c.vertex_id = id,
-        ControlFlowVertex::ForLoop(f) => f.vertex_id = id,
     }
 }
 

@@ -77,6 +77,9 @@ pub struct BlockContext<'a> {
     pub scalar_dummies: &'a HashMap<String, std::collections::HashSet<u64>>,
     /// Passive `intent(in)` dummies of every graph, as (name, scope).
     pub read_only_dummies: &'a std::collections::HashSet<(String, u64)>,
+    /// What every routine with a graph may change and read
+    /// (checkpointed loops' state).
+    pub callee_effects: &'a HashMap<String, super::checkpointed_loops::CalleeEffects>,
     pub scopes: &'a ScopeTree,
     /// The front end's du chains: which assigned values are read later.
     pub chains: &'a DuChains,

@@ -7,7 +7,11 @@
 //! integer), a derivative copy for assignments whose left-hand side may
 //! alias an argument (`oad_adj_N`, active real) and loop-invariant Jacobian
 //! entries taped once per loop execution (`oad_hv_N`, real, one per hoisted
-//! value: see `hoist.rs`).
+//! value: see `hoist.rs`), and the bookkeeping of binomially checkpointed
+//! loops (`oad_cpl_N`, the runtime's `type(oad_snapshot_loop)`, and the
+//! integers `oad_cplo_N`, `oad_cpst_N`, `oad_cpn_N`, `oad_cps_N`,
+//! `oad_cpa_N`, `oad_cpf_N`, `oad_cpt_N`, `oad_cpk_N`: see
+//! `checkpointed_loops.rs`).
 //!
 //! Per-statement temporaries are reused from one statement to the next:
 //! `reset` starts their numbering again; popped indices are shared by the
@@ -19,6 +23,11 @@ use xaif_schema::model::{ActiveUse, Symbol, SymbolType, VariableReference};
 
 use crate::symbols::{temporary_symbol, SymbolIndex};
 use crate::temporaries::temp_reference;
+
+/// `Symbol/@feType` of a checkpointed loop's state temporary: the derived
+/// type of the runtime module `OAD_snapshots` the back end declares it
+/// with.
+pub const SNAPSHOT_LOOP_TYPE: &str = "oad_snapshot_loop";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum AdjointTemp {
@@ -60,6 +69,10 @@ pub struct AdjointTemps<'a> {
     /// Whole-graph reals: hoisted loop-invariant values.
     reals: Vec<String>,
     loops: usize,
+    /// Checkpointed loops handed out, and their loop-state temporaries
+    /// (`type(oad_snapshot_loop)`).
+    checkpointed: usize,
+    snapshot_loops: Vec<String>,
     /// Copies of global variables saved around calls (`oad_gsave_N`),
     /// by type/shape/bounds: names and the next free one in this statement.
     global_copies: Vec<(Symbol, usize)>,
@@ -75,6 +88,8 @@ impl<'a> AdjointTemps<'a> {
             integers: Vec::new(),
             reals: Vec::new(),
             loops: 0,
+            checkpointed: 0,
+            snapshot_loops: Vec::new(),
             global_copies: Vec::new(),
             symbols,
         }
@@ -189,6 +204,28 @@ impl<'a> AdjointTemps<'a> {
         temp_reference(&name, self.scope_id)
     }
 
+    /// The temporaries of a new checkpointed loop: the runtime's loop
+    /// state (`oad_cpl_N`) and integers named `oad_cp<stem>_N`, one per
+    /// stem, in the order given.
+    pub fn checkpointed_loop(
+        &mut self,
+        stems: &[&str],
+    ) -> (VariableReference, Vec<VariableReference>) {
+        self.checkpointed += 1;
+        let n = self.checkpointed;
+        let state = self.fresh("oad_cpl", n);
+        self.snapshot_loops.push(state.clone());
+        let integers = stems
+            .iter()
+            .map(|stem| {
+                let name = self.fresh(&format!("oad_cp{stem}"), n);
+                self.integers.push(name.clone());
+                temp_reference(&name, self.scope_id)
+            })
+            .collect();
+        (temp_reference(&state, self.scope_id), integers)
+    }
+
     /// The program's symbols (to look up what a temporary reads).
     pub fn symbol_index(&self) -> &'a SymbolIndex {
         self.symbols
@@ -231,6 +268,13 @@ impl<'a> AdjointTemps<'a> {
         for n in &self.integers {
             out.push(Symbol {
                 type_: SymbolType::Integer,
+                ..temporary_symbol(n)
+            });
+        }
+        for n in &self.snapshot_loops {
+            out.push(Symbol {
+                type_: SymbolType::Opaque,
+                fe_type: SNAPSHOT_LOOP_TYPE.to_string(),
                 ..temporary_symbol(n)
             });
         }
