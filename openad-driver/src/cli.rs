@@ -91,6 +91,11 @@ Modes (-m):
   rj  (joint, adjoint-joint)      tape and adjoint both .true.: one call does
                                   both sweeps.
 
+Long time loops: `!$openad CHECKPOINT BINOMIAL(snapshots=S)` (or Tapenade's
+`!$AD BINOMIAL-CKP nsteps S firststep`) on the line before a counted DO loop
+makes the adjoint modes keep at most S snapshots of the loop's state and
+recompute steps (binomial checkpointing) instead of taping every step.
+
 The work is done by three programs found next to openad (or in
 $OPENAD_BIN_DIR): fortran2xaif (front end), xaif-booster (differentiation)
 and xaif2fortran (back end). -n shows their command lines.

@@ -477,6 +477,10 @@ fn adjoint_refusals_name_the_place_and_tangent_ignores_the_pragma() {
                 .output()
                 .unwrap();
             let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                !stderr.contains("unknown $openad pragma"),
+                "{name} -m {mode}: the pragma is known: {stderr}"
+            );
             if mode.starts_with('f') {
                 assert!(out.status.success(), "{name} -m {mode}: {stderr}");
                 continue;
