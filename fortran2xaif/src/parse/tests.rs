@@ -1,0 +1,146 @@
+//! Unit tests of the parser: operator precedence and the grammar's quirks,
+//! labelled `do` nesting, `forall`, statement function detection, syntax
+//! error locations.
+
+use super::*;
+
+fn body_of(src: &str) -> Vec<Stmt> {
+    let f = parse_file(src, 0).expect("parses");
+    f.units[0].body.clone()
+}
+
+fn rhs(src: &str) -> Expr {
+    match &body_of(src)[0].kind {
+        StmtKind::Assign { rhs, .. } => rhs.clone(),
+        k => panic!("not an assignment: {k:?}"),
+    }
+}
+
+/// `state(i) = ...` opening a contained procedure assigns an element
+/// of the host's array; with no such array it defines a statement
+/// function.
+#[test]
+fn element_of_a_host_array_is_not_a_statement_function() {
+    let src = "module m\n real(8) :: state(3)\ncontains\n subroutine bump(i)\n  integer :: i\n  state(i) = state(i) + 1\n end subroutine\nend module\n";
+    let f = parse_file(src, 0).expect("parses");
+    let bump = &f.units[0].contains[0];
+    assert_eq!(bump.body.len(), 1, "{bump:?}");
+    assert!(!bump
+        .spec
+        .iter()
+        .any(|s| matches!(s, SpecStmt::StmtFunction { .. })));
+    let host = "subroutine h\n real(8) :: y\n y = 1\ncontains\n subroutine g(i)\n  integer :: i\n  sq(i) = i * i\n  print *, sq(2)\n end subroutine\nend subroutine\n";
+    let f = parse_file(host, 0).expect("parses");
+    assert!(f.units[0].contains[0]
+        .spec
+        .iter()
+        .any(|s| matches!(s, SpecStmt::StmtFunction { .. })));
+}
+
+#[test]
+fn unary_minus_binds_looser_than_power() {
+    let e = rhs("subroutine s\n z = -a**2\nend\n");
+    match e {
+        Expr::Unary(UnOp::Neg, inner, _) => {
+            assert!(matches!(*inner, Expr::Binary(BinOp::Pow, ..)))
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn power_is_right_associative() {
+    let e = rhs("subroutine s\n z = a**b**c\nend\n");
+    match e {
+        Expr::Binary(BinOp::Pow, l, r, _) => {
+            assert!(matches!(*l, Expr::Name(..)));
+            assert!(matches!(*r, Expr::Binary(BinOp::Pow, ..)));
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn signed_element_reference_is_negated_element() {
+    let e = rhs("subroutine s\n z = -x(1)*3\nend\n");
+    match e {
+        Expr::Unary(UnOp::Neg, inner, _) => match *inner {
+            Expr::Binary(BinOp::Mul, l, _, _) => assert!(matches!(*l, Expr::Apply { .. })),
+            other => panic!("{other:?}"),
+        },
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn labelled_do_loops_nest_with_shared_end() {
+    let b = body_of("subroutine s\n do 10 i=1,3\n do 10 j=1,2\n x = 1\n10 continue\n y = 2\nend\n");
+    assert_eq!(b.len(), 2);
+    match &b[0].kind {
+        StmtKind::Do { body, .. } => {
+            assert_eq!(body.len(), 1);
+            assert!(matches!(&body[0].kind, StmtKind::Do { body, .. } if body.len() == 2));
+        }
+        k => panic!("{k:?}"),
+    }
+}
+
+#[test]
+fn forall_becomes_loops_unless_it_reads_what_it_assigns() {
+    let b = body_of("subroutine s\n forall (i = 1:3, j = 1:2, i /= j) a(i, j) = b(j, i)\nend\n");
+    match &b[0].kind {
+        StmtKind::Do {
+            control: Some(c),
+            body,
+            ..
+        } => {
+            assert_eq!(c.var, "j");
+            assert!(
+                matches!(&body[0].kind, StmtKind::Do { body, .. } if matches!(body[0].kind, StmtKind::If { .. }))
+            );
+        }
+        k => panic!("{k:?}"),
+    }
+    let e = parse_file("subroutine s\n forall (i = 2:3) a(i) = a(i - 1)\nend\n", 0).unwrap_err();
+    assert!(e.message.contains("forall reads 'a'"), "{}", e.message);
+}
+
+#[test]
+fn syntax_error_is_located() {
+    let e = parse_file("subroutine s\n x = (1 +\nend\n", 3).unwrap_err();
+    assert_eq!(e.span.file, 3);
+    assert!(e.message.contains("syntax error"), "{}", e.message);
+}
+
+#[test]
+fn declarations_and_statement_functions() {
+    let f = parse_file(
+        "subroutine s(x)\n real*8 x(2,*)\n f(u) = u*2\n x(1) = f(x(2))\nend\n",
+        0,
+    )
+    .unwrap();
+    let u = &f.units[0];
+    assert!(
+        matches!(&u.spec[0], SpecStmt::TypeDecl { entities, .. } if entities[0].dims.as_ref().unwrap().len() == 2)
+    );
+    assert!(matches!(&u.spec[1], SpecStmt::StmtFunction { name, .. } if name == "f"));
+    assert_eq!(u.body.len(), 1);
+}
+
+#[test]
+fn element_assignments_to_module_arrays_are_not_statement_functions() {
+    // `g` comes from the module: neither `g(1) = ...` (a literal
+    // subscript) nor `h(i) = ...` (after a `use` without `only`) may be
+    // taken for a statement function.
+    let f = parse_file(
+        "subroutine s(x)\n use m\n real(8) x(2)\n integer i\n g(1) = x(1)\n h(i) = x(2)\nend\n",
+        0,
+    )
+    .unwrap();
+    let u = &f.units[0];
+    assert!(!u
+        .spec
+        .iter()
+        .any(|st| matches!(st, SpecStmt::StmtFunction { .. })));
+    assert_eq!(u.body.len(), 2);
+}
