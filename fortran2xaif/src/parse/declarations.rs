@@ -6,9 +6,9 @@
 use crate::ast::*;
 use tree_sitter::Node;
 
-use super::{all_children, named_children, P};
+use super::{all_children, named_children, FortranParser};
 
-impl<'a> P<'a> {
+impl<'a> FortranParser<'a> {
     pub(super) fn spec_stmt(&self, s: Node, out: &mut Vec<SpecStmt>) -> FrontResult<()> {
         let span = self.span(s);
         match s.kind() {

@@ -6,7 +6,7 @@
 use crate::ast::*;
 use tree_sitter::Node;
 
-use super::{all_children, named_children, P};
+use super::{all_children, named_children, FortranParser};
 
 /// A flattened piece of an arithmetic expression.
 enum Tok {
@@ -15,7 +15,7 @@ enum Tok {
     Op(BinOp, Span),
 }
 
-impl<'a> P<'a> {
+impl<'a> FortranParser<'a> {
     pub(super) fn args(&self, list: Node) -> FrontResult<Vec<Arg>> {
         let mut out = Vec::new();
         for a in named_children(list) {

@@ -6,11 +6,11 @@
 //! and operators and re-parsed with Fortran's precedence. Labelled `do`
 //! loops come out flat and are nested here.
 //!
-//! The parser is one context type, `P` (the source text and its file
-//! number), defined here with the entry point `parse_file`, the syntax
-//! error blame and small tree helpers. Each child module adds an `impl P`
-//! block for one concern and imports only from this module, never from a
-//! sibling:
+//! The parser is one context type, `FortranParser` (the source text and
+//! its file number), defined here with the entry point `parse_file`, the
+//! syntax error blame and small tree helpers. Each child module adds an
+//! `impl FortranParser` block for one concern and imports only from this
+//! module, never from a sibling:
 //!
 //! | module | concern |
 //! |---|---|
@@ -50,7 +50,7 @@ pub fn parse_file(text: &str, file: usize) -> FrontResult<SourceFile> {
             "the parser gave up",
         )
     })?;
-    let p = P { src: text, file };
+    let p = FortranParser { src: text, file };
     let root = tree.root_node();
     if let Some(bad) = first_error(root).map(blame) {
         let what = if bad.is_missing() {
@@ -137,7 +137,7 @@ fn all_children(node: Node) -> Vec<Node> {
     node.children(&mut cursor).collect()
 }
 
-struct P<'a> {
+struct FortranParser<'a> {
     src: &'a str,
     file: usize,
 }
@@ -168,7 +168,7 @@ fn is_spec_kind(kind: &str) -> bool {
     )
 }
 
-impl<'a> P<'a> {
+impl<'a> FortranParser<'a> {
     fn text(&self, n: Node) -> &'a str {
         &self.src[n.byte_range()]
     }

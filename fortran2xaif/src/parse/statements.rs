@@ -6,9 +6,9 @@
 use crate::ast::*;
 use tree_sitter::Node;
 
-use super::{all_children, is_spec_kind, named_children, P};
+use super::{all_children, is_spec_kind, named_children, FortranParser};
 
-impl<'a> P<'a> {
+impl<'a> FortranParser<'a> {
     /// Reads statements until the end of the list, or (for a labelled `do`)
     /// until the statement carrying `end_label`. Returns the statements
     /// and the label of the statement that ended the block, if any.

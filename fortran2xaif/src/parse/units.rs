@@ -7,9 +7,9 @@
 use crate::ast::*;
 use tree_sitter::Node;
 
-use super::{is_spec_kind, named_children, P};
+use super::{is_spec_kind, named_children, FortranParser};
 
-impl<'a> P<'a> {
+impl<'a> FortranParser<'a> {
     pub(super) fn unit(&self, node: Node) -> FrontResult<Unit> {
         self.unit_in(node, &[])
     }
