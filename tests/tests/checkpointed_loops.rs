@@ -25,7 +25,7 @@ use std::fs;
 use std::path::PathBuf;
 use std::process::Command;
 
-use openad_tests::{openad_program, parallel_map, run_mode, write_example, DriverOutput};
+use openad_tests::{differing_entries, openad_program, parallel_map, run_mode, write_example};
 
 /// Relative agreement required between the checkpointed and the plain
 /// adjoint, per Jacobian entry against the largest entry of its row.
@@ -114,38 +114,6 @@ end subroutine head
 
 const MANIFEST: &str = "files = [\"head.f90\"]\nnx = 4\nny = 2\nx0 = [0.5, 0.3, 1.0, 0.8]\n";
 
-/// Entries of `computed` that differ from `reference` by more than
-/// `AGREEMENT` relative to the largest |entry| of the reference's row.
-fn differing_entries(computed: &DriverOutput, reference: &DriverOutput) -> Vec<String> {
-    let mut out = Vec::new();
-    for (k, (row, reference_row)) in computed
-        .jacobian
-        .iter()
-        .zip(&reference.jacobian)
-        .enumerate()
-    {
-        let scale = reference_row
-            .iter()
-            .fold(0.0f64, |m, v| m.max(v.abs()))
-            .max(1e-300);
-        for (i, (a, b)) in row.iter().zip(reference_row).enumerate() {
-            let diff = (a - b).abs();
-            if diff.is_nan() || diff / scale > AGREEMENT {
-                out.push(format!(
-                    "J({},{}) = {a:.16e} vs {b:.16e} (relative {:.1e})",
-                    k + 1,
-                    i + 1,
-                    diff / scale
-                ));
-            }
-        }
-    }
-    if computed.jacobian.len() != reference.jacobian.len() {
-        out.push("the Jacobians have different shapes".into());
-    }
-    out
-}
-
 #[test]
 fn same_gradient_with_and_without_checkpointing() {
     const STEPS: [usize; 4] = [1, 2, 7, 40];
@@ -185,7 +153,7 @@ fn same_gradient_with_and_without_checkpointing() {
             (Err(e), _) => Some(format!("{mode}, {nt} steps, {s} snapshots: {e}")),
             (_, Err(e)) => Some(format!("{mode}, {nt} steps, no pragma: {e}")),
             (Ok(a), Ok(b)) => {
-                let differing = differing_entries(a, b);
+                let differing = differing_entries(&a.jacobian, &b.jacobian, AGREEMENT);
                 (!differing.is_empty()).then(|| format!(
                     "{mode}, {nt} steps, {s} snapshots: the adjoint differs from the one without checkpointing:\n    {}",
                     differing.join("\n    ")

@@ -24,8 +24,8 @@ use std::time::Instant;
 
 use openad_tests::call_trees::{CallTree, SOURCE_FILE};
 use openad_tests::{
-    compare_with_references, parallel_map, run_mode, run_original, write_example, DriverOutput,
-    Example,
+    compare_with_references, differing_entries, parallel_map, run_mode, run_original,
+    write_example, DriverOutput, Example,
 };
 
 /// Seeds run by default, by call-tree depth: 1 (2, 3, 8, 11), 2 (1, 9, 28,
@@ -79,30 +79,6 @@ impl SeedResult {
     fn failed(&self) -> bool {
         self.legs.iter().any(|(_, p)| !p.is_empty())
     }
-}
-
-/// Entries of `computed` that differ from `reference` by more than
-/// `tolerance` relative to the largest |entry| of the reference's row.
-fn differing_entries(computed: &[Vec<f64>], reference: &[Vec<f64>], tolerance: f64) -> Vec<String> {
-    let mut out = Vec::new();
-    for (k, (row, reference_row)) in computed.iter().zip(reference).enumerate() {
-        let scale = reference_row
-            .iter()
-            .fold(0.0f64, |m, v| m.max(v.abs()))
-            .max(1e-300);
-        for (i, (a, b)) in row.iter().zip(reference_row).enumerate() {
-            let diff = (a - b).abs();
-            if diff.is_nan() || diff / scale > tolerance {
-                out.push(format!(
-                    "J({},{}) = {a:.16e} vs {b:.16e} (relative {:.1e})",
-                    k + 1,
-                    i + 1,
-                    diff / scale
-                ));
-            }
-        }
-    }
-    out
 }
 
 /// Compares the Jacobians of two legs entry by entry.
