@@ -70,46 +70,10 @@ fn loop_free_routine_is_taped_in_its_callers_sweeps_and_copied_for_plain_runs() 
 fn rerun_routine_checkpoints_the_elements_it_touches_and_the_caller_restores_the_index() {
     // `relax` has a loop, so it is re-run from its checkpoint; it touches
     // `u` only at u(i) and u(i+1).
-    let source = "\
-module m
-  implicit none
-  integer, parameter :: n = 50
-contains
-  subroutine relax(u, i, f)
-    real(8), intent(in) :: u(n)
-    integer, intent(in) :: i
-    real(8), intent(out) :: f
-    integer :: k
-    f = 0
-    do k = 1, 3
-      f = f + sin(k * u(i)) * u(i + 1)
-    end do
-  end subroutine
-  subroutine sweep(u)
-    real(8), intent(inout) :: u(n)
-    real(8) :: f
-    integer :: i
-    do i = 1, n - 1
-      call relax(u, i, f)
-      u(i) = u(i) + 0.1d0 * f
-    end do
-  end subroutine
-end module
-
-subroutine head(x, y)
-  use m
-  implicit none
-  real(8), intent(in) :: x(n)
-  real(8), intent(out) :: y(1)
-  real(8) :: u(n)
-  !$openad INDEPENDENT(x)
-  u = x
-  call sweep(u)
-  y(1) = sum(u**2)
-  !$openad DEPENDENT(y)
-end subroutine
-";
-    let code = joint_code("element_checkpoint", source);
+    let source =
+        fs::read_to_string(Path::new(&examples_dir()).join("element_checkpoint_rerun/head.f90"))
+            .expect("element_checkpoint_rerun example");
+    let code = joint_code("element_checkpoint", &source);
     let relax = routine(&code, "relax");
     assert!(relax.contains("oad_cdt(oad_cdt_ptr) = u(i)%v"), "{relax}");
     assert!(
