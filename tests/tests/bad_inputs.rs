@@ -529,3 +529,72 @@ end subroutine head
         );
     }
 }
+
+/// A module procedure re-run in `-m rj` whose call tree reads a module
+/// variable its own local hides cannot save that variable (a module cannot
+/// `use` itself to rename it): refused by name at the local's declaration
+/// in the user's file, never at a temporary XAIF file. Module *constants*
+/// shadowed the same way are fine (corpus example `shadowed_module_names`).
+#[test]
+fn joint_adjoint_refuses_module_variable_hidden_by_a_local_at_the_local() {
+    const SOURCE: &str = "\
+module relaxation
+  implicit none
+  double precision :: c = 0.25d0
+contains
+  subroutine kick(a)
+    double precision :: a
+    a = a + c * sin(a)
+    c = c * 0.9d0
+  end subroutine kick
+  subroutine sweep(a)
+    double precision :: a
+    double precision :: c
+    integer :: k
+    c = 2.0d0
+    do k = 1, 3
+      call kick(a)
+      a = a * c
+    end do
+  end subroutine sweep
+end module relaxation
+
+subroutine head(x, y)
+  use relaxation
+  implicit none
+  double precision :: x(1), y(1)
+  !$openad INDEPENDENT(x)
+  y(1) = x(1)
+  call sweep(y(1))
+  !$openad DEPENDENT(y)
+end subroutine head
+";
+    let openad = openad_program().expect("openad binary");
+    let work = tempfile::tempdir().unwrap();
+    let source = work.path().join("hidden_state.f90");
+    fs::write(&source, SOURCE).unwrap();
+    let out_dir = work.path().join("rj");
+    let out = Command::new(&openad)
+        .args(["-m", "rj", "-o"])
+        .arg(&out_dir)
+        .arg(&source)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("module variable 'c'") && stderr.contains("shadowed"),
+        "{stderr}"
+    );
+    let (line, _) = position_of(SOURCE, "double precision :: c\n");
+    let expected = format!("{}:{line}:", source.display());
+    assert!(
+        stderr
+            .lines()
+            .next()
+            .is_some_and(|l| l.starts_with(&expected)),
+        "not at {expected}: {stderr}"
+    );
+    assert!(!stderr.contains(".xaif:"), "points into XAIF: {stderr}");
+    assert!(!out_dir.exists(), "output left behind");
+}

@@ -146,6 +146,38 @@ impl XaifLocator {
         Diagnostic::new(&self.file, line, column, message)
     }
 
+    /// A diagnostic at the declaration of variable `name` of XAIF scope
+    /// `scope` in the user's Fortran, when the source map knows it.
+    pub fn at_symbol(&self, scope: u64, name: &str, message: &str) -> Option<Diagnostic> {
+        let at = self.source.as_ref()?.symbol(scope, name)?;
+        Some(Diagnostic::new(
+            &at.file,
+            at.line as usize,
+            at.column as usize,
+            message,
+        ))
+    }
+
+    /// A diagnostic at the header of the unit tagged `tag` (its control
+    /// flow graph's `unit:` annotation) in the user's Fortran.
+    pub fn at_unit(&self, tag: &str, message: &str) -> Option<Diagnostic> {
+        let text = self.text.as_deref()?;
+        let needle = format!("annotation=\"unit:{tag}\"");
+        let at = text.match_indices(&needle).map(|(i, _)| i).find(|&i| {
+            text[..i]
+                .rfind('<')
+                .is_some_and(|o| text[o..].starts_with("<xaif:ControlFlowGraph "))
+        })?;
+        let symbol = attribute_of_tag_at(text, at, "symbol_id")?;
+        let place = self.source.as_ref()?.unit(symbol)?;
+        Some(Diagnostic::new(
+            &place.file,
+            place.line as usize,
+            place.column as usize,
+            message,
+        ))
+    }
+
     /// A diagnostic about a line of the canonical source `canon_file`
     /// (which `openad` deletes) moved to the unit header, declaration or
     /// statement of the user's Fortran that line comes from, when the

@@ -196,6 +196,12 @@ fn direct_globals(
     out
 }
 
+/// Whether a declaration's attributes include `parameter`.
+fn is_named_constant(decl: &str) -> bool {
+    let spec = decl.split("::").next().unwrap_or("").replace(' ', "");
+    spec.split(',').any(|a| a.eq_ignore_ascii_case("parameter"))
+}
+
 /// Whether module variable `name` is private to its module: a `private`
 /// attribute, or a bare `private` statement in the module without a
 /// `public` attribute on the variable.
@@ -288,6 +294,13 @@ pub fn plan(
                     let Some(module_unit) = names.module_units.get(&scope).cloned() else {
                         continue;
                     };
+                    // A named constant never changes: nothing to save (and
+                    // a local of the same name shadowing it is harmless).
+                    if crate::checkpoint::declaration_of(canon, &module_unit, &remote)
+                        .is_some_and(|d| is_named_constant(&d))
+                    {
+                        continue;
+                    }
                     let in_host = {
                         let mut h = canon.unit_parent.get(unit.as_str()).cloned().flatten();
                         let mut found = false;
@@ -329,6 +342,17 @@ pub fn plan(
                                 None
                             };
                             if let Some(why) = why {
+                                let message = format!(
+                                    "unsupported construct in joint adjoint mode: module variable '{remote}' (module '{module}') is visible to '{unit}' and the code it calls; the joint reverse sweep re-runs '{unit}' from a checkpoint that must save the variable, but {why}"
+                                );
+                                // Shadowed: point at the local that hides it.
+                                if in_host {
+                                    if let Some(d) =
+                                        own_scope.and_then(|s| xaif.at_symbol(s, &remote, &message))
+                                    {
+                                        return Err(d);
+                                    }
+                                }
                                 // Point at the call through which it is reached.
                                 let global = Global::Module(scope, remote.clone());
                                 let site =
@@ -350,12 +374,13 @@ pub fn plan(
                                         "its own code".to_string(),
                                     ),
                                 };
-                                return Err(xaif.error(
-                                    &needle,
-                                    format!(
-                                        "unsupported construct in joint adjoint mode: module variable '{remote}' (module '{module}') is visible to the code reached through {via}; the joint reverse sweep re-runs it from a checkpoint of '{unit}' that must save the variable, but {why}"
-                                    ),
-                                ));
+                                let message = format!("{message} (reached through {via})");
+                                if site.is_none() {
+                                    if let Some(d) = xaif.at_unit(unit, &message) {
+                                        return Err(d);
+                                    }
+                                }
+                                return Err(xaif.error(&needle, message));
                             }
                             let l = fresh_name();
                             uses.push(format!("use {module}, only: {l} => {remote}"));
