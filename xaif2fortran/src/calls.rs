@@ -14,14 +14,15 @@ use crate::expr::RefCtx;
 
 /// What the callee declares at one argument position.
 #[derive(Debug, Clone, Copy)]
-struct Formal {
+struct Formal<'x> {
     active: bool,
     intent: Intent,
+    name: &'x str,
 }
 
-impl UnitGen<'_, '_> {
+impl<'a> UnitGen<'_, 'a> {
     /// The formal arguments of a subroutine, if the XAIF describes it.
-    fn formals(&self, name: &str) -> Option<Vec<(u64, Formal)>> {
+    fn formals(&self, name: &str) -> Option<Vec<(u64, Formal<'a>)>> {
         let index = self.env.index;
         let (scope, list) = if let Some(cfg) = index.cfg_named(name) {
             (cfg.controlflowgraph_scope_id, cfg.argument_list.as_ref()?)
@@ -41,6 +42,7 @@ impl UnitGen<'_, '_> {
                         Formal {
                             active,
                             intent: a.intent,
+                            name: a.symbol_id.as_str(),
                         },
                     )
                 })
@@ -62,10 +64,29 @@ impl UnitGen<'_, '_> {
         let mut texts = Vec::new();
         let mut before = Vec::new();
         let mut after = Vec::new();
+        // After an absent optional argument the rest go by keyword (the
+        // front end gives each actual its dummy's position).
+        let mut next_position = 1;
+        let mut by_keyword = false;
         for a in args {
             let formal = formals
                 .as_ref()
                 .and_then(|f| f.iter().find(|(p, _)| *p == a.position).map(|(_, f)| *f));
+            by_keyword |= a.position != next_position;
+            next_position = a.position + 1;
+            let keyword = match formal {
+                Some(f) if by_keyword => format!("{}=", f.name.to_ascii_lowercase()),
+                None if by_keyword => {
+                    return Err(self.env.xaif.error(
+                        &format!("statement_id=\"{}\"", c.statement_id),
+                        format!(
+                            "argument {} of the call of '{name}' follows an absent one, and the callee's argument list is unknown (no keyword to pass it by)",
+                            a.position
+                        ),
+                    ))
+                }
+                _ => String::new(),
+            };
             let text = match (&a.value, formal) {
                 (ArgumentValue::Constant(k), Some(f)) if f.active => {
                     let tmp = self.scalar_temp();
@@ -86,7 +107,7 @@ impl UnitGen<'_, '_> {
                     }
                 }
             };
-            texts.push(text);
+            texts.push(format!("{keyword}{text}"));
         }
         for l in before {
             self.line(l);
