@@ -183,7 +183,10 @@ impl Canon<'_> {
         let mut post = Vec::new();
         let mut actuals = self.actuals(args, out, &mut post)?;
         let t = self.temp(cat, span)?;
-        let keyword = if actuals.iter().any(|a| a.keyword.is_some()) {
+        // By keyword after a keyword actual, and when optional arguments are
+        // left out (the result would take the first absent one's place).
+        let dummies = self.prog.units[p].ast.params.len();
+        let keyword = if actuals.iter().any(|a| a.keyword.is_some()) || actuals.len() < dummies {
             Some(rname)
         } else {
             None

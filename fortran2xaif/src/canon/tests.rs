@@ -36,6 +36,15 @@ fn function_becomes_subroutine_with_result_temporary() {
 }
 
 #[test]
+fn function_result_goes_by_keyword_when_an_optional_argument_is_absent() {
+    // Passed by position it would land on the absent `b`.
+    let t = canon_text(
+        "module m\ncontains\nfunction f(a, b) result(r)\nreal :: a, r\nreal, optional :: b\nr = a\nif (present(b)) r = a * b\nend function\nend module\nsubroutine s(x, y)\nuse m\n y = f(x) * 2\nend\n",
+    );
+    assert_eq!(body(&t, "s"), "call oad_s_f(x, r=oad_t1)\ny = oad_t1 * 2");
+}
+
+#[test]
 fn expression_arguments_go_through_temporaries() {
     let t = canon_text("subroutine g(a, b, c)\n c = a + b\nend\nsubroutine s(x, y)\n call g(x + 1.0, 2.0, y)\nend\n");
     assert_eq!(body(&t, "s"), "oad_t1 = x + 1.0\ncall g(oad_t1, 2.0, y)");
