@@ -5,7 +5,8 @@
 //! - [`write`](mod@write): deterministic writer;
 //! - [`validate`]: XSD validation through libxml2 (the XSD files are built in);
 //! - [`graph`]: petgraph views of call, control flow and expression graphs;
-//! - [`dot`]: Graphviz export.
+//! - [`dot`]: Graphviz export;
+//! - [`visit`]: every symbol reference of a control flow graph.
 
 pub mod dot;
 pub mod error;
@@ -15,6 +16,7 @@ mod names;
 pub mod read;
 pub mod source_map;
 pub mod validate;
+pub mod visit;
 pub mod write;
 
 pub use error::XaifError;

@@ -90,7 +90,12 @@ impl UnitGen<'_, '_> {
                 continue;
             };
             let decl = declaration_of(self.canon, &g.decl_unit, &g.name);
-            if let Some(mut s) = saved_variable(sym, &g.local, decl.as_deref(), None) {
+            // A host's optional dummy (internal procedures) may be absent.
+            let optional = decl
+                .as_deref()
+                .is_some_and(|d| d.split("::").next().unwrap_or("").contains("optional"))
+                .then(|| g.local.clone());
+            if let Some(mut s) = saved_variable(sym, &g.local, decl.as_deref(), optional) {
                 s.shown = g.name.clone();
                 saved.push(s);
             }
@@ -228,7 +233,7 @@ pub(crate) fn declaration_of(canon: &CanonSource, unit: &str, name: &str) -> Opt
     })
 }
 
-fn has_intent_in(decl: Option<&str>) -> bool {
+pub(crate) fn has_intent_in(decl: Option<&str>) -> bool {
     decl.is_some_and(|d| d.replace(' ', "").contains("intent(in)"))
 }
 

@@ -54,6 +54,9 @@ enum Global {
     Module(u64, String),
     /// A whole common block, by name.
     Common(String),
+    /// A variable of an enclosing procedure (host association) an
+    /// internal procedure names: (host scope, name).
+    Host(u64, String),
 }
 
 /// `common /name/ ...` occurrences: block → (unit, members) in file order.
@@ -162,6 +165,57 @@ fn call_sites(cg: &CallGraph) -> HashMap<String, Vec<CallSite>> {
     out
 }
 
+/// The variables of enclosing procedures each internal procedure names
+/// (host association), by unit tag: those references carry a host
+/// procedure's scope.
+fn host_references(
+    cg: &CallGraph,
+    index: &XaifIndex,
+    canon: &CanonSource,
+) -> HashMap<String, BTreeSet<Global>> {
+    let mut graphs: Vec<(String, Vec<&[ControlFlowVertex]>)> = Vec::new();
+    for v in &cg.vertices {
+        let (annotation, parts): (&str, Vec<&[ControlFlowVertex]>) = match v {
+            CallGraphVertex::ControlFlowGraph(c) => (&c.annotation, vec![&c.vertices]),
+            CallGraphVertex::ReplacementList(r) => (
+                &r.annotation,
+                r.replacements
+                    .iter()
+                    .map(|p| p.vertices.as_slice())
+                    .collect(),
+            ),
+        };
+        if let Some(tag) = unit_tag(annotation) {
+            graphs.push((tag.to_string(), parts));
+        }
+    }
+    // Procedures have a graph; modules do not.
+    let procedures: HashSet<&str> = graphs.iter().map(|(t, _)| t.as_str()).collect();
+    let mut out: HashMap<String, BTreeSet<Global>> = HashMap::new();
+    for (tag, parts) in &graphs {
+        let mut host_scopes = HashSet::new();
+        let mut host = canon.unit_parent.get(tag).cloned().flatten();
+        while let Some(h) = host {
+            if procedures.contains(h.as_str()) {
+                host_scopes.extend(index.unit_scope(&h));
+            }
+            host = canon.unit_parent.get(&h).cloned().flatten();
+        }
+        if host_scopes.is_empty() {
+            continue;
+        }
+        let found = out.entry(tag.clone()).or_default();
+        for part in parts {
+            xaif_schema::visit::symbol_references(part, &mut |r| {
+                if host_scopes.contains(&r.scope_id) {
+                    found.insert(Global::Host(r.scope_id, r.symbol_id.to_ascii_lowercase()));
+                }
+            });
+        }
+    }
+    out
+}
+
 /// The module variables and common-block members one unit can see.
 fn direct_globals(
     index: &XaifIndex,
@@ -242,11 +296,26 @@ pub fn plan(
     let calls = call_sites(cg);
     let empty = LocalNames::default();
     let names_of = |u: &str| local_names.get(u).unwrap_or(&empty);
+    let mut hosts = host_references(cg, index, canon);
     let direct: HashMap<&String, BTreeSet<Global>> = canon
         .units
         .iter()
-        .map(|u| (u, direct_globals(index, canon, names_of(u), &blocks, u)))
+        .map(|u| {
+            let mut seen = direct_globals(index, canon, names_of(u), &blocks, u);
+            seen.extend(hosts.remove(u).unwrap_or_default());
+            (u, seen)
+        })
         .collect();
+    let is_ancestor = |outer: &str, inner: &str| {
+        let mut h = canon.unit_parent.get(inner).cloned().flatten();
+        while let Some(t) = h {
+            if t == outer {
+                return true;
+            }
+            h = canon.unit_parent.get(&t).cloned().flatten();
+        }
+        false
+    };
     let position = |u: &str| canon.units.iter().position(|t| t == u);
     // The globals of everything reachable from `start` (recursion: cycles
     // end at a unit already seen).
@@ -392,6 +461,42 @@ pub fn plan(
                         scope,
                         name: remote,
                         decl_unit: module_unit,
+                    });
+                }
+                Global::Host(scope, name) => {
+                    // Only a unit inside the host sees the host's variables
+                    // as they were at its call; from the host itself or
+                    // outside it they are fresh locals or the host's
+                    // (checkpointed) arguments.
+                    let Some(host) = index.unit_of_scope(scope).map(str::to_string) else {
+                        continue;
+                    };
+                    if !is_ancestor(&host, unit) {
+                        continue;
+                    }
+                    let decl = crate::checkpoint::declaration_of(canon, &host, &name);
+                    // Constants and intent(in) dummies cannot change (nor
+                    // be assigned) while the host runs.
+                    if decl.as_deref().is_some_and(|d| {
+                        is_named_constant(d) || crate::checkpoint::has_intent_in(Some(d))
+                    }) {
+                        continue;
+                    }
+                    if shadowed(&name) {
+                        let message = format!(
+                            "unsupported construct in joint adjoint mode: '{name}' of '{host}' is read by internal procedures '{unit}' calls; the joint reverse sweep re-runs '{unit}' from a checkpoint that must save it, but a local of '{unit}' has the same name"
+                        );
+                        if let Some(d) = own_scope.and_then(|s| xaif.at_symbol(s, &name, &message))
+                        {
+                            return Err(d);
+                        }
+                        return Err(xaif.error(&format!("annotation=\"unit:{unit}\""), message));
+                    }
+                    saved.push(SavedGlobal {
+                        local: name.clone(),
+                        scope,
+                        name,
+                        decl_unit: host,
                     });
                 }
                 Global::Common(block) => {
