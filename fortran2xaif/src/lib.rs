@@ -14,6 +14,7 @@ pub mod locations;
 pub mod lower;
 pub mod parse;
 pub mod pipeline;
+pub mod seeds;
 pub mod sema;
 pub mod source;
 pub mod unparse;

@@ -2,7 +2,7 @@
 //! parse, build the semantic model, canonicalise, build control flow graphs,
 //! run the analyses, emit XAIF and the canonical source.
 
-use crate::analysis::{self, ir};
+use crate::analysis;
 use crate::ast::{FrontError, Span, UnitKind};
 use crate::cfg::{self, Cfg};
 use crate::diagnostics::{Diagnostic, Location};
@@ -10,10 +10,10 @@ use crate::emit_xaif::{self, Emitter};
 use crate::lower;
 use crate::parse;
 use crate::sema::Program;
-use crate::source::{self, Form, NormalizedSource, PragmaKind};
+use crate::source::{self, Form};
 use crate::{canon, emit_canon};
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use xaif_schema::model::CallGraph;
 use xaif_schema::source_map::{SourceLocation, SourceMap};
 
@@ -25,10 +25,6 @@ pub struct Output {
     pub locations: SourceMap,
     pub warnings: Vec<Diagnostic>,
 }
-
-/// `$openad` pragmas other than INDEPENDENT/DEPENDENT that are understood
-/// (and passed over here).
-const KNOWN_PRAGMAS: &[&str] = &["xxx"];
 
 /// Runs the front end on `inputs` (one program, in compile order).
 pub fn run(inputs: &[PathBuf], form: Option<Form>) -> Result<Output, Diagnostic> {
@@ -70,43 +66,13 @@ pub fn run(inputs: &[PathBuf], form: Option<Form>) -> Result<Output, Diagnostic>
             cfgs.push((i, g));
         }
     }
-    // The top-level routine: the one holding the pragmas.
-    let (top, independents, dependents) =
-        seeds_from_pragmas(&prog, &sources, inputs, &mut warnings)?;
+    // The top-level routine and its seeds, from the pragmas.
+    let first_input = Location::start_of(inputs.first().cloned().unwrap_or_default());
+    let pragmas = crate::seeds::collect(&prog, &sources, first_input, &mut warnings)?;
     clock.lap("control flow graphs");
     let mut lowered = lower::lower(&prog, &cfgs, next_id);
-    let mut resolve_all =
-        |names: &[(String, Location)]| -> Result<Vec<ir::LocationId>, Diagnostic> {
-            let mut v = Vec::new();
-            for (n, loc) in names {
-                match lowered.name_loc(&prog, top, n) {
-                    Some(l) => v.push(l),
-                    None => {
-                        return Err(Diagnostic::error(
-                            loc.clone(),
-                            format!(
-                                "pragma names '{n}', which is not a variable of '{}'",
-                                prog.units[top].ast.name
-                            ),
-                        ))
-                    }
-                }
-            }
-            Ok(v)
-        };
-    let independents = resolve_all(&independents)?;
-    let dependents = resolve_all(&dependents)?;
-    let top_id = *lowered.unit_ids.get(&top).ok_or_else(|| {
-        Diagnostic::error(
-            locate(prog.units[top].ast.span),
-            "the INDEPENDENT/DEPENDENT pragmas must be inside a subroutine",
-        )
-    })?;
-    let seeds = ir::Seeds {
-        top: top_id,
-        independents,
-        dependents,
-    };
+    let locate_unit = |u: usize| locate(prog.units[u].ast.span);
+    let (top, seeds) = crate::seeds::resolve(&prog, &mut lowered, &pragmas, &locate_unit)?;
     clock.lap("lowering");
     let results = analysis::analyze(&lowered.program, &seeds);
     reject_pointers_to_active_data(&prog, &mut lowered, &results).map_err(to_diag)?;
@@ -161,8 +127,6 @@ pub fn run(inputs: &[PathBuf], form: Option<Form>) -> Result<Output, Diagnostic>
         warnings,
     })
 }
-
-type Named = Vec<(String, Location)>;
 
 /// Pointers are passive: a pointer associated with active real data would
 /// carry values without derivatives, so that is an error.
@@ -241,82 +205,6 @@ impl StageClock {
         }
         self.last = std::time::Instant::now();
     }
-}
-
-fn seeds_from_pragmas(
-    prog: &Program,
-    sources: &[NormalizedSource],
-    inputs: &[PathBuf],
-    warnings: &mut Vec<Diagnostic>,
-) -> Result<(usize, Named, Named), Diagnostic> {
-    let mut top: Option<(usize, Location)> = None;
-    let mut ind = Vec::new();
-    let mut dep = Vec::new();
-    for (f, s) in sources.iter().enumerate() {
-        for p in &s.pragmas {
-            let list = match &p.kind {
-                PragmaKind::Independent => &mut ind,
-                PragmaKind::Dependent => &mut dep,
-                // Matched with its loop by `checkpoint_pragmas`.
-                PragmaKind::CheckpointBinomial { .. } => continue,
-                PragmaKind::Other(text) => {
-                    let word = text
-                        .split_whitespace()
-                        .next()
-                        .unwrap_or("")
-                        .to_ascii_lowercase();
-                    if !KNOWN_PRAGMAS.contains(&word.as_str()) {
-                        warnings.push(Diagnostic::warning(
-                            p.location.clone(),
-                            format!("unknown $openad pragma '{text}' ignored"),
-                        ));
-                    }
-                    continue;
-                }
-            };
-            // The innermost subprogram whose lines hold the pragma.
-            let unit = (0..prog.units.len())
-                .filter(|&i| {
-                    let u = &prog.units[i];
-                    u.ast.span.file == f
-                        && u.interface_of.is_none()
-                        && matches!(u.ast.kind, UnitKind::Subroutine | UnitKind::Function)
-                        && u.ast.span.line <= p.line
-                        && p.line <= u.end_line_or_span()
-                })
-                .max_by_key(|&i| prog.units[i].ast.span.line)
-                .ok_or_else(|| {
-                    Diagnostic::error(
-                        p.location.clone(),
-                        "INDEPENDENT/DEPENDENT pragma outside a subroutine",
-                    )
-                })?;
-            match &top {
-                None => top = Some((unit, p.location.clone())),
-                Some((t, _)) if *t != unit => {
-                    return Err(Diagnostic::error(
-                        p.location.clone(),
-                        format!(
-                            "INDEPENDENT/DEPENDENT pragmas in two routines ('{}' and '{}')",
-                            prog.units[*t].ast.name, prog.units[unit].ast.name
-                        ),
-                    ))
-                }
-                _ => {}
-            }
-            for n in &p.names {
-                list.push((n.clone(), p.location.clone()));
-            }
-        }
-    }
-    let Some((top, _)) = top else {
-        let first = inputs.first().map(|p| p.as_path()).unwrap_or(Path::new(""));
-        return Err(Diagnostic::error(
-            Location::new(first, 1, 1),
-            "no INDEPENDENT or DEPENDENT pragma",
-        ));
-    };
-    Ok((top, ind, dep))
 }
 
 #[cfg(test)]
