@@ -286,11 +286,13 @@ fn bound_in_top(program: &ir::Program, top: UnitId, loc: LocationId) -> Result<L
         match info.kind {
             LocationKind::Global => {}
             LocationKind::Dummy { unit, .. } if unit == top => {}
-            LocationKind::Local { unit } => return Err(format!(
+            LocationKind::Local { unit } => {
+                return Err(format!(
                 "'{}' is a local variable of '{}', which the top-level routine's caller cannot see",
                 name,
                 program.units[unit.index()].name
-            )),
+            ))
+            }
             LocationKind::Dummy { unit, position } => {
                 let mut bound = false;
                 for caller in from_top.iter() {

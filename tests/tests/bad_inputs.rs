@@ -598,3 +598,68 @@ end subroutine head
     assert!(!stderr.contains(".xaif:"), "points into XAIF: {stderr}");
     assert!(!out_dir.exists(), "output left behind");
 }
+
+/// An internal procedure re-run in `-m rj` whose sibling reads a host
+/// variable that the re-run procedure's own local hides cannot save it:
+/// refused by name at the local's declaration (without the local the host
+/// variable is saved: corpus example `internal_in_module`).
+#[test]
+fn joint_adjoint_refuses_host_variable_hidden_by_a_local_at_the_local() {
+    const SOURCE: &str = "\
+subroutine head(x, y)
+  implicit none
+  double precision :: x(2), y(1)
+  double precision :: u(2), scale
+  integer :: k
+  !$openad INDEPENDENT(x)
+  u = x
+  scale = 0.5d0
+  do k = 1, 2
+    call sweep()
+  end do
+  y(1) = u(1) * u(2)
+  !$openad DEPENDENT(y)
+contains
+  subroutine sweep()
+    double precision :: scale
+    integer :: j
+    scale = 2.0d0
+    do j = 1, 2
+      call bump(j)
+      u(j) = u(j) * scale
+    end do
+  end subroutine sweep
+  subroutine bump(j)
+    integer :: j
+    u(j) = u(j) + scale * sin(u(j))
+  end subroutine bump
+end subroutine head
+";
+    let openad = openad_program().expect("openad binary");
+    let work = tempfile::tempdir().unwrap();
+    let source = work.path().join("hidden_host.f90");
+    fs::write(&source, SOURCE).unwrap();
+    let out_dir = work.path().join("rj");
+    let out = Command::new(&openad)
+        .args(["-m", "rj", "-o"])
+        .arg(&out_dir)
+        .arg(&source)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("'scale'") && stderr.contains("same name"),
+        "{stderr}"
+    );
+    let (line, _) = position_of(SOURCE, "    double precision :: scale\n");
+    let expected = format!("{}:{line}:", source.display());
+    assert!(
+        stderr
+            .lines()
+            .next()
+            .is_some_and(|l| l.starts_with(&expected)),
+        "not at {expected}: {stderr}"
+    );
+    assert!(!out_dir.exists(), "output left behind");
+}
