@@ -10,7 +10,7 @@ use crate::emit_xaif::{self, Emitter};
 use crate::lower;
 use crate::parse;
 use crate::sema::Program;
-use crate::source::{self, Form, NormalizedSource, PragmaKind};
+use crate::source::{self, Form, LoadOptions, NormalizedSource, PragmaKind};
 use crate::{canon, emit_canon};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -30,12 +30,37 @@ pub struct Output {
 /// (and passed over here).
 const KNOWN_PRAGMAS: &[&str] = &["xxx"];
 
+/// How the front end reads and types the program.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Source form and C preprocessor.
+    pub load: LoadOptions,
+    /// `real` without a kind is `real(8)` (gfortran's `-fdefault-real-8`
+    /// with `-fdefault-double-8`): declarations, implicit types, literals
+    /// and conversions; the canonical source says so explicitly.
+    pub default_real_8: bool,
+}
+
 /// Runs the front end on `inputs` (one program, in compile order).
 pub fn run(inputs: &[PathBuf], form: Option<Form>) -> Result<Output, Diagnostic> {
+    run_with(
+        inputs,
+        &Options {
+            load: LoadOptions {
+                form,
+                ..LoadOptions::default()
+            },
+            ..Options::default()
+        },
+    )
+}
+
+/// Runs the front end on `inputs` with `options`.
+pub fn run_with(inputs: &[PathBuf], options: &Options) -> Result<Output, Diagnostic> {
     let mut sources = Vec::new();
     let mut warnings = Vec::new();
     for p in inputs {
-        let s = source::load(p, form)?;
+        let s = source::load_with(p, &options.load)?;
         warnings.extend(s.warnings.iter().cloned());
         sources.push(s);
     }
