@@ -73,10 +73,14 @@ pub fn run_with(inputs: &[PathBuf], options: &Options) -> Result<Output, Diagnos
     let to_diag = |e: FrontError| Diagnostic::error(locate(e.span), e.message);
     let mut files = Vec::new();
     for (k, s) in sources.iter().enumerate() {
-        files.push(parse::parse_file(&s.text, k).map_err(to_diag)?);
+        let mut file = parse::parse_file(&s.text, k).map_err(to_diag)?;
+        if options.default_real_8 {
+            crate::default_real::promote(&mut file);
+        }
+        files.push(file);
     }
     let mut clock = StageClock::new();
-    let mut prog = Program::build(files).map_err(to_diag)?;
+    let mut prog = Program::build_with(files, options.default_real_8).map_err(to_diag)?;
     let checkpointed = crate::checkpoint_pragmas::match_loops(&prog, &sources, &locate)?;
     canon::canonicalise(&mut prog).map_err(to_diag)?;
     clock.lap("parse, semantics, canonicalisation");

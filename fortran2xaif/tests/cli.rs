@@ -233,9 +233,20 @@ fn examples_compile_to_the_same_results() {
             continue;
         };
         let files = toml_list(&text, "files").unwrap_or_else(|| vec!["head.f90".into()]);
+        // The openad options that are the front end's (preprocessor, kinds).
+        let front_options: Vec<String> = toml_list(&text, "openad_options")
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|o| {
+                ["-D", "-U", "-I", "--cpp", "--no-cpp", "--default-real-8"]
+                    .iter()
+                    .any(|p| o.starts_with(p))
+            })
+            .collect();
         let out = Command::cargo_bin("fortran2xaif")
             .unwrap()
             .current_dir(&dir)
+            .args(&front_options)
             .arg("-o")
             .arg(
                 outputs
@@ -336,9 +347,14 @@ fn same_results_as_original(
     );
     std::fs::write(work.path().join("drv.f90"), driver).map_err(|e| e.to_string())?;
     let canon = outputs.join(format!("fe-{name}.canon.f90"));
+    // The original sources need the example's flags (preprocessor, default
+    // kinds); the canonical source must not.
+    let fflags = toml_list(manifest, "fflags").unwrap_or_default();
     let build_and_run = |exe: &str, sources: Vec<PathBuf>| -> Result<String, String> {
+        let flags: &[String] = if exe == "orig" { &fflags } else { &[] };
         let o = process::Command::new("gfortran")
             .current_dir(work.path())
+            .args(flags)
             .arg("-o")
             .arg(exe)
             .args(&sources)
