@@ -3,6 +3,7 @@
 
 pub mod analysis;
 pub mod ast;
+pub mod bit_intrinsics;
 pub mod canon;
 pub mod cfg;
 pub mod checkpoint_pragmas;

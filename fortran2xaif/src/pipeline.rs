@@ -139,6 +139,14 @@ pub fn run_with(inputs: &[PathBuf], options: &Options) -> Result<Output, Diagnos
     clock.lap("lowering");
     let results = analysis::analyze(&lowered.program, &seeds);
     reject_pointers_to_active_data(&prog, &mut lowered, &results).map_err(to_diag)?;
+    for (span, name, variable) in
+        crate::bit_intrinsics::calls_on_active_data(&prog, &mut lowered, &results)
+    {
+        warnings.push(Diagnostic::warning(
+            locate(span),
+            format!("'{name}' reads the bit pattern of the active variable '{variable}': its result is passive, no derivative flows through it"),
+        ));
+    }
     clock.lap("analyses");
     if let Some(e) = results.errors.first() {
         warnings.push(Diagnostic::warning(

@@ -552,3 +552,43 @@ fn pointer_to_active_data_is_rejected() {
         "pointer associated with active real data 'x'",
     );
 }
+
+#[test]
+fn bit_level_intrinsics_on_active_data_are_passive_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = "\
+subroutine head(x, y)
+  implicit none
+  double precision :: x(2), y(2), seed
+  integer(8) :: bits, mask
+  !$openad INDEPENDENT(x)
+  seed = 0.25d0
+  mask = transfer(seed, mask)
+  bits = transfer(x(1), bits)
+  y(1) = x(2) * dble(ibits(bits, 0, 8) + iand(mask, 3_8))
+  y(2) = transfer(x(2), 1.0d0) + x(1)
+  !$openad DEPENDENT(y)
+end subroutine head
+";
+    write(dir.path(), "bits.f90", src);
+    let out = run(dir.path(), &["bits.f90"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let warnings: Vec<&str> = err.lines().filter(|l| l.contains(": warning: ")).collect();
+    // `seed` is passive: no warning for line 7; `bits` is an integer.
+    assert_eq!(warnings.len(), 2, "{err}");
+    assert!(
+        warnings[0].starts_with(
+            "bits.f90:8:10: warning: 'transfer' reads the bit pattern of the active variable 'x'"
+        ),
+        "{err}"
+    );
+    assert!(
+        warnings[1].starts_with("bits.f90:10:10: warning: 'transfer'"),
+        "{err}"
+    );
+    // The transfer of active data is a passive statement of the canonical
+    // source, not part of the numerical core.
+    let canon = std::fs::read_to_string(dir.path().join("p.canon.f90")).unwrap();
+    assert!(canon.contains("= transfer(x(2), 1.0d0)"), "{canon}");
+}
