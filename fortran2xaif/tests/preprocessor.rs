@@ -206,6 +206,34 @@ fn cpp_preprocesses_a_lower_case_file() {
 }
 
 #[test]
+fn line_map_names_the_file_and_header_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "m.F90", MODEL);
+    write(dir.path(), "inc/sizes.h", SIZES);
+    let options = fortran2xaif::source::LoadOptions {
+        preprocessor: fortran2xaif::source::PreprocessOptions {
+            include_dirs: vec![dir.path().join("inc")],
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let path = dir.path().join("m.F90");
+    let source = fortran2xaif::source::load_with(&path, &options).unwrap();
+    let files = source.line_map.files();
+    assert_eq!(files.len(), 2, "{files:?}");
+    assert_eq!(files[0], path);
+    assert!(files[1].ends_with("inc/sizes.h"), "{files:?}");
+    let line = source
+        .text
+        .lines()
+        .position(|l| l.contains("x(i) * 2.5d0"))
+        .unwrap()
+        + 1;
+    let at = source.line_map.location(line, 5);
+    assert_eq!((at.file, at.line, at.column), (path, 11, 5));
+}
+
+#[test]
 fn missing_preprocessor_is_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "m.F90", MODEL);

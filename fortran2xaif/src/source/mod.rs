@@ -399,7 +399,9 @@ impl Loader {
             });
         };
         self.push_line(cx, physical_line, String::new(), &[]);
-        if let Some(file) = file {
+        // `<built-in>`, `<command-line>`: the preprocessor's own pseudo
+        // files, which hold no lines of the program.
+        if let Some(file) = file.filter(|f| !(f.starts_with('<') && f.ends_with('>'))) {
             cx.reported_file = self.map.file_index(Path::new(&file));
         }
         // The line after the marker is line `line_number`.
