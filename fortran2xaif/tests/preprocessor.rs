@@ -292,3 +292,28 @@ c$openad DEPENDENT(y)
     let loc = std::fs::read_to_string(dir.path().join("p.loc")).unwrap();
     assert!(loc.contains("hdr/state.h"), "{loc}");
 }
+
+#[test]
+fn warning_directive_is_a_warning_at_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = "\
+subroutine head(x, y)
+  real(8) :: x(1), y(1)
+!$openad INDEPENDENT(x)
+#warning \"old physics\"
+  y(1) = 3 * x(1)
+!$openad DEPENDENT(y)
+end subroutine
+";
+    write(dir.path(), "m.F90", src);
+    let out = run(dir.path(), &["m.F90"]);
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.lines().any(|l| l.starts_with("m.F90:4:")
+            && l.contains(": warning: ")
+            && l.contains("old physics")),
+        "{err}"
+    );
+    assert!(dir.path().join("p.xaif").exists());
+}
