@@ -157,6 +157,21 @@ const OTHER: &[&str] = &[
     "log_gamma",
     "new_line",
     "storage_size",
+    "transfer",
+    "ibits",
+    "ishftc",
+    "popcnt",
+    "poppar",
+    "leadz",
+    "trailz",
+];
+
+/// Intrinsics that read the bit pattern of their argument: no derivative
+/// can flow through them, so they stay passive (with a warning when they
+/// touch active data, `bit_intrinsics`).
+pub const BIT_LEVEL: &[&str] = &[
+    "transfer", "iand", "ior", "ieor", "not", "btest", "ibset", "ibclr", "ishft", "ibits",
+    "ishftc", "popcnt", "poppar", "leadz", "trailz",
 ];
 
 /// Array intrinsics the canonicaliser scalarises on real data.
@@ -192,7 +207,17 @@ pub fn result_type(prog: &Program, unit: usize, name: &str, args: &[Arg], tys: &
     match name {
         "int" | "ifix" | "idint" | "nint" | "idnint" | "floor" | "ceiling" | "ichar" | "iachar"
         | "len" | "len_trim" | "index" | "iand" | "ior" | "ieor" | "ishft" | "ibset" | "ibclr"
-        | "not" | "scan" | "verify" => elem(Cat::Int),
+        | "not" | "scan" | "verify" | "ibits" | "ishftc" | "popcnt" | "poppar" | "leadz"
+        | "trailz" => elem(Cat::Int),
+        // The type of the mold; an array with a size argument.
+        "transfer" => Ty {
+            cat: tys.get(1).map_or(Cat::Unknown, |t| t.cat),
+            rank: if args.len() > 2 {
+                1
+            } else {
+                tys.get(1).map_or(0, |t| t.rank)
+            },
+        },
         "size" | "lbound" | "ubound" | "count" | "kind" | "selected_real_kind"
         | "selected_int_kind" | "digits" | "precision" | "range" | "radix" | "maxexponent"
         | "minexponent" | "bit_size" | "storage_size" => {

@@ -3,9 +3,11 @@
 
 pub mod analysis;
 pub mod ast;
+pub mod bit_intrinsics;
 pub mod canon;
 pub mod cfg;
 pub mod checkpoint_pragmas;
+pub mod default_real;
 pub mod diagnostics;
 pub mod emit_canon;
 pub mod emit_xaif;

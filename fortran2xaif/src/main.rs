@@ -1,9 +1,10 @@
-//! `fortran2xaif [--form fixed|free] -o P.xaif --canon P.canon.f90 [--locations P.loc] FILE...`
+//! `fortran2xaif [--form fixed|free] [--cpp|--no-cpp] [-D NAME[=VALUE]] [-U NAME] [-I DIR]
+//! [--default-real-8] -o P.xaif --canon P.canon.f90 [--locations P.loc] FILE...`
 
 use clap::Parser;
 use fortran2xaif::diagnostics::{render, Diagnostic, Location};
 use fortran2xaif::pipeline;
-use fortran2xaif::source::Form;
+use fortran2xaif::source::{Form, LoadOptions, PreprocessOptions, Preprocessing};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -25,6 +26,26 @@ struct Cli {
     /// sources (read by xaif-booster and xaif2fortran `--locations`).
     #[arg(long, value_name = "P.loc")]
     locations: Option<PathBuf>,
+    /// Run the C preprocessor (`gfortran -E -cpp`) on every input (default:
+    /// only on .F .F90 .FOR .fpp ... files, as gfortran does).
+    #[arg(long, overrides_with = "no_cpp")]
+    cpp: bool,
+    /// Never run the C preprocessor; a `#` directive is then an error.
+    #[arg(long = "no-cpp", overrides_with = "cpp")]
+    no_cpp: bool,
+    /// Preprocessor: define NAME (as 1) or NAME as VALUE.
+    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
+    define: Vec<String>,
+    /// Preprocessor: undefine NAME.
+    #[arg(short = 'U', value_name = "NAME")]
+    undefine: Vec<String>,
+    /// Search DIR for `#include` and `include` files.
+    #[arg(short = 'I', value_name = "DIR")]
+    include_dir: Vec<PathBuf>,
+    /// `real` without a kind means real(8), as with gfortran's
+    /// -fdefault-real-8 -fdefault-double-8.
+    #[arg(long = "default-real-8")]
+    default_real_8: bool,
     /// Fortran sources, one program, in compile order.
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
@@ -48,9 +69,38 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     res
 }
 
+/// The pipeline options the command line asks for; `OPENAD_GFORTRAN` names
+/// the gfortran whose preprocessor runs.
+fn options(cli: &Cli) -> pipeline::Options {
+    let when = if cli.cpp {
+        Preprocessing::Always
+    } else if cli.no_cpp {
+        Preprocessing::Never
+    } else {
+        Preprocessing::ByExtension
+    };
+    let mut preprocessor = PreprocessOptions {
+        when,
+        defines: cli.define.clone(),
+        undefines: cli.undefine.clone(),
+        include_dirs: cli.include_dir.clone(),
+        ..PreprocessOptions::default()
+    };
+    if let Some(compiler) = std::env::var_os("OPENAD_GFORTRAN").filter(|c| !c.is_empty()) {
+        preprocessor.compiler = PathBuf::from(compiler);
+    }
+    pipeline::Options {
+        load: LoadOptions {
+            form: cli.form,
+            preprocessor,
+        },
+        default_real_8: cli.default_real_8,
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let out = match pipeline::run(&cli.files, cli.form) {
+    let out = match pipeline::run_with(&cli.files, &options(&cli)) {
         Ok(o) => o,
         Err(d) => {
             eprint!("{}", render(&d));

@@ -10,7 +10,7 @@ use crate::emit_xaif::{self, Emitter};
 use crate::lower;
 use crate::parse;
 use crate::sema::Program;
-use crate::source::{self, Form};
+use crate::source::{self, Form, LoadOptions};
 use crate::{canon, emit_canon};
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -26,12 +26,37 @@ pub struct Output {
     pub warnings: Vec<Diagnostic>,
 }
 
+/// How the front end reads and types the program.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Source form and C preprocessor.
+    pub load: LoadOptions,
+    /// `real` without a kind is `real(8)` (gfortran's `-fdefault-real-8`
+    /// with `-fdefault-double-8`): declarations, implicit types, literals
+    /// and conversions; the canonical source says so explicitly.
+    pub default_real_8: bool,
+}
+
 /// Runs the front end on `inputs` (one program, in compile order).
 pub fn run(inputs: &[PathBuf], form: Option<Form>) -> Result<Output, Diagnostic> {
+    run_with(
+        inputs,
+        &Options {
+            load: LoadOptions {
+                form,
+                ..LoadOptions::default()
+            },
+            ..Options::default()
+        },
+    )
+}
+
+/// Runs the front end on `inputs` with `options`.
+pub fn run_with(inputs: &[PathBuf], options: &Options) -> Result<Output, Diagnostic> {
     let mut sources = Vec::new();
     let mut warnings = Vec::new();
     for p in inputs {
-        let s = source::load(p, form)?;
+        let s = source::load_with(p, &options.load)?;
         warnings.extend(s.warnings.iter().cloned());
         sources.push(s);
     }
@@ -44,10 +69,14 @@ pub fn run(inputs: &[PathBuf], form: Option<Form>) -> Result<Output, Diagnostic>
     let to_diag = |e: FrontError| Diagnostic::error(locate(e.span), e.message);
     let mut files = Vec::new();
     for (k, s) in sources.iter().enumerate() {
-        files.push(parse::parse_file(&s.text, k).map_err(to_diag)?);
+        let mut file = parse::parse_file(&s.text, k).map_err(to_diag)?;
+        if options.default_real_8 {
+            crate::default_real::promote(&mut file);
+        }
+        files.push(file);
     }
     let mut clock = StageClock::new();
-    let mut prog = Program::build(files).map_err(to_diag)?;
+    let mut prog = Program::build_with(files, options.default_real_8).map_err(to_diag)?;
     let checkpointed = crate::checkpoint_pragmas::match_loops(&prog, &sources, &locate)?;
     canon::canonicalise(&mut prog).map_err(to_diag)?;
     clock.lap("parse, semantics, canonicalisation");
@@ -76,6 +105,14 @@ pub fn run(inputs: &[PathBuf], form: Option<Form>) -> Result<Output, Diagnostic>
     clock.lap("lowering");
     let results = analysis::analyze(&lowered.program, &seeds);
     reject_pointers_to_active_data(&prog, &mut lowered, &results).map_err(to_diag)?;
+    for (span, name, variable) in
+        crate::bit_intrinsics::calls_on_active_data(&prog, &mut lowered, &results)
+    {
+        warnings.push(Diagnostic::warning(
+            locate(span),
+            format!("'{name}' reads the bit pattern of the active variable '{variable}': its result is passive, no derivative flows through it"),
+        ));
+    }
     clock.lap("analyses");
     if let Some(e) = results.errors.first() {
         warnings.push(Diagnostic::warning(

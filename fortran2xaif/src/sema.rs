@@ -121,6 +121,8 @@ pub struct UnitInfo {
     pub contained: Vec<usize>,
     /// Canonical name (functions become `oad_s_<name>` subroutines).
     pub canon_name: String,
+    /// Implicitly typed reals are real(8) (`--default-real-8`).
+    pub default_real_8: bool,
 }
 
 impl UnitInfo {
@@ -170,8 +172,17 @@ impl UnitInfo {
         Some(if ('i'..='n').contains(&c) {
             TypeSpec::new(BaseType::Integer)
         } else {
-            TypeSpec::new(BaseType::Real)
+            self.default_real()
         })
+    }
+
+    /// `real`, or `real(8)` under `--default-real-8`.
+    fn default_real(&self) -> TypeSpec {
+        let mut ty = TypeSpec::new(BaseType::Real);
+        if self.default_real_8 {
+            ty.kind = Some(Expr::int(8, self.ast.span));
+        }
+        ty
     }
 }
 
@@ -185,6 +196,13 @@ pub struct Program {
 impl Program {
     /// Builds the semantic model of all input files, in order.
     pub fn build(files: Vec<SourceFile>) -> FrontResult<Program> {
+        Program::build_with(files, false)
+    }
+
+    /// Like [`Program::build`]; with `default_real_8` implicitly typed reals
+    /// are real(8) (the files themselves are promoted by
+    /// `default_real::promote`).
+    pub fn build_with(files: Vec<SourceFile>, default_real_8: bool) -> FrontResult<Program> {
         let mut prog = Program {
             units: Vec::new(),
             globals: HashMap::new(),
@@ -202,6 +220,9 @@ impl Program {
                     ));
                 }
             }
+        }
+        for unit in &mut prog.units {
+            unit.default_real_8 = default_real_8;
         }
         for i in 0..prog.units.len() {
             prog.declare_unit(i)?;
@@ -301,6 +322,7 @@ impl Program {
             implicit_none: false,
             contained: Vec::new(),
             canon_name,
+            default_real_8: false,
         });
         for b in iface_bodies {
             self.add_unit(b, None, Some(idx), &format!("{tag}."), tags)?;
@@ -991,7 +1013,10 @@ pub fn promote(a: Cat, b: Cat) -> Cat {
 fn get_or_add(unit: &mut UnitInfo, name: &str, span: Span) -> usize {
     match unit.lookup_local(name) {
         Some(k) => k,
-        None => unit.add_symbol(Symbol::new(name, TypeSpec::new(BaseType::Real), span)),
+        None => {
+            let ty = unit.default_real();
+            unit.add_symbol(Symbol::new(name, ty, span))
+        }
     }
 }
 

@@ -233,9 +233,20 @@ fn examples_compile_to_the_same_results() {
             continue;
         };
         let files = toml_list(&text, "files").unwrap_or_else(|| vec!["head.f90".into()]);
+        // The openad options that are the front end's (preprocessor, kinds).
+        let front_options: Vec<String> = toml_list(&text, "openad_options")
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|o| {
+                ["-D", "-U", "-I", "--cpp", "--no-cpp", "--default-real-8"]
+                    .iter()
+                    .any(|p| o.starts_with(p))
+            })
+            .collect();
         let out = Command::cargo_bin("fortran2xaif")
             .unwrap()
             .current_dir(&dir)
+            .args(&front_options)
             .arg("-o")
             .arg(
                 outputs
@@ -336,9 +347,14 @@ fn same_results_as_original(
     );
     std::fs::write(work.path().join("drv.f90"), driver).map_err(|e| e.to_string())?;
     let canon = outputs.join(format!("fe-{name}.canon.f90"));
+    // The original sources need the example's flags (preprocessor, default
+    // kinds); the canonical source must not.
+    let fflags = toml_list(manifest, "fflags").unwrap_or_default();
     let build_and_run = |exe: &str, sources: Vec<PathBuf>| -> Result<String, String> {
+        let flags: &[String] = if exe == "orig" { &fflags } else { &[] };
         let o = process::Command::new("gfortran")
             .current_dir(work.path())
+            .args(flags)
             .arg("-o")
             .arg(exe)
             .args(&sources)
@@ -535,4 +551,44 @@ fn pointer_to_active_data_is_rejected() {
         6,
         "pointer associated with active real data 'x'",
     );
+}
+
+#[test]
+fn bit_level_intrinsics_on_active_data_are_passive_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = "\
+subroutine head(x, y)
+  implicit none
+  double precision :: x(2), y(2), seed
+  integer(8) :: bits, mask
+  !$openad INDEPENDENT(x)
+  seed = 0.25d0
+  mask = transfer(seed, mask)
+  bits = transfer(x(1), bits)
+  y(1) = x(2) * dble(ibits(bits, 0, 8) + iand(mask, 3_8))
+  y(2) = transfer(x(2), 1.0d0) + x(1)
+  !$openad DEPENDENT(y)
+end subroutine head
+";
+    write(dir.path(), "bits.f90", src);
+    let out = run(dir.path(), &["bits.f90"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let warnings: Vec<&str> = err.lines().filter(|l| l.contains(": warning: ")).collect();
+    // `seed` is passive: no warning for line 7; `bits` is an integer.
+    assert_eq!(warnings.len(), 2, "{err}");
+    assert!(
+        warnings[0].starts_with(
+            "bits.f90:8:10: warning: 'transfer' reads the bit pattern of the active variable 'x'"
+        ),
+        "{err}"
+    );
+    assert!(
+        warnings[1].starts_with("bits.f90:10:10: warning: 'transfer'"),
+        "{err}"
+    );
+    // The transfer of active data is a passive statement of the canonical
+    // source, not part of the numerical core.
+    let canon = std::fs::read_to_string(dir.path().join("p.canon.f90")).unwrap();
+    assert!(canon.contains("= transfer(x(2), 1.0d0)"), "{canon}");
 }

@@ -135,6 +135,32 @@ pub struct Cli {
     #[arg(long = "form", value_enum, value_name = "FORM")]
     pub form: Option<Form>,
 
+    /// Run the C preprocessor (gfortran -E -cpp) on every input (default:
+    /// only on .F .F90 .FOR .fpp ... files, as gfortran does).
+    #[arg(long = "cpp", overrides_with = "no_cpp")]
+    pub cpp: bool,
+
+    /// Never run the C preprocessor; a `#` directive is then an error.
+    #[arg(long = "no-cpp", overrides_with = "cpp")]
+    pub no_cpp: bool,
+
+    /// Preprocessor: define NAME (as 1) or NAME as VALUE (-DNAME or -D NAME).
+    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
+    pub define: Vec<String>,
+
+    /// Preprocessor: undefine NAME.
+    #[arg(short = 'U', value_name = "NAME")]
+    pub undefine: Vec<String>,
+
+    /// Search DIR for `#include` and `include` files.
+    #[arg(short = 'I', value_name = "DIR")]
+    pub include_dir: Vec<PathBuf>,
+
+    /// `real` without a kind means real(8) (as gfortran -fdefault-real-8
+    /// -fdefault-double-8); the generated code says real(8) explicitly.
+    #[arg(long = "default-real-8")]
+    pub default_real_8: bool,
+
     /// Booster: preaccumulate local Jacobians per statement or per basic block
     /// (default auto: per run, fewer operations in f/fv, a smaller tape in rs/rj).
     #[arg(long = "preaccumulation", value_enum, value_name = "SCOPE")]

@@ -89,6 +89,25 @@ pub fn stage_commands(cli: &Cli, programs: [PathBuf; 3], work: &WorkFiles) -> Ve
             .into(),
         );
     }
+    if cli.cpp {
+        front_args.push("--cpp".into());
+    }
+    if cli.no_cpp {
+        front_args.push("--no-cpp".into());
+    }
+    for define in &cli.define {
+        front_args.push(format!("-D{define}").into());
+    }
+    for name in &cli.undefine {
+        front_args.push(format!("-U{name}").into());
+    }
+    for dir in &cli.include_dir {
+        front_args.push("-I".into());
+        front_args.push(dir.clone().into());
+    }
+    if cli.default_real_8 {
+        front_args.push("--default-real-8".into());
+    }
     front_args.push("-o".into());
     front_args.push(work.xaif.clone().into());
     front_args.push("--canon".into());

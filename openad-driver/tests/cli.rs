@@ -249,6 +249,50 @@ fn dry_run_passes_stage_options_through() {
 }
 
 #[test]
+fn dry_run_passes_preprocessor_and_kind_options_to_the_front_end_only() {
+    let output = openad()
+        .args([
+            "-n",
+            "-DPHYS_B",
+            "-D",
+            "NZ=40",
+            "-UDEBUG",
+            "-I",
+            "include",
+            "--no-cpp",
+            "--cpp",
+            "--default-real-8",
+            "m.F90",
+        ])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr_of(&output));
+    let text = stdout_of(&output);
+    let front = text.lines().find(|l| l.contains("fortran2xaif")).unwrap();
+    for option in [
+        "-DPHYS_B",
+        "-DNZ=40",
+        "-UDEBUG",
+        "-I include",
+        "--default-real-8",
+    ] {
+        assert!(front.contains(option), "{option} missing: {front}");
+    }
+    // The later of --no-cpp / --cpp wins.
+    assert!(
+        front.contains("--cpp") && !front.contains("--no-cpp"),
+        "{front}"
+    );
+    for stage in ["xaif-booster", "xaif2fortran"] {
+        let line = text.lines().find(|l| l.contains(stage)).unwrap();
+        assert!(
+            !line.contains("-DPHYS_B") && !line.contains("--default-real-8"),
+            "{line}"
+        );
+    }
+}
+
+#[test]
 fn missing_input_file_names_the_file_and_writes_nothing() {
     let work = tempfile::tempdir().unwrap();
     let out = work.path().join("out");

@@ -12,7 +12,15 @@
 //! data = ["table.dat"]                # optional, files the program reads at run time
 //! use_module = "model_mod"            # optional, module the driver must `use` to see head
 //! head = "head"                       # optional, name of the top-level routine
+//! openad_options = ["-DPHYS_B", "--default-real-8"]  # optional, passed to every openad run
+//! fflags = ["-DPHYS_B", "-fdefault-real-8", "-fdefault-double-8"]
+//!                                     # optional, gfortran flags for the original sources
 //! ```
+//!
+//! `fflags` is used only where the harness compiles the user's original
+//! sources (the finite-difference reference, the canonical-source check):
+//! the differentiated code must build without flags (CONTRACT.md), so it
+//! is compiled as always.
 //!
 //! Only this subset of TOML is read: one `key = value` per line, values are
 //! strings, numbers or one-line arrays of those; `#` starts a comment.
@@ -43,6 +51,10 @@ pub struct Manifest {
     pub data: Vec<String>,
     pub use_module: Option<String>,
     pub head: String,
+    /// Extra `openad` options (preprocessor, `--default-real-8`).
+    pub openad_options: Vec<String>,
+    /// gfortran flags for compiling the original sources.
+    pub fflags: Vec<String>,
     /// Benchmarks only: the line of the sources tagged `! bench-size` gets this parameter.
     pub size_small: Option<u64>,
     pub size_large: Option<u64>,
@@ -79,6 +91,8 @@ impl Manifest {
             "data",
             "use_module",
             "head",
+            "openad_options",
+            "fflags",
             "size_small",
             "size_large",
         ];
@@ -125,6 +139,8 @@ impl Manifest {
             data: text_list(&table, "data")?.unwrap_or_default(),
             use_module: string(&table, "use_module")?,
             head: string(&table, "head")?.unwrap_or_else(|| "head".into()),
+            openad_options: text_list(&table, "openad_options")?.unwrap_or_default(),
+            fflags: text_list(&table, "fflags")?.unwrap_or_default(),
             size_small: number(&table, "size_small")?.map(|n| n as u64),
             size_large: number(&table, "size_large")?.map(|n| n as u64),
         })
@@ -293,5 +309,19 @@ mod tests {
         let m = Manifest::parse("files=[\"a.f90\"]\nnx=4\nny=1\nx0_formula=\"0.1d0*i\"").unwrap();
         assert!(matches!(m.x0, InputPoint::Formula(ref f) if f == "0.1d0*i"));
         assert_eq!(m.modes.len(), 4);
+        assert!(m.openad_options.is_empty() && m.fflags.is_empty());
+    }
+
+    #[test]
+    fn tool_and_compiler_options() {
+        let m = Manifest::parse(
+            "files=[\"a.F90\"]\nnx=1\nny=1\nx0=[1.0]\nopenad_options=[\"-DB\", \"--default-real-8\"]\nfflags=[\"-DB\"]",
+        )
+        .unwrap();
+        assert_eq!(m.openad_options, ["-DB", "--default-real-8"]);
+        assert_eq!(m.fflags, ["-DB"]);
+        assert!(
+            Manifest::parse("files=[\"a.F90\"]\nnx=1\nny=1\nx0=[1.0]\nfflags=\"-DB\"").is_err()
+        );
     }
 }

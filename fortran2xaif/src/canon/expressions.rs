@@ -269,7 +269,14 @@ impl Canon<'_> {
                 | "maxexponent"
                 | "minexponent"
         );
-        if real_arg && !value_free && (t.cat.is_real() || matches!(t.cat, Cat::Complex(_))) {
+        // Bit-level intrinsics stay passive; the pipeline warns when they
+        // touch active data (`bit_intrinsics`).
+        let bit_level = intrinsics::BIT_LEVEL.contains(&n.as_str());
+        if real_arg
+            && !value_free
+            && !bit_level
+            && (t.cat.is_real() || matches!(t.cat, Cat::Complex(_)))
+        {
             return self.err(
                 span,
                 format!("unsupported construct: intrinsic '{n}' on real data (no derivative rule)"),

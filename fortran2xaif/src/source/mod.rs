@@ -1,4 +1,5 @@
-//! Source loading: reads a Fortran file, turns fixed form into free form,
+//! Source loading: reads a Fortran file (through the C preprocessor when
+//! its extension or `--cpp` asks for it), turns fixed form into free form,
 //! expands `include` lines, collects `$openad` pragmas and keeps a line map
 //! from the normalised text back to the original files.
 //!
@@ -8,6 +9,7 @@ mod fixed;
 mod free;
 mod line_map;
 mod pragma;
+mod preprocess;
 mod scan;
 
 #[cfg(test)]
@@ -21,6 +23,7 @@ pub use crate::diagnostics::Location;
 pub use line_map::LineMap;
 use line_map::{ColumnSegment, LineOrigin};
 pub use pragma::{Pragma, PragmaKind, SnapshotCount};
+pub use preprocess::{extension_wants_preprocessing, PreprocessOptions, Preprocessing};
 
 /// Source form of a Fortran file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -55,12 +58,12 @@ impl std::str::FromStr for Form {
     }
 }
 
-/// The form a file's extension stands for: `.f .for .ftn` fixed, `.f90 .f95
-/// .f03 .f08` free, in either case (`.F`, `.F90`, ...).
+/// The form a file's extension stands for: `.f .for .ftn .fpp` fixed, `.f90
+/// .f95 .f03 .f08` free, in either case (`.F`, `.F90`, ...).
 pub fn form_from_extension(path: impl AsRef<Path>) -> Option<Form> {
     let extension = path.as_ref().extension()?.to_str()?.to_ascii_lowercase();
     match extension.as_str() {
-        "f" | "for" | "ftn" => Some(Form::Fixed),
+        "f" | "for" | "ftn" | "fpp" => Some(Form::Fixed),
         "f90" | "f95" | "f03" | "f08" => Some(Form::Free),
         _ => None,
     }
@@ -79,18 +82,64 @@ pub struct NormalizedSource {
     pub warnings: Vec<Diagnostic>,
 }
 
-/// Loads `path` in `form`, or in the form its extension stands for.
+/// How to read the input files.
+#[derive(Debug, Clone, Default)]
+pub struct LoadOptions {
+    /// The form of every file (default: from each file's extension).
+    pub form: Option<Form>,
+    pub preprocessor: PreprocessOptions,
+}
+
+/// Loads `path` in `form`, or in the form its extension stands for
+/// (preprocessed if its extension asks for it).
 pub fn load(path: &Path, form: Option<Form>) -> Result<NormalizedSource, Diagnostic> {
-    let form = form
+    load_with(
+        path,
+        &LoadOptions {
+            form,
+            ..LoadOptions::default()
+        },
+    )
+}
+
+/// Loads `path` with `options`: the C preprocessor runs first when
+/// `options.preprocessor` applies to the file; its line markers keep the
+/// line map pointing at the user's files and headers.
+pub fn load_with(path: &Path, options: &LoadOptions) -> Result<NormalizedSource, Diagnostic> {
+    let form = options
+        .form
         .or_else(|| form_from_extension(path))
         .ok_or_else(|| unknown_form(path))?;
-    let bytes = fs::read(path).map_err(|error| {
-        Diagnostic::error(
+    if !path.is_file() {
+        let error = fs::read(path)
+            .err()
+            .map_or_else(|| "not a regular file".to_string(), |e| e.to_string());
+        return Err(Diagnostic::error(
             Location::start_of(path),
             format!("cannot read file: {error}"),
-        )
-    })?;
-    normalize_bytes(path, &bytes, form)
+        ));
+    }
+    let preprocessing = options.preprocessor.applies_to(path);
+    let (bytes, cpp_warnings) = if preprocessing {
+        let output = preprocess::preprocess(path, form, &options.preprocessor)?;
+        (output.text, output.warnings)
+    } else {
+        let bytes = fs::read(path).map_err(|error| {
+            Diagnostic::error(
+                Location::start_of(path),
+                format!("cannot read file: {error}"),
+            )
+        })?;
+        (bytes, Vec::new())
+    };
+    let mut loader = Loader::new(path);
+    loader.include_dirs = options.preprocessor.include_dirs.clone();
+    loader.preprocessed = preprocessing;
+    loader.warnings = cpp_warnings;
+    let identity = fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    loader.include_stack.push(identity);
+    loader.process_file(path, &bytes, form)?;
+    Ok(loader.finish())
 }
 
 /// Like [`load`], for contents already in memory; `path` names them in
@@ -129,6 +178,11 @@ struct Loader {
     warnings: Vec<Diagnostic>,
     /// Canonical paths of the files being read, outermost first.
     include_stack: Vec<PathBuf>,
+    /// Searched for `include` files after the including file's directory
+    /// (`-I`, as gfortran does).
+    include_dirs: Vec<PathBuf>,
+    /// The text is the C preprocessor's output (for the wording of errors).
+    preprocessed: bool,
 }
 
 /// The file being read and where its lines are said to come from.
@@ -167,6 +221,8 @@ impl Loader {
             pragmas: Vec::new(),
             warnings: Vec::new(),
             include_stack: Vec::new(),
+            include_dirs: Vec::new(),
+            preprocessed: false,
         }
     }
 
@@ -329,14 +385,23 @@ impl Loader {
                 .chars()
                 .take_while(|c| c.is_ascii_alphanumeric())
                 .collect();
-            return Err(Diagnostic::error(
+            let error = Diagnostic::error(
                 self.location(cx, physical_line, 0),
                 format!("preprocessor directive `#{name}` is not supported"),
-            )
-            .with_note("run the C preprocessor first, e.g. `gfortran -E -cpp FILE`"));
+            );
+            return Err(if self.preprocessed {
+                error.with_note("the C preprocessor left this directive in its output")
+            } else {
+                error.with_note(
+                    "the file is not preprocessed (lower-case extension or --no-cpp): \
+                     pass --cpp, or name it .F90 / .F",
+                )
+            });
         };
         self.push_line(cx, physical_line, String::new(), &[]);
-        if let Some(file) = file {
+        // `<built-in>`, `<command-line>`: the preprocessor's own pseudo
+        // files, which hold no lines of the program.
+        if let Some(file) = file.filter(|f| !(f.starts_with('<') && f.ends_with('>'))) {
             cx.reported_file = self.map.file_index(Path::new(&file));
         }
         // The line after the marker is line `line_number`.
@@ -347,11 +412,23 @@ impl Loader {
     }
 
     /// Replaces an `include` line by the normalised lines of the file it
-    /// names, searched relative to the including file's directory, in the
-    /// including file's form.
+    /// names, in the including file's form. Searched in the directory of
+    /// the file the line comes from (after the C preprocessor: the
+    /// `#include`d header a line marker names), then the directory of the
+    /// file being read, then the `-I` directories.
     fn include(&mut self, cx: &FileContext, name: &str, site: Location) -> Result<(), Diagnostic> {
         let directory = cx.path.parent().unwrap_or(Path::new(""));
-        let path = directory.join(name);
+        let mut candidates: Vec<PathBuf> = Vec::new();
+        if let Some(reported) = self.map.files().get(cx.reported_file) {
+            candidates.push(reported.parent().unwrap_or(Path::new("")).join(name));
+        }
+        candidates.push(directory.join(name));
+        candidates.extend(self.include_dirs.iter().map(|dir| dir.join(name)));
+        let path = candidates
+            .iter()
+            .find(|candidate| candidate.is_file())
+            .cloned()
+            .unwrap_or_else(|| directory.join(name));
         let cannot_open = |error: std::io::Error| {
             Diagnostic::error(
                 site.clone(),
