@@ -336,6 +336,9 @@ pub enum SpecStmt {
     Interface {
         generic: Option<String>,
         bodies: Vec<Unit>,
+        /// Specific procedures named by `module procedure` / `procedure`
+        /// statements of a generic interface.
+        procedures: Vec<String>,
         text: String,
         span: Span,
     },

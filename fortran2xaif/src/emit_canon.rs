@@ -43,7 +43,9 @@ fn emit_interface_module(prog: &Program, i: usize, out: &mut String) {
     }
     let name = interface_module_name(prog, i);
     let generic = prog.units[i].ast.spec.iter().find_map(|s| match s {
-        SpecStmt::Interface { generic, .. } => Some(generic.clone()),
+        SpecStmt::Interface {
+            generic, bodies, ..
+        } if !bodies.is_empty() => Some(generic.clone()),
         _ => None,
     });
     let _ = writeln!(out, "!$oad unit {name}");
@@ -201,13 +203,19 @@ fn emit_spec(prog: &Program, i: usize, level: usize, out: &mut String) {
                     format!("{l} => {r}")
                 }
             };
+            // Generic names are not emitted (calls name their specifics,
+            // made visible by renaming `use` items of their own).
+            let items: Vec<&(String, String)> = items
+                .iter()
+                .filter(|(_, r)| m.is_none_or(|m| prog.generic_specifics(m, r).is_none()))
+                .collect();
             if *only {
-                let list: Vec<String> = items.iter().map(item).collect();
+                let list: Vec<String> = items.iter().copied().map(item).collect();
                 let _ = writeln!(out, "{pad}use {module}, only: {}", list.join(", "));
             } else if items.is_empty() {
                 let _ = writeln!(out, "{pad}use {module}");
             } else {
-                let list: Vec<String> = items.iter().map(item).collect();
+                let list: Vec<String> = items.iter().copied().map(item).collect();
                 let _ = writeln!(out, "{pad}use {module}, {}", list.join(", "));
             }
         }
@@ -326,6 +334,10 @@ fn is_declared_entity(prog: &Program, i: usize, k: usize) -> bool {
         return true;
     }
     if s.intrinsic_attr || s.external {
+        return false;
+    }
+    // A generic name in an access statement (its specifics are emitted).
+    if !s.explicit_type && prog.generic_specifics(i, &s.name).is_some() {
         return false;
     }
     // `real f` naming a function defined elsewhere, or a statement function.

@@ -366,6 +366,10 @@ fn is_variable_symbol(prog: &Program, i: usize, k: usize) -> bool {
     if s.external || s.intrinsic_attr {
         return false;
     }
+    // A generic name in an access statement.
+    if !s.explicit_type && prog.generic_specifics(i, &s.name).is_some() {
+        return false;
+    }
     !matches!(
         prog.resolve(i, &s.name),
         Some(Binding::Proc(_)) | Some(Binding::Intrinsic) | Some(Binding::StmtFunction(..))

@@ -11,6 +11,7 @@ pub mod default_real;
 pub mod diagnostics;
 pub mod emit_canon;
 pub mod emit_xaif;
+pub mod generics;
 pub mod intrinsics;
 pub mod locations;
 pub mod lower;

@@ -15,6 +15,7 @@
 //!
 //! | module | concern |
 //! |---|---|
+//! | `generic_calls` | references to generic procedures given their specific procedure, first of all |
 //! | `statement_functions` | statement functions expanded in place before anything else |
 //! | `control_flow` | statement dispatch, `if` chains, `do`/`do while`, `select case` |
 //! | `calls` | subroutine calls, user functions turned into subroutine calls, actual arguments |
@@ -33,6 +34,7 @@ mod calls;
 mod control_flow;
 mod dependence;
 mod expressions;
+mod generic_calls;
 mod reductions;
 mod statement_functions;
 mod temporaries;
@@ -43,7 +45,9 @@ mod where_construct;
 
 use crate::ast::*;
 use crate::sema::{Binding, Program, Ty};
+// Shared with `generic_calls`.
 use crate::unparse;
+use statement_functions::map_stmt_exprs;
 
 /// Canonicalises every unit with a body.
 pub fn canonicalise(prog: &mut Program) -> FrontResult<()> {
@@ -58,6 +62,7 @@ pub fn canonicalise(prog: &mut Program) -> FrontResult<()> {
             temps: 0,
             loops: 0,
         };
+        let body = c.resolve_generic_calls_in(body)?;
         let body = c.expand_stmt_functions_in(body)?;
         let mut body = c.block(body)?;
         // A return as the last statement is the normal end: dropping it

@@ -120,7 +120,7 @@ fn substitute(e: &mut Expr, params: &[String], args: &[Arg]) {
 }
 
 /// Applies `f` to every top-level expression of a statement, recursively.
-fn map_stmt_exprs(
+pub(super) fn map_stmt_exprs(
     s: &mut Stmt,
     f: &mut dyn FnMut(&mut Expr) -> FrontResult<()>,
 ) -> FrontResult<()> {

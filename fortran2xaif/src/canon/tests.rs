@@ -118,3 +118,37 @@ fn real_data_into_a_derived_component_is_rejected() {
     let e = canon_err("module m\n type t\n real :: v\n end type\nend module\nsubroutine s(x)\n use m\n type(t) :: p\n p%v = x\nend\n");
     assert!(e.contains("derived-type component"), "{e}");
 }
+
+const GENERIC_MODULE: &str = "module m\nprivate\npublic :: g\ninterface g\nmodule procedure g_vec, g_int\nend interface\ncontains\nsubroutine g_vec(a, s)\nreal(8) :: a(:), s\ns = sum(a)\nend subroutine\nsubroutine g_int(n, s)\ninteger :: n\nreal(8) :: s\ns = n\nend subroutine\nend module\n";
+
+#[test]
+fn generic_call_gets_its_specific_by_type_and_rank() {
+    let t = canon_text(&format!(
+        "{GENERIC_MODULE}subroutine s(x, y)\nuse m, only: h => g\nreal(8) :: x(3), y, z\ncall h(x, y)\ncall h(2, z)\ny = y + z\nend\n"
+    ));
+    assert_eq!(
+        body(&t, "s"),
+        "call g_vec(x, y)\ncall g_int(2, z)\ny = y + z"
+    );
+    // The specifics are made public; the generic itself is not emitted.
+    assert!(t.contains("public :: g_vec, g_int"), "{t}");
+    assert!(!t.contains(":: g\n"), "{t}");
+}
+
+#[test]
+fn generic_call_without_a_matching_specific_is_refused() {
+    let e = canon_err(&format!(
+        "{GENERIC_MODULE}subroutine s(x, y)\nuse m\nreal(8) :: x(3, 2), y\ncall g(x, y)\nend\n"
+    ));
+    assert!(
+        e.contains("no specific procedure of generic 'g'") && e.contains("real(8) of rank 2"),
+        "{e}"
+    );
+}
+
+#[test]
+fn user_defined_operators_are_a_named_error() {
+    let src = "module m\ninterface operator(.cross.)\nmodule procedure cross\nend interface\ncontains\nfunction cross(a, b)\nreal :: a(3), b(3), cross(3)\ncross = a\nend function\nend module\n";
+    let e = crate::parse::parse_file(src, 0).unwrap_err().message;
+    assert!(e.contains("user-defined operator"), "{e}");
+}

@@ -46,6 +46,16 @@ impl<'a> FortranParser<'a> {
                                 }
                             }
                         }
+                        // `use m, a => b`: renames without `only`.
+                        "use_alias" => {
+                            let kids = named_children(c);
+                            let local = kids.iter().find(|k| k.kind() == "local_name");
+                            let remote = kids.iter().rev().find(|k| k.kind() == "identifier");
+                            match (local, remote) {
+                                (Some(l), Some(r)) => items.push((self.lower(*l), self.lower(*r))),
+                                _ => return self.unsupported(c, "use rename form"),
+                            }
+                        }
                         "comment" => {}
                         _ => {}
                     }
@@ -310,6 +320,7 @@ impl<'a> FortranParser<'a> {
             "interface" => {
                 let mut generic = None;
                 let mut bodies = Vec::new();
+                let mut procedures = Vec::new();
                 for c in named_children(s) {
                     match c.kind() {
                         "interface_statement" => {
@@ -318,17 +329,43 @@ impl<'a> FortranParser<'a> {
                             {
                                 generic = Some(self.lower(n));
                             }
-                            if named_children(c)
-                                .iter()
-                                .any(|x| x.kind() == "abstract_specifier")
-                            {
-                                return self.unsupported(c, "abstract interface");
+                            for x in named_children(c) {
+                                match x.kind() {
+                                    "abstract_specifier" => {
+                                        return self.unsupported(c, "abstract interface")
+                                    }
+                                    "operator" => {
+                                        return self.unsupported(x, "user-defined operator")
+                                    }
+                                    "assignment" => {
+                                        return self.unsupported(x, "defined assignment")
+                                    }
+                                    "defined_io_procedure" => {
+                                        return self.unsupported(x, "defined input/output")
+                                    }
+                                    _ => {}
+                                }
                             }
                         }
                         "subroutine" | "function" => bodies.push(self.unit(c)?),
                         "end_interface_statement" | "comment" => {}
+                        // `module procedure a, b` / `procedure a, b` in a
+                        // generic interface: specific procedures by name.
+                        "procedure_statement" if generic.is_some() => {
+                            for d in named_children(c) {
+                                if d.kind() == "method_name" {
+                                    procedures.push(self.lower(d));
+                                } else if d.kind() != "procedure_kind" {
+                                    return self.unsupported(
+                                        d,
+                                        "procedure statement form in a generic interface",
+                                    );
+                                }
+                            }
+                        }
                         "module_procedure_statement" | "procedure_statement" => {
-                            return self.unsupported(c, "generic interface with module procedures")
+                            return self
+                                .unsupported(c, "procedure statement outside a generic interface")
                         }
                         other => {
                             return self.unsupported(c, &format!("{other} in an interface block"))
@@ -338,6 +375,7 @@ impl<'a> FortranParser<'a> {
                 out.push(SpecStmt::Interface {
                     generic,
                     bodies,
+                    procedures,
                     text: self.text(s).to_string(),
                     span,
                 });
