@@ -228,8 +228,8 @@ fn emit_spec(prog: &Program, i: usize, level: usize, out: &mut String) {
             SpecStmt::DefaultAccess(public, _) => {
                 let _ = writeln!(out, "{pad}{}", if *public { "public" } else { "private" });
             }
-            SpecStmt::DerivedType { text, .. } => {
-                let _ = writeln!(out, "{pad}{}", text.trim());
+            SpecStmt::DerivedType { name, text, .. } => {
+                emit_type_definition(prog, name, text, &pad, out);
             }
             _ => {}
         }
@@ -316,6 +316,10 @@ fn emit_spec(prog: &Program, i: usize, level: usize, out: &mut String) {
 fn is_declared_entity(prog: &Program, i: usize, k: usize) -> bool {
     let u = &prog.units[i];
     let s = &u.symbols[k];
+    // Component paths are references into a derived-type variable.
+    if s.component.is_some() {
+        return false;
+    }
     if s.dummy.is_some()
         || s.parameter
         || s.dims.is_some()
@@ -409,6 +413,47 @@ pub fn decl_order(prog: &Program, i: usize) -> Vec<usize> {
         .into_iter()
         .filter(|&k| is_declared_entity(prog, i, k))
         .collect()
+}
+
+/// A derived type definition, one component per statement; each real
+/// component is tagged `!$oad component TYPE%NAME` so that the back end
+/// can make it `type(active)` (docs/xaif.md, "Derived types").
+fn emit_type_definition(prog: &Program, name: &str, text: &str, pad: &str, out: &mut String) {
+    let Some((tu, comps)) = prog.derived_type(name) else {
+        let _ = writeln!(out, "{pad}{}", text.trim());
+        return;
+    };
+    let header = text.trim().lines().next().unwrap_or("").trim();
+    if header.ends_with('&') {
+        // A continued header: keep the definition as written.
+        let _ = writeln!(out, "{pad}{}", text.trim());
+        return;
+    }
+    let _ = writeln!(out, "{pad}{header}");
+    for line in text.lines().skip(1) {
+        let l = line.trim().to_ascii_lowercase();
+        if l == "private" || l == "sequence" {
+            let _ = writeln!(out, "{pad}  {l}");
+        }
+    }
+    for c in comps {
+        let mut sym = Symbol::new(&c.name, c.ty.clone(), c.span);
+        sym.dims = c.dims.clone();
+        sym.allocatable = c.allocatable;
+        sym.pointer = c.pointer;
+        sym.char_len = c.char_len.clone();
+        sym.init = c.init.clone();
+        sym.access = c.access;
+        let mut decl = decl_text(&sym);
+        if c.pointer && c.init.is_some() {
+            decl = decl.replacen(" = ", " => ", 1);
+        }
+        if !c.pointer && prog.cat_of(tu, &c.ty).is_real() {
+            let _ = writeln!(out, "!$oad component {name}%{}", c.name);
+        }
+        let _ = writeln!(out, "{pad}  {decl}");
+    }
+    let _ = writeln!(out, "{pad}end type {name}");
 }
 
 /// `type-spec[, attributes] :: NAME[(dims)][ = init]`.

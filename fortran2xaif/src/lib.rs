@@ -6,6 +6,7 @@ pub mod ast;
 pub mod canon;
 pub mod cfg;
 pub mod checkpoint_pragmas;
+pub mod components;
 pub mod diagnostics;
 pub mod emit_canon;
 pub mod emit_xaif;

@@ -59,6 +59,8 @@ pub struct Symbol {
     pub dummy: Option<usize>,
     /// Introduced by the canonicaliser.
     pub temp: bool,
+    /// A component-path pseudo-variable (`components.rs`).
+    pub component: Option<crate::components::ComponentPath>,
     pub span: Span,
 }
 
@@ -84,6 +86,7 @@ impl Symbol {
             common: None,
             dummy: None,
             temp: false,
+            component: None,
             span,
         }
     }
@@ -209,6 +212,7 @@ impl Program {
         for i in 0..prog.units.len() {
             prog.implicit_symbols(i)?;
         }
+        prog.declare_component_paths()?;
         prog.check_common_layouts()?;
         Ok(prog)
     }
@@ -544,6 +548,10 @@ impl Program {
 
     /// Resolves a name used in unit `i`.
     pub fn resolve(&self, i: usize, name: &str) -> Option<Binding> {
+        if name.contains('%') {
+            let (owner, sym) = self.resolve_component_path(i, name)?;
+            return Some(Binding::Var { owner, sym });
+        }
         let unit = &self.units[i];
         for s in &unit.ast.spec {
             if let SpecStmt::StmtFunction { name: n, .. } = s {

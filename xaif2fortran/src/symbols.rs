@@ -24,6 +24,8 @@ pub struct XaifIndex<'a> {
     cfgs_by_name: HashMap<String, &'a ControlFlowGraph>,
     replacements_by_unit: HashMap<String, &'a ReplacementList>,
     replacements_by_name: HashMap<String, &'a ReplacementList>,
+    /// Scopes `type:NAME`: the real components of derived type NAME.
+    type_scopes: HashMap<String, u64>,
 }
 
 /// The unit tag of an annotation `unit:TAG`.
@@ -44,6 +46,7 @@ impl<'a> XaifIndex<'a> {
     pub fn new(cg: &'a CallGraph, xaif: &XaifLocator) -> Result<Self> {
         let mut scopes = HashMap::new();
         let mut unit_scopes = HashMap::new();
+        let mut type_scopes = HashMap::new();
         for scope in &cg.scope_hierarchy.scopes {
             let id = scope_number(scope, xaif)?;
             let mut symbols = HashMap::new();
@@ -54,6 +57,9 @@ impl<'a> XaifIndex<'a> {
             }
             if let Some(tag) = unit_tag(&scope.annotation) {
                 unit_scopes.insert(tag.to_string(), id);
+            }
+            if let Some(name) = scope.annotation.strip_prefix("type:") {
+                type_scopes.insert(name.trim().to_ascii_lowercase(), id);
             }
             scopes.insert(
                 id,
@@ -110,7 +116,17 @@ impl<'a> XaifIndex<'a> {
             cfgs_by_name,
             replacements_by_unit,
             replacements_by_name,
+            type_scopes,
         })
+    }
+
+    /// Whether component `component` of derived type `type_name` holds
+    /// derivatives (`type(active)` in the type's declaration).
+    pub fn is_active_component(&self, type_name: &str, component: &str) -> bool {
+        self.type_scopes
+            .get(&type_name.to_ascii_lowercase())
+            .and_then(|&s| self.symbol(s, component))
+            .is_some_and(|s| s.active)
     }
 
     /// The symbol `name` declared in exactly scope `scope`.

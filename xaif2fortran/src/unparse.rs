@@ -224,6 +224,26 @@ pub fn unparse_program(
                 if commons
                     .dropped_decls
                     .contains(&(unit.clone(), name.clone())) => {}
+            CanonItem::Component {
+                type_name,
+                name,
+                lines,
+            } => {
+                let texts: Vec<&str> = lines.iter().map(|&i| canon.lines[i].as_str()).collect();
+                let first = texts[0];
+                let indent = first.len() - first.trim_start().len();
+                if index.is_active_component(type_name, name) {
+                    let joined = join_statement(&texts);
+                    match rewrite_active_decl(&joined, name) {
+                        Ok(d) => out.push(format!("{}{d}", " ".repeat(indent))),
+                        Err(e) => {
+                            return Err(Diagnostic::new(&canon.file, lines[0] + 1, indent + 1, e.0))
+                        }
+                    }
+                } else {
+                    out.extend(texts.iter().map(|t| t.to_string()));
+                }
+            }
             CanonItem::Decl { unit, name, lines } => {
                 let interface = interfaces.get(&(unit.clone(), name.clone())).copied();
                 out.extend(declaration(&index, canon, unit, name, lines, interface)?);
