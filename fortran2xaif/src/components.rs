@@ -60,10 +60,7 @@ pub fn path_name(parts: &[(String, usize)]) -> String {
 pub fn split_path_name(name: &str) -> Vec<(String, usize)> {
     name.split('%')
         .map(|p| match p.split_once('(') {
-            Some((n, r)) => (
-                n.to_string(),
-                r.trim_end_matches(')').parse().unwrap_or(0),
-            ),
+            Some((n, r)) => (n.to_string(), r.trim_end_matches(')').parse().unwrap_or(0)),
             None => (p.to_string(), 0),
         })
         .collect()
@@ -173,6 +170,20 @@ impl Program {
         None
     }
 
+    /// Whether symbol `k` of unit `i` only names a derived type of the unit
+    /// in an access statement (`public :: state_t`): not a variable.
+    pub fn is_type_access_symbol(&self, i: usize, k: usize) -> bool {
+        let s = &self.units[i].symbols[k];
+        !s.explicit_type
+            && s.access.is_some()
+            && s.dims.is_none()
+            && self.units[i]
+                .ast
+                .spec
+                .iter()
+                .any(|x| matches!(x, SpecStmt::DerivedType { name, .. } if *name == s.name))
+    }
+
     /// Declares a pseudo-variable for every real component path of every
     /// derived-type variable (see the module comment), and rejects what
     /// the scheme cannot represent.
@@ -262,7 +273,10 @@ impl Program {
         let mut seen = std::collections::HashSet::new();
         for unit in &self.units {
             for s in &unit.ast.spec {
-                let SpecStmt::DerivedType { name, text, span, .. } = s else {
+                let SpecStmt::DerivedType {
+                    name, text, span, ..
+                } = s
+                else {
                     continue;
                 };
                 if !seen.insert(name.clone()) {

@@ -228,9 +228,7 @@ fn emit_spec(prog: &Program, i: usize, level: usize, out: &mut String) {
             SpecStmt::DefaultAccess(public, _) => {
                 let _ = writeln!(out, "{pad}{}", if *public { "public" } else { "private" });
             }
-            SpecStmt::DerivedType { name, text, .. } => {
-                emit_type_definition(prog, name, text, &pad, out);
-            }
+
             _ => {}
         }
     }
@@ -257,31 +255,52 @@ fn emit_spec(prog: &Program, i: usize, level: usize, out: &mut String) {
     }
     // Interface blocks (functions inside become subroutines) live in a
     // module of their own, emitted before the program unit.
-    for k in decl_order(prog, i) {
-        let mut sym = u.symbols[k].clone();
-        // Common block members get constant bounds where they are known:
-        // the back end may move the block into a module that cannot see
-        // this unit's parameters.
-        if sym.common.is_some() {
-            if let Some(dims) = sym.dims.as_mut() {
-                for d in dims.iter_mut() {
-                    if let DimSpec::Explicit { lo, hi } = d {
-                        if let Some(v) = prog.const_int(i, hi) {
-                            *hi = Expr::int(v, hi.span());
-                        }
-                        if let Some(l) = lo.as_mut() {
-                            if let Some(v) = prog.const_int(i, l) {
-                                *l = Expr::int(v, l.span());
+    // Declarations of other types first (type definitions may use their
+    // parameters), then the type definitions, then the variables of
+    // derived type.
+    let order = decl_order(prog, i);
+    let derived = |k: &usize| matches!(u.symbols[*k].ty.base, BaseType::Derived(_));
+    let first: Vec<usize> = order.iter().copied().filter(|k| !derived(k)).collect();
+    let second: Vec<usize> = order.iter().copied().filter(derived).collect();
+    for (pass, list) in [first, second].into_iter().enumerate() {
+        if pass == 1 {
+            for s in &u.ast.spec {
+                if let SpecStmt::DerivedType { name, text, .. } = s {
+                    emit_type_definition(prog, name, text, &pad, out);
+                    let access = u.lookup_local(name).and_then(|k| u.symbols[k].access);
+                    if let Some(public) = access {
+                        let kw = if public { "public" } else { "private" };
+                        let _ = writeln!(out, "{pad}{kw} :: {name}");
+                    }
+                }
+            }
+        }
+        for k in list {
+            let mut sym = u.symbols[k].clone();
+            // Common block members get constant bounds where they are known:
+            // the back end may move the block into a module that cannot see
+            // this unit's parameters.
+            if sym.common.is_some() {
+                if let Some(dims) = sym.dims.as_mut() {
+                    for d in dims.iter_mut() {
+                        if let DimSpec::Explicit { lo, hi } = d {
+                            if let Some(v) = prog.const_int(i, hi) {
+                                *hi = Expr::int(v, hi.span());
+                            }
+                            if let Some(l) = lo.as_mut() {
+                                if let Some(v) = prog.const_int(i, l) {
+                                    *l = Expr::int(v, l.span());
+                                }
                             }
                         }
                     }
                 }
             }
+            if tagged {
+                let _ = writeln!(out, "!$oad decl {}", sym.name);
+            }
+            let _ = writeln!(out, "{pad}{}", decl_text(&sym));
         }
-        if tagged {
-            let _ = writeln!(out, "!$oad decl {}", sym.name);
-        }
-        let _ = writeln!(out, "{pad}{}", decl_text(&sym));
     }
     // Common blocks, members in order.
     let mut blocks: Vec<(String, Vec<(usize, String)>)> = Vec::new();
@@ -317,7 +336,7 @@ fn is_declared_entity(prog: &Program, i: usize, k: usize) -> bool {
     let u = &prog.units[i];
     let s = &u.symbols[k];
     // Component paths are references into a derived-type variable.
-    if s.component.is_some() {
+    if s.component.is_some() || prog.is_type_access_symbol(i, k) {
         return false;
     }
     if s.dummy.is_some()

@@ -423,6 +423,9 @@ fn type_scopes(e: &Emitter) -> Vec<(String, Vec<x::Symbol>)> {
 /// Symbols that describe storage (not procedure names).
 fn is_variable_symbol(prog: &Program, i: usize, k: usize) -> bool {
     let s = &prog.units[i].symbols[k];
+    if prog.is_type_access_symbol(i, k) {
+        return false;
+    }
     if s.dummy.is_some() || s.temp || s.dims.is_some() || s.parameter || s.common.is_some() {
         return true;
     }

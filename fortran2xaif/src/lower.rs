@@ -165,8 +165,7 @@ impl Lowered {
             Expr::Apply { name, args, .. } => match prog.resolve(u, name) {
                 Some(Binding::Var { .. }) => {
                     if let Some(l) = self.name_loc(prog, u, name) {
-                        let element =
-                            self.element(prog, u, args).filter(|_| !name.contains('%'));
+                        let element = self.element(prog, u, args).filter(|_| !name.contains('%'));
                         let base = if diff { Use::diff(l) } else { Use::passive(l) };
                         out.push(Use { element, ..base });
                     }

@@ -339,6 +339,10 @@ impl Program {
             {
                 procedures.push(g.to_ascii_lowercase());
             }
+            // Type names may be named in access statements too.
+            if let SpecStmt::DerivedType { name, .. } = s {
+                procedures.push(name.to_ascii_lowercase());
+            }
         }
         // Implicit rules: inherited from the host.
         if let Some(p) = self.units[i].parent {
