@@ -7,6 +7,7 @@ pub mod block;
 pub mod calls;
 pub mod canon;
 pub mod checkpoint;
+pub mod components;
 pub mod codegen;
 pub mod commons;
 pub mod control_flow;
