@@ -17,6 +17,12 @@ fn parts(name: &str) -> Vec<(&str, usize)> {
         .collect()
 }
 
+/// The rank of each part as the name gives it (the leaf's is 0: it takes
+/// whatever subscripts are left).
+pub fn part_ranks(symbol_id: &str) -> Vec<usize> {
+    parts(symbol_id).iter().map(|p| p.1).collect()
+}
+
 /// Whether a symbol id is a component path.
 pub fn is_component_path(symbol_id: &str) -> bool {
     symbol_id.contains('%')
@@ -65,8 +71,14 @@ mod tests {
     #[test]
     fn subscripts_go_back_to_their_parts() {
         let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
-        assert_eq!(path_text("cells(1)%h", Some(&s(&["i", "j"]))), "cells(i)%h(j)");
-        assert_eq!(path_text("cells(1)%geo%dx", Some(&s(&["i"]))), "cells(i)%geo%dx");
+        assert_eq!(
+            path_text("cells(1)%h", Some(&s(&["i", "j"]))),
+            "cells(i)%h(j)"
+        );
+        assert_eq!(
+            path_text("cells(1)%geo%dx", Some(&s(&["i"]))),
+            "cells(i)%geo%dx"
+        );
         assert_eq!(path_text("p%pos", Some(&s(&["2"]))), "p%pos(2)");
         assert_eq!(path_text("s%grid%dx", None), "s%grid%dx");
         assert_eq!(bare_path("a(2)%b(1)%c"), "a%b%c");
