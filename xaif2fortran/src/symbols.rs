@@ -129,6 +129,18 @@ impl<'a> XaifIndex<'a> {
             .is_some_and(|s| s.active)
     }
 
+    /// Whether a symbol is a variable of a derived type with an active
+    /// component (its `feType` is `type(NAME)`).
+    pub fn has_active_components(&self, sym: &Symbol) -> bool {
+        let fe = sym.fe_type.to_ascii_lowercase().replace(' ', "");
+        let Some(name) = fe.strip_prefix("type(").and_then(|t| t.strip_suffix(')')) else {
+            return false;
+        };
+        self.type_scopes
+            .get(name)
+            .is_some_and(|&s| self.symbols_of(s).iter().any(|c| c.active))
+    }
+
     /// The symbol `name` declared in exactly scope `scope`.
     pub fn symbol(&self, scope: u64, name: &str) -> Option<&'a Symbol> {
         self.scopes
