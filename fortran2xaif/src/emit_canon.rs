@@ -224,12 +224,8 @@ fn emit_spec(prog: &Program, i: usize, level: usize, out: &mut String) {
         let _ = writeln!(out, "{pad}implicit none");
     }
     for s in &u.ast.spec {
-        match s {
-            SpecStmt::DefaultAccess(public, _) => {
-                let _ = writeln!(out, "{pad}{}", if *public { "public" } else { "private" });
-            }
-
-            _ => {}
+        if let SpecStmt::DefaultAccess(public, _) = s {
+            let _ = writeln!(out, "{pad}{}", if *public { "public" } else { "private" });
         }
     }
     // `public :: f` / `private :: f` for module procedures (under their
