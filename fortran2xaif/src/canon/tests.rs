@@ -118,6 +118,8 @@ fn real_components_are_scalarised_like_arrays() {
 #[test]
 fn type_bound_procedures_are_refused_by_name() {
     let src = "module m\n type t\n real :: v\n contains\n procedure, nopass :: f\n end type\ncontains\n subroutine f(a)\n real :: a\n end subroutine\nend module\n";
-    let e = Program::build(vec![parse_file(src, 0).unwrap()]).unwrap_err().message;
+    let e = Program::build(vec![parse_file(src, 0).unwrap()])
+        .unwrap_err()
+        .message;
     assert!(e.contains("type-bound procedures"), "{e}");
 }
