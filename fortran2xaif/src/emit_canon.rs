@@ -232,14 +232,8 @@ fn emit_spec(prog: &Program, i: usize, level: usize, out: &mut String) {
         let _ = writeln!(out, "{pad}implicit none");
     }
     for s in &u.ast.spec {
-        match s {
-            SpecStmt::DefaultAccess(public, _) => {
-                let _ = writeln!(out, "{pad}{}", if *public { "public" } else { "private" });
-            }
-            SpecStmt::DerivedType { text, .. } => {
-                let _ = writeln!(out, "{pad}{}", text.trim());
-            }
-            _ => {}
+        if let SpecStmt::DefaultAccess(public, _) = s {
+            let _ = writeln!(out, "{pad}{}", if *public { "public" } else { "private" });
         }
     }
     // `public :: f` / `private :: f` for module procedures (under their
@@ -265,31 +259,52 @@ fn emit_spec(prog: &Program, i: usize, level: usize, out: &mut String) {
     }
     // Interface blocks (functions inside become subroutines) live in a
     // module of their own, emitted before the program unit.
-    for k in decl_order(prog, i) {
-        let mut sym = u.symbols[k].clone();
-        // Common block members get constant bounds where they are known:
-        // the back end may move the block into a module that cannot see
-        // this unit's parameters.
-        if sym.common.is_some() {
-            if let Some(dims) = sym.dims.as_mut() {
-                for d in dims.iter_mut() {
-                    if let DimSpec::Explicit { lo, hi } = d {
-                        if let Some(v) = prog.const_int(i, hi) {
-                            *hi = Expr::int(v, hi.span());
-                        }
-                        if let Some(l) = lo.as_mut() {
-                            if let Some(v) = prog.const_int(i, l) {
-                                *l = Expr::int(v, l.span());
+    // Declarations of other types first (type definitions may use their
+    // parameters), then the type definitions, then the variables of
+    // derived type.
+    let order = decl_order(prog, i);
+    let derived = |k: &usize| matches!(u.symbols[*k].ty.base, BaseType::Derived(_));
+    let first: Vec<usize> = order.iter().copied().filter(|k| !derived(k)).collect();
+    let second: Vec<usize> = order.iter().copied().filter(derived).collect();
+    for (pass, list) in [first, second].into_iter().enumerate() {
+        if pass == 1 {
+            for s in &u.ast.spec {
+                if let SpecStmt::DerivedType { name, text, .. } = s {
+                    emit_type_definition(prog, name, text, &pad, out);
+                    let access = u.lookup_local(name).and_then(|k| u.symbols[k].access);
+                    if let Some(public) = access {
+                        let kw = if public { "public" } else { "private" };
+                        let _ = writeln!(out, "{pad}{kw} :: {name}");
+                    }
+                }
+            }
+        }
+        for k in list {
+            let mut sym = u.symbols[k].clone();
+            // Common block members get constant bounds where they are known:
+            // the back end may move the block into a module that cannot see
+            // this unit's parameters.
+            if sym.common.is_some() {
+                if let Some(dims) = sym.dims.as_mut() {
+                    for d in dims.iter_mut() {
+                        if let DimSpec::Explicit { lo, hi } = d {
+                            if let Some(v) = prog.const_int(i, hi) {
+                                *hi = Expr::int(v, hi.span());
+                            }
+                            if let Some(l) = lo.as_mut() {
+                                if let Some(v) = prog.const_int(i, l) {
+                                    *l = Expr::int(v, l.span());
+                                }
                             }
                         }
                     }
                 }
             }
+            if tagged {
+                let _ = writeln!(out, "!$oad decl {}", sym.name);
+            }
+            let _ = writeln!(out, "{pad}{}", decl_text(&sym));
         }
-        if tagged {
-            let _ = writeln!(out, "!$oad decl {}", sym.name);
-        }
-        let _ = writeln!(out, "{pad}{}", decl_text(&sym));
     }
     // Common blocks, members in order.
     let mut blocks: Vec<(String, Vec<(usize, String)>)> = Vec::new();
@@ -324,6 +339,10 @@ fn emit_spec(prog: &Program, i: usize, level: usize, out: &mut String) {
 fn is_declared_entity(prog: &Program, i: usize, k: usize) -> bool {
     let u = &prog.units[i];
     let s = &u.symbols[k];
+    // Component paths are references into a derived-type variable.
+    if s.component.is_some() || prog.is_type_access_symbol(i, k) {
+        return false;
+    }
     if s.dummy.is_some()
         || s.parameter
         || s.dims.is_some()
@@ -421,6 +440,47 @@ pub fn decl_order(prog: &Program, i: usize) -> Vec<usize> {
         .into_iter()
         .filter(|&k| is_declared_entity(prog, i, k))
         .collect()
+}
+
+/// A derived type definition, one component per statement; each real
+/// component is tagged `!$oad component TYPE%NAME` so that the back end
+/// can make it `type(active)` (docs/xaif.md, "Derived types").
+fn emit_type_definition(prog: &Program, name: &str, text: &str, pad: &str, out: &mut String) {
+    let Some((tu, comps)) = prog.derived_type(name) else {
+        let _ = writeln!(out, "{pad}{}", text.trim());
+        return;
+    };
+    let header = text.trim().lines().next().unwrap_or("").trim();
+    if header.ends_with('&') {
+        // A continued header: keep the definition as written.
+        let _ = writeln!(out, "{pad}{}", text.trim());
+        return;
+    }
+    let _ = writeln!(out, "{pad}{header}");
+    for line in text.lines().skip(1) {
+        let l = line.trim().to_ascii_lowercase();
+        if l == "private" || l == "sequence" {
+            let _ = writeln!(out, "{pad}  {l}");
+        }
+    }
+    for c in comps {
+        let mut sym = Symbol::new(&c.name, c.ty.clone(), c.span);
+        sym.dims = c.dims.clone();
+        sym.allocatable = c.allocatable;
+        sym.pointer = c.pointer;
+        sym.char_len = c.char_len.clone();
+        sym.init = c.init.clone();
+        sym.access = c.access;
+        let mut decl = decl_text(&sym);
+        if c.pointer && c.init.is_some() {
+            decl = decl.replacen(" = ", " => ", 1);
+        }
+        if !c.pointer && prog.cat_of(tu, &c.ty).is_real() {
+            let _ = writeln!(out, "!$oad component {name}%{}", c.name);
+        }
+        let _ = writeln!(out, "{pad}  {decl}");
+    }
+    let _ = writeln!(out, "{pad}end type {name}");
 }
 
 /// `type-spec[, attributes] :: NAME[(dims)][ = init]`.

@@ -162,7 +162,10 @@ pub fn emit(
                 active,
                 temp: s.temp,
                 pointer: s.pointer,
-                annotation: String::new(),
+                annotation: match &s.component {
+                    Some(c) => format!("component:{}%{}", c.type_name, c.leaf),
+                    None => String::new(),
+                },
                 dimension_bounds: bounds,
             });
         }
@@ -201,6 +204,22 @@ pub fn emit(
             edge_id: (scope_edges.len() + 1).to_string(),
             source: id.to_string(),
             target: parent.to_string(),
+            annotation: String::new(),
+        });
+    }
+    // One scope per derived type with real components: whether each is
+    // `type(active)` in the type's declaration (docs/xaif.md).
+    for (name, symbols) in type_scopes(e) {
+        let id = scopes.len() as u64 + 1;
+        scopes.push(x::Scope {
+            vertex_id: id.to_string(),
+            annotation: format!("type:{name}"),
+            symbol_tables: vec![x::SymbolTable { symbols }],
+        });
+        scope_edges.push(x::Edge {
+            edge_id: (scope_edges.len() + 1).to_string(),
+            source: id.to_string(),
+            target: "1".into(),
             annotation: String::new(),
         });
     }
@@ -357,9 +376,56 @@ fn proc_symbol(e: &Emitter, p: usize) -> x::Symbol {
     }
 }
 
+/// The real components of every derived type, by type name, as symbols
+/// whose `active` says whether the component holds derivatives.
+fn type_scopes(e: &Emitter) -> Vec<(String, Vec<x::Symbol>)> {
+    let prog = e.prog;
+    let mut out = Vec::new();
+    for u in &prog.units {
+        for s in &u.ast.spec {
+            let SpecStmt::DerivedType { name, .. } = s else {
+                continue;
+            };
+            let Some((tu, comps)) = prog.derived_type(name) else {
+                continue;
+            };
+            let mut symbols = Vec::new();
+            for c in comps {
+                let cat = prog.cat_of(tu, &c.ty);
+                if c.pointer || !cat.is_real() {
+                    continue;
+                }
+                let active = e.lowered.component_loc(name, &c.name).is_some_and(|l| {
+                    e.results.activity.declared_active.contains(l.index())
+                        || e.results.activity.conservative
+                }) && matches!(cat, Cat::Real(_));
+                symbols.push(x::Symbol {
+                    symbol_id: c.name.clone(),
+                    kind: x::SymbolKind::Variable,
+                    type_: symbol_type(cat),
+                    fe_type: unparse::type_spec(&c.ty),
+                    shape: shape(c.dims.as_ref().map_or(0, |d| d.len())),
+                    active,
+                    temp: false,
+                    pointer: false,
+                    annotation: String::new(),
+                    dimension_bounds: vec![],
+                });
+            }
+            if !symbols.is_empty() {
+                out.push((name.clone(), symbols));
+            }
+        }
+    }
+    out
+}
+
 /// Symbols that describe storage (not procedure names).
 fn is_variable_symbol(prog: &Program, i: usize, k: usize) -> bool {
     let s = &prog.units[i].symbols[k];
+    if prog.is_type_access_symbol(i, k) {
+        return false;
+    }
     if s.dummy.is_some() || s.temp || s.dims.is_some() || s.parameter || s.common.is_some() {
         return true;
     }

@@ -7,6 +7,7 @@ pub mod bit_intrinsics;
 pub mod canon;
 pub mod cfg;
 pub mod checkpoint_pragmas;
+pub mod components;
 pub mod default_real;
 pub mod diagnostics;
 pub mod emit_canon;

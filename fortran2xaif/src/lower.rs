@@ -27,6 +27,9 @@ pub struct Lowered {
     next_stmt: u32,
     /// Constant subscript tuples → element ids (element-precise chains).
     elements: HashMap<Vec<i64>, ElementId>,
+    /// (type, component) → the one location of that component in every
+    /// object of the type (`components.rs`).
+    components: HashMap<(String, String), LocationId>,
 }
 
 /// Intrinsics whose arguments never carry a derivative into the result.
@@ -46,6 +49,25 @@ impl Lowered {
             return *l;
         }
         let s = prog.symbol(owner, sym);
+        if let Some(path) = &s.component {
+            let key = (path.type_name.clone(), path.leaf.clone());
+            if let Some(l) = self.components.get(&key) {
+                self.locs.insert((owner, sym), *l);
+                return *l;
+            }
+            // Global, and an array: definitions through one object never
+            // kill what another holds.
+            let id = LocationId(self.program.locations.len() as u32);
+            self.program.locations.push(LocationInfo {
+                name: format!("{}%{}", key.0, key.1),
+                kind: LocationKind::Global,
+                differentiable_type: true,
+                is_array: true,
+            });
+            self.components.insert(key, id);
+            self.locs.insert((owner, sym), id);
+            return id;
+        }
         let key = s.common.clone();
         if let Some(k) = &key {
             if let Some(l) = self.commons.get(k) {
@@ -88,6 +110,14 @@ impl Lowered {
             self.commons.insert(k, id);
         }
         id
+    }
+
+    /// The location of component `leaf` of derived type `ty`, if some
+    /// reference made one.
+    pub fn component_loc(&self, ty: &str, leaf: &str) -> Option<LocationId> {
+        self.components
+            .get(&(ty.to_string(), leaf.to_string()))
+            .copied()
     }
 
     /// The location a name denotes in unit `u`, if it is a variable.
@@ -135,7 +165,7 @@ impl Lowered {
             Expr::Apply { name, args, .. } => match prog.resolve(u, name) {
                 Some(Binding::Var { .. }) => {
                     if let Some(l) = self.name_loc(prog, u, name) {
-                        let element = self.element(prog, u, args);
+                        let element = self.element(prog, u, args).filter(|_| !name.contains('%'));
                         let base = if diff { Use::diff(l) } else { Use::passive(l) };
                         out.push(Use { element, ..base });
                     }
@@ -176,9 +206,9 @@ impl Lowered {
     fn def(&mut self, prog: &Program, u: usize, lhs: &Expr, uses: &mut Vec<Use>) -> Option<Def> {
         match lhs {
             Expr::Name(n, _) => self.name_loc(prog, u, n).map(|l| {
-                let whole = prog
-                    .var(u, n)
-                    .is_some_and(|(o, s)| prog.symbol(o, s).dims.is_none());
+                let whole = prog.var(u, n).is_some_and(|(o, s)| {
+                    prog.symbol(o, s).dims.is_none() && prog.symbol(o, s).component.is_none()
+                });
                 if whole {
                     Def::whole(l)
                 } else {
@@ -189,7 +219,7 @@ impl Lowered {
                 for a in args {
                     self.uses(prog, u, &a.value, false, uses);
                 }
-                let element = self.element(prog, u, args);
+                let element = self.element(prog, u, args).filter(|_| !name.contains('%'));
                 self.name_loc(prog, u, name)
                     .map(|l| Def::element(l, element))
             }
@@ -278,6 +308,11 @@ impl Lowered {
                             name: nm,
                             args: subscripts,
                             ..
+                        } if nm.contains('%') => (self.name_loc(prog, u, nm), ActualPart::Section),
+                        Expr::Apply {
+                            name: nm,
+                            args: subscripts,
+                            ..
                         } => (
                             self.name_loc(prog, u, nm),
                             self.actual_part(prog, u, subscripts),
@@ -328,6 +363,11 @@ fn whole_actual_part(
     callee: Option<usize>,
     position: usize,
 ) -> ActualPart {
+    // Component paths share one location per component of the type: an
+    // actual argument is only a part of it.
+    if name.contains('%') {
+        return ActualPart::Section;
+    }
     let is_array = prog
         .var(u, name)
         .is_some_and(|(o, s)| prog.symbol(o, s).dims.is_some());
@@ -358,6 +398,7 @@ pub fn lower(prog: &Program, cfgs: &[(usize, Cfg)], first_free_stmt: usize) -> L
         shadows: HashMap::new(),
         next_stmt: first_free_stmt as u32 + 1,
         elements: HashMap::new(),
+        components: HashMap::new(),
     };
     for (k, (u, _)) in cfgs.iter().enumerate() {
         l.unit_ids.insert(*u, UnitId(k as u32));

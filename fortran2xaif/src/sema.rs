@@ -59,6 +59,8 @@ pub struct Symbol {
     pub dummy: Option<usize>,
     /// Introduced by the canonicaliser.
     pub temp: bool,
+    /// A component-path pseudo-variable (`components.rs`).
+    pub component: Option<crate::components::ComponentPath>,
     pub span: Span,
 }
 
@@ -84,6 +86,7 @@ impl Symbol {
             common: None,
             dummy: None,
             temp: false,
+            component: None,
             span,
         }
     }
@@ -230,6 +233,7 @@ impl Program {
         for i in 0..prog.units.len() {
             prog.implicit_symbols(i)?;
         }
+        prog.declare_component_paths()?;
         prog.check_common_layouts()?;
         Ok(prog)
     }
@@ -356,6 +360,10 @@ impl Program {
             } = s
             {
                 procedures.push(g.to_ascii_lowercase());
+            }
+            // Type names may be named in access statements too.
+            if let SpecStmt::DerivedType { name, .. } = s {
+                procedures.push(name.to_ascii_lowercase());
             }
         }
         // Implicit rules: inherited from the host.
@@ -566,6 +574,10 @@ impl Program {
 
     /// Resolves a name used in unit `i`.
     pub fn resolve(&self, i: usize, name: &str) -> Option<Binding> {
+        if name.contains('%') {
+            let (owner, sym) = self.resolve_component_path(i, name)?;
+            return Some(Binding::Var { owner, sym });
+        }
         let unit = &self.units[i];
         for s in &unit.ast.spec {
             if let SpecStmt::StmtFunction { name: n, .. } = s {

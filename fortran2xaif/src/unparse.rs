@@ -28,7 +28,12 @@ pub fn expr(e: &Expr) -> String {
             Literal::Logical(true) => ".true.".into(),
             Literal::Logical(false) => ".false.".into(),
         },
+        Expr::Name(n, _) if n.contains('%') => crate::components::path_text(n, None),
         Expr::Name(n, _) => n.clone(),
+        Expr::Apply { name, args, .. } if name.contains('%') => {
+            let subs: Vec<String> = args.iter().map(|a| expr(&a.value)).collect();
+            crate::components::path_text(name, Some(&subs))
+        }
         Expr::Apply { name, args, .. } => format!("{name}({})", args_text(args)),
         Expr::Member {
             base, field, args, ..

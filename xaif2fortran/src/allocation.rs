@@ -406,6 +406,7 @@ impl UnitGen<'_, '_> {
         let Some(stmt) = parse_allocation(source) else {
             return self.refuse_nested_allocation(source, m);
         };
+        self.refuse_active_component_allocation(source, &stmt, m)?;
         let replayed = self.replayed_objects(&stmt, m)?;
         if stmt.kind == AllocKind::Deallocate && self.section == Section::Tape {
             for r in &replayed {
@@ -429,6 +430,46 @@ impl UnitGen<'_, '_> {
             match stmt.kind {
                 AllocKind::Allocate => self.line(format!("deallocate({})", r.name)),
                 AllocKind::Deallocate => self.pop_allocation(r)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// The reverse sweep cannot yet replay the allocation of a component
+    /// of a derived type with active components (`allocate(s%h(n))`):
+    /// refused by name rather than leaving the adjoint to read released
+    /// storage.
+    fn refuse_active_component_allocation(
+        &self,
+        source: &str,
+        stmt: &AllocStmt,
+        m: &Marker,
+    ) -> Result<()> {
+        if stmt.objects.iter().all(|o| o.is_some()) {
+            return Ok(());
+        }
+        let lower = source.to_ascii_lowercase();
+        let inner = lower.split_once('(').map_or("", |(_, r)| r);
+        for item in top_level_split(inner, ",") {
+            let root: String = item
+                .trim()
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            let derived_active = self
+                .env
+                .index
+                .resolve(self.scope, &root)
+                .is_some_and(|s| self.env.index.has_active_components(s));
+            if item.contains('%') && derived_active {
+                return Err(self.env.xaif.error(
+                    &format!("annotation=\"{}\"", m.annotation),
+                    format!(
+                        "unsupported construct in adjoint mode: allocate/deallocate of a component \
+                         of '{root}', whose type has active components (the reverse sweep cannot \
+                         replay it yet; the tangent modes support it)"
+                    ),
+                ));
             }
         }
         Ok(())

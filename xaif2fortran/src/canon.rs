@@ -19,6 +19,13 @@ pub enum CanonItem {
         name: String,
         lines: Vec<usize>,
     },
+    /// The declaration of a real component of a derived type
+    /// (`!$oad component TYPE%NAME`).
+    Component {
+        type_name: String,
+        name: String,
+        lines: Vec<usize>,
+    },
     /// The executable part of a unit, from the `!$oad body` line to the
     /// `!$oad end-body` line (both exclusive).
     Body {
@@ -168,6 +175,26 @@ impl CanonSource {
                     src.items.push(CanonItem::Decl {
                         unit,
                         name,
+                        lines: decl,
+                    });
+                }
+                "component" => {
+                    let decl = statement_lines(&lines, i + 1);
+                    let Some((type_name, name)) = arg.split_once('%') else {
+                        return Err(err(i, "'!$oad component' wants TYPE%NAME".into()));
+                    };
+                    if decl.is_empty() {
+                        return Err(err(i, "'!$oad component' without a declaration".into()));
+                    }
+                    i = decl.last().unwrap() + 1;
+                    if let Some(u) = &current {
+                        for &l in &decl {
+                            src.line_units.insert(l, u.clone());
+                        }
+                    }
+                    src.items.push(CanonItem::Component {
+                        type_name: type_name.to_ascii_lowercase(),
+                        name: name.to_ascii_lowercase(),
                         lines: decl,
                     });
                 }

@@ -15,6 +15,7 @@ use xaif_schema::{
 
 use crate::canon::{join_statement, CanonItem, CanonSource};
 use crate::codegen::UnitGen;
+use crate::components;
 use crate::error::Result;
 use crate::expr::RefCtx;
 use crate::global_checkpoint::SavedGlobal;
@@ -37,6 +38,9 @@ struct Saved {
     shown: String,
     /// An active array: never a constant, restored without comparing.
     active_array: bool,
+    /// A component of the elements of this rank-1 array of derived type,
+    /// stored element by element (`text` subscripts it with `oad_cp_k`).
+    over_elements: Option<String>,
 }
 
 impl UnitGen<'_, '_> {
@@ -79,6 +83,12 @@ impl UnitGen<'_, '_> {
                 .as_deref()
                 .is_some_and(|d| d.split("::").next().unwrap_or("").contains("optional"))
                 .then(|| name.clone());
+            if sym.type_ == SymbolType::Opaque {
+                if a.intent != Intent::In && !has_intent_in(decl.as_deref()) {
+                    self.component_checkpoints(&name, cfg_scope, &mut saved)?;
+                }
+                continue;
+            }
             if let Some(s) = saved_variable(sym, &name, decl.as_deref(), optional) {
                 saved.push(s);
             }
@@ -164,6 +174,19 @@ impl UnitGen<'_, '_> {
             self.line(format!("if (present({n})) then"));
             self.indent += 1;
         }
+        if let Some(base) = &s.over_elements {
+            let d = "integer :: oad_cp_k".to_string();
+            if !self.extra_decls.contains(&d) {
+                self.extra_decls.push(d);
+            }
+            // Restores pop in the reverse order of the stores.
+            self.line(if store {
+                format!("do oad_cp_k = lbound({base}, 1), ubound({base}, 1)")
+            } else {
+                format!("do oad_cp_k = ubound({base}, 1), lbound({base}, 1), -1")
+            });
+            self.indent += 1;
+        }
         match (&s.allocatable, store) {
             (None, _) => self.expand_inline(&routine, &s.text)?,
             // Stored only when allocated, with its size and the
@@ -195,9 +218,73 @@ impl UnitGen<'_, '_> {
                 self.line("end if");
             }
         }
+        if s.over_elements.is_some() {
+            self.indent -= 1;
+            self.line("end do");
+        }
         if s.optional.is_some() {
             self.indent -= 1;
             self.line("end if");
+        }
+        Ok(())
+    }
+
+    /// The real components of derived-type argument `name`: the component
+    /// paths of the unit that start at it (docs/xaif.md, "Derived types").
+    fn component_checkpoints(
+        &mut self,
+        name: &str,
+        cfg_scope: u64,
+        saved: &mut Vec<Saved>,
+    ) -> Result<()> {
+        let index = self.env.index;
+        let mut paths: Vec<&Symbol> = index
+            .symbols_of(cfg_scope)
+            .into_iter()
+            .filter(|s| {
+                components::is_component_path(&s.symbol_id)
+                    && components::bare_path(&s.symbol_id)
+                        .split('%')
+                        .next()
+                        .is_some_and(|b| b.eq_ignore_ascii_case(name))
+            })
+            .collect();
+        paths.sort_by(|a, b| a.symbol_id.cmp(&b.symbol_id));
+        for sym in paths {
+            let id = sym.symbol_id.to_ascii_lowercase();
+            let ranks = components::part_ranks(&id);
+            let base_rank = ranks[0];
+            let decl = sym
+                .annotation
+                .strip_prefix("component:")
+                .and_then(|c| c.split_once('%'))
+                .and_then(|(t, c)| component_declaration(self.canon, t, c));
+            let bare = components::bare_path(&id);
+            let inner_arrays = ranks[1..ranks.len() - 1].iter().any(|&r| r > 0);
+            let leaf_rank = sym.shape.rank().saturating_sub(base_rank);
+            if inner_arrays || base_rank > 1 {
+                return Err(self.env.xaif.error(
+                    &format!("symbol_id=\"{}\"", sym.symbol_id),
+                    format!("unsupported construct in joint mode: checkpointing component '{bare}' (arrays of derived types inside derived types, or of rank above 1)"),
+                ));
+            }
+            if base_rank == 1 && leaf_rank > 0 {
+                // `cells%q` is not Fortran when both parts are arrays.
+                let mut element = sym.clone();
+                element.shape = xaif_schema::SymbolShape::from_rank(leaf_rank)
+                    .unwrap_or(xaif_schema::SymbolShape::Scalar);
+                let text = bare.replacen('%', "(oad_cp_k)%", 1);
+                if let Some(mut s) = saved_variable(&element, &text, decl.as_deref(), None) {
+                    s.over_elements = Some(name.to_string());
+                    s.shown = bare.clone();
+                    saved.push(s);
+                }
+                continue;
+            }
+            if let Some(mut s) = saved_variable(sym, &bare, decl.as_deref(), None) {
+                s.shown = bare.clone();
+                saved.push(s);
+            }
         }
         Ok(())
     }
@@ -290,5 +377,22 @@ fn saved_variable(
         allocatable: allocatable.then(|| local.to_string()),
         shown: local.to_string(),
         active_array: sym.active && sym.shape.rank() > 0,
+        over_elements: None,
+    })
+}
+
+/// The declaration of component `component` of derived type `type_name`
+/// (its `!$oad component` line), lower case.
+fn component_declaration(canon: &CanonSource, type_name: &str, component: &str) -> Option<String> {
+    canon.items.iter().find_map(|item| match item {
+        CanonItem::Component {
+            type_name: t,
+            name,
+            lines,
+        } if t.eq_ignore_ascii_case(type_name) && name.eq_ignore_ascii_case(component) => {
+            let texts: Vec<&str> = lines.iter().map(|&i| canon.lines[i].as_str()).collect();
+            Some(join_statement(&texts).to_ascii_lowercase())
+        }
+        _ => None,
     })
 }

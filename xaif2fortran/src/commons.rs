@@ -81,7 +81,7 @@ pub fn plan(index: &XaifIndex, canon: &CanonSource, also: &HashSet<String>) -> R
     let mut decl_lines: HashMap<(String, String), Vec<usize>> = HashMap::new();
     for item in &canon.items {
         match item {
-            CanonItem::UnitHeader { .. } => {}
+            CanonItem::UnitHeader { .. } | CanonItem::Component { .. } => {}
             CanonItem::Decl { unit, name, lines } => {
                 decl_lines.insert((unit.clone(), name.clone()), lines.clone());
             }

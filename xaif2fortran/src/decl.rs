@@ -88,6 +88,24 @@ pub fn rewrite_active_decl(stmt: &str, name: &str) -> Result<String, DeclError> 
     Ok(format!("{} :: {entity}", kept.join(", ")))
 }
 
+/// The declaration without its `intent`: a derived-type dummy whose type
+/// has active components is written by the adjoint (component adjoints),
+/// and `intent(out)` would reset its components on entry.
+pub fn drop_intent(stmt: &str) -> String {
+    let Some(&(a, _)) = top_level_positions(stmt, &|s| s == "::").first() else {
+        return stmt.to_string();
+    };
+    let kept: Vec<String> = split_top_commas(&stmt[..a])
+        .into_iter()
+        .filter(|x| {
+            !x.to_ascii_lowercase()
+                .replace(' ', "")
+                .starts_with("intent(")
+        })
+        .collect();
+    format!("{} {}", kept.join(", ").trim_end(), stmt[a..].trim_start())
+}
+
 /// `e` → `active(e)`; `(/ a, b /)` and `[a, b]` element by element.
 fn active_init(init: &str) -> String {
     let inner = init

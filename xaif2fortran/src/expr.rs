@@ -429,8 +429,13 @@ impl<'a> Env<'a> {
     /// The text of a variable reference in the given context.
     pub fn var_ref(&self, r: &VariableReference, ctx: RefCtx) -> Result<String> {
         let parts = self.ref_parts(r)?;
-        let mut text = String::new();
-        for s in &parts.steps {
+        let path = crate::components::is_component_path(&parts.name);
+        let mut text = if path {
+            self.component_path_ref(&parts)?
+        } else {
+            String::new()
+        };
+        for s in parts.steps.iter().filter(|_| !path) {
             match s {
                 VariableReferenceVertex::SymbolReference(sr) => {
                     if !text.is_empty() {
@@ -470,6 +475,32 @@ impl<'a> Env<'a> {
             _ => {}
         }
         Ok(text)
+    }
+
+    /// A component-path reference (`components.rs`): its symbol, then at
+    /// most one subscript list, distributed over the parts.
+    fn component_path_ref(&self, parts: &RefParts) -> Result<String> {
+        let mut subs: Option<Vec<String>> = None;
+        for s in &parts.steps {
+            match s {
+                VariableReferenceVertex::SymbolReference(_) => {}
+                VariableReferenceVertex::ArrayElementReference(a) => {
+                    if subs.is_some() {
+                        return Err(self.xaif.error(
+                            &format!("symbol_id=\"{}\"", parts.name),
+                            "component path with two subscript lists",
+                        ));
+                    }
+                    subs = Some(
+                        a.index_triplets
+                            .iter()
+                            .map(|t| self.triplet(t))
+                            .collect::<Result<Vec<_>>>()?,
+                    );
+                }
+            }
+        }
+        Ok(crate::components::path_text(&parts.name, subs.as_deref()))
     }
 
     fn triplet(&self, t: &IndexTriplet) -> Result<String> {

@@ -9,6 +9,7 @@ pub mod canon;
 pub mod checkpoint;
 pub mod codegen;
 pub mod commons;
+pub mod components;
 pub mod control_flow;
 pub mod decl;
 pub mod error;

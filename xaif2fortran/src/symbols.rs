@@ -24,6 +24,8 @@ pub struct XaifIndex<'a> {
     cfgs_by_name: HashMap<String, &'a ControlFlowGraph>,
     replacements_by_unit: HashMap<String, &'a ReplacementList>,
     replacements_by_name: HashMap<String, &'a ReplacementList>,
+    /// Scopes `type:NAME`: the real components of derived type NAME.
+    type_scopes: HashMap<String, u64>,
 }
 
 /// The unit tag of an annotation `unit:TAG`.
@@ -44,6 +46,7 @@ impl<'a> XaifIndex<'a> {
     pub fn new(cg: &'a CallGraph, xaif: &XaifLocator) -> Result<Self> {
         let mut scopes = HashMap::new();
         let mut unit_scopes = HashMap::new();
+        let mut type_scopes = HashMap::new();
         for scope in &cg.scope_hierarchy.scopes {
             let id = scope_number(scope, xaif)?;
             let mut symbols = HashMap::new();
@@ -54,6 +57,9 @@ impl<'a> XaifIndex<'a> {
             }
             if let Some(tag) = unit_tag(&scope.annotation) {
                 unit_scopes.insert(tag.to_string(), id);
+            }
+            if let Some(name) = scope.annotation.strip_prefix("type:") {
+                type_scopes.insert(name.trim().to_ascii_lowercase(), id);
             }
             scopes.insert(
                 id,
@@ -110,7 +116,29 @@ impl<'a> XaifIndex<'a> {
             cfgs_by_name,
             replacements_by_unit,
             replacements_by_name,
+            type_scopes,
         })
+    }
+
+    /// Whether component `component` of derived type `type_name` holds
+    /// derivatives (`type(active)` in the type's declaration).
+    pub fn is_active_component(&self, type_name: &str, component: &str) -> bool {
+        self.type_scopes
+            .get(&type_name.to_ascii_lowercase())
+            .and_then(|&s| self.symbol(s, component))
+            .is_some_and(|s| s.active)
+    }
+
+    /// Whether a symbol is a variable of a derived type with an active
+    /// component (its `feType` is `type(NAME)`).
+    pub fn has_active_components(&self, sym: &Symbol) -> bool {
+        let fe = sym.fe_type.to_ascii_lowercase().replace(' ', "");
+        let Some(name) = fe.strip_prefix("type(").and_then(|t| t.strip_suffix(')')) else {
+            return false;
+        };
+        self.type_scopes
+            .get(name)
+            .is_some_and(|&s| self.symbols_of(s).iter().any(|c| c.active))
     }
 
     /// The symbol `name` declared in exactly scope `scope`.

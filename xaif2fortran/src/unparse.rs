@@ -12,7 +12,7 @@ use xaif_schema::{CallGraph, CallGraphVertex, SymbolKind};
 use crate::allocation::Section;
 use crate::canon::{join_statement, CanonItem, CanonSource};
 use crate::codegen::UnitGen;
-use crate::decl::{rewrite_active_decl, temp_declaration};
+use crate::decl::{drop_intent, rewrite_active_decl, temp_declaration};
 use crate::error::{Diagnostic, Result, XaifLocator};
 use crate::expr::Env;
 use crate::fortran_text::{add_value_suffix, wrap_line};
@@ -224,6 +224,26 @@ pub fn unparse_program(
                 if commons
                     .dropped_decls
                     .contains(&(unit.clone(), name.clone())) => {}
+            CanonItem::Component {
+                type_name,
+                name,
+                lines,
+            } => {
+                let texts: Vec<&str> = lines.iter().map(|&i| canon.lines[i].as_str()).collect();
+                let first = texts[0];
+                let indent = first.len() - first.trim_start().len();
+                if index.is_active_component(type_name, name) {
+                    let joined = join_statement(&texts);
+                    match rewrite_active_decl(&joined, name) {
+                        Ok(d) => out.push(format!("{}{d}", " ".repeat(indent))),
+                        Err(e) => {
+                            return Err(Diagnostic::new(&canon.file, lines[0] + 1, indent + 1, e.0))
+                        }
+                    }
+                } else {
+                    out.extend(texts.iter().map(|t| t.to_string()));
+                }
+            }
             CanonItem::Decl { unit, name, lines } => {
                 let interface = interfaces.get(&(unit.clone(), name.clone())).copied();
                 out.extend(declaration(&index, canon, unit, name, lines, interface)?);
@@ -366,6 +386,21 @@ pub(crate) fn declaration(
             .is_some_and(|s| s.active && s.kind == SymbolKind::Variable)
     });
     if !active {
+        let derived_active = index
+            .unit_scope(unit)
+            .and_then(|s| index.symbol(s, name))
+            .is_some_and(|s| index.has_active_components(s));
+        if derived_active {
+            let texts: Vec<&str> = lines.iter().map(|&i| canon.lines[i].as_str()).collect();
+            let first = texts[0];
+            let indent = first.len() - first.trim_start().len();
+            let joined = join_statement(&texts);
+            return Ok(vec![format!(
+                "{}{}",
+                " ".repeat(indent),
+                drop_intent(&joined)
+            )]);
+        }
         return Ok(lines.iter().map(|&i| canon.lines[i].clone()).collect());
     }
     let first = &canon.lines[lines[0]];

@@ -36,6 +36,12 @@ impl Canon<'_> {
                 _ => return self.err(span, format!("'{n}' is not a variable")),
             }
         }
+        if lt.cat == Cat::Derived {
+            let paths = self.component_paths_of(&lhs);
+            if !paths.is_empty() {
+                return self.derived_assign(lhs, rhs, lt, paths, span, out);
+            }
+        }
         // Passive data: character, logical-free derived, complex.
         if matches!(lhs, Expr::Member { .. })
             || matches!(lt.cat, Cat::Char | Cat::Derived | Cat::Complex(_))
@@ -122,8 +128,10 @@ impl Canon<'_> {
             }
         });
         if let Some((n, sp)) = real_source {
+            // An integer, logical or character component takes no
+            // derivative, as any other variable of those types.
             if matches!(lt.cat, Cat::Complex(_) | Cat::Derived)
-                || matches!(lhs, Expr::Member { .. })
+                || (matches!(lhs, Expr::Member { .. }) && lt.cat.is_real())
             {
                 return self.err(
                     sp,
@@ -144,6 +152,98 @@ impl Canon<'_> {
             },
             span,
         ));
+        Ok(())
+    }
+
+    /// The component paths (`components.rs`) of a derived-type variable
+    /// named by `e`, as (owner's name, local name) suffixes after the base.
+    fn component_paths_of(&self, e: &Expr) -> Vec<String> {
+        let Expr::Name(n, _) = e else {
+            // Elements and components of derived type: checked by the
+            // caller when their type has real components.
+            return match self.ty(e).cat {
+                Cat::Derived => self.component_paths_of_type(e),
+                _ => vec![],
+            };
+        };
+        let Some((owner, sym)) = self.prog.var(self.unit, n) else {
+            return vec![];
+        };
+        let base = self.prog.symbol(owner, sym).name.clone();
+        self.prog.units[owner]
+            .symbols
+            .iter()
+            .filter(|s| s.component.as_ref().is_some_and(|c| c.parts[0].0 == base))
+            .map(|s| s.name[base.len()..].to_string())
+            .collect()
+    }
+
+    /// A marker list for derived-type expressions other than variables:
+    /// non-empty when their type has real components.
+    fn component_paths_of_type(&self, e: &Expr) -> Vec<String> {
+        let mut root = e;
+        while let Expr::Member { base, .. } | Expr::Paren(base, _) = root {
+            root = base;
+        }
+        let name = match root {
+            Expr::Name(n, _) | Expr::Apply { name: n, .. } => n,
+            _ => return vec![],
+        };
+        match self.prog.var(self.unit, name) {
+            Some((owner, sym)) => {
+                let base = self.prog.symbol(owner, sym).name.clone();
+                self.prog.units[owner]
+                    .symbols
+                    .iter()
+                    .filter(|s| s.component.as_ref().is_some_and(|c| c.parts[0].0 == base))
+                    .map(|_| String::new())
+                    .collect()
+            }
+            None => vec![],
+        }
+    }
+
+    /// Whole-value assignment `a = b` of a derived type with real
+    /// components: the assignment itself stays opaque (it copies
+    /// everything, reallocating allocatable components), and each real
+    /// component is assigned again in the numerical core, so that its
+    /// derivative is copied in the tangent and its adjoint moved back in
+    /// the reverse sweep.
+    fn derived_assign(
+        &mut self,
+        lhs: Expr,
+        rhs: Expr,
+        lt: Ty,
+        paths: Vec<String>,
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) -> FrontResult<()> {
+        let (Expr::Name(l, _), Expr::Name(r, _)) = (&lhs, &rhs) else {
+            return self.err(
+                span,
+                "unsupported construct: assignment of a derived-type value with real components other than variable to variable (write 'a = b', or assign the components)",
+            );
+        };
+        let same_type = match (self.prog.var(self.unit, l), self.prog.var(self.unit, r)) {
+            (Some((o1, s1)), Some((o2, s2))) => {
+                self.prog.symbol(o1, s1).ty == self.prog.symbol(o2, s2).ty
+                    && self.prog.symbol(o1, s1).rank() == self.prog.symbol(o2, s2).rank()
+            }
+            _ => false,
+        };
+        if !same_type {
+            return self.err(
+                span,
+                "unsupported construct: assignment of a derived-type value with real components between variables of different types or shapes",
+            );
+        }
+        let (l, r) = (l.clone(), r.clone());
+        self.passive_assign(lhs, rhs, lt, span, out)?;
+        for p in paths {
+            let target = Expr::Name(format!("{l}{p}"), span);
+            let source = Expr::Name(format!("{r}{p}"), span);
+            self.assign(target, source, span, out)?;
+        }
         Ok(())
     }
 

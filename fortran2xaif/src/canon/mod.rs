@@ -55,7 +55,8 @@ pub fn canonicalise(prog: &mut Program) -> FrontResult<()> {
         if prog.units[i].interface_of.is_some() || prog.units[i].ast.kind == UnitKind::Module {
             continue;
         }
-        let body = std::mem::take(&mut prog.units[i].ast.body);
+        let mut body = std::mem::take(&mut prog.units[i].ast.body);
+        crate::components::rewrite_members(prog, i, &mut body)?;
         let mut c = Canon {
             prog,
             unit: i,

@@ -114,9 +114,23 @@ fn where_becomes_masked_loops() {
 }
 
 #[test]
-fn real_data_into_a_derived_component_is_rejected() {
-    let e = canon_err("module m\n type t\n real :: v\n end type\nend module\nsubroutine s(x)\n use m\n type(t) :: p\n p%v = x\nend\n");
-    assert!(e.contains("derived-type component"), "{e}");
+fn real_components_are_scalarised_like_arrays() {
+    let t = canon_text("module m\n type t\n real :: v(3)\n integer :: n\n end type\nend module\nsubroutine s(x)\n use m\n real x(3)\n type(t) :: p, q\n p%n = 3\n p%v = 2*x\n q = p\nend\n");
+    let b = body(&t, "s");
+    assert!(b.contains("p%v(oad_i1) = 2 * x(oad_i1)"), "{b}");
+    // Whole-value assignment: opaque, then every real component again.
+    assert!(b.contains("q = p\n"), "{b}");
+    assert!(b.contains("q%v(oad_i2) = p%v(oad_i2)"), "{b}");
+    assert!(t.contains("!$oad component t%v\n"), "{t}");
+}
+
+#[test]
+fn type_bound_procedures_are_refused_by_name() {
+    let src = "module m\n type t\n real :: v\n contains\n procedure, nopass :: f\n end type\ncontains\n subroutine f(a)\n real :: a\n end subroutine\nend module\n";
+    let e = Program::build(vec![parse_file(src, 0).unwrap()])
+        .unwrap_err()
+        .message;
+    assert!(e.contains("type-bound procedures"), "{e}");
 }
 
 const GENERIC_MODULE: &str = "module m\nprivate\npublic :: g\ninterface g\nmodule procedure g_vec, g_int\nend interface\ncontains\nsubroutine g_vec(a, s)\nreal(8) :: a(:), s\ns = sum(a)\nend subroutine\nsubroutine g_int(n, s)\ninteger :: n\nreal(8) :: s\ns = n\nend subroutine\nend module\n";

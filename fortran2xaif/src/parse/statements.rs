@@ -349,6 +349,24 @@ impl<'a> FortranParser<'a> {
             "allocate_statement" => {
                 let mut writes = Vec::new();
                 for c in named_children(n) {
+                    // A component (`s%h(n)`): the object without its bounds.
+                    let first = named_children(c).into_iter().next();
+                    if c.kind() == "sized_allocation"
+                        && first.is_some_and(|f| f.kind() == "derived_type_member_expression")
+                    {
+                        if let Ok(Expr::Member {
+                            base, field, span, ..
+                        }) = self.expr(first.unwrap())
+                        {
+                            writes.push(Expr::Member {
+                                base,
+                                field,
+                                args: None,
+                                span,
+                            });
+                        }
+                        continue;
+                    }
                     if c.kind() == "sized_allocation" || c.kind() == "identifier" {
                         if let Some(id) = named_children(c)
                             .into_iter()
