@@ -877,10 +877,21 @@ impl<'a> Emitter<'a> {
                     arguments: xargs,
                 })
             }
-            StmtKind::Opaque { .. } => x::BasicBlockElement::Marker(x::Marker {
-                statement_id: stmt_name(s.id),
-                annotation: format!("canon:{}", s.id),
-            }),
+            StmtKind::Opaque { kind, text, .. } => {
+                // Black-box calls tell the back end what they pass
+                // (docs/xaif.md, "Black-box calls").
+                let black_box = match kind {
+                    crate::ast::OpaqueKind::BlackBox => crate::black_box::callee_of_call_text(text)
+                        .and_then(|n| self.prog.black_boxes.get(n))
+                        .map(|b| b.annotation())
+                        .unwrap_or_default(),
+                    _ => String::new(),
+                };
+                x::BasicBlockElement::Marker(x::Marker {
+                    statement_id: stmt_name(s.id),
+                    annotation: format!("canon:{}{black_box}", s.id),
+                })
+            }
             _ => {
                 return Err(FrontError::new(
                     s.span,

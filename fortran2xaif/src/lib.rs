@@ -3,6 +3,7 @@
 
 pub mod analysis;
 pub mod ast;
+pub mod black_box;
 pub mod canon;
 pub mod cfg;
 pub mod checkpoint_pragmas;

@@ -1,4 +1,4 @@
-//! `fortran2xaif [--form fixed|free] -o P.xaif --canon P.canon.f90 [--locations P.loc] FILE...`
+//! `fortran2xaif [--form fixed|free] [--black-box FILE]... -o P.xaif --canon P.canon.f90 [--locations P.loc] FILE...`
 
 use clap::Parser;
 use fortran2xaif::diagnostics::{render, Diagnostic, Location};
@@ -25,6 +25,10 @@ struct Cli {
     /// sources (read by xaif-booster and xaif2fortran `--locations`).
     #[arg(long, value_name = "P.loc")]
     locations: Option<PathBuf>,
+    /// Declarations of routines without source (black boxes: passive, or
+    /// with tangent and adjoint routines you supply); may be repeated.
+    #[arg(long = "black-box", value_name = "FILE")]
+    black_box: Vec<PathBuf>,
     /// Fortran sources, one program, in compile order.
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
@@ -50,7 +54,14 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let out = match pipeline::run(&cli.files, cli.form) {
+    let library = match fortran2xaif::black_box::Library::read(&cli.black_box) {
+        Ok(l) => l,
+        Err(d) => {
+            eprint!("{}", render(&d));
+            return ExitCode::from(1);
+        }
+    };
+    let out = match pipeline::run_with(&cli.files, cli.form, &library) {
         Ok(o) => o,
         Err(d) => {
             eprint!("{}", render(&d));

@@ -4,6 +4,7 @@
 
 use crate::analysis::{self, ir};
 use crate::ast::{FrontError, Span, UnitKind};
+use crate::black_box::Library;
 use crate::cfg::{self, Cfg};
 use crate::diagnostics::{Diagnostic, Location};
 use crate::emit_xaif::{self, Emitter};
@@ -32,6 +33,16 @@ const KNOWN_PRAGMAS: &[&str] = &["xxx"];
 
 /// Runs the front end on `inputs` (one program, in compile order).
 pub fn run(inputs: &[PathBuf], form: Option<Form>) -> Result<Output, Diagnostic> {
+    run_with(inputs, form, &Library::default())
+}
+
+/// Runs the front end on `inputs` with the black-box routines of
+/// `black_boxes` (routines without source, `--black-box FILE`).
+pub fn run_with(
+    inputs: &[PathBuf],
+    form: Option<Form>,
+    black_boxes: &Library,
+) -> Result<Output, Diagnostic> {
     let mut sources = Vec::new();
     let mut warnings = Vec::new();
     for p in inputs {
@@ -52,8 +63,13 @@ pub fn run(inputs: &[PathBuf], form: Option<Form>) -> Result<Output, Diagnostic>
     }
     let mut clock = StageClock::new();
     let mut prog = Program::build(files).map_err(to_diag)?;
+    reject_black_boxes_with_source(&prog, black_boxes, &locate)?;
+    prog.black_boxes = black_boxes.clone();
     let checkpointed = crate::checkpoint_pragmas::match_loops(&prog, &sources, &locate)?;
     canon::canonicalise(&mut prog).map_err(to_diag)?;
+    for (span, message) in std::mem::take(&mut prog.canon_warnings) {
+        warnings.push(Diagnostic::warning(locate(span), message));
+    }
     clock.lap("parse, semantics, canonicalisation");
     let mut next_id = 0;
     for u in prog.units.iter_mut() {
@@ -163,6 +179,32 @@ pub fn run(inputs: &[PathBuf], form: Option<Form>) -> Result<Output, Diagnostic>
 }
 
 type Named = Vec<(String, Location)>;
+
+/// A routine declared as a black box must not also be defined in the
+/// inputs: which of the two the user means is not for the tool to guess.
+fn reject_black_boxes_with_source(
+    prog: &Program,
+    black_boxes: &Library,
+    locate: &dyn Fn(Span) -> Location,
+) -> Result<(), Diagnostic> {
+    for unit in &prog.units {
+        if !matches!(unit.ast.kind, UnitKind::Subroutine | UnitKind::Function)
+            || unit.interface_of.is_some()
+        {
+            continue;
+        }
+        if let Some(b) = black_boxes.get(&unit.ast.name) {
+            return Err(Diagnostic::error(
+                locate(unit.ast.span),
+                format!(
+                    "'{}' is defined here and declared as a black box at {}: a routine is either differentiated from its source or a black box, not both",
+                    unit.ast.name, b.declared_at
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
 
 /// Pointers are passive: a pointer associated with active real data would
 /// carry values without derivatives, so that is an error.

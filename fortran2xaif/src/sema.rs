@@ -180,6 +180,10 @@ pub struct Program {
     pub units: Vec<UnitInfo>,
     /// Unit names visible globally (external procedures, modules, programs).
     pub globals: HashMap<String, usize>,
+    /// Routines without source the user declared (`black_box.rs`).
+    pub black_boxes: crate::black_box::Library,
+    /// Warnings found while canonicalising (calls of passive black boxes).
+    pub canon_warnings: Vec<(Span, String)>,
 }
 
 impl Program {
@@ -188,6 +192,8 @@ impl Program {
         let mut prog = Program {
             units: Vec::new(),
             globals: HashMap::new(),
+            black_boxes: Default::default(),
+            canon_warnings: Vec::new(),
         };
         let mut tags: HashMap<String, usize> = HashMap::new();
         for f in files {

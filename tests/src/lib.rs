@@ -144,7 +144,13 @@ pub fn load_examples(root: &Path) -> Result<Vec<Example>, String> {
             continue;
         }
         let manifest = Manifest::read(&manifest_path)?;
-        for file in manifest.files.iter().chain(&manifest.data) {
+        for file in manifest
+            .files
+            .iter()
+            .chain(&manifest.data)
+            .chain(&manifest.black_box)
+            .chain(&manifest.link_sources)
+        {
             if !dir.join(file).is_file() {
                 return Err(format!("{name}: listed file `{file}` does not exist"));
             }
@@ -404,15 +410,34 @@ pub fn set_bench_size(line: &str, size: u64) -> String {
     format!("{}= {size} {}", &line[..eq], &line[tag..])
 }
 
-fn gfortran(build: &Path, sources: &[PathBuf], driver: &Path, exe: &Path) -> Result<(), String> {
+/// Compiles `sources` (then the example's link sources, found in
+/// `link_dir`) with `driver` into `exe`, linking the example's libraries.
+fn gfortran(
+    build: &Path,
+    sources: &[PathBuf],
+    driver: &Path,
+    exe: &Path,
+    m: &Manifest,
+    link_dir: &Path,
+) -> Result<(), String> {
     let mut command = Command::new("gfortran");
     command
         .current_dir(build)
         .args(sources)
+        .args(m.link_sources.iter().map(|f| link_dir.join(f)))
         .arg(driver)
         .arg("-o")
-        .arg(exe);
+        .arg(exe)
+        .args(m.libraries.iter().map(|l| format!("-l{l}")));
     run_checked(&mut command, "gfortran").map(|_| ())
+}
+
+/// `--black-box FILE` for each declaration file of the example.
+fn black_box_options(m: &Manifest) -> Vec<String> {
+    m.black_box
+        .iter()
+        .flat_map(|f| ["--black-box".to_string(), f.clone()])
+        .collect()
 }
 
 /// The original leg: compile the example with the finite-difference driver and run it.
@@ -424,7 +449,7 @@ pub fn run_original(example: &Example, size: Option<u64>) -> Result<DriverOutput
     fs::write(&driver, drivers::finite_difference_driver(m)).map_err(|e| e.to_string())?;
     let sources: Vec<PathBuf> = m.files.iter().map(|f| src.join(f)).collect();
     let exe = work.join("fd_driver");
-    gfortran(&work, &sources, &driver, &exe)?;
+    gfortran(&work, &sources, &driver, &exe, m, &src)?;
     let stdout = run_checked(timed(&exe).current_dir(&src), "original program")?;
     let _ = fs::write(work.join("output.txt"), &stdout);
     let out = parse_driver_output(&stdout, m.nx, m.ny)?;
@@ -486,6 +511,7 @@ pub fn run_mode(example: &Example, leg: &str, size: Option<u64>) -> Result<Drive
         .current_dir(&src)
         .args(["-m", mode])
         .args(options)
+        .args(black_box_options(m))
         .arg("-o")
         .arg(&out_dir)
         .args(&m.files);
@@ -530,7 +556,7 @@ pub fn run_generated(
     let build = work.join("build");
     fs::create_dir_all(&build).map_err(|e| e.to_string())?;
     let exe = work.join(format!("driver_{mode}"));
-    gfortran(&build, &sources, &driver, &exe)?;
+    gfortran(&build, &sources, &driver, &exe, m, run_dir)?;
     let stdout = run_checked(timed(&exe).current_dir(run_dir), "differentiated program")?;
     let _ = fs::write(work.join("output.txt"), &stdout);
     parse_driver_output(&stdout, m.nx, m.ny)
@@ -549,7 +575,9 @@ pub fn time_leg(example: &Example, mode: &str, size: Option<u64>) -> Result<f64,
         let mut command = timed(&openad_program()?);
         command
             .current_dir(&src)
-            .args(["-m", mode, "-o"])
+            .args(["-m", mode])
+            .args(black_box_options(m))
+            .arg("-o")
             .arg(&out_dir)
             .args(&m.files);
         run_checked(&mut command, "openad")?;
@@ -569,9 +597,11 @@ pub fn time_leg(example: &Example, mode: &str, size: Option<u64>) -> Result<f64,
         .current_dir(&work)
         .arg("-O2")
         .args(&sources)
+        .args(m.link_sources.iter().map(|f| src.join(f)))
         .arg(&driver)
         .arg("-o")
-        .arg(&exe);
+        .arg(&exe)
+        .args(m.libraries.iter().map(|l| format!("-l{l}")));
     run_checked(&mut command, "gfortran -O2")?;
     let stdout = run_checked(timed(&exe).current_dir(&src), "timing run")?;
     stdout

@@ -12,6 +12,9 @@
 //! data = ["table.dat"]                # optional, files the program reads at run time
 //! use_module = "model_mod"            # optional, module the driver must `use` to see head
 //! head = "head"                       # optional, name of the top-level routine
+//! black_box = ["lapack.bb"]           # optional, black-box declarations (`openad --black-box`)
+//! link_sources = ["derivs.f90", "c.c"] # optional, compiled and linked in every leg, never differentiated
+//! libraries = ["lapack"]              # optional, linked in every leg (`-llapack`)
 //! ```
 //!
 //! Only this subset of TOML is read: one `key = value` per line, values are
@@ -43,6 +46,13 @@ pub struct Manifest {
     pub data: Vec<String>,
     pub use_module: Option<String>,
     pub head: String,
+    /// Black-box declaration files passed to `openad --black-box`.
+    pub black_box: Vec<String>,
+    /// Sources compiled and linked with every leg but not given to
+    /// `openad` (routines without source, hand-written derivatives).
+    pub link_sources: Vec<String>,
+    /// Libraries linked with every leg (`-lNAME`), after everything else.
+    pub libraries: Vec<String>,
     /// Benchmarks only: the line of the sources tagged `! bench-size` gets this parameter.
     pub size_small: Option<u64>,
     pub size_large: Option<u64>,
@@ -79,6 +89,9 @@ impl Manifest {
             "data",
             "use_module",
             "head",
+            "black_box",
+            "link_sources",
+            "libraries",
             "size_small",
             "size_large",
         ];
@@ -125,6 +138,9 @@ impl Manifest {
             data: text_list(&table, "data")?.unwrap_or_default(),
             use_module: string(&table, "use_module")?,
             head: string(&table, "head")?.unwrap_or_else(|| "head".into()),
+            black_box: text_list(&table, "black_box")?.unwrap_or_default(),
+            link_sources: text_list(&table, "link_sources")?.unwrap_or_default(),
+            libraries: text_list(&table, "libraries")?.unwrap_or_default(),
             size_small: number(&table, "size_small")?.map(|n| n as u64),
             size_large: number(&table, "size_large")?.map(|n| n as u64),
         })
@@ -279,6 +295,19 @@ mod tests {
         assert!(m.applies_to("rs") && !m.applies_to("fv"));
         assert_eq!(m.tolerance, 1e-4);
         assert_eq!(m.fd_step, DEFAULT_FD_STEP);
+        assert!(m.black_box.is_empty() && m.link_sources.is_empty() && m.libraries.is_empty());
+    }
+
+    #[test]
+    fn black_boxes_link_sources_and_libraries() {
+        let m = Manifest::parse(
+            "files=[\"a.f90\"]\nnx=1\nny=1\nx0=[1.0]\nblack_box=[\"l.bb\"]\nlink_sources=[\"d.f90\", \"c.c\"]\nlibraries=[\"lapack\"]",
+        )
+        .unwrap();
+        assert_eq!(m.black_box, ["l.bb"]);
+        assert_eq!(m.link_sources, ["d.f90", "c.c"]);
+        assert_eq!(m.libraries, ["lapack"]);
+        assert!(Manifest::parse("files=[\"a.f90\"]\nnx=1\nny=1\nx0=[1.0]\nlibraries=\"lapack\"").is_err());
     }
 
     #[test]
