@@ -160,7 +160,7 @@ impl Canon<'_> {
             let outputs = if dropped.is_empty() {
                 String::new()
             } else {
-                format!(" (its real outputs {} carry no derivative)", dropped.join(", "))
+                format!(" (real outputs without derivative: {})", dropped.join(", "))
             };
             self.prog.canon_warnings.push((
                 span,

@@ -1,0 +1,62 @@
+! Upwind advection with decay of a tracer in a periodic channel. Each
+! step a C routine (a passive black box, declared in monitor.bb) reports
+! the total mass, logged in the module, and the number of negative
+! cells; when there are any, a positivity fix clips them (not at this
+! input point: the fix is a kink the derivatives do not see).
+module tracer_mod
+  implicit none
+  integer, parameter :: ncell = 8
+  integer, parameter :: nsteps = 12
+  real(8), parameter :: dx = 0.125d0
+  real(8) :: mass_log(nsteps)
+  integer :: clipped_steps = 0
+contains
+  subroutine advect(c, velocity, decay, dt)
+    real(8), intent(inout) :: c(ncell)
+    real(8), intent(in) :: velocity, decay, dt
+    real(8) :: flux(ncell)
+    integer :: i, upwind
+    do i = 1, ncell
+      upwind = i - 1
+      if (upwind < 1) upwind = ncell
+      flux(i) = velocity * c(upwind)
+    end do
+    do i = 1, ncell
+      c(i) = c(i) - dt / dx * (velocity * c(i) - flux(i)) - dt * decay * c(i)**2
+    end do
+  end subroutine advect
+
+  subroutine step(c, velocity, decay, dt, k)
+    real(8), intent(inout) :: c(ncell)
+    real(8), intent(in) :: velocity, decay, dt
+    integer, intent(in) :: k
+    real(8) :: mass
+    integer :: negative
+    call advect(c, velocity, decay, dt)
+    call monitor_tracer(ncell, c, dx, mass, negative)
+    mass_log(k) = mass
+    if (negative > 0) then
+      c = max(c, 0.0d0)
+      clipped_steps = clipped_steps + 1
+    end if
+  end subroutine step
+end module tracer_mod
+
+subroutine head(x, y)
+  use tracer_mod
+  implicit none
+  real(8), intent(in) :: x(3)
+  real(8), intent(out) :: y(2)
+  real(8) :: c(ncell)
+  integer :: i, k
+  !$openad INDEPENDENT(x)
+  do i = 1, ncell
+    c(i) = 1.0d0 + x(1) * exp(-(i - 4.0d0)**2 / 4.0d0)
+  end do
+  do k = 1, nsteps
+    call step(c, x(2), x(3), 0.02d0, k)
+  end do
+  y(1) = sum(c) * dx
+  y(2) = c(ncell / 2) * c(ncell)
+  !$openad DEPENDENT(y)
+end subroutine head

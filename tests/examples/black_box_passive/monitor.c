@@ -1,0 +1,17 @@
+/* Diagnostics of the tracer field, from a C library whose source the
+ * model's build does not give to openad: total mass and the number of
+ * cells below zero. Called from Fortran (by reference, trailing
+ * underscore). */
+void monitor_tracer_(const int *n, const double *c, const double *dx,
+                     double *mass, int *negative)
+{
+    double total = 0.0;
+    int count = 0;
+    for (int i = 0; i < *n; i++) {
+        total += c[i] * (*dx);
+        if (c[i] < 0.0)
+            count++;
+    }
+    *mass = total;
+    *negative = count;
+}
