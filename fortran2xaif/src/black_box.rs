@@ -94,6 +94,9 @@ pub enum Derivatives {
 pub struct BlackBox {
     pub name: String,
     pub args: Vec<BlackBoxArg>,
+    /// Declared by a pragma (`black_box_pragmas.rs`) with only the
+    /// intents: each call gives the types and ranks, nothing is active.
+    pub call_intents: Option<Vec<ArgIntent>>,
     pub derivatives: Derivatives,
     /// Where the declaration starts (for "declared here" notes).
     pub declared_at: Location,
@@ -456,6 +459,7 @@ impl Draft {
         Ok(BlackBox {
             name: self.name,
             args,
+            call_intents: None,
             derivatives,
             declared_at: self.declared_at,
         })

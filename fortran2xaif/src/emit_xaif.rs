@@ -877,13 +877,15 @@ impl<'a> Emitter<'a> {
                     arguments: xargs,
                 })
             }
-            StmtKind::Opaque { kind, text, .. } => {
+            StmtKind::Opaque { kind, .. } => {
                 // Black-box calls tell the back end what they pass
                 // (docs/xaif.md, "Black-box calls").
                 let black_box = match kind {
-                    crate::ast::OpaqueKind::BlackBox => crate::black_box::callee_of_call_text(text)
-                        .and_then(|n| self.prog.black_boxes.get(n))
-                        .map(|b| b.annotation())
+                    crate::ast::OpaqueKind::BlackBox => self
+                        .prog
+                        .black_box_calls
+                        .get(&(s.span.file, s.span.line, s.span.column))
+                        .cloned()
                         .unwrap_or_default(),
                     _ => String::new(),
                 };

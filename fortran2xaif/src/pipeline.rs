@@ -29,7 +29,7 @@ pub struct Output {
 
 /// `$openad` pragmas other than INDEPENDENT/DEPENDENT that are understood
 /// (and passed over here).
-const KNOWN_PRAGMAS: &[&str] = &["xxx"];
+const KNOWN_PRAGMAS: &[&str] = &["xxx", "black-box"];
 
 /// Runs the front end on `inputs` (one program, in compile order).
 pub fn run(inputs: &[PathBuf], form: Option<Form>) -> Result<Output, Diagnostic> {
@@ -63,8 +63,10 @@ pub fn run_with(
     }
     let mut clock = StageClock::new();
     let mut prog = Program::build(files).map_err(to_diag)?;
-    reject_black_boxes_with_source(&prog, black_boxes, &locate)?;
-    prog.black_boxes = black_boxes.clone();
+    let mut black_boxes = black_boxes.clone();
+    crate::black_box_pragmas::declare_from_pragmas(&prog, &sources, &mut black_boxes)?;
+    reject_black_boxes_with_source(&prog, &black_boxes, &locate)?;
+    prog.black_boxes = black_boxes;
     let checkpointed = crate::checkpoint_pragmas::match_loops(&prog, &sources, &locate)?;
     canon::canonicalise(&mut prog).map_err(to_diag)?;
     for (span, message) in std::mem::take(&mut prog.canon_warnings) {

@@ -184,6 +184,9 @@ pub struct Program {
     pub black_boxes: crate::black_box::Library,
     /// Warnings found while canonicalising (calls of passive black boxes).
     pub canon_warnings: Vec<(Span, String)>,
+    /// The XAIF marker annotation suffix of each black-box call, by the
+    /// call's position (`black_box.rs`, `BlackBox::annotation`).
+    pub black_box_calls: HashMap<(usize, usize, usize), String>,
 }
 
 impl Program {
@@ -194,6 +197,7 @@ impl Program {
             globals: HashMap::new(),
             black_boxes: Default::default(),
             canon_warnings: Vec::new(),
+            black_box_calls: HashMap::new(),
         };
         let mut tags: HashMap<String, usize> = HashMap::new();
         for f in files {

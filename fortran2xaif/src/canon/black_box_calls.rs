@@ -12,7 +12,7 @@
 //! section or expression would not allow.
 
 use crate::ast::*;
-use crate::black_box::{ArgType, BlackBox, Derivatives};
+use crate::black_box::{ArgIntent, ArgType, BlackBox, BlackBoxArg, Derivatives};
 use crate::sema::{Binding, Cat};
 use crate::unparse;
 
@@ -26,6 +26,22 @@ impl Canon<'_> {
         span: Span,
         out: &mut Vec<Stmt>,
     ) -> FrontResult<()> {
+        let mut bb = bb;
+        if let Some(intents) = bb.call_intents.clone() {
+            if intents.len() != args.len() {
+                return self.err(
+                    span,
+                    format!(
+                        "call of black box '{}' passes {} argument(s), its pragma at {} gives {} intent(s)",
+                        bb.name,
+                        args.len(),
+                        bb.declared_at,
+                        intents.len()
+                    ),
+                );
+            }
+            bb.args = self.arguments_as_called(&args, &intents);
+        }
         let callee = &bb.name;
         if args.len() != bb.args.len() {
             return self.err(
@@ -176,7 +192,7 @@ impl Canon<'_> {
             args
         };
         for (a, d) in args.iter().zip(&bb.args) {
-            if d.intent != crate::black_box::ArgIntent::Out {
+            if d.intent != ArgIntent::Out {
                 reads.push(a.value.clone());
             }
             if d.intent.writes() {
@@ -184,6 +200,9 @@ impl Canon<'_> {
             }
         }
         let text = format!("call {callee}({})", unparse::args_text(&args));
+        self.prog
+            .black_box_calls
+            .insert((span.file, span.line, span.column), bb.annotation());
         out.push(stmt(
             StmtKind::Opaque {
                 kind: OpaqueKind::BlackBox,
@@ -195,6 +214,34 @@ impl Canon<'_> {
         ));
         out.extend(post);
         Ok(())
+    }
+}
+
+impl Canon<'_> {
+    /// The dummies of a black box declared by a pragma, from one call and
+    /// the pragma's intents: types and ranks as passed, nothing active.
+    fn arguments_as_called(&self, args: &[Arg], intents: &[ArgIntent]) -> Vec<BlackBoxArg> {
+        args.iter()
+            .zip(intents)
+            .enumerate()
+            .map(|(k, (a, intent))| {
+                let t = self.ty(&a.value);
+                BlackBoxArg {
+                    name: a.keyword.clone().unwrap_or_else(|| format!("argument {}", k + 1)),
+                    ty: match t.cat {
+                        Cat::Real(8) => ArgType::Double,
+                        Cat::Real(_) => ArgType::OtherReal,
+                        Cat::Int => ArgType::Integer,
+                        Cat::Logical => ArgType::Logical,
+                        Cat::Complex(_) => ArgType::Complex,
+                        _ => ArgType::Character,
+                    },
+                    rank: t.rank,
+                    intent: *intent,
+                    active: false,
+                }
+            })
+            .collect()
     }
 }
 

@@ -2,7 +2,9 @@
 ! step a C routine (a passive black box, declared in monitor.bb) reports
 ! the total mass, logged in the module, and the number of negative
 ! cells; when there are any, a positivity fix clips them (not at this
-! input point: the fix is a kink the derivatives do not see).
+! input point: the fix is a kink the derivatives do not see). At the end
+! another C routine, declared passive by a pragma next to its call,
+! records the extremes of the field.
 module tracer_mod
   implicit none
   integer, parameter :: ncell = 8
@@ -10,6 +12,7 @@ module tracer_mod
   real(8), parameter :: dx = 0.125d0
   real(8) :: mass_log(nsteps)
   integer :: clipped_steps = 0
+  real(8) :: field_min, field_max
 contains
   subroutine advect(c, velocity, decay, dt)
     real(8), intent(inout) :: c(ncell)
@@ -56,6 +59,8 @@ subroutine head(x, y)
   do k = 1, nsteps
     call step(c, x(2), x(3), 0.02d0, k)
   end do
+  !$openad BLACK-BOX PASSIVE record_extremes(in, in, out, out)
+  call record_extremes(ncell, c, field_min, field_max)
   y(1) = sum(c) * dx
   y(2) = c(ncell / 2) * c(ncell)
   !$openad DEPENDENT(y)

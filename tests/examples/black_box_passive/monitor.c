@@ -15,3 +15,17 @@ void monitor_tracer_(const int *n, const double *c, const double *dx,
     *mass = total;
     *negative = count;
 }
+
+/* Smallest and largest value of the field. */
+void record_extremes_(const int *n, const double *c, double *lo, double *hi)
+{
+    double a = c[0], b = c[0];
+    for (int i = 1; i < *n; i++) {
+        if (c[i] < a)
+            a = c[i];
+        if (c[i] > b)
+            b = c[i];
+    }
+    *lo = a;
+    *hi = b;
+}
