@@ -233,9 +233,11 @@ fn examples_compile_to_the_same_results() {
             continue;
         };
         let files = toml_list(&text, "files").unwrap_or_else(|| vec!["head.f90".into()]);
+        let black_boxes = toml_list(&text, "black_box").unwrap_or_default();
         let out = Command::cargo_bin("fortran2xaif")
             .unwrap()
             .current_dir(&dir)
+            .args(black_boxes.iter().flat_map(|f| ["--black-box", f.as_str()]))
             .arg("-o")
             .arg(
                 outputs
@@ -336,13 +338,27 @@ fn same_results_as_original(
     );
     std::fs::write(work.path().join("drv.f90"), driver).map_err(|e| e.to_string())?;
     let canon = outputs.join(format!("fe-{name}.canon.f90"));
+    // Routines without source and hand-written derivatives are linked,
+    // never canonicalised.
+    let link_sources: Vec<PathBuf> = toml_list(manifest, "link_sources")
+        .unwrap_or_default()
+        .iter()
+        .map(|f| dir.join(f))
+        .collect();
+    let libraries: Vec<String> = toml_list(manifest, "libraries")
+        .unwrap_or_default()
+        .iter()
+        .map(|l| format!("-l{l}"))
+        .collect();
     let build_and_run = |exe: &str, sources: Vec<PathBuf>| -> Result<String, String> {
         let o = process::Command::new("gfortran")
             .current_dir(work.path())
             .arg("-o")
             .arg(exe)
             .args(&sources)
+            .args(&link_sources)
             .arg("drv.f90")
+            .args(&libraries)
             .output()
             .map_err(|e| e.to_string())?;
         if !o.status.success() {
