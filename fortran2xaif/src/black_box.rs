@@ -119,7 +119,11 @@ impl BlackBox {
                 format!("tangent:{tangent};adjoint:{adjoint}")
             }
         };
-        format!(";blackbox:{};{derivatives};args:{}", self.name, args.join(","))
+        format!(
+            ";blackbox:{};{derivatives};args:{}",
+            self.name,
+            args.join(",")
+        )
     }
 }
 
@@ -334,7 +338,10 @@ impl Draft {
     fn declare(&mut self, lower: &str, at: Location) -> Result<(), Diagnostic> {
         let (spec, names) = lower.split_once("::").expect("caller checked `::`");
         let parts = split_top_level(spec);
-        let type_text = parts.first().map(|s| s.replace(' ', "")).unwrap_or_default();
+        let type_text = parts
+            .first()
+            .map(|s| s.replace(' ', ""))
+            .unwrap_or_default();
         let ty = parse_type(&type_text).ok_or_else(|| {
             Diagnostic::error(
                 at.clone(),
@@ -346,7 +353,10 @@ impl Draft {
         let mut dimension_rank = None;
         for attr in &parts[1..] {
             let attr = attr.replace(' ', "");
-            if let Some(i) = attr.strip_prefix("intent(").and_then(|i| i.strip_suffix(')')) {
+            if let Some(i) = attr
+                .strip_prefix("intent(")
+                .and_then(|i| i.strip_suffix(')'))
+            {
                 intent = Some(match i {
                     "in" => ArgIntent::In,
                     "out" => ArgIntent::Out,
@@ -368,7 +378,9 @@ impl Draft {
             } else {
                 return Err(Diagnostic::error(
                     at,
-                    format!("unknown attribute `{attr}` (intent(in|out|inout), dimension(...), active)"),
+                    format!(
+                        "unknown attribute `{attr}` (intent(in|out|inout), dimension(...), active)"
+                    ),
                 ));
             }
         }
@@ -413,7 +425,10 @@ impl Draft {
             if self.args.insert(name.to_string(), arg).is_some() {
                 return Err(Diagnostic::error(
                     at,
-                    format!("argument '{name}' of black box '{}' is declared twice", self.name),
+                    format!(
+                        "argument '{name}' of black box '{}' is declared twice",
+                        self.name
+                    ),
                 ));
             }
         }
@@ -437,17 +452,21 @@ impl Draft {
                 if !args.iter().any(|a| a.active) {
                     return Err(Diagnostic::error(
                         end,
-                        format!("black box '{}' has derivative routines but no `active` argument", self.name),
+                        format!(
+                            "black box '{}' has derivative routines but no `active` argument",
+                            self.name
+                        ),
                     ));
                 }
                 Derivatives::Routines { tangent, adjoint }
             }
-            (false, None, None) => {
-                return Err(Diagnostic::error(
-                    end,
-                    format!("black box '{}' says neither `passive` nor `tangent NAME` and `adjoint NAME`", self.name),
-                ))
-            }
+            (false, None, None) => return Err(Diagnostic::error(
+                end,
+                format!(
+                    "black box '{}' says neither `passive` nor `tangent NAME` and `adjoint NAME`",
+                    self.name
+                ),
+            )),
             (false, t, _) => {
                 let missing = if t.is_none() { "tangent" } else { "adjoint" };
                 return Err(Diagnostic::error(

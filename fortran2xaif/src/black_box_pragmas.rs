@@ -153,7 +153,10 @@ mod tests {
         assert_eq!(parse_passive_declaration("passive monitor"), None);
         assert_eq!(parse_passive_declaration("passive f(in, sideways)"), None);
         assert_eq!(parse_passive_declaration("tangent(f_d)"), None);
-        assert_eq!(strip_keyword("black-box passive f(in)", KEYWORD), Some(" passive f(in)"));
+        assert_eq!(
+            strip_keyword("black-box passive f(in)", KEYWORD),
+            Some(" passive f(in)")
+        );
         assert_eq!(strip_keyword("black-boxes", KEYWORD), None);
     }
 }

@@ -307,7 +307,10 @@ mod tests {
         assert_eq!(m.black_box, ["l.bb"]);
         assert_eq!(m.link_sources, ["d.f90", "c.c"]);
         assert_eq!(m.libraries, ["lapack"]);
-        assert!(Manifest::parse("files=[\"a.f90\"]\nnx=1\nny=1\nx0=[1.0]\nlibraries=\"lapack\"").is_err());
+        assert!(
+            Manifest::parse("files=[\"a.f90\"]\nnx=1\nny=1\nx0=[1.0]\nlibraries=\"lapack\"")
+                .is_err()
+        );
     }
 
     #[test]

@@ -50,7 +50,11 @@ fn passive_black_boxes_warn_at_each_call() {
     let head = work.path().join("head.f90");
     for (call, routine, dropped) in [
         ("call monitor_tracer", "monitor_tracer", "mass"),
-        ("call record_extremes", "record_extremes", "argument 3, argument 4"),
+        (
+            "call record_extremes",
+            "record_extremes",
+            "argument 3, argument 4",
+        ),
     ] {
         let (line, column) = position_of(&head, call);
         let expected = format!(
@@ -106,7 +110,10 @@ fn assert_refused(files: &[(&str, &str)], args: &[&str], at: (&str, usize), mess
 #[test]
 fn a_call_with_the_wrong_number_of_arguments_is_refused_at_the_call() {
     assert_refused(
-        &[("m.f90", &model("call solve(2, a, b)")), ("lib.bb", LIBRARY)],
+        &[
+            ("m.f90", &model("call solve(2, a, b)")),
+            ("lib.bb", LIBRARY),
+        ],
         &["--black-box", "lib.bb", "m.f90"],
         ("m.f90", 10),
         "call of black box 'solve' passes 3 argument(s), its declaration at lib.bb:1:1 has 4",
@@ -155,16 +162,25 @@ fn a_pragma_with_the_wrong_number_of_intents_is_refused_at_the_call() {
 
 #[test]
 fn wrong_declarations_are_refused_in_the_declaration_file() {
-    let bad_active = LIBRARY.replace("integer, intent(in) :: n", "integer, intent(in), active :: n");
+    let bad_active = LIBRARY.replace(
+        "integer, intent(in) :: n",
+        "integer, intent(in), active :: n",
+    );
     assert_refused(
-        &[("m.f90", &model("call solve(2, a, b, info)")), ("lib.bb", &bad_active)],
+        &[
+            ("m.f90", &model("call solve(2, a, b, info)")),
+            ("lib.bb", &bad_active),
+        ],
         &["--black-box", "lib.bb", "m.f90"],
         ("lib.bb", 4),
         "`active` needs a double precision real",
     );
     let no_adjoint = LIBRARY.replace("  adjoint solve_b\n", "");
     assert_refused(
-        &[("m.f90", &model("call solve(2, a, b, info)")), ("lib.bb", &no_adjoint)],
+        &[
+            ("m.f90", &model("call solve(2, a, b, info)")),
+            ("lib.bb", &no_adjoint),
+        ],
         &["--black-box", "lib.bb", "m.f90"],
         ("lib.bb", 7),
         "black box 'solve' has no adjoint routine",
@@ -174,7 +190,10 @@ fn wrong_declarations_are_refused_in_the_declaration_file() {
 #[test]
 fn arguments_that_do_not_fit_the_declaration_are_refused_at_the_call() {
     assert_refused(
-        &[("m.f90", &model("call solve(2, a(1, 1), b, info)")), ("lib.bb", LIBRARY)],
+        &[
+            ("m.f90", &model("call solve(2, a(1, 1), b, info)")),
+            ("lib.bb", LIBRARY),
+        ],
         &["--black-box", "lib.bb", "m.f90"],
         ("m.f90", 10),
         "argument 'a' of differentiable black box 'solve' is an array element or section",

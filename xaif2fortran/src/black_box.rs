@@ -171,7 +171,10 @@ impl UnitGen<'_, '_> {
                 .error(&format!("statement_id=\"{}\"", m.statement_id), message)
         };
         let call = parse_black_box(description).map_err(|e| {
-            located(self, format!("malformed black-box annotation '{description}': {e}"))
+            located(
+                self,
+                format!("malformed black-box annotation '{description}': {e}"),
+            )
         })?;
         let actuals = call_actuals(source)
             .filter(|a| a.len() == call.args.len())
@@ -190,7 +193,10 @@ impl UnitGen<'_, '_> {
             {
                 return Err(located(
                     self,
-                    format!("black-box call '{}': active argument '{a}' is not an active variable", call.name),
+                    format!(
+                        "black-box call '{}': active argument '{a}' is not an active variable",
+                        call.name
+                    ),
                 ));
             }
         }
@@ -198,7 +204,11 @@ impl UnitGen<'_, '_> {
         let Some((tangent, adjoint)) = call.derivatives.clone() else {
             // Passive: values in, derivatives of what it writes dropped.
             if !mirror {
-                self.line(format!("call {}({})", call.name, self.values(&actuals).join(", ")));
+                self.line(format!(
+                    "call {}({})",
+                    call.name,
+                    self.values(&actuals).join(", ")
+                ));
             }
             if !adjoint_modes || mirror {
                 self.zero_written(&actuals, &call, |_| true);
@@ -210,7 +220,7 @@ impl UnitGen<'_, '_> {
                 let args = self.with_derivatives(&actuals, &call, "");
                 self.line(format!("call {tangent}({})", args.join(", ")));
             }
-            (Mode::VectorTangent, _) => self.vector_tangent_call(&tangent, &actuals, &call),
+            (Mode::VectorTangent, _) => self.vector_tangent_call(&tangent, &actuals, &call, m)?,
             (_, false) => {
                 if self.section == Section::Tape {
                     for (a, info) in actuals.iter().zip(&call.args) {
@@ -219,7 +229,11 @@ impl UnitGen<'_, '_> {
                         }
                     }
                 }
-                self.line(format!("call {}({})", call.name, self.values(&actuals).join(", ")));
+                self.line(format!(
+                    "call {}({})",
+                    call.name,
+                    self.values(&actuals).join(", ")
+                ));
             }
             (_, true) => {
                 for (a, info) in actuals.iter().zip(&call.args).rev() {
@@ -246,9 +260,18 @@ impl UnitGen<'_, '_> {
 
     /// The actuals with each active one followed by its derivative
     /// (`x%d` and the `subscript`, `(j)` in vector mode).
-    fn with_derivatives(&self, actuals: &[String], call: &BlackBoxCall, subscript: &str) -> Vec<String> {
+    fn with_derivatives(
+        &self,
+        actuals: &[String],
+        call: &BlackBoxCall,
+        subscript: &str,
+    ) -> Vec<String> {
         let mut out = Vec::new();
-        for (text, (a, info)) in self.values(actuals).into_iter().zip(actuals.iter().zip(&call.args)) {
+        for (text, (a, info)) in self
+            .values(actuals)
+            .into_iter()
+            .zip(actuals.iter().zip(&call.args))
+        {
             out.push(text);
             if info.active {
                 out.push(format!("{a}%d{subscript}"));
@@ -259,7 +282,12 @@ impl UnitGen<'_, '_> {
 
     /// Zeroes the derivatives of the active variables the call writes
     /// (those `which` selects).
-    fn zero_written(&mut self, actuals: &[String], call: &BlackBoxCall, which: impl Fn(&ArgInfo) -> bool) {
+    fn zero_written(
+        &mut self,
+        actuals: &[String],
+        call: &BlackBoxCall,
+        which: impl Fn(&ArgInfo) -> bool,
+    ) {
         for (a, info) in actuals.iter().zip(&call.args) {
             if info.writes && which(info) && is_identifier(a) && self.is_active(a) {
                 if self.env.mode == Mode::VectorTangent {
@@ -273,20 +301,34 @@ impl UnitGen<'_, '_> {
 
     /// Vector mode: one tangent call per direction, each starting from
     /// the values the arguments had at the call.
-    fn vector_tangent_call(&mut self, tangent: &str, actuals: &[String], call: &BlackBoxCall) {
+    fn vector_tangent_call(
+        &mut self,
+        tangent: &str,
+        actuals: &[String],
+        call: &BlackBoxCall,
+        m: &Marker,
+    ) -> Result<()> {
         let mut copies = Vec::new();
         for (a, info) in actuals.iter().zip(&call.args) {
             if !(info.reads && info.writes && is_identifier(a)) {
                 continue;
             }
-            let Some(sym) = self.env.index.resolve(self.scope, a) else {
-                continue;
+            let Some((_, sym, _)) = self.visible_symbol(a) else {
+                return Err(self.env.xaif.error(
+                    &format!("statement_id=\"{}\"", m.statement_id),
+                    format!("black-box call: '{a}' is not a variable the calling routine can see"),
+                ));
             };
             let type_text = match sym.type_ {
                 SymbolType::Real => "real(8)",
                 SymbolType::Integer => "integer",
                 SymbolType::Bool => "logical",
-                _ => continue,
+                _ => {
+                    return Err(self.env.xaif.error(
+                        &format!("statement_id=\"{}\"", m.statement_id),
+                        format!("unsupported construct: vector mode cannot copy black-box argument '{a}' (not real, integer or logical) for each direction"),
+                    ))
+                }
             };
             let copy = self.fresh_temp().replace("oad_ctmp", "oad_bbcopy");
             let rank = sym.shape.rank();
@@ -321,6 +363,7 @@ impl UnitGen<'_, '_> {
         self.line(format!("call {tangent}({})", args.join(", ")));
         self.indent -= 1;
         self.line("end do");
+        Ok(())
     }
 }
 
@@ -330,8 +373,9 @@ mod tests {
 
     #[test]
     fn reads_annotations_and_actuals() {
-        let (canon, rest) =
-            split_annotation("canon:12;blackbox:dgesv;tangent:dgesv_d;adjoint:dgesv_b;args:in,inout*,out");
+        let (canon, rest) = split_annotation(
+            "canon:12;blackbox:dgesv;tangent:dgesv_d;adjoint:dgesv_b;args:in,inout*,out",
+        );
         assert_eq!(canon, "canon:12");
         let call = parse_black_box(rest.unwrap()).unwrap();
         assert_eq!(call.name, "dgesv");

@@ -154,17 +154,16 @@ impl UnitGen<'_, '_> {
     /// a name the index does not know).
     pub(crate) fn named_checkpoint(&mut self, name: &str, store: bool, why: &str) -> Result<bool> {
         let index = self.env.index;
-        let found = index
-            .resolve_scope(self.scope, name)
-            .and_then(|scope| Some((scope, index.symbol(scope, name)?)));
-        let Some((scope, sym)) = found else {
+        let lower = name.to_ascii_lowercase();
+        let found = self.visible_symbol(&lower);
+        let Some((scope, sym, remote)) = found else {
             return Err(self.env.xaif.error(
                 &format!("symbol_id=\"{name}\""),
-                format!("black-box call: '{name}' is not a variable of the calling routine, its host or its modules (pass a local copy)"),
+                format!("black-box call: '{name}' is not a variable the calling routine can see (pass a local copy)"),
             ));
         };
         let unit = index.unit_of_scope(scope).unwrap_or(&self.unit).to_string();
-        let decl = declaration_of(self.canon, &unit, name);
+        let decl = declaration_of(self.canon, &unit, &remote);
         let constant = decl.as_deref().is_some_and(|d| {
             d.split("::")
                 .next()
@@ -176,8 +175,7 @@ impl UnitGen<'_, '_> {
         if constant || (scope == self.scope && has_intent_in(decl.as_deref())) {
             return Ok(false);
         }
-        let Some(mut saved) = saved_variable(sym, &name.to_ascii_lowercase(), decl.as_deref(), None)
-        else {
+        let Some(mut saved) = saved_variable(sym, &lower, decl.as_deref(), None) else {
             return Err(self.env.xaif.error(
                 &format!("symbol_id=\"{name}\""),
                 format!("unsupported construct: black-box argument '{name}' cannot be stored for the adjoint (a pointer, an assumed-size array or an allocatable scalar)"),

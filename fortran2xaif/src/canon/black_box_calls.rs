@@ -66,7 +66,10 @@ impl Canon<'_> {
                     .ok_or_else(|| {
                         FrontError::new(
                             a.value.span(),
-                            format!("black box '{callee}' has no argument '{kw}' (declared at {})", bb.declared_at),
+                            format!(
+                                "black box '{callee}' has no argument '{kw}' (declared at {})",
+                                bb.declared_at
+                            ),
                         )
                     })?,
                 None => k,
@@ -74,7 +77,10 @@ impl Canon<'_> {
             if slots[position].is_some() {
                 return self.err(
                     a.value.span(),
-                    format!("argument '{}' of black box '{callee}' is given twice", bb.args[position].name),
+                    format!(
+                        "argument '{}' of black box '{callee}' is given twice",
+                        bb.args[position].name
+                    ),
                 );
             }
             slots[position] = Some(Arg {
@@ -82,7 +88,10 @@ impl Canon<'_> {
                 value: a.value,
             });
         }
-        let args: Vec<Arg> = slots.into_iter().map(|a| a.expect("every slot filled")).collect();
+        let args: Vec<Arg> = slots
+            .into_iter()
+            .map(|a| a.expect("every slot filled"))
+            .collect();
         let differentiable = matches!(bb.derivatives, Derivatives::Routines { .. });
         let mut reads = Vec::new();
         let mut writes = Vec::new();
@@ -170,7 +179,9 @@ impl Canon<'_> {
             let dropped: Vec<&str> = bb
                 .args
                 .iter()
-                .filter(|d| d.intent.writes() && matches!(d.ty, ArgType::Double | ArgType::OtherReal))
+                .filter(|d| {
+                    d.intent.writes() && matches!(d.ty, ArgType::Double | ArgType::OtherReal)
+                })
                 .map(|d| d.name.as_str())
                 .collect();
             let outputs = if dropped.is_empty() {
@@ -227,7 +238,10 @@ impl Canon<'_> {
             .map(|(k, (a, intent))| {
                 let t = self.ty(&a.value);
                 BlackBoxArg {
-                    name: a.keyword.clone().unwrap_or_else(|| format!("argument {}", k + 1)),
+                    name: a
+                        .keyword
+                        .clone()
+                        .unwrap_or_else(|| format!("argument {}", k + 1)),
                     ty: match t.cat {
                         Cat::Real(8) => ArgType::Double,
                         Cat::Real(_) => ArgType::OtherReal,

@@ -34,7 +34,12 @@ impl Canon<'_> {
                 Ok(())
             }
             _ if self.prog.black_boxes.get(&callee).is_some() => {
-                let bb = self.prog.black_boxes.get(&callee).cloned().expect("guarded");
+                let bb = self
+                    .prog
+                    .black_boxes
+                    .get(&callee)
+                    .cloned()
+                    .expect("guarded");
                 self.black_box_call(bb, args, span, out)
             }
             _ => {

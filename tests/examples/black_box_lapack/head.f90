@@ -2,12 +2,15 @@
 ! linear system of each step solved by LAPACK's dgesv (a black box:
 ! declared in lapack.bb, derivative routines in dgesv_derivs.f90).
 ! The log-determinant of the step matrices, read from the LU factors
-! dgesv leaves in the matrix, is an output too (as in a likelihood).
+! dgesv leaves in the matrix, is an output too (as in a likelihood). At
+! the end, head solves once more itself, into a work array of the module
+! (a use-associated variable passed to the black box).
 module diffusion_mod
   implicit none
   integer, parameter :: n = 6
   integer, parameter :: nsteps = 5
   real(8), parameter :: dt = 0.1d0
+  real(8) :: response(n)
 contains
   ! Backward Euler matrix I + dt*K(u): conductivity grows with the state
   ! at each face; the drift makes it unsymmetric, the coupling of the
@@ -53,8 +56,8 @@ subroutine head(x, y)
   implicit none
   real(8), intent(in) :: x(4)
   real(8), intent(out) :: y(3)
-  real(8) :: u(n), source(n), logdet
-  integer :: i, step
+  real(8) :: u(n), source(n), logdet, a(n, n)
+  integer :: i, step, ipiv(n), info
   !$openad INDEPENDENT(x)
   do i = 1, n
     u(i) = x(1) * sin(0.7d0 * i) + 0.2d0
@@ -64,8 +67,13 @@ subroutine head(x, y)
   do step = 1, nsteps
     call implicit_step(u, x(2), x(3), source, logdet)
   end do
+  ! Response of the final state to a unit load at the first cell.
+  call assemble(u, x(2), x(3), a)
+  response = 0.0d0
+  response(1) = 1.0d0
+  call dgesv(n, 1, a, n, ipiv, response, n, info)
   y(1) = sum(u * u)
-  y(2) = u(n / 2) + a_corner(u)
+  y(2) = u(n / 2) + a_corner(u) + response(n)
   y(3) = logdet
   !$openad DEPENDENT(y)
 contains
