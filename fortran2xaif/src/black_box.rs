@@ -460,13 +460,15 @@ impl Draft {
                 }
                 Derivatives::Routines { tangent, adjoint }
             }
-            (false, None, None) => return Err(Diagnostic::error(
-                end,
-                format!(
+            (false, None, None) => {
+                return Err(Diagnostic::error(
+                    end,
+                    format!(
                     "black box '{}' says neither `passive` nor `tangent NAME` and `adjoint NAME`",
                     self.name
                 ),
-            )),
+                ))
+            }
             (false, t, _) => {
                 let missing = if t.is_none() { "tangent" } else { "adjoint" };
                 return Err(Diagnostic::error(

@@ -3,8 +3,9 @@
 ! declared in lapack.bb, derivative routines in dgesv_derivs.f90).
 ! The log-determinant of the step matrices, read from the LU factors
 ! dgesv leaves in the matrix, is an output too (as in a likelihood). At
-! the end, head solves once more itself, into a work array of the module
-! (a use-associated variable passed to the black box).
+! the end, head solves once more, itself, into a work array of the
+! module (a use-associated variable passed to the black box), and a
+! routine without loops (a leaf of joint mode) solves for another load.
 module diffusion_mod
   implicit none
   integer, parameter :: n = 6
@@ -49,6 +50,20 @@ contains
       logdet = logdet + log(abs(a(i, i)))
     end do
   end subroutine implicit_step
+
+  ! Displacement of the last cell under a load at the middle one.
+  subroutine middle_load_response(a, load, tip)
+    real(8), intent(inout) :: a(n, n)
+    real(8), intent(in) :: load
+    real(8), intent(out) :: tip
+    real(8) :: rhs(n)
+    integer :: ipiv(n), info
+    rhs = 0.0d0
+    rhs(n / 2) = load
+    call dgesv(n, 1, a, n, ipiv, rhs, n, info)
+    if (info /= 0) stop 'middle_load_response: singular matrix'
+    tip = rhs(n)
+  end subroutine middle_load_response
 end module diffusion_mod
 
 subroutine head(x, y)
@@ -56,7 +71,7 @@ subroutine head(x, y)
   implicit none
   real(8), intent(in) :: x(4)
   real(8), intent(out) :: y(3)
-  real(8) :: u(n), source(n), logdet, a(n, n)
+  real(8) :: u(n), source(n), logdet, a(n, n), tip
   integer :: i, step, ipiv(n), info
   !$openad INDEPENDENT(x)
   do i = 1, n
@@ -72,7 +87,9 @@ subroutine head(x, y)
   response = 0.0d0
   response(1) = 1.0d0
   call dgesv(n, 1, a, n, ipiv, response, n, info)
-  y(1) = sum(u * u)
+  call assemble(u, x(2), x(3), a)
+  call middle_load_response(a, x(4), tip)
+  y(1) = sum(u * u) + tip
   y(2) = u(n / 2) + a_corner(u) + response(n)
   y(3) = logdet
   !$openad DEPENDENT(y)
