@@ -6,3 +6,10 @@ subroutine monitor_tracer(n, c, dx, mass, negative)
   real(8), intent(out) :: mass
   integer, intent(out) :: negative
 end subroutine
+
+# Observations: overwrite the modelled inflow (its derivative is dropped).
+subroutine observed_inflow(k, inflow)
+  passive
+  integer, intent(in) :: k
+  real(8), intent(out) :: inflow
+end subroutine
