@@ -83,3 +83,23 @@ subroutine dgesv_b(n, nrhs, a, ab, lda, ipiv, b, bb, ldb, info)
   ab(1:n, 1:n) = g
   bb(1:n, 1:nrhs) = lambda
 end subroutine dgesv_b
+
+! BLAS dcopy (dy = dx): the tangent copies the derivatives too; the
+! adjoint increments dxb by dyb (the tool zeroes dyb afterwards: dy is
+! intent(out)).
+subroutine dcopy_d(n, dx, dxd, incx, dy, dyd, incy)
+  implicit none
+  integer, intent(in) :: n, incx, incy
+  real(8), intent(in) :: dx(*), dxd(*)
+  real(8), intent(out) :: dy(*), dyd(*)
+  call dcopy(n, dx, incx, dy, incy)
+  call dcopy(n, dxd, incx, dyd, incy)
+end subroutine dcopy_d
+
+subroutine dcopy_b(n, dx, dxb, incx, dy, dyb, incy)
+  implicit none
+  integer, intent(in) :: n, incx, incy
+  real(8), intent(in) :: dx(*), dy(*), dyb(*)
+  real(8), intent(inout) :: dxb(*)
+  call daxpy(n, 1.0d0, dyb, incy, dxb, incx)
+end subroutine dcopy_b

@@ -6,6 +6,8 @@
 ! the end, head solves once more, itself, into a work array of the
 ! module (a use-associated variable passed to the black box), and a
 ! routine without loops (a leaf of joint mode) solves for another load.
+! BLAS dcopy (a black box with an intent(in) and an intent(out) active
+! argument) reuses a work array.
 module diffusion_mod
   implicit none
   integer, parameter :: n = 6
@@ -71,7 +73,7 @@ subroutine head(x, y)
   implicit none
   real(8), intent(in) :: x(4)
   real(8), intent(out) :: y(3)
-  real(8) :: u(n), source(n), logdet, a(n, n), tip
+  real(8) :: u(n), source(n), logdet, a(n, n), tip, work(n)
   integer :: i, step, ipiv(n), info
   !$openad INDEPENDENT(x)
   do i = 1, n
@@ -89,9 +91,11 @@ subroutine head(x, y)
   call dgesv(n, 1, a, n, ipiv, response, n, info)
   call assemble(u, x(2), x(3), a)
   call middle_load_response(a, x(4), tip)
-  y(1) = sum(u * u) + tip
+  work = 2.0d0 * source
+  y(3) = logdet + work(1)
+  call dcopy(n, u, 1, work, 1)
+  y(1) = sum(u * u) + tip + work(2)
   y(2) = u(n / 2) + a_corner(u) + response(n)
-  y(3) = logdet
   !$openad DEPENDENT(y)
 contains
   real(8) function a_corner(v)

@@ -7,3 +7,12 @@ subroutine dgesv(n, nrhs, a, lda, ipiv, b, ldb, info)
   real(8), intent(inout), active :: a(lda, *), b(ldb, *)
   integer, intent(out) :: ipiv(*), info
 end subroutine
+
+! BLAS dcopy: dy = dx (an intent(in) and an intent(out) active argument).
+subroutine dcopy(n, dx, incx, dy, incy)
+  tangent dcopy_d
+  adjoint dcopy_b
+  integer, intent(in) :: n, incx, incy
+  real(8), intent(in), active :: dx(*)
+  real(8), intent(out), active :: dy(*)
+end subroutine
