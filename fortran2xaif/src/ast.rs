@@ -377,6 +377,9 @@ pub enum OpaqueKind {
     PointerAssign,
     /// An assignment of character, derived-type or complex data.
     PassiveAssign,
+    /// `call NAME(...)` of a routine declared with `--black-box`
+    /// (`black_box.rs`).
+    BlackBox,
     Other,
 }
 

@@ -947,10 +947,23 @@ impl<'a> Emitter<'a> {
                     arguments: xargs,
                 })
             }
-            StmtKind::Opaque { .. } => x::BasicBlockElement::Marker(x::Marker {
-                statement_id: stmt_name(s.id),
-                annotation: format!("canon:{}", s.id),
-            }),
+            StmtKind::Opaque { kind, .. } => {
+                // Black-box calls tell the back end what they pass
+                // (docs/xaif.md, "Black-box calls").
+                let black_box = match kind {
+                    crate::ast::OpaqueKind::BlackBox => self
+                        .prog
+                        .black_box_calls
+                        .get(&(s.span.file, s.span.line, s.span.column))
+                        .cloned()
+                        .unwrap_or_default(),
+                    _ => String::new(),
+                };
+                x::BasicBlockElement::Marker(x::Marker {
+                    statement_id: stmt_name(s.id),
+                    annotation: format!("canon:{}{black_box}", s.id),
+                })
+            }
             _ => {
                 return Err(FrontError::new(
                     s.span,

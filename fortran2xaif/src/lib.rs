@@ -4,6 +4,8 @@
 pub mod analysis;
 pub mod ast;
 pub mod bit_intrinsics;
+pub mod black_box;
+pub mod black_box_pragmas;
 pub mod canon;
 pub mod cfg;
 pub mod checkpoint_pragmas;

@@ -121,6 +121,34 @@ impl Lowered {
     }
 
     /// The location a name denotes in unit `u`, if it is a variable.
+    /// The variables a black-box call passes (each once; order does not
+    /// matter to an external callee): whole names and, for passive
+    /// arguments, elements or sections (partial).
+    fn black_box_actuals(
+        &mut self,
+        prog: &Program,
+        u: usize,
+        s: &Stmt,
+    ) -> (Vec<Option<LocationId>>, Vec<ActualPart>) {
+        let StmtKind::Opaque { reads, writes, .. } = &s.kind else {
+            return (Vec::new(), Vec::new());
+        };
+        let mut actuals = Vec::new();
+        let mut parts = Vec::new();
+        for e in reads.iter().chain(writes) {
+            let (loc, part) = match e {
+                Expr::Name(n, _) => (self.name_loc(prog, u, n), ActualPart::Whole),
+                Expr::Apply { name, .. } => (self.name_loc(prog, u, name), ActualPart::Section),
+                _ => continue,
+            };
+            if loc.is_some() && !actuals.contains(&loc) {
+                actuals.push(loc);
+                parts.push(part);
+            }
+        }
+        (actuals, parts)
+    }
+
     pub fn name_loc(&mut self, prog: &Program, u: usize, name: &str) -> Option<LocationId> {
         match prog.resolve(u, name)? {
             Binding::Var { owner, sym } => {
@@ -327,6 +355,27 @@ impl Lowered {
                 ir::Stmt::Call {
                     id,
                     callee,
+                    actuals,
+                    parts,
+                }
+            }
+            // A differentiable black box: for the analyses, a call of a
+            // routine without body (every output depends on every input).
+            StmtKind::Opaque {
+                kind: OpaqueKind::BlackBox,
+                text,
+                ..
+            } if crate::black_box::callee_of_call_text(text)
+                .and_then(|n| prog.black_boxes.get(n))
+                .is_some_and(|b| b.derivatives != crate::black_box::Derivatives::Passive) =>
+            {
+                let bb = crate::black_box::callee_of_call_text(text)
+                    .and_then(|n| prog.black_boxes.get(n))
+                    .expect("guarded");
+                let (actuals, parts) = self.black_box_actuals(prog, u, s);
+                ir::Stmt::Call {
+                    id,
+                    callee: Callee::External(bb.name.clone()),
                     actuals,
                     parts,
                 }

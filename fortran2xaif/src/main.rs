@@ -1,5 +1,5 @@
 //! `fortran2xaif [--form fixed|free] [--cpp|--no-cpp] [-D NAME[=VALUE]] [-U NAME] [-I DIR]
-//! [--default-real-8] -o P.xaif --canon P.canon.f90 [--locations P.loc] FILE...`
+//! [--default-real-8] [--black-box FILE]... -o P.xaif --canon P.canon.f90 [--locations P.loc] FILE...`
 
 use clap::Parser;
 use fortran2xaif::diagnostics::{render, Diagnostic, Location};
@@ -46,6 +46,10 @@ struct Cli {
     /// -fdefault-real-8 -fdefault-double-8.
     #[arg(long = "default-real-8")]
     default_real_8: bool,
+    /// Declarations of routines without source (black boxes: passive, or
+    /// with tangent and adjoint routines you supply); may be repeated.
+    #[arg(long = "black-box", value_name = "FILE")]
+    black_box: Vec<PathBuf>,
     /// Fortran sources, one program, in compile order.
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
@@ -95,12 +99,22 @@ fn options(cli: &Cli) -> pipeline::Options {
             preprocessor,
         },
         default_real_8: cli.default_real_8,
+        ..pipeline::Options::default()
     }
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let out = match pipeline::run_with(&cli.files, &options(&cli)) {
+    let library = match fortran2xaif::black_box::Library::read(&cli.black_box) {
+        Ok(l) => l,
+        Err(d) => {
+            eprint!("{}", render(&d));
+            return ExitCode::from(1);
+        }
+    };
+    let mut options = options(&cli);
+    options.black_boxes = library;
+    let out = match pipeline::run_with(&cli.files, &options) {
         Ok(o) => o,
         Err(d) => {
             eprint!("{}", render(&d));

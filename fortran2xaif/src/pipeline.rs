@@ -4,6 +4,7 @@
 
 use crate::analysis;
 use crate::ast::{FrontError, Span, UnitKind};
+use crate::black_box::Library;
 use crate::cfg::{self, Cfg};
 use crate::diagnostics::{Diagnostic, Location};
 use crate::emit_xaif::{self, Emitter};
@@ -35,6 +36,8 @@ pub struct Options {
     /// with `-fdefault-double-8`): declarations, implicit types, literals
     /// and conversions; the canonical source says so explicitly.
     pub default_real_8: bool,
+    /// Routines without source declared with `--black-box FILE`.
+    pub black_boxes: Library,
 }
 
 /// Runs the front end on `inputs` (one program, in compile order).
@@ -77,8 +80,15 @@ pub fn run_with(inputs: &[PathBuf], options: &Options) -> Result<Output, Diagnos
     }
     let mut clock = StageClock::new();
     let mut prog = Program::build_with(files, options.default_real_8).map_err(to_diag)?;
+    let mut black_boxes = options.black_boxes.clone();
+    crate::black_box_pragmas::declare_from_pragmas(&prog, &sources, &mut black_boxes)?;
+    reject_black_boxes_with_source(&prog, &black_boxes, &locate)?;
+    prog.black_boxes = black_boxes;
     let checkpointed = crate::checkpoint_pragmas::match_loops(&prog, &sources, &locate)?;
     canon::canonicalise(&mut prog).map_err(to_diag)?;
+    for (span, message) in std::mem::take(&mut prog.canon_warnings) {
+        warnings.push(Diagnostic::warning(locate(span), message));
+    }
     clock.lap("parse, semantics, canonicalisation");
     let mut next_id = 0;
     for u in prog.units.iter_mut() {
@@ -163,6 +173,32 @@ pub fn run_with(inputs: &[PathBuf], options: &Options) -> Result<Output, Diagnos
         locations,
         warnings,
     })
+}
+
+/// A routine declared as a black box must not also be defined in the
+/// inputs: which of the two the user means is not for the tool to guess.
+fn reject_black_boxes_with_source(
+    prog: &Program,
+    black_boxes: &Library,
+    locate: &dyn Fn(Span) -> Location,
+) -> Result<(), Diagnostic> {
+    for unit in &prog.units {
+        if !matches!(unit.ast.kind, UnitKind::Subroutine | UnitKind::Function)
+            || unit.interface_of.is_some()
+        {
+            continue;
+        }
+        if let Some(b) = black_boxes.get(&unit.ast.name) {
+            return Err(Diagnostic::error(
+                locate(unit.ast.span),
+                format!(
+                    "'{}' is defined here and declared as a black box at {}: a routine is either differentiated from its source or a black box, not both",
+                    unit.ast.name, b.declared_at
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Pointers are passive: a pointer associated with active real data would

@@ -23,7 +23,7 @@ use crate::source::{NormalizedSource, PragmaKind};
 
 /// `$openad` pragmas other than INDEPENDENT/DEPENDENT that are understood
 /// (and passed over here).
-const KNOWN_PRAGMAS: &[&str] = &["xxx"];
+const KNOWN_PRAGMAS: &[&str] = &["xxx", "black-box"];
 
 /// One INDEPENDENT or DEPENDENT pragma: its routine (front-end unit
 /// index), whether it names independents, the names and where it is.

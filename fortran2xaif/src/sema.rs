@@ -194,6 +194,13 @@ pub struct Program {
     pub units: Vec<UnitInfo>,
     /// Unit names visible globally (external procedures, modules, programs).
     pub globals: HashMap<String, usize>,
+    /// Routines without source the user declared (`black_box.rs`).
+    pub black_boxes: crate::black_box::Library,
+    /// Warnings found while canonicalising (calls of passive black boxes).
+    pub canon_warnings: Vec<(Span, String)>,
+    /// The XAIF marker annotation suffix of each black-box call, by the
+    /// call's position (`black_box.rs`, `BlackBox::annotation`).
+    pub black_box_calls: HashMap<(usize, usize, usize), String>,
 }
 
 impl Program {
@@ -209,6 +216,9 @@ impl Program {
         let mut prog = Program {
             units: Vec::new(),
             globals: HashMap::new(),
+            black_boxes: Default::default(),
+            canon_warnings: Vec::new(),
+            black_box_calls: HashMap::new(),
         };
         let mut tags: HashMap<String, usize> = HashMap::new();
         for f in files {

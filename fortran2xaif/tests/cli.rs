@@ -243,10 +243,12 @@ fn examples_compile_to_the_same_results() {
                     .any(|p| o.starts_with(p))
             })
             .collect();
+        let black_boxes = toml_list(&text, "black_box").unwrap_or_default();
         let out = Command::cargo_bin("fortran2xaif")
             .unwrap()
             .current_dir(&dir)
             .args(&front_options)
+            .args(black_boxes.iter().flat_map(|f| ["--black-box", f.as_str()]))
             .arg("-o")
             .arg(
                 outputs
@@ -348,6 +350,18 @@ fn same_results_as_original(
     // The original sources need the example's flags (preprocessor, default
     // kinds); the canonical source must not.
     let fflags = toml_list(manifest, "fflags").unwrap_or_default();
+    // Routines without source and hand-written derivatives are linked,
+    // never canonicalised.
+    let link_sources: Vec<PathBuf> = toml_list(manifest, "link_sources")
+        .unwrap_or_default()
+        .iter()
+        .map(|f| dir.join(f))
+        .collect();
+    let libraries: Vec<String> = toml_list(manifest, "libraries")
+        .unwrap_or_default()
+        .iter()
+        .map(|l| format!("-l{l}"))
+        .collect();
     let build_and_run = |exe: &str, sources: Vec<PathBuf>| -> Result<String, String> {
         let flags: &[String] = if exe == "orig" { &fflags } else { &[] };
         let o = process::Command::new("gfortran")
@@ -356,7 +370,9 @@ fn same_results_as_original(
             .arg("-o")
             .arg(exe)
             .args(&sources)
+            .args(&link_sources)
             .arg("drv.f90")
+            .args(&libraries)
             .output()
             .map_err(|e| e.to_string())?;
         if !o.status.success() {

@@ -96,6 +96,11 @@ Long time loops: `!$openad CHECKPOINT BINOMIAL(snapshots=S)` (or Tapenade's
 makes the adjoint modes keep at most S snapshots of the loop's state and
 recompute steps (binomial checkpointing) instead of taping every step.
 
+Routines without source (LAPACK, C code): declare them in a file given with
+--black-box FILE, each as `passive` (derivatives through it dropped, with a
+warning at each call) or with the names of tangent and adjoint routines you
+supply (argument convention in the user guide).
+
 The work is done by three programs found next to openad (or in
 $OPENAD_BIN_DIR): fortran2xaif (front end), xaif-booster (differentiation)
 and xaif2fortran (back end). -n shows their command lines.
@@ -160,6 +165,12 @@ pub struct Cli {
     /// -fdefault-double-8); the generated code says real(8) explicitly.
     #[arg(long = "default-real-8")]
     pub default_real_8: bool,
+
+    /// Front end: declarations of routines without source (black boxes:
+    /// passive, or with tangent and adjoint routines you supply); may be
+    /// repeated.
+    #[arg(long = "black-box", value_name = "FILE")]
+    pub black_box: Vec<PathBuf>,
 
     /// Booster: preaccumulate local Jacobians per statement or per basic block
     /// (default auto: per run, fewer operations in f/fv, a smaller tape in rs/rj).

@@ -108,6 +108,10 @@ pub fn stage_commands(cli: &Cli, programs: [PathBuf; 3], work: &WorkFiles) -> Ve
     if cli.default_real_8 {
         front_args.push("--default-real-8".into());
     }
+    for file in &cli.black_box {
+        front_args.push("--black-box".into());
+        front_args.push(file.clone().into_os_string());
+    }
     front_args.push("-o".into());
     front_args.push(work.xaif.clone().into());
     front_args.push("--canon".into());

@@ -225,6 +225,10 @@ fn dry_run_passes_stage_options_through() {
             "cat.xaif",
             "--template",
             "split.f90",
+            "--black-box",
+            "lapack.bb",
+            "--black-box",
+            "mine.bb",
             "m.f",
         ])
         .output()
@@ -233,6 +237,10 @@ fn dry_run_passes_stage_options_through() {
     let text = stdout_of(&output);
     let front = text.lines().find(|l| l.contains("fortran2xaif")).unwrap();
     assert!(front.contains("--form fixed"), "{front}");
+    assert!(
+        front.contains("--black-box lapack.bb --black-box mine.bb"),
+        "{front}"
+    );
     let booster = text.lines().find(|l| l.contains("xaif-booster")).unwrap();
     for option in [
         "--preaccumulation basic-block",

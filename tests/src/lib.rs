@@ -144,7 +144,13 @@ pub fn load_examples(root: &Path) -> Result<Vec<Example>, String> {
             continue;
         }
         let manifest = Manifest::read(&manifest_path)?;
-        for file in manifest.files.iter().chain(&manifest.data) {
+        for file in manifest
+            .files
+            .iter()
+            .chain(&manifest.data)
+            .chain(&manifest.black_box)
+            .chain(&manifest.link_sources)
+        {
             if !dir.join(file).is_file() {
                 return Err(format!("{name}: listed file `{file}` does not exist"));
             }
@@ -404,24 +410,38 @@ pub fn set_bench_size(line: &str, size: u64) -> String {
     format!("{}= {size} {}", &line[..eq], &line[tag..])
 }
 
-/// `gfortran FLAGS SOURCES DRIVER -o EXE` in `build`; `flags` are the
-/// manifest's `fflags` for the original sources, none for generated code.
+/// Compiles `sources` (then the example's link sources, found in
+/// `link_dir`) with `driver` into `exe`, linking the example's libraries;
+/// `flags` are the manifest's `fflags` for the original sources, none for
+/// generated code.
 fn gfortran(
     build: &Path,
     flags: &[String],
     sources: &[PathBuf],
     driver: &Path,
     exe: &Path,
+    m: &Manifest,
+    link_dir: &Path,
 ) -> Result<(), String> {
     let mut command = Command::new("gfortran");
     command
         .current_dir(build)
         .args(flags)
         .args(sources)
+        .args(m.link_sources.iter().map(|f| link_dir.join(f)))
         .arg(driver)
         .arg("-o")
-        .arg(exe);
+        .arg(exe)
+        .args(m.libraries.iter().map(|l| format!("-l{l}")));
     run_checked(&mut command, "gfortran").map(|_| ())
+}
+
+/// `--black-box FILE` for each declaration file of the example.
+fn black_box_options(m: &Manifest) -> Vec<String> {
+    m.black_box
+        .iter()
+        .flat_map(|f| ["--black-box".to_string(), f.clone()])
+        .collect()
 }
 
 /// The original leg: compile the example with the finite-difference driver and run it.
@@ -433,7 +453,7 @@ pub fn run_original(example: &Example, size: Option<u64>) -> Result<DriverOutput
     fs::write(&driver, drivers::finite_difference_driver(m)).map_err(|e| e.to_string())?;
     let sources: Vec<PathBuf> = m.files.iter().map(|f| src.join(f)).collect();
     let exe = work.join("fd_driver");
-    gfortran(&work, &m.fflags, &sources, &driver, &exe)?;
+    gfortran(&work, &m.fflags, &sources, &driver, &exe, m, &src)?;
     let stdout = run_checked(timed(&exe).current_dir(&src), "original program")?;
     let _ = fs::write(work.join("output.txt"), &stdout);
     let out = parse_driver_output(&stdout, m.nx, m.ny)?;
@@ -496,6 +516,7 @@ pub fn run_mode(example: &Example, leg: &str, size: Option<u64>) -> Result<Drive
         .args(["-m", mode])
         .args(options)
         .args(&m.openad_options)
+        .args(black_box_options(m))
         .arg("-o")
         .arg(&out_dir)
         .args(&m.files);
@@ -541,7 +562,7 @@ pub fn run_generated(
     fs::create_dir_all(&build).map_err(|e| e.to_string())?;
     let exe = work.join(format!("driver_{mode}"));
     // No flags: the generated code builds as CONTRACT.md promises.
-    gfortran(&build, &[], &sources, &driver, &exe)?;
+    gfortran(&build, &[], &sources, &driver, &exe, m, run_dir)?;
     let stdout = run_checked(timed(&exe).current_dir(run_dir), "differentiated program")?;
     let _ = fs::write(work.join("output.txt"), &stdout);
     parse_driver_output(&stdout, m.nx, m.ny)
@@ -562,6 +583,7 @@ pub fn time_leg(example: &Example, mode: &str, size: Option<u64>) -> Result<f64,
             .current_dir(&src)
             .args(["-m", mode])
             .args(&m.openad_options)
+            .args(black_box_options(m))
             .arg("-o")
             .arg(&out_dir)
             .args(&m.files);
@@ -585,9 +607,11 @@ pub fn time_leg(example: &Example, mode: &str, size: Option<u64>) -> Result<f64,
         .current_dir(&work)
         .arg("-O2")
         .args(&sources)
+        .args(m.link_sources.iter().map(|f| src.join(f)))
         .arg(&driver)
         .arg("-o")
-        .arg(&exe);
+        .arg(&exe)
+        .args(m.libraries.iter().map(|l| format!("-l{l}")));
     run_checked(&mut command, "gfortran -O2")?;
     let stdout = run_checked(timed(&exe).current_dir(&src), "timing run")?;
     stdout

@@ -15,6 +15,9 @@
 //! openad_options = ["-DPHYS_B", "--default-real-8"]  # optional, passed to every openad run
 //! fflags = ["-DPHYS_B", "-fdefault-real-8", "-fdefault-double-8"]
 //!                                     # optional, gfortran flags for the original sources
+//! black_box = ["lapack.bb"]           # optional, black-box declarations (`openad --black-box`)
+//! link_sources = ["derivs.f90", "c.c"] # optional, compiled and linked in every leg, never differentiated
+//! libraries = ["lapack"]              # optional, linked in every leg (`-llapack`)
 //! ```
 //!
 //! `fflags` is used only where the harness compiles the user's original
@@ -55,6 +58,13 @@ pub struct Manifest {
     pub openad_options: Vec<String>,
     /// gfortran flags for compiling the original sources.
     pub fflags: Vec<String>,
+    /// Black-box declaration files passed to `openad --black-box`.
+    pub black_box: Vec<String>,
+    /// Sources compiled and linked with every leg but not given to
+    /// `openad` (routines without source, hand-written derivatives).
+    pub link_sources: Vec<String>,
+    /// Libraries linked with every leg (`-lNAME`), after everything else.
+    pub libraries: Vec<String>,
     /// Benchmarks only: the line of the sources tagged `! bench-size` gets this parameter.
     pub size_small: Option<u64>,
     pub size_large: Option<u64>,
@@ -93,6 +103,9 @@ impl Manifest {
             "head",
             "openad_options",
             "fflags",
+            "black_box",
+            "link_sources",
+            "libraries",
             "size_small",
             "size_large",
         ];
@@ -141,6 +154,9 @@ impl Manifest {
             head: string(&table, "head")?.unwrap_or_else(|| "head".into()),
             openad_options: text_list(&table, "openad_options")?.unwrap_or_default(),
             fflags: text_list(&table, "fflags")?.unwrap_or_default(),
+            black_box: text_list(&table, "black_box")?.unwrap_or_default(),
+            link_sources: text_list(&table, "link_sources")?.unwrap_or_default(),
+            libraries: text_list(&table, "libraries")?.unwrap_or_default(),
             size_small: number(&table, "size_small")?.map(|n| n as u64),
             size_large: number(&table, "size_large")?.map(|n| n as u64),
         })
@@ -295,6 +311,22 @@ mod tests {
         assert!(m.applies_to("rs") && !m.applies_to("fv"));
         assert_eq!(m.tolerance, 1e-4);
         assert_eq!(m.fd_step, DEFAULT_FD_STEP);
+        assert!(m.black_box.is_empty() && m.link_sources.is_empty() && m.libraries.is_empty());
+    }
+
+    #[test]
+    fn black_boxes_link_sources_and_libraries() {
+        let m = Manifest::parse(
+            "files=[\"a.f90\"]\nnx=1\nny=1\nx0=[1.0]\nblack_box=[\"l.bb\"]\nlink_sources=[\"d.f90\", \"c.c\"]\nlibraries=[\"lapack\"]",
+        )
+        .unwrap();
+        assert_eq!(m.black_box, ["l.bb"]);
+        assert_eq!(m.link_sources, ["d.f90", "c.c"]);
+        assert_eq!(m.libraries, ["lapack"]);
+        assert!(
+            Manifest::parse("files=[\"a.f90\"]\nnx=1\nny=1\nx0=[1.0]\nlibraries=\"lapack\"")
+                .is_err()
+        );
     }
 
     #[test]

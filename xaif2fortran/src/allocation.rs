@@ -29,7 +29,7 @@
 //! the pops sit at its mirror position, so they interleave with the
 //! booster's integer pushes in LIFO order.
 
-use xaif_schema::{Marker, Symbol, SymbolType};
+use xaif_schema::{Marker, SymbolType};
 
 use crate::canon::{join_statement, CanonItem};
 use crate::codegen::UnitGen;
@@ -223,19 +223,6 @@ impl UnitGen<'_, '_> {
         matches!(self.env.mode, Mode::AdjointSplit | Mode::AdjointJoint)
     }
 
-    /// The symbol `name` stands for in this unit (also use-associated).
-    fn visible_symbol(&self, name: &str) -> Option<&Symbol> {
-        let index = self.env.index;
-        if let Some(s) = index.resolve(self.scope, name) {
-            return Some(s);
-        }
-        let names = self.env.local_names.borrow();
-        match names.by_local.get(name) {
-            Some((scope, remote)) => index.symbol(*scope, remote),
-            None => names.whole.iter().find_map(|&s| index.symbol(s, name)),
-        }
-    }
-
     /// The declaration of `name` in this unit, lower case, joined.
     fn own_declaration(&self, name: &str) -> Option<String> {
         self.canon.items.iter().find_map(|i| match i {
@@ -294,7 +281,7 @@ impl UnitGen<'_, '_> {
     fn replayed_objects(&self, stmt: &AllocStmt, m: &Marker) -> Result<Vec<Replayed>> {
         let mut out = Vec::new();
         for name in stmt.objects.iter().flatten() {
-            let Some(sym) = self.visible_symbol(name) else {
+            let Some((_, sym, _)) = self.visible_symbol(name) else {
                 continue;
             };
             let active = self.is_active(name);

@@ -102,13 +102,15 @@ impl UnitGen<'_, '_> {
     /// tapes or replays allocation bounds (`allocation.rs`). A mirror
     /// marker (`mirror:canon:ID`, the booster's reverse-sweep counterpart
     /// of an opaque statement) produces the statement's reverse code, if
-    /// any. Other markers without a `canon:` annotation are the booster's
-    /// own and produce no code.
+    /// any. A black-box call (`canon:ID;blackbox:...`) gets its own code
+    /// (`black_box.rs`). Other markers without a `canon:` annotation are
+    /// the booster's own and produce no code.
     fn marker(&mut self, m: &Marker) -> Result<()> {
         let (mirror, annotation) = match m.annotation.strip_prefix(MIRROR_PREFIX) {
             Some(rest) => (true, rest),
             None => (false, m.annotation.as_str()),
         };
+        let (annotation, black_box) = crate::black_box::split_annotation(annotation);
         let Some(id) = annotation.strip_prefix(CANON_PREFIX).map(str::trim) else {
             return Ok(());
         };
@@ -145,6 +147,9 @@ impl UnitGen<'_, '_> {
             } else {
                 source = rest;
             }
+        }
+        if let Some(description) = black_box {
+            return self.black_box_statement(source, description, mirror, m);
         }
         if mirror {
             return self.allocation_mirror(source, m);

@@ -162,6 +162,45 @@ impl UnitGen<'_, '_> {
         )
     }
 
+    /// Stores (or restores) variable `name` as this unit sees it, by value
+    /// (black-box calls, `black_box.rs`). `Ok(false)`: nothing to do, the
+    /// unit cannot change it (a named constant, an `intent(in)` dummy);
+    /// `Err` when it cannot be stored (a pointer, an assumed-size array,
+    /// a name the index does not know).
+    pub(crate) fn named_checkpoint(&mut self, name: &str, store: bool, why: &str) -> Result<bool> {
+        let index = self.env.index;
+        let lower = name.to_ascii_lowercase();
+        let found = self.visible_symbol(&lower);
+        let Some((scope, sym, remote)) = found else {
+            return Err(self.env.xaif.error(
+                &format!("symbol_id=\"{name}\""),
+                format!("black-box call: '{name}' is not a variable the calling routine can see (pass a local copy)"),
+            ));
+        };
+        let unit = index.unit_of_scope(scope).unwrap_or(&self.unit).to_string();
+        let decl = declaration_of(self.canon, &unit, &remote);
+        let constant = decl.as_deref().is_some_and(|d| {
+            d.split("::")
+                .next()
+                .unwrap_or("")
+                .replace(' ', "")
+                .split(',')
+                .any(|a| a == "parameter")
+        });
+        if constant || (scope == self.scope && has_intent_in(decl.as_deref())) {
+            return Ok(false);
+        }
+        let Some(mut saved) = saved_variable(sym, &lower, decl.as_deref(), None) else {
+            return Err(self.env.xaif.error(
+                &format!("symbol_id=\"{name}\""),
+                format!("unsupported construct: black-box argument '{name}' cannot be stored for the adjoint (a pointer, an assumed-size array or an allocatable scalar)"),
+            ));
+        };
+        saved.shown = name.to_string();
+        self.emit_saved(&saved, store, why)?;
+        Ok(true)
+    }
+
     /// The store or restore code of one checkpointed variable; `why` ends
     /// the run-time messages of a failed restore.
     fn emit_saved(&mut self, s: &Saved, store: bool, why: &str) -> Result<()> {

@@ -105,6 +105,28 @@ impl<'g, 'a> UnitGen<'g, 'a> {
         l
     }
 
+    /// The symbol `name` stands for in this unit: its scope, the symbol
+    /// and its name there (local, host or enclosing module; else
+    /// use-associated, possibly renamed).
+    pub fn visible_symbol(&self, name: &str) -> Option<(u64, &'a xaif_schema::Symbol, String)> {
+        let index = self.env.index;
+        let lower = name.to_ascii_lowercase();
+        let (scope, remote) = index
+            .resolve_scope(self.scope, &lower)
+            .map(|scope| (scope, lower.clone()))
+            .or_else(|| {
+                let names = self.env.local_names.borrow();
+                names.by_local.get(&lower).cloned().or_else(|| {
+                    names
+                        .whole
+                        .iter()
+                        .find(|&&s| index.symbol(s, &lower).is_some())
+                        .map(|&s| (s, lower.clone()))
+                })
+            })?;
+        Some((scope, index.symbol(scope, &remote)?, remote))
+    }
+
     /// Whether `name`, seen from this unit, is an active variable.
     pub fn is_active(&self, name: &str) -> bool {
         let index = self.env.index;

@@ -3,6 +3,7 @@
 //! runtime support library it needs. See docs/backend.md.
 
 pub mod allocation;
+pub mod black_box;
 pub mod block;
 pub mod calls;
 pub mod canon;

@@ -167,6 +167,24 @@ impl<'a> XaifIndex<'a> {
         None
     }
 
+    /// The scope that declares `name` as seen from scope `scope`.
+    pub fn resolve_scope(&self, scope: u64, name: &str) -> Option<u64> {
+        let mut cur = Some(scope);
+        let mut steps = 0;
+        while let Some(id) = cur {
+            let info = self.scopes.get(&id)?;
+            if info.symbols.contains_key(&name.to_ascii_lowercase()) {
+                return Some(id);
+            }
+            cur = info.parent;
+            steps += 1;
+            if steps > self.scopes.len() {
+                return None;
+            }
+        }
+        None
+    }
+
     /// The scope describing unit `tag`.
     pub fn unit_scope(&self, tag: &str) -> Option<u64> {
         self.unit_scopes.get(tag).copied()

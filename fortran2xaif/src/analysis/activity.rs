@@ -610,6 +610,25 @@ impl Activity {
         let mut declared = out.flow_active.clone();
         declared.union_with(&seed_set(&seeds.independents));
         declared.union_with(&seed_set(&seeds.dependents));
+        // Real actuals of external routines (differentiable black boxes,
+        // docs/user-guide.md) go to the user's derivative routines with
+        // their derivatives: declared active even where nothing varies.
+        for unit in &program.units {
+            for stmt in unit.blocks.iter().flat_map(|b| &b.stmts) {
+                if let Stmt::Call {
+                    callee: Callee::External(_),
+                    actuals,
+                    ..
+                } = stmt
+                {
+                    for a in actuals.iter().flatten() {
+                        if program.is_differentiable(*a) {
+                            declared.insert(a.index());
+                        }
+                    }
+                }
+            }
+        }
         loop {
             let mut changed = false;
             for site in &call_graph.sites {

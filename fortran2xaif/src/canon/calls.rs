@@ -33,6 +33,15 @@ impl Canon<'_> {
                 out.extend(post);
                 Ok(())
             }
+            _ if self.prog.black_boxes.get(&callee).is_some() => {
+                let bb = self
+                    .prog
+                    .black_boxes
+                    .get(&callee)
+                    .cloned()
+                    .expect("guarded");
+                self.black_box_call(bb, args, span, out)
+            }
             _ => {
                 // A subroutine without source: allowed only when no real
                 // data goes in or out (otherwise derivatives would be lost).
@@ -53,7 +62,7 @@ impl Canon<'_> {
                     if matches!(t.cat, Cat::Real(_) | Cat::Complex(_)) && !producer {
                         return self.err(
                             a.value.span(),
-                            format!("call of subroutine '{callee}' whose source is not among the inputs passes real data"),
+                            format!("call of subroutine '{callee}' whose source is not among the inputs passes real data (declare it as a black box: openad --black-box FILE, see the user guide)"),
                         );
                     }
                     if let Some((f, sp)) = first_user_call(self.prog, self.unit, &a.value) {
@@ -87,7 +96,7 @@ impl Canon<'_> {
 
     /// Actual arguments of a user procedure: variables and constants stay,
     /// anything else goes through a temporary.
-    fn actuals(
+    pub(super) fn actuals(
         &mut self,
         args: Vec<Arg>,
         out: &mut Vec<Stmt>,

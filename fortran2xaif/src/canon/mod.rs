@@ -19,6 +19,7 @@
 //! | `statement_functions` | statement functions expanded in place before anything else |
 //! | `control_flow` | statement dispatch, `if` chains, `do`/`do while`, `select case` |
 //! | `calls` | subroutine calls, user functions turned into subroutine calls, actual arguments |
+//! | `black_box_calls` | calls of routines without source declared with `--black-box`, checked against their declaration |
 //! | `assignments` | scalar assignments, passive (opaque) assignments |
 //! | `expressions` | expressions to canonical form, subscripts, intrinsics |
 //! | `temporaries` | scalar, loop-index and array temporaries |
@@ -30,6 +31,7 @@
 
 mod arrays;
 mod assignments;
+mod black_box_calls;
 mod calls;
 mod control_flow;
 mod dependence;
