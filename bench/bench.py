@@ -47,6 +47,9 @@ PROGRAMS = [
          x0=[0.2, 0.1, 0.01], size=200000, points=lambda n: n),
     dict(name="tracer2d", src="bench/programs/tracer2d/head.f90", nx=4, ny=2,
          x0=[1.0, 1.0, 2.0, 0.01], size=300, points=lambda n: n * n),
+    # tracer2d with its state in derived types (issue 10): should cost the same
+    dict(name="tracer2d_derived", src="bench/programs/tracer2d_derived/head.f90", nx=4, ny=2,
+         x0=[1.0, 1.0, 2.0, 0.01], size=300, points=lambda n: n * n),
     # compute-bound: one long straight-line block per cell (chemistry)
     dict(name="chembox", src="bench/programs/chembox/head.f90", nx=4, ny=2,
          x0=[1.0, 1.0, 0.5, 0.2], size=5000, points=lambda n: n),
