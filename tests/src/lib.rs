@@ -462,11 +462,14 @@ pub fn run_original(example: &Example, size: Option<u64>) -> Result<DriverOutput
 /// A leg is a mode (`f`, `fv`, `rs`, `rj`) or a mode with booster options:
 /// `rs-bb` is `-m rs --preaccumulation basic-block` (every run of every
 /// basic block taped as its preaccumulated Jacobian, where the default
-/// `auto` chooses per run).
+/// `auto` chooses per run); `rs-rc`/`rj-rc` recompute the partials of
+/// every run that allows it in the reverse sweep (`--partials recomputed`).
 pub fn leg_mode(leg: &str) -> (&str, &'static [&'static str]) {
     match leg {
         "rs-bb" => ("rs", &["--preaccumulation", "basic-block"]),
         "rj-bb" => ("rj", &["--preaccumulation", "basic-block"]),
+        "rs-rc" => ("rs", &["--partials", "recomputed"]),
+        "rj-rc" => ("rj", &["--partials", "recomputed"]),
         other => (other, &[]),
     }
 }

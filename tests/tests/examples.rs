@@ -60,3 +60,16 @@ fn adjoint_joint_mode_rj() {
 fn adjoint_split_mode_rs_basic_block() {
     run_mode_test("rs-bb");
 }
+
+/// Split and joint mode with the partials of every run that allows it
+/// recomputed in the reverse sweep from taped values (the default `auto`
+/// recomputes only where its cost model says so).
+#[test]
+fn adjoint_split_mode_rs_recomputed() {
+    run_mode_test("rs-rc");
+}
+
+#[test]
+fn adjoint_joint_mode_rj_recomputed() {
+    run_mode_test("rj-rc");
+}
