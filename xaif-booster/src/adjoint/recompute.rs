@@ -48,7 +48,9 @@ use super::taping::{
 };
 use super::temps::{AdjointTemp, AdjointTemps};
 use crate::block_accumulate::accumulate_sequence;
-use crate::expr::{base_symbol, symbols_in_expression, variable_key};
+use crate::expr::{
+    base_symbol, exact_integer_literal, symbols_in_expression, variable_key, ExprView,
+};
 use crate::flatten::FlatSequence;
 use crate::preaccumulate::{accumulate_reverse, Factor, FactorCode, JacobianRow, OpCounts};
 use crate::temporaries::TempPool;
@@ -104,7 +106,8 @@ enum Form {
 }
 
 /// The recomputation of a run, when the run allows one: every reference
-/// is a real or integer variable (no pointer, no function call), and no
+/// is a real or integer scalar or array element (no pointer, no whole
+/// array or section, no function call), and no
 /// symbol the run assigns is named through two different references.
 pub(super) fn plan(seq: &FlatSequence, b: &BlockBuilder) -> Option<ReplayPlan> {
     let symbols = b.ctx.symbols;
@@ -116,7 +119,8 @@ pub(super) fn plan(seq: &FlatSequence, b: &BlockBuilder) -> Option<ReplayPlan> {
     let mut replay_ops = 0;
     for st in &seq.statements {
         let a = &st.assignment;
-        for v in &a.rhs.vertices {
+        let view = ExprView::new(&a.rhs).ok()?;
+        for (vi, v) in a.rhs.vertices.iter().enumerate() {
             match v {
                 ExpressionVertex::VariableReference(r) => {
                     let (id, scope) = base_symbol(r)?;
@@ -128,8 +132,10 @@ pub(super) fn plan(seq: &FlatSequence, b: &BlockBuilder) -> Option<ReplayPlan> {
                     if kept(r, b.untaped) || assigned.contains(&key) || !seen.insert(key) {
                         continue;
                     }
+                    // Whole arrays (the argument of `size(a)`) and
+                    // sections have no scalar replay value.
                     let info = symbols.lookup(scope, id)?;
-                    if info.pointer {
+                    if info.pointer || !symbols.is_scalar_reference(r) {
                         return None;
                     }
                     let integer = match info.type_ {
@@ -139,7 +145,19 @@ pub(super) fn plan(seq: &FlatSequence, b: &BlockBuilder) -> Option<ReplayPlan> {
                     };
                     inputs.push((r.clone(), integer));
                 }
-                ExpressionVertex::Intrinsic(i) => replay_ops += operation_cost(&i.name),
+                ExpressionVertex::Intrinsic(i) => {
+                    // x**2, x**3: a multiplication or two after gfortran.
+                    let small_power = i.name.starts_with("pow")
+                        && view.args[vi].get(1).is_some_and(|&e| {
+                            matches!(&a.rhs.vertices[e], ExpressionVertex::Constant(k)
+                                if exact_integer_literal(k).is_some_and(|p| (0..=4).contains(&p)))
+                        });
+                    replay_ops += if small_power {
+                        2
+                    } else {
+                        operation_cost(&i.name)
+                    };
+                }
                 ExpressionVertex::Constant(_) => {}
                 _ => return None,
             }
@@ -147,7 +165,7 @@ pub(super) fn plan(seq: &FlatSequence, b: &BlockBuilder) -> Option<ReplayPlan> {
         let lhs = &a.lhs.reference;
         let (id, scope) = base_symbol(lhs)?;
         let info = symbols.lookup(scope, id)?;
-        if info.pointer || info.type_ != SymbolType::Real {
+        if info.pointer || info.type_ != SymbolType::Real || !symbols.is_scalar_reference(lhs) {
             return None;
         }
         let key = variable_key(lhs);
