@@ -12,8 +12,10 @@
 //! and reads every variable either before or after all its assignments in
 //! the run; here a run is also refused when it assigns a symbol that it
 //! names through two different references (`a(i)` and `a(j)`, possibly one
-//! element), so every reference of the run names one location for the
-//! whole run and distinct references of a symbol it assigns do not occur.
+//! element; `c(1, i)` and `c(2, i)`, different literals in one position,
+//! are distinct elements and allowed), so every reference of the run names one location
+//! for the whole run and distinct references of a symbol it assigns name
+//! distinct locations.
 //! Each reference gets one temporary: a value read before the run assigns
 //! it is its value at the run's start (taped there: inputs), every later
 //! read sees the temporary the replayed assignment wrote. The replay thus
@@ -107,13 +109,15 @@ enum Form {
 
 /// The recomputation of a run, when the run allows one: every reference
 /// is a real or integer scalar or array element (no pointer, no whole
-/// array or section, no function call), and no
-/// symbol the run assigns is named through two different references.
+/// array or section, no function call), and no symbol the run assigns is
+/// named through two references that may be one element (`a(i)`, `a(j)`;
+/// `c(1, i)` and `c(2, i)` are distinct).
 pub(super) fn plan(seq: &FlatSequence, b: &BlockBuilder) -> Option<ReplayPlan> {
     let symbols = b.ctx.symbols;
     let mut assigned: HashSet<String> = HashSet::new();
     let mut seen: HashSet<String> = HashSet::new();
-    let mut keys_of: HashMap<(String, u64), HashSet<String>> = HashMap::new();
+    // Per symbol, its distinct references (by key).
+    let mut keys_of: HashMap<(String, u64), HashMap<String, VariableReference>> = HashMap::new();
     let mut assigned_symbols: HashSet<(String, u64)> = HashSet::new();
     let mut inputs = Vec::new();
     let mut replay_ops = 0;
@@ -128,7 +132,7 @@ pub(super) fn plan(seq: &FlatSequence, b: &BlockBuilder) -> Option<ReplayPlan> {
                     keys_of
                         .entry((id.to_string(), scope))
                         .or_default()
-                        .insert(key.clone());
+                        .insert(key.clone(), r.clone());
                     if kept(r, b.untaped) || assigned.contains(&key) || !seen.insert(key) {
                         continue;
                     }
@@ -172,17 +176,41 @@ pub(super) fn plan(seq: &FlatSequence, b: &BlockBuilder) -> Option<ReplayPlan> {
         keys_of
             .entry((id.to_string(), scope))
             .or_default()
-            .insert(key.clone());
+            .insert(key.clone(), lhs.clone());
         assigned_symbols.insert((id.to_string(), scope));
         assigned.insert(key);
     }
-    if assigned_symbols
-        .iter()
-        .any(|s| keys_of.get(s).is_some_and(|k| k.len() > 1))
-    {
-        return None;
+    // Two references of a symbol the run assigns may be one location,
+    // unless some subscript position holds two different literals.
+    for s in &assigned_symbols {
+        let refs: Vec<&VariableReference> = keys_of
+            .get(s)
+            .into_iter()
+            .flat_map(|m| m.values())
+            .collect();
+        for (k, a) in refs.iter().enumerate() {
+            if refs[k + 1..].iter().any(|b| !distinct_elements(a, b)) {
+                return None;
+            }
+        }
     }
     Some(ReplayPlan { inputs, replay_ops })
+}
+
+/// Whether two references of one array are different elements whatever
+/// the variables hold: in some position both subscripts are integer
+/// literals, and different ones (`c(1, i)`, `c(2, i)`).
+fn distinct_elements(a: &VariableReference, b: &VariableReference) -> bool {
+    let literal = |e: &Expression| match e.vertices.as_slice() {
+        [ExpressionVertex::Constant(c)] => exact_integer_literal(c),
+        _ => None,
+    };
+    let (sa, sb) = (subscript_expressions(a), subscript_expressions(b));
+    sa.len() == sb.len()
+        && sa
+            .iter()
+            .zip(&sb)
+            .any(|(x, y)| matches!((literal(x), literal(y)), (Some(p), Some(q)) if p != q))
 }
 
 /// A reference the reverse sweep reads as it is: a named constant or a
@@ -375,9 +403,8 @@ pub(super) fn emit(
     }
     for stmt in &seq.statements {
         let key = variable_key(&stmt.assignment.lhs.reference);
-        if !renamed.contains_key(&key) {
-            let t = st.temps.take(AdjointTemp::Replay);
-            renamed.insert(key, t);
+        if let std::collections::hash_map::Entry::Vacant(e) = renamed.entry(key) {
+            e.insert(st.temps.take(AdjointTemp::Replay));
         }
     }
     // Subscripts of the propagation's references, shared with the block.
