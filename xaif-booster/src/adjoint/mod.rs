@@ -10,7 +10,10 @@
 //! `reversal` (control flow reversal, Algorithms 2–5, and block-id
 //! recording for unstructured graphs), `explicit_loops` (counted loops
 //! whose index the reverse sweep recomputes), `hoist` (loop-invariant
-//! Jacobian entries taped once per loop execution), `mirror` (the reverse sweep's
+//! Jacobian entries taped once per loop execution), `runs` (a flattened
+//! run's preaccumulated Jacobian taped), `recompute` (a run's partials
+//! recomputed in the reverse sweep from its taped inputs, and the cost
+//! model choosing that), `mirror` (the reverse sweep's
 //! marker for an opaque statement), `checkpointed_loops` (loops reversed
 //! with binomial checkpointing: cut out, their body differentiated as a
 //! graph of its own, spliced back as a plain run and a revolve driver),
