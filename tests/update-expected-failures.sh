@@ -11,7 +11,7 @@ cargo test --no-fail-fast -p openad-tests --test examples --test bad_inputs --te
   echo "# Legs that are known to fail: NAME MODE reason. The tests run them and"
   echo "# report them as xfail; a listed leg that passes fails the test (XPASS)."
   echo "# Regenerate with tests/update-expected-failures.sh, then review the diff."
-  grep -E '^[A-Za-z0-9_]+ +(f|fv|rs|rj|rs-bb|rj-bb|bad) +(FAIL|xfail) ' "$log" |
+  grep -E '^[A-Za-z0-9_]+ +(f|fv|rs|rj|rs-bb|rj-bb|rs-rc|rj-rc|bad) +(FAIL|xfail) ' "$log" |
     sed -E 's/^([A-Za-z0-9_]+) +([a-z-]+) +(FAIL|xfail) +- +/\1 \2 /' |
     sed -E 's#/tmp/openad\.[A-Za-z0-9]+/##g; s#/[^ ]*/target[^ ]*/##g' |
     sort -u

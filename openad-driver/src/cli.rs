@@ -56,6 +56,13 @@ pub enum Preaccumulation {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Partials {
+    Taped,
+    Recomputed,
+    Auto,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Elimination {
     Vertex,
     Edge,
@@ -176,6 +183,12 @@ pub struct Cli {
     /// (default auto: per run, fewer operations in f/fv, a smaller tape in rs/rj).
     #[arg(long = "preaccumulation", value_enum, value_name = "SCOPE")]
     pub preaccumulation: Option<Preaccumulation>,
+
+    /// Booster, adjoint modes: tape each run's partials, recompute them in the
+    /// reverse sweep from taped values, or (default auto) per run whichever
+    /// is cheaper.
+    #[arg(long = "partials", value_enum, value_name = "HOW")]
+    pub partials: Option<Partials>,
 
     /// Booster: elimination on the computational graph.
     #[arg(long = "elimination", value_enum, value_name = "KIND")]

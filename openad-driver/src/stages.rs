@@ -3,7 +3,7 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use crate::cli::{Cli, Elimination, Form, Preaccumulation};
+use crate::cli::{Cli, Elimination, Form, Partials, Preaccumulation};
 
 pub const FRONT_END: &str = "fortran2xaif";
 pub const BOOSTER: &str = "xaif-booster";
@@ -128,6 +128,17 @@ pub fn stage_commands(cli: &Cli, programs: [PathBuf; 3], work: &WorkFiles) -> Ve
                 Preaccumulation::Statement => "statement",
                 Preaccumulation::BasicBlock => "basic-block",
                 Preaccumulation::Auto => "auto",
+            }
+            .into(),
+        );
+    }
+    if let Some(how) = cli.partials {
+        booster_args.push("--partials".into());
+        booster_args.push(
+            match how {
+                Partials::Taped => "taped",
+                Partials::Recomputed => "recomputed",
+                Partials::Auto => "auto",
             }
             .into(),
         );

@@ -491,11 +491,14 @@ pub fn run_original(example: &Example, size: Option<u64>) -> Result<DriverOutput
 /// A leg is a mode (`f`, `fv`, `rs`, `rj`) or a mode with booster options:
 /// `rs-bb` is `-m rs --preaccumulation basic-block` (every run of every
 /// basic block taped as its preaccumulated Jacobian, where the default
-/// `auto` chooses per run).
+/// `auto` chooses per run); `rs-rc`/`rj-rc` recompute the partials of
+/// every run that allows it in the reverse sweep (`--partials recomputed`).
 pub fn leg_mode(leg: &str) -> (&str, &'static [&'static str]) {
     match leg {
         "rs-bb" => ("rs", &["--preaccumulation", "basic-block"]),
         "rj-bb" => ("rj", &["--preaccumulation", "basic-block"]),
+        "rs-rc" => ("rs", &["--partials", "recomputed"]),
+        "rj-rc" => ("rj", &["--partials", "recomputed"]),
         other => (other, &[]),
     }
 }
@@ -942,11 +945,19 @@ fn first_line(text: &str) -> String {
 
 /// The mode tests: every example that applies to `mode`, in parallel.
 pub fn run_mode_test(leg: &str) {
+    run_mode_test_on(leg, None);
+}
+
+/// Like [`run_mode_test`], on the examples named in `only` when given
+/// (all of them when `OPENAD_ALL_EXAMPLES=1`).
+pub fn run_mode_test_on(leg: &str, only: Option<&[&str]>) {
     let corpus = example_corpus();
+    let everything = std::env::var("OPENAD_ALL_EXAMPLES").is_ok_and(|v| v == "1");
     let entries: Vec<&CorpusEntry> = corpus
         .examples
         .iter()
         .filter(|e| e.example.manifest.applies_to(leg_mode(leg).0))
+        .filter(|e| everything || only.is_none_or(|names| names.contains(&e.example.name.as_str())))
         .collect();
     let results = parallel_map(&entries, |entry| check_leg(entry, leg));
     let complaints = report(&format!("mode {leg}"), &results);

@@ -24,6 +24,13 @@ enum PreaccumulationArg {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum PartialsArg {
+    Taped,
+    Recomputed,
+    Auto,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum EliminationArg {
     Vertex,
     Edge,
@@ -42,6 +49,10 @@ struct Cli {
     /// of statement and basic-block code).
     #[arg(long, value_enum, default_value = "auto")]
     preaccumulation: PreaccumulationArg,
+    /// Adjoint: tape the partials, recompute them in the reverse sweep from
+    /// taped values, or per run whichever the cost model finds cheaper.
+    #[arg(long, value_enum, default_value = "auto")]
+    partials: PartialsArg,
     /// Elimination method (basic-block preaccumulation).
     #[arg(long, value_enum, default_value = "vertex")]
     elimination: EliminationArg,
@@ -112,9 +123,15 @@ fn run(cli: &Cli, elimination: EliminationChoice) -> Result<(), String> {
         PreaccumulationArg::Auto => Preaccumulation::Auto,
     };
     if cli.mode == Mode::Adjoint {
+        use xaif_booster::adjoint::recompute::Partials;
         let options = xaif_booster::adjoint::AdjointOptions {
             preaccumulation,
             elimination,
+            partials: match cli.partials {
+                PartialsArg::Taped => Partials::Taped,
+                PartialsArg::Recomputed => Partials::Recomputed,
+                PartialsArg::Auto => Partials::Auto,
+            },
         };
         return xaif_booster::adjoint::run_file(
             &cli.input,

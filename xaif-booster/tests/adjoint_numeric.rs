@@ -13,6 +13,7 @@ mod random_source;
 use std::collections::HashMap;
 
 use adjoint_support::*;
+use xaif_booster::adjoint::recompute::Partials;
 use xaif_booster::adjoint::{transform_adjoint, transform_adjoint_with, AdjointOptions};
 use xaif_booster::block_accumulate::EliminationChoice;
 use xaif_booster::catalogue::Catalogue;
@@ -56,10 +57,19 @@ fn formals(list: &Option<Vec<ArgumentSymbolReference>>) -> Vec<String> {
 }
 
 fn adjoint_of(cg: &CallGraph, preaccumulation: Preaccumulation) -> (CallGraph, Sections) {
+    adjoint_with(cg, preaccumulation, Partials::Auto)
+}
+
+fn adjoint_with(
+    cg: &CallGraph,
+    preaccumulation: Preaccumulation,
+    partials: Partials,
+) -> (CallGraph, Sections) {
     let mut out = cg.clone();
     let catalogue = Catalogue::builtin().unwrap();
     let options = AdjointOptions {
         preaccumulation,
+        partials,
         ..AdjointOptions::default()
     };
     transform_adjoint_with(&mut out, &catalogue, &options).expect("adjoint transformation");
@@ -203,19 +213,26 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
 /// also check it is not trivially zero.
 fn check(cg: &CallGraph, point: &[(&str, f64)], seed: u64) -> f64 {
     let mut value = 0.0;
-    for pre in [
-        Preaccumulation::Statement,
-        Preaccumulation::BasicBlock,
-        Preaccumulation::Auto,
+    for (pre, partials) in [
+        (Preaccumulation::Statement, Partials::Auto),
+        (Preaccumulation::BasicBlock, Partials::Taped),
+        (Preaccumulation::Auto, Partials::Auto),
+        (Preaccumulation::Auto, Partials::Recomputed),
     ] {
-        eprintln!("preaccumulation {pre:?} at {point:?}");
-        value = check_with(cg, point, seed, pre);
+        eprintln!("preaccumulation {pre:?}, partials {partials:?} at {point:?}");
+        value = check_with(cg, point, seed, pre, partials);
     }
     value
 }
 
-fn check_with(cg: &CallGraph, point: &[(&str, f64)], seed: u64, pre: Preaccumulation) -> f64 {
-    let (_, sections) = adjoint_of(cg, pre);
+fn check_with(
+    cg: &CallGraph,
+    point: &[(&str, f64)],
+    seed: u64,
+    pre: Preaccumulation,
+    partials: Partials,
+) -> f64 {
+    let (_, sections) = adjoint_with(cg, pre, partials);
     let start = state(point);
     let locations = active_locations();
     let mut rng = Lcg(seed);

@@ -328,26 +328,8 @@ impl BlockHoist<'_, '_> {
         temps: &mut AdjointTemps,
         statement_id: String,
     ) -> Option<HoistedFactor> {
+        let (target, key) = self.hoist_target(value, definitions)?;
         let h = &mut *self.hoister;
-        let loops = h.enclosing.get(&self.block)?;
-        if loops.is_empty() {
-            return None;
-        }
-        let defined: HashMap<String, &Expression> = definitions
-            .iter()
-            .map(|a| (variable_key(&a.lhs.reference), &a.rhs))
-            .collect();
-        let mut reads = Vec::new();
-        let mut key = String::new();
-        let expander = Expander {
-            symbols: h.symbols,
-            defined: &defined,
-        };
-        expander.reference(value, 0, &mut reads, &mut key)?;
-        let target = *loops.iter().find(|l| match h.changes.get(l) {
-            Some(c) => !reads.iter().any(|s| c.may_change(s)),
-            None => false,
-        })?;
         let read = match h.by_key.get(&(target, key.clone())) {
             Some(t) => t.clone(),
             None => {
@@ -368,6 +350,44 @@ impl BlockHoist<'_, '_> {
             rhs: variable_expression(value),
         };
         Some(HoistedFactor { save, read })
+    }
+}
+
+impl BlockHoist<'_, '_> {
+    /// Whether `tape_factor` would hoist `value` (nothing is recorded):
+    /// for costing code before choosing it.
+    pub fn would_hoist(&self, value: &VariableReference, definitions: &[Assignment]) -> bool {
+        self.hoist_target(value, definitions).is_some()
+    }
+
+    /// The outermost enclosing loop in which `value` is invariant, and the
+    /// key of its expanded expression.
+    fn hoist_target(
+        &self,
+        value: &VariableReference,
+        definitions: &[Assignment],
+    ) -> Option<(usize, String)> {
+        let h = &*self.hoister;
+        let loops = h.enclosing.get(&self.block)?;
+        if loops.is_empty() {
+            return None;
+        }
+        let defined: HashMap<String, &Expression> = definitions
+            .iter()
+            .map(|a| (variable_key(&a.lhs.reference), &a.rhs))
+            .collect();
+        let mut reads = Vec::new();
+        let mut key = String::new();
+        let expander = Expander {
+            symbols: h.symbols,
+            defined: &defined,
+        };
+        expander.reference(value, 0, &mut reads, &mut key)?;
+        let target = *loops.iter().find(|l| match h.changes.get(l) {
+            Some(c) => !reads.iter().any(|s| c.may_change(s)),
+            None => false,
+        })?;
+        Some((target, key))
     }
 }
 

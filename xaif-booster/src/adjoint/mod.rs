@@ -10,7 +10,10 @@
 //! `reversal` (control flow reversal, Algorithms 2–5, and block-id
 //! recording for unstructured graphs), `explicit_loops` (counted loops
 //! whose index the reverse sweep recomputes), `hoist` (loop-invariant
-//! Jacobian entries taped once per loop execution), `mirror` (the reverse sweep's
+//! Jacobian entries taped once per loop execution), `runs` (a flattened
+//! run's preaccumulated Jacobian taped), `recompute` (a run's partials
+//! recomputed in the reverse sweep from its taped inputs, and the cost
+//! model choosing that), `mirror` (the reverse sweep's
 //! marker for an opaque statement), `checkpointed_loops` (loops reversed
 //! with binomial checkpointing: cut out, their body differentiated as a
 //! graph of its own, spliced back as a plain run and a revolve driver),
@@ -23,6 +26,7 @@ pub mod checkpointed_loops;
 pub mod explicit_loops;
 pub mod hoist;
 pub mod mirror;
+pub mod recompute;
 pub mod reversal;
 pub mod runs;
 pub mod structure;
@@ -67,6 +71,9 @@ pub struct AdjointOptions {
     pub preaccumulation: Preaccumulation,
     /// How run graphs are eliminated.
     pub elimination: EliminationChoice,
+    /// Whether a run's partials are taped, recomputed in the reverse sweep
+    /// from taped values, or per run whichever is cheaper (`recompute`).
+    pub partials: recompute::Partials,
 }
 
 impl Default for AdjointOptions {
@@ -77,6 +84,7 @@ impl Default for AdjointOptions {
                 Method::Vertex,
                 Chain::new(vec![Filter::Markowitz, Filter::Reverse]),
             ),
+            partials: recompute::Partials::Auto,
         }
     }
 }
@@ -514,7 +522,7 @@ impl Sweeper<'_, '_> {
                 block: graph.vertices[*v].vertex_id().to_string(),
                 tape: TapeCounts {
                     reals: values.len(),
-                    integers: 0,
+                    ..TapeCounts::default()
                 },
             });
         }
@@ -645,13 +653,19 @@ pub fn run_file(
     let tape = transform_adjoint_with(&mut cg, &catalogue, options)
         .map_err(|e| e.diagnostic(&input_name, &text, locations, "adjoint: "))?;
     if stats {
-        println!("# subroutine block reals_pushed integers_pushed (per execution)");
+        println!("# subroutine block reals_pushed integers_pushed (per execution) runs_recomputed");
         let mut total = TapeCounts::default();
         for b in &tape {
-            println!("{} {} {} {}", b.cfg, b.block, b.tape.reals, b.tape.integers);
+            println!(
+                "{} {} {} {} {}",
+                b.cfg, b.block, b.tape.reals, b.tape.integers, b.tape.recomputed
+            );
             total += b.tape;
         }
-        println!("total - {} {}", total.reals, total.integers);
+        println!(
+            "total - {} {} {}",
+            total.reals, total.integers, total.recomputed
+        );
     }
     xaif_schema::write::write_call_graph_file(&cg, output).map_err(|e| {
         format!(

@@ -30,6 +30,7 @@ use xaif_schema::model::{
 };
 
 use super::hoist::BlockHoist;
+use super::recompute::Partials;
 use super::taping::{
     atom_value, expression_key, increment, propagator, BlockBuilder, StatementError, StatementTape,
 };
@@ -64,23 +65,55 @@ pub(super) fn flush_run(
 
     // The flattener keeps every subscript of a run unchanged inside it, so
     // the run's subscripts can be taped once, at its last statement.
-    let block = seq.statements.len() > 1
-        && match ctx.options.preaccumulation {
-            Preaccumulation::Statement => false,
-            Preaccumulation::BasicBlock => true,
-            Preaccumulation::Auto => {
-                let mut scratch = TempPool::new(pool.scope_id);
-                let code = accumulate_sequence(
-                    &seq,
-                    &ctx.options.elimination,
-                    false,
-                    &mut scratch,
-                    ctx.symbols,
-                )
-                .map_err(fail)?;
-                block_cost(&code) <= statement_cost(&seq, b, &mut scratch)
+    let run_jacobian_cost = || -> Result<(usize, usize), StatementError> {
+        let mut scratch = TempPool::new(pool.scope_id);
+        let code = accumulate_sequence(
+            &seq,
+            &ctx.options.elimination,
+            false,
+            &mut scratch,
+            ctx.symbols,
+        )
+        .map_err(fail)?;
+        Ok(block_cost(&code))
+    };
+    let statements_cost = |b: &BlockBuilder| {
+        let mut scratch = TempPool::new(pool.scope_id);
+        statement_cost(&seq, b, &mut scratch)
+    };
+    // The taped form: the run's Jacobian or every statement's partials,
+    // and the reals it tapes per execution.
+    let (block, taped) = match ctx.options.preaccumulation {
+        _ if seq.statements.len() == 1 => (false, None),
+        Preaccumulation::Statement => (false, None),
+        Preaccumulation::BasicBlock => (true, None),
+        Preaccumulation::Auto => {
+            let (bc, sc) = (run_jacobian_cost()?, statements_cost(b));
+            if bc <= sc {
+                (true, Some(bc.0))
+            } else {
+                (false, Some(sc.0))
             }
-        };
+        }
+    };
+    // Partials recomputed in the reverse sweep from taped inputs instead
+    // (`recompute.rs`); not with statement-level preaccumulation, which
+    // keeps every statement's partials taped.
+    if ctx.options.partials != Partials::Taped
+        && ctx.options.preaccumulation != Preaccumulation::Statement
+        && !seq.graph.dependents.is_empty()
+    {
+        if let Some(plan) = super::recompute::plan(&seq, b) {
+            let taped = match taped {
+                Some(t) => t,
+                None if block => run_jacobian_cost()?.0,
+                None => statements_cost(b).0,
+            };
+            if super::recompute::chosen(&plan, ctx.options.partials, taped, hoist) {
+                return super::recompute::emit(&seq, plan, b, pool, temps, hoist);
+            }
+        }
+    }
     if !block {
         for st in &seq.statements {
             b.statement(

@@ -39,12 +39,16 @@ use crate::temporaries::TempPool;
 pub struct TapeCounts {
     pub reals: usize,
     pub integers: usize,
+    /// Runs whose partials the reverse sweep recomputes from taped
+    /// values instead of popping them (`recompute.rs`).
+    pub recomputed: usize,
 }
 
 impl std::ops::AddAssign for TapeCounts {
     fn add_assign(&mut self, o: TapeCounts) {
         self.reals += o.reals;
         self.integers += o.integers;
+        self.recomputed += o.recomputed;
     }
 }
 
@@ -481,6 +485,35 @@ impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
     /// The pops of this statement, last pushed first.
     pub(super) fn reverse_pops(&self) -> Vec<BasicBlockElement> {
         self.pops.iter().rev().cloned().collect()
+    }
+
+    /// Pushes the value of `value` here and pops it into `target` in the
+    /// reverse piece (the taped inputs of a recomputed run).
+    pub(super) fn tape_value(
+        &mut self,
+        value: &VariableReference,
+        target: VariableReference,
+        integer: bool,
+    ) {
+        let (push, pop) = if integer {
+            ("push_int", "pop_int")
+        } else {
+            ("push_real", "pop_real")
+        };
+        let push_id = self.next_id();
+        let pop_id = self.next_id();
+        self.forward.push(tape_call(
+            push,
+            ArgumentValue::Variable(value.clone()),
+            push_id,
+        ));
+        self.pops
+            .push(tape_call(pop, ArgumentValue::Variable(target), pop_id));
+        if integer {
+            self.counts.integers += 1;
+        } else {
+            self.counts.reals += 1;
+        }
     }
 
     fn push_real(&mut self, value: ArgumentValue) -> VariableReference {

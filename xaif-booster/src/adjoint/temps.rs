@@ -7,7 +7,9 @@
 //! integer), a derivative copy for assignments whose left-hand side may
 //! alias an argument (`oad_adj_N`, active real) and loop-invariant Jacobian
 //! entries taped once per loop execution (`oad_hv_N`, real, one per hoisted
-//! value: see `hoist.rs`), and the bookkeeping of binomially checkpointed
+//! value: see `hoist.rs`), the values of runs whose partials the reverse
+//! sweep recomputes (`oad_rv_N`, real, `oad_rvi_N`, integer: see
+//! `recompute.rs`), and the bookkeeping of binomially checkpointed
 //! loops (`oad_cpl_N`, the runtime's `type(oad_snapshot_loop)`, and the
 //! integers `oad_cplo_N`, `oad_cpst_N`, `oad_cpn_N`, `oad_cps_N`,
 //! `oad_cpa_N`, `oad_cpf_N`, `oad_cpt_N`, `oad_cpk_N`: see
@@ -39,6 +41,11 @@ pub enum AdjointTemp {
     IndexExpression,
     /// A derivative copy (active).
     DerivativeCopy,
+    /// A real value of a recomputed run (`recompute.rs`): a taped input
+    /// or a value the replay assigns.
+    Replay,
+    /// An integer input of a recomputed run.
+    ReplayInteger,
 }
 
 impl AdjointTemp {
@@ -48,13 +55,19 @@ impl AdjointTemp {
             AdjointTemp::Index => "oad_idx",
             AdjointTemp::IndexExpression => "oad_itmp",
             AdjointTemp::DerivativeCopy => "oad_adj",
+            AdjointTemp::Replay => "oad_rv",
+            AdjointTemp::ReplayInteger => "oad_rvi",
         }
     }
 
     fn type_(self) -> SymbolType {
         match self {
-            AdjointTemp::Jacobian | AdjointTemp::DerivativeCopy => SymbolType::Real,
-            AdjointTemp::Index | AdjointTemp::IndexExpression => SymbolType::Integer,
+            AdjointTemp::Jacobian | AdjointTemp::DerivativeCopy | AdjointTemp::Replay => {
+                SymbolType::Real
+            }
+            AdjointTemp::Index | AdjointTemp::IndexExpression | AdjointTemp::ReplayInteger => {
+                SymbolType::Integer
+            }
         }
     }
 }

@@ -1,0 +1,85 @@
+//! Which runs the adjoint recomputes (`--partials`, docs/adjoint.md
+//! "Recomputed partials"), read off `openad --stats` on corpus examples
+//! (the corpus legs rs, rj, rs-rc and rj-rc check the numbers; these check
+//! the choice, which a change to the cost model could break without
+//! changing a derivative):
+//! - on the HLL flux block (24 statements, 6 inputs, 24 taped partials)
+//!   the default recomputes, and tapes fewer reals than `--partials taped`;
+//! - `--partials taped` recomputes nothing;
+//! - on the chemistry box (85 partials but 24 `exp` to replay per cell) the
+//!   default keeps the partials taped;
+//! - `--partials recomputed` recomputes wherever a run allows it.
+
+use std::fs;
+use std::process::Command;
+
+use openad_tests::{examples_dir, openad_program, work_root};
+
+/// The `total` line of `openad -m MODE --stats` on example `name`: reals,
+/// integers and runs recomputed per execution of every block, summed.
+fn totals(name: &str, mode: &str, extra: &[&str]) -> (usize, usize, usize) {
+    let tag = format!("{name}-{mode}-{}", extra.join("-"));
+    let dir = work_root().join("recompute-choice").join(tag);
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    let source = fs::read_to_string(examples_dir().join(name).join("head.f90")).unwrap();
+    fs::write(dir.join("head.f90"), source).unwrap();
+    let out = Command::new(openad_program().unwrap())
+        .current_dir(&dir)
+        .args(["-m", mode, "--stats"])
+        .args(extra)
+        .args(["-o", "out", "head.f90"])
+        .output()
+        .expect("openad runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("total - "))
+        .unwrap_or_else(|| panic!("no total line in\n{stdout}"));
+    let n: Vec<usize> = line["total - ".len()..]
+        .split_whitespace()
+        .map(|v| v.parse().unwrap())
+        .collect();
+    assert_eq!(n.len(), 3, "{line}");
+    (n[0], n[1], n[2])
+}
+
+#[test]
+fn hll_flux_block_is_recomputed_by_default_and_tapes_fewer_reals() {
+    for mode in ["rs", "rj"] {
+        let (auto_reals, auto_ints, auto_runs) = totals("hllflux", mode, &[]);
+        let (taped_reals, taped_ints, taped_runs) =
+            totals("hllflux", mode, &["--partials", "taped"]);
+        assert!(auto_runs >= 1, "{mode}: nothing recomputed");
+        assert_eq!(taped_runs, 0, "{mode}: --partials taped recomputes");
+        assert_eq!(auto_ints, taped_ints, "{mode}: integers differ");
+        // The flux block tapes its 6 state values instead of 24 entries.
+        assert!(
+            auto_reals + 15 <= taped_reals,
+            "{mode}: {auto_reals} reals recomputed against {taped_reals} taped"
+        );
+    }
+}
+
+#[test]
+fn chemistry_block_keeps_its_partials_taped_by_default() {
+    let (_, _, runs) = totals("chembox", "rs", &[]);
+    assert_eq!(runs, 0, "chembox's exp-heavy block was recomputed");
+    let (_, _, forced) = totals("chembox", "rs", &["--partials", "recomputed"]);
+    assert!(
+        forced >= 1,
+        "--partials recomputed did not recompute chembox"
+    );
+}
+
+#[test]
+fn forced_recomputation_reaches_reruns_and_checkpointed_loops() {
+    let (_, _, runs) = totals("recompute_rerun_ckp", "rj", &["--partials", "recomputed"]);
+    // faces and update (re-run routines) and the head's runs.
+    assert!(runs >= 3, "only {runs} runs recomputed");
+}
