@@ -139,6 +139,16 @@ pub enum Expr {
         span: Span,
     },
     ArrayCtor(Vec<Expr>, Span),
+    /// `(items, var = lo, hi, step)`: an implied-do item of an array
+    /// constructor or an I/O list.
+    ImpliedDo {
+        items: Vec<Expr>,
+        var: String,
+        lo: Box<Expr>,
+        hi: Box<Expr>,
+        step: Option<Box<Expr>>,
+        span: Span,
+    },
 }
 
 impl Expr {
@@ -149,7 +159,8 @@ impl Expr {
             | Expr::Unary(_, _, s)
             | Expr::Binary(_, _, _, s)
             | Expr::Paren(_, s)
-            | Expr::ArrayCtor(_, s) => *s,
+            | Expr::ArrayCtor(_, s)
+            | Expr::ImpliedDo { span: s, .. } => *s,
             Expr::Apply { span, .. } | Expr::Member { span, .. } | Expr::Range { span, .. } => {
                 *span
             }
@@ -193,6 +204,19 @@ impl Expr {
                 }
             }
             Expr::ArrayCtor(items, _) => items.iter().for_each(|e| e.walk(f)),
+            // The variable is written, not read: not visited.
+            Expr::ImpliedDo {
+                items,
+                lo,
+                hi,
+                step,
+                ..
+            } => {
+                items.iter().for_each(|e| e.walk(f));
+                for e in [Some(lo), Some(hi), step.as_ref()].into_iter().flatten() {
+                    e.walk(f);
+                }
+            }
         }
     }
 }

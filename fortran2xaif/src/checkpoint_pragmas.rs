@@ -357,6 +357,20 @@ fn names_in(e: &Expr, out: &mut Vec<String>) {
                 names_in(x, out);
             }
         }
+        Expr::ImpliedDo {
+            items,
+            lo,
+            hi,
+            step,
+            ..
+        } => {
+            for x in items {
+                names_in(x, out);
+            }
+            for x in [Some(lo), Some(hi), step.as_ref()].into_iter().flatten() {
+                names_in(x, out);
+            }
+        }
     }
 }
 

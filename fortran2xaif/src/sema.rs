@@ -971,6 +971,12 @@ impl Program {
                     .map_or(Cat::Unknown, |x| self.type_of(i, x).cat),
                 rank: 1,
             },
+            // An item of a constructor or I/O list, typed by its first item.
+            Expr::ImpliedDo { items, .. } => scalar(
+                items
+                    .first()
+                    .map_or(Cat::Unknown, |x| self.type_of(i, x).cat),
+            ),
         }
     }
 }

@@ -96,6 +96,27 @@ pub fn expr(e: &Expr) -> String {
                 items.iter().map(expr).collect::<Vec<_>>().join(", ")
             )
         }
+        Expr::ImpliedDo {
+            items,
+            var,
+            lo,
+            hi,
+            step,
+            ..
+        } => {
+            let mut s = format!(
+                "({}, {var} = {}, {}",
+                items.iter().map(expr).collect::<Vec<_>>().join(", "),
+                expr(lo),
+                expr(hi)
+            );
+            if let Some(st) = step {
+                s.push_str(", ");
+                s.push_str(&expr(st));
+            }
+            s.push(')');
+            s
+        }
     }
 }
 

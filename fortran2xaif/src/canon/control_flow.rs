@@ -17,7 +17,12 @@ impl Canon<'_> {
         for s in stmts {
             let label = s.label.clone();
             let start = out.len();
+            // Temporaries of an enclosing statement are released after it,
+            // not inside its body.
+            let enclosing = std::mem::take(&mut self.pending_dealloc);
             self.stmt(s, &mut out)?;
+            out.append(&mut self.pending_dealloc);
+            self.pending_dealloc = enclosing;
             if let Some(l) = label {
                 if out.len() == start {
                     out.push(Stmt {

@@ -273,6 +273,20 @@ impl Canon<'_> {
                     self.for_each_read(x, array, true, f);
                 }
             }
+            Expr::ImpliedDo {
+                items,
+                lo,
+                hi,
+                step,
+                ..
+            } => {
+                for x in items {
+                    self.for_each_read(x, array, true, f);
+                }
+                for x in [Some(lo), Some(hi), step.as_mut()].into_iter().flatten() {
+                    self.for_each_read(x, array, true, f);
+                }
+            }
             Expr::Lit(..) | Expr::Name(..) => {}
         }
     }
@@ -318,6 +332,7 @@ impl Canon<'_> {
                         || reads_target(hi)
                         || stride.as_ref().is_some_and(reads_target)
                 }
+                Sub::Vector { vector, .. } => reads_target(vector),
             })
         };
         if subscripts_read_target(w) || subscripts_read_target(r) {
@@ -327,6 +342,9 @@ impl Canon<'_> {
         let mut unknown = false;
         for (ws, rs) in w.subs.iter().zip(&r.subs) {
             match (ws, rs) {
+                // Which elements a vector subscript names is known only at
+                // run time (another dimension may still prove disjointness).
+                (Sub::Vector { .. }, _) | (_, Sub::Vector { .. }) => unknown = true,
                 (Sub::Fixed(a), Sub::Fixed(b)) => match self.difference(a, b) {
                     Some(0) => {}
                     Some(_) => return Relation::Disjoint,

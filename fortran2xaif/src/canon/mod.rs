@@ -22,11 +22,13 @@
 //! | `expressions` | expressions to canonical form, subscripts, intrinsics |
 //! | `temporaries` | scalar, loop-index and array temporaries |
 //! | `views` | array operands as explicit sections, their bounds and elements |
-//! | `arrays` | array assignments and expressions scalarised into loop nests |
+//! | `arrays` | array assignments and expressions scalarised into loop nests; index maps (`transpose`, `reshape`, `spread`, `cshift`) |
+//! | `array_intrinsics` | array values computed into temporaries first: reductions with `dim`, `matmul` inside expressions, `eoshift`, `pack`, `maxloc`/`minloc`, constructors with implied-do loops |
 //! | `dependence` | does the right side read what the loop overwrites? loop directions, copies of the sections that need them |
 //! | `where_construct` | `where` / `elsewhere` as masked loops |
 //! | `reductions` | `sum`, `product`, `maxval`, `minval`, `dot_product`, `matmul` as loops |
 
+mod array_intrinsics;
 mod arrays;
 mod assignments;
 mod calls;
@@ -57,6 +59,7 @@ pub fn canonicalise(prog: &mut Program) -> FrontResult<()> {
             unit: i,
             temps: 0,
             loops: 0,
+            pending_dealloc: Vec::new(),
         };
         let body = c.expand_stmt_functions_in(body)?;
         let mut body = c.block(body)?;
@@ -84,13 +87,24 @@ struct Canon<'p> {
     unit: usize,
     temps: usize,
     loops: usize,
+    /// Deallocations of allocatable temporaries made for the statement
+    /// being rewritten, emitted after it.
+    pending_dealloc: Vec<Stmt>,
 }
 
-/// One dimension of an array operand: a fixed subscript or a range.
+/// One dimension of an array operand: a fixed subscript, a range, or a
+/// vector subscript (a rank-1 integer array expression whose elements are
+/// the subscripts; `lo:hi:stride` is that expression's own index range).
 #[derive(Clone, Debug)]
 enum Sub {
     Fixed(Expr),
     Range {
+        lo: Expr,
+        hi: Expr,
+        stride: Option<Expr>,
+    },
+    Vector {
+        vector: Expr,
         lo: Expr,
         hi: Expr,
         stride: Option<Expr>,
@@ -115,11 +129,18 @@ struct Scalarised {
 }
 
 impl View {
+    /// Does some dimension take its subscripts from a vector?
+    fn has_vector(&self) -> bool {
+        self.subs.iter().any(|s| matches!(s, Sub::Vector { .. }))
+    }
+
     fn ranges(&self) -> Vec<(&Expr, &Expr, Option<&Expr>)> {
         self.subs
             .iter()
             .filter_map(|s| match s {
-                Sub::Range { lo, hi, stride } => Some((lo, hi, stride.as_ref())),
+                Sub::Range { lo, hi, stride } | Sub::Vector { lo, hi, stride, .. } => {
+                    Some((lo, hi, stride.as_ref()))
+                }
                 Sub::Fixed(_) => None,
             })
             .collect()
@@ -184,6 +205,28 @@ fn offset(lo: &Expr, i: &Expr, base: &Expr, span: Span) -> Expr {
     )
 }
 
+/// The index ranges of an array expression, one `(lo, hi, stride)` per
+/// dimension.
+type Space = Vec<(Expr, Expr, Option<Expr>)>;
+
+/// The number of indices in `lo:hi:stride` (`hi - lo + 1` for unit stride).
+fn trip_count(lo: &Expr, hi: &Expr, stride: Option<&Expr>, span: Span) -> Expr {
+    match stride {
+        None => extent(lo, hi, span),
+        Some(s) => bin(
+            BinOp::Add,
+            bin(
+                BinOp::Div,
+                paren(bin(BinOp::Sub, hi.clone(), lo.clone(), span), span),
+                s.clone(),
+                span,
+            ),
+            Expr::int(1, span),
+            span,
+        ),
+    }
+}
+
 /// `hi - lo + 1`.
 fn extent(lo: &Expr, hi: &Expr, span: Span) -> Expr {
     match (lo.const_int(), hi.const_int()) {
@@ -224,6 +267,9 @@ fn same_view(a: &View, b: &View) -> bool {
                 strip(l1) == strip(l2)
                     && strip(h1) == strip(h2)
                     && s1.as_ref().map(strip) == s2.as_ref().map(strip)
+            }
+            (Sub::Vector { vector: v1, .. }, Sub::Vector { vector: v2, .. }) => {
+                strip(v1) == strip(v2)
             }
             _ => false,
         })

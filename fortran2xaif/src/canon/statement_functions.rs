@@ -81,6 +81,21 @@ impl Canon<'_> {
             Expr::ArrayCtor(items, _) => items
                 .iter_mut()
                 .try_for_each(|x| self.expand_sf(x, depth + 1)),
+            Expr::ImpliedDo {
+                items,
+                lo,
+                hi,
+                step,
+                ..
+            } => {
+                items
+                    .iter_mut()
+                    .try_for_each(|x| self.expand_sf(x, depth + 1))?;
+                for x in [Some(lo), Some(hi), step.as_mut()].into_iter().flatten() {
+                    self.expand_sf(x, depth + 1)?;
+                }
+                Ok(())
+            }
             Expr::Lit(..) | Expr::Name(..) => Ok(()),
         }
     }
@@ -115,6 +130,18 @@ fn substitute(e: &mut Expr, params: &[String], args: &[Arg]) {
             }
         }
         Expr::ArrayCtor(items, _) => items.iter_mut().for_each(|x| substitute(x, params, args)),
+        Expr::ImpliedDo {
+            items,
+            lo,
+            hi,
+            step,
+            ..
+        } => {
+            items.iter_mut().for_each(|x| substitute(x, params, args));
+            for x in [Some(lo), Some(hi), step.as_mut()].into_iter().flatten() {
+                substitute(x, params, args);
+            }
+        }
         Expr::Lit(..) => {}
     }
 }

@@ -597,19 +597,15 @@ impl<'a> FortranParser<'a> {
             match c.kind() {
                 "output_item_list" => {
                     for it in named_children(c) {
-                        if it.kind() == "implied_do_loop_expression" || it.kind() == "comment" {
-                            continue;
+                        if it.kind() != "comment" {
+                            io_item(self.expr(it)?, false, &mut reads, &mut writes);
                         }
-                        reads.push(self.expr(it)?);
                     }
                 }
                 "input_item_list" => {
                     for it in named_children(c) {
-                        if it.kind() == "implied_do_loop_expression" {
-                            return self.unsupported(it, "implied do loop in a read statement");
-                        }
                         if it.kind() != "comment" {
-                            writes.push(self.expr(it)?);
+                            io_item(self.expr(it)?, true, &mut reads, &mut writes);
                         }
                     }
                 }
@@ -704,7 +700,7 @@ impl<'a> FortranParser<'a> {
         self.paren_inner(p)
     }
 
-    fn do_control(&self, c: Node) -> FrontResult<DoControl> {
+    pub(super) fn do_control(&self, c: Node) -> FrontResult<DoControl> {
         let kids: Vec<Node> = named_children(c)
             .into_iter()
             .filter(|k| k.kind() != "comment")
@@ -718,5 +714,33 @@ impl<'a> FortranParser<'a> {
             hi: self.expr(kids[2])?,
             step: kids.get(3).map(|s| self.expr(*s)).transpose()?,
         })
+    }
+}
+
+/// An item of an I/O list: what it reads and writes (an input item is
+/// written). An implied-do loop writes its variable, reads its bounds, and
+/// reads or writes its items, which stay expressions in its variable.
+fn io_item(item: Expr, input: bool, reads: &mut Vec<Expr>, writes: &mut Vec<Expr>) {
+    match item {
+        Expr::ImpliedDo {
+            items,
+            var,
+            lo,
+            hi,
+            step,
+            span,
+        } => {
+            writes.push(Expr::Name(var, span));
+            reads.extend(
+                [Some(*lo), Some(*hi), step.map(|s| *s)]
+                    .into_iter()
+                    .flatten(),
+            );
+            for it in items {
+                io_item(it, input, reads, writes);
+            }
+        }
+        it if input => writes.push(it),
+        it => reads.push(it),
     }
 }
