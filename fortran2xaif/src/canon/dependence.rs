@@ -230,7 +230,8 @@ impl Canon<'_> {
     /// Calls `f` on every reference to array `array` in `e` that reads its
     /// values (not the arguments of `size`, `lbound`, ...), outermost
     /// first and without entering the reference's own subscripts; `mapped`
-    /// tells whether it sits under `transpose`/`reshape`/a constructor,
+    /// tells whether it sits under an index map (`transpose`, `reshape`,
+    /// `spread`, `cshift`) or a constructor,
     /// whose element (i, j) is not the argument's element (i, j).
     fn for_each_read(
         &self,
@@ -247,7 +248,8 @@ impl Canon<'_> {
                 if intrinsic && is_inquiry(n) {
                     return;
                 }
-                let mapped = mapped || (intrinsic && matches!(n.as_str(), "transpose" | "reshape"));
+                let mapped = mapped
+                    || (intrinsic && matches!(n.as_str(), "transpose" | "reshape" | "spread" | "cshift"));
                 for a in args {
                     self.for_each_read(&mut a.value, array, mapped, f);
                 }

@@ -1,0 +1,52 @@
+! Column physics on a (level, column) grid in array syntax: column and
+! level statistics with dim= and mask=, profiles spread over columns,
+! a mixing matrix applied with matmul inside a larger expression,
+! periodic and end-off shifts (negative shifts, dim=), and pack of the
+! values selected by a mask that depends on the active state.
+module column_physics
+  implicit none
+  integer, parameter :: nlev = 4, ncol = 5
+contains
+  subroutine mix(t, w, dt)
+    double precision, intent(inout) :: t(nlev, ncol)
+    double precision, intent(in) :: w(nlev, nlev), dt
+    double precision :: colmean(ncol), levmean(nlev)
+    colmean = sum(t, dim=1) / nlev
+    levmean = sum(t, 2) / ncol
+    ! Relaxation to the column mean, vertical mixing, horizontal exchange.
+    t = t + dt*(spread(colmean, 1, nlev) - t) + dt*matmul(w, t) &
+        + 0.5d0*dt*(cshift(t, -1, dim=2) + cshift(t, 1, 2) - 2*t)
+    t = t + 0.1d0*dt*spread(levmean, dim=2, ncopies=ncol)
+    ! Settling: every level takes some of the level above (none at the top).
+    t = t + dt*(eoshift(t, -1, dim=1) - 0.5d0*t)
+  end subroutine mix
+end module column_physics
+
+subroutine head(x, y)
+  use column_physics
+  implicit none
+  double precision :: x(20), y(6)
+  double precision :: t(nlev, ncol), w(nlev, nlev), hot(nlev*ncol)
+  double precision :: colmax(ncol)
+  integer :: step, k, nhot
+  !$openad INDEPENDENT(x)
+  t = reshape(x, (/ nlev, ncol /))
+  hot = 0
+  do k = 1, nlev
+    w(k, :) = 0.05d0 * k
+    w(k, k) = -0.1d0
+  end do
+  do step = 1, 3
+    call mix(t, w, 0.2d0)
+  end do
+  colmax = maxval(t, dim=1, mask=t > 0.6d0)
+  y(1) = sum(colmax, mask=colmax > -1d0)
+  y(2) = maxval(t, mask=t < 1.0d0)
+  y(3) = minval(t(2:nlev, :), mask=t(1:nlev-1, :) > 0.5d0)
+  y(4) = product(sum(t, dim=2) / ncol)
+  nhot = count(t > 0.7d0)
+  hot(1:nhot) = pack(t, t > 0.7d0)
+  y(5) = sum(hot(1:nhot)**2)
+  y(6) = sum(pack(t, t < 0.9d0, hot)) + dot_product(sum(t, 2), matmul(w, t(:, 1)))
+  !$openad DEPENDENT(y)
+end subroutine head
