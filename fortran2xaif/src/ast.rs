@@ -435,6 +435,13 @@ pub enum StmtKind {
     Where {
         arms: Vec<(Option<Expr>, Vec<Stmt>)>,
     },
+    /// `forall (i = lo:hi:step, ..., mask) assignments end forall` (the
+    /// canonicaliser turns it into loops).
+    Forall {
+        controls: Vec<DoControl>,
+        mask: Option<Expr>,
+        body: Vec<Stmt>,
+    },
     Exit(Option<String>),
     Cycle(Option<String>),
     Goto(String),

@@ -164,6 +164,7 @@ fn statement_at(prog: &Program, file: usize, line: usize) -> Option<Found<'_>> {
                     cases.iter().find_map(|c| walk(&c.body, file, line))
                 }
                 StmtKind::Where { arms } => arms.iter().find_map(|(_, b)| walk(b, file, line)),
+                StmtKind::Forall { body, .. } => walk(body, file, line),
                 _ => None,
             };
             if inner.is_some() {

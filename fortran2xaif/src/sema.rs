@@ -1129,6 +1129,23 @@ pub fn for_each_expr_in_stmts<'a>(stmts: &'a [Stmt], f: &mut dyn FnMut(&'a Expr)
                     for_each_expr_in_stmts(b, f);
                 }
             }
+            StmtKind::Forall {
+                controls,
+                mask,
+                body,
+            } => {
+                for c in controls {
+                    f(&c.lo);
+                    f(&c.hi);
+                    if let Some(s) = &c.step {
+                        f(s);
+                    }
+                }
+                if let Some(m) = mask {
+                    f(m);
+                }
+                for_each_expr_in_stmts(body, f);
+            }
             StmtKind::Opaque { reads, writes, .. } => {
                 for e in reads {
                     f(e);
@@ -1152,6 +1169,12 @@ fn collect_do_vars(stmts: &[Stmt], out: &mut Vec<(String, Span)>) {
                 collect_do_vars(body, out);
             }
             StmtKind::DoWhile { body, .. } => collect_do_vars(body, out),
+            StmtKind::Forall { controls, body, .. } => {
+                for c in controls {
+                    out.push((c.var.clone(), s.span));
+                }
+                collect_do_vars(body, out);
+            }
             StmtKind::If { arms, otherwise } => {
                 for (_, b) in arms {
                     collect_do_vars(b, out);

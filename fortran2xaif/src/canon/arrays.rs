@@ -9,8 +9,10 @@
 
 use crate::ast::*;
 
-use super::array_intrinsics::{computed_into_temporary, intrinsic_arg};
-use super::{bin, extent, name, offset, paren, stmt, trip_count, Canon};
+use super::{
+    bin, computed_into_temporary, extent, intrinsic_arg, name, offset, paren, stmt, trip_count,
+    Canon,
+};
 use crate::intrinsics::REDUCTIONS;
 
 impl Canon<'_> {

@@ -119,6 +119,11 @@ impl Canon<'_> {
             }
             StmtKind::Select { selector, cases } => self.select(selector, cases, span, out),
             StmtKind::Where { arms } => self.where_construct(arms, span, out),
+            StmtKind::Forall {
+                controls,
+                mask,
+                body,
+            } => self.forall(controls, mask, body, span, out),
             StmtKind::Continue => {
                 // Only a labelled continue matters (a jump target).
                 if s.label.is_some() {

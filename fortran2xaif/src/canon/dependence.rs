@@ -249,7 +249,8 @@ impl Canon<'_> {
                     return;
                 }
                 let mapped = mapped
-                    || (intrinsic && matches!(n.as_str(), "transpose" | "reshape" | "spread" | "cshift"));
+                    || (intrinsic
+                        && matches!(n.as_str(), "transpose" | "reshape" | "spread" | "cshift"));
                 for a in args {
                     self.for_each_read(&mut a.value, array, mapped, f);
                 }
@@ -344,6 +345,14 @@ impl Canon<'_> {
         let mut unknown = false;
         for (ws, rs) in w.subs.iter().zip(&r.subs) {
             match (ws, rs) {
+                // The same vector subscript reads, at each point, the
+                // element written there (the subscripts do not read the
+                // target: checked above).
+                (Sub::Vector { vector: a, .. }, Sub::Vector { vector: b, .. })
+                    if strip(a) == strip(b) =>
+                {
+                    distance.push(0)
+                }
                 // Which elements a vector subscript names is known only at
                 // run time (another dimension may still prove disjointness).
                 (Sub::Vector { .. }, _) | (_, Sub::Vector { .. }) => unknown = true,

@@ -26,6 +26,7 @@
 //! | `array_intrinsics` | array values computed into temporaries first: reductions with `dim`, `matmul` inside expressions, `eoshift`, `pack`, `maxloc`/`minloc`, constructors with implied-do loops |
 //! | `dependence` | does the right side read what the loop overwrites? loop directions, copies of the sections that need them |
 //! | `where_construct` | `where` / `elsewhere` as masked loops |
+//! | `forall` | `forall` as loop nests, through temporaries where Fortran's evaluate-then-assign order needs them |
 //! | `reductions` | `sum`, `product`, `maxval`, `minval`, `dot_product`, `matmul` as loops |
 
 mod array_intrinsics;
@@ -35,6 +36,7 @@ mod calls;
 mod control_flow;
 mod dependence;
 mod expressions;
+mod forall;
 mod reductions;
 mod statement_functions;
 mod temporaries;
@@ -278,4 +280,94 @@ fn same_view(a: &View, b: &View) -> bool {
 /// Expression text without positions, for structural comparison.
 fn strip(e: &Expr) -> String {
     unparse::expr(e)
+}
+
+/// Array-valued intrinsics whose results are computed into a temporary.
+fn computed_into_temporary(n: &str) -> bool {
+    matches!(n, "matmul" | "eoshift" | "pack" | "maxloc" | "minloc")
+}
+
+/// Argument `keyword`, else the one at `position`, of an intrinsic reference.
+fn intrinsic_arg(args: &[Arg], keyword: &str, position: usize) -> Option<Expr> {
+    args.iter()
+        .find(|a| a.keyword.as_deref() == Some(keyword))
+        .or_else(|| args.get(position).filter(|a| a.keyword.is_none()))
+        .map(|a| a.value.clone())
+}
+
+/// `e` with every reference to variable `from` renamed `to`.
+fn rename(e: Expr, from: &str, to: &str) -> Expr {
+    let r = |x: Box<Expr>| Box::new(rename(*x, from, to));
+    let args = |a: Vec<Arg>| {
+        a.into_iter()
+            .map(|a| Arg {
+                keyword: a.keyword,
+                value: rename(a.value, from, to),
+            })
+            .collect()
+    };
+    match e {
+        Expr::Name(n, sp) if n == from => Expr::Name(to.to_string(), sp),
+        Expr::Apply {
+            name,
+            args: a,
+            span,
+        } => Expr::Apply {
+            name,
+            args: args(a),
+            span,
+        },
+        Expr::Member {
+            base,
+            field,
+            args: a,
+            span,
+        } => Expr::Member {
+            base: r(base),
+            field,
+            args: a.map(args),
+            span,
+        },
+        Expr::Unary(op, x, sp) => Expr::Unary(op, r(x), sp),
+        Expr::Binary(op, a, b, sp) => Expr::Binary(op, r(a), r(b), sp),
+        Expr::Paren(x, sp) => Expr::Paren(r(x), sp),
+        Expr::Range {
+            lo,
+            hi,
+            stride,
+            span,
+        } => Expr::Range {
+            lo: lo.map(r),
+            hi: hi.map(r),
+            stride: stride.map(r),
+            span,
+        },
+        Expr::ArrayCtor(items, sp) => {
+            Expr::ArrayCtor(items.into_iter().map(|x| rename(x, from, to)).collect(), sp)
+        }
+        // An inner loop over the same name hides the outer variable.
+        Expr::ImpliedDo {
+            items,
+            var,
+            lo,
+            hi,
+            step,
+            span,
+        } => {
+            let items = if var == from {
+                items
+            } else {
+                items.into_iter().map(|x| rename(x, from, to)).collect()
+            };
+            Expr::ImpliedDo {
+                items,
+                var,
+                lo: r(lo),
+                hi: r(hi),
+                step: step.map(r),
+                span,
+            }
+        }
+        other => other,
+    }
 }

@@ -7,8 +7,7 @@ use crate::ast::*;
 use crate::sema::Cat;
 use crate::unparse;
 
-use super::array_intrinsics::intrinsic_arg;
-use super::{bin, name, offset, stmt, trip_count, Canon, View};
+use super::{bin, intrinsic_arg, name, offset, stmt, trip_count, Canon, View};
 
 impl Canon<'_> {
     /// sum / product / maxval / minval / dot_product over real data become a

@@ -190,6 +190,23 @@ fn map_stmt_exprs(
             }
             Ok(())
         }
+        StmtKind::Forall {
+            controls,
+            mask,
+            body,
+        } => {
+            for c in controls {
+                f(&mut c.lo)?;
+                f(&mut c.hi)?;
+                if let Some(st) = &mut c.step {
+                    f(st)?;
+                }
+            }
+            if let Some(m) = mask {
+                f(m)?;
+            }
+            body.iter_mut().try_for_each(|s| map_stmt_exprs(s, f))
+        }
         StmtKind::Select { selector, cases } => {
             f(selector)?;
             for c in cases {

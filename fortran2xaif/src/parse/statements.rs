@@ -1,7 +1,7 @@
 //! The executable part: statements and blocks to `Stmt`s. Labelled `do`
 //! loops, which the grammar leaves flat, are nested here (terminators
-//! shared between loops too); `forall` becomes loops, `if` constructs and
-//! statements become `If` chains; I/O items and loop controls are read.
+//! shared between loops too); `if` constructs and statements become `If`
+//! chains; `forall` stays a construct for the canonicaliser; I/O items and loop controls are read.
 
 use crate::ast::*;
 use tree_sitter::Node;
@@ -482,9 +482,8 @@ impl<'a> FortranParser<'a> {
         Ok(vec![mk(kind)])
     }
 
-    /// `forall` becomes nested `do` loops (with an `if` for the mask). That
-    /// is the same only when no right side reads an array the construct
-    /// assigns other than through its own left side: checked here.
+    /// `forall (controls, mask)` with its element assignments (the
+    /// canonicaliser gives it Fortran's semantics).
     fn forall(&self, n: Node, label: Option<String>) -> FrontResult<Vec<Stmt>> {
         let span = self.span(n);
         let mut controls = Vec::new();
@@ -520,74 +519,30 @@ impl<'a> FortranParser<'a> {
             return self.err(n, "forall without an index");
         }
         let body = self.nested(&body_nodes)?;
-        let targets: Vec<(String, String)> = body
-            .iter()
-            .filter_map(|s| match &s.kind {
+        if let Some(bad) = body.iter().find(|s| {
+            !matches!(
+                s.kind,
                 StmtKind::Assign {
-                    lhs: lhs @ Expr::Apply { name, .. },
+                    lhs: Expr::Apply { .. },
                     ..
-                } => Some((name.clone(), crate::unparse::expr(lhs))),
-                _ => None,
-            })
-            .collect();
-        if targets.len() != body.len() {
-            return self.err(
-                n,
+                }
+            )
+        }) {
+            return self.err_at(
+                bad.span,
                 "unsupported construct: forall assigning something other than array elements",
             );
         }
-        for s in &body {
-            let StmtKind::Assign { lhs, rhs } = &s.kind else {
-                continue;
-            };
-            let own = crate::unparse::expr(lhs);
-            let mut bad = None;
-            let mut check = |e: &Expr| {
-                e.walk(&mut |x| {
-                    if let Expr::Apply { name, span, .. } | Expr::Name(name, span) = x {
-                        if targets.iter().any(|(t, _)| t == name) && crate::unparse::expr(x) != own
-                        {
-                            bad = Some((name.clone(), *span));
-                        }
-                    }
-                })
-            };
-            check(rhs);
-            if let Some(m) = &mask {
-                check(m);
-            }
-            if let Some((name, sp)) = bad {
-                return self.err_at(sp, format!("unsupported construct: forall reads '{name}', which it assigns, at other elements"));
-            }
-        }
-        let mut inner = match mask {
-            Some(m) => vec![Stmt {
-                id: 0,
-                label: None,
-                span,
-                kind: StmtKind::If {
-                    arms: vec![(m, body)],
-                    otherwise: None,
-                },
-            }],
-            None => body,
-        };
-        for c in controls {
-            inner = vec![Stmt {
-                id: 0,
-                label: None,
-                span,
-                kind: StmtKind::Do {
-                    construct: None,
-                    control: Some(c),
-                    body: inner,
-                },
-            }];
-        }
-        if let Some(first) = inner.first_mut() {
-            first.label = label;
-        }
-        Ok(inner)
+        Ok(vec![Stmt {
+            id: 0,
+            label,
+            span,
+            kind: StmtKind::Forall {
+                controls,
+                mask,
+                body,
+            },
+        }])
     }
 
     fn io_items(&self, n: Node) -> FrontResult<(Vec<Expr>, Vec<Expr>)> {
