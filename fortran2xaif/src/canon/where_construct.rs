@@ -7,15 +7,76 @@
 //! those of its own arm (gfortran agrees). A mask that reads nothing its
 //! own or a later arm assigns therefore gives the same values when it is
 //! re-evaluated per element inside each loop; any other mask is evaluated
-//! into a logical temporary array first, and the loops read that.
+//! into a logical temporary array first, and the loops read that, except
+//! in the common clipping form `where (a(s) > c) a(s) = ...` (see
+//! `mask_reads_only_last_target`).
 
 use crate::ast::*;
 
-use super::{bin, name, stmt, Canon};
+use super::{bin, name, stmt, strip, Canon};
 
 impl Canon<'_> {
     /// `where`: every assignment becomes a loop over its target with the
     /// element of its arm's mask (and the negated earlier masks) as an `if`.
+    /// Can arm `k`'s mask be evaluated per element although it reads what
+    /// the construct assigns? Yes when `k` is the last arm and the mask
+    /// reads assigned data only through the target of the arm's last
+    /// assignment, at exactly the element that assignment writes: each
+    /// element's mask is then read before its own assignment, and no other
+    /// element's assignment changes it.
+    fn mask_reads_only_last_target(
+        &self,
+        mask: &Expr,
+        arms: &[(Option<Expr>, Vec<Stmt>)],
+        k: usize,
+    ) -> bool {
+        let Some((_, body)) = arms.get(k).filter(|_| k + 1 == arms.len()) else {
+            return false;
+        };
+        let Some(StmtKind::Assign { lhs, .. }) = body.last().map(|s| &s.kind) else {
+            return false;
+        };
+        let (Expr::Name(target, _) | Expr::Apply { name: target, .. }) = lhs else {
+            return false;
+        };
+        let own = strip(lhs);
+        let earlier: Vec<&str> = body[..body.len() - 1]
+            .iter()
+            .filter_map(|s| match &s.kind {
+                StmtKind::Assign {
+                    lhs: Expr::Name(n, _) | Expr::Apply { name: n, .. },
+                    ..
+                } => Some(n.as_str()),
+                _ => None,
+            })
+            .collect();
+        let mut ok = true;
+        mask.walk(&mut |x| {
+            if let Expr::Name(n, _) | Expr::Apply { name: n, .. } = x {
+                if earlier.contains(&n.as_str()) || (n == target && strip(x) != own) {
+                    ok = false;
+                }
+            }
+        });
+        ok && !self.reads_in_subscripts(lhs, target)
+    }
+
+    /// Does a subscript of `lhs` read `array`?
+    fn reads_in_subscripts(&self, lhs: &Expr, array: &str) -> bool {
+        let Expr::Apply { args, .. } = lhs else {
+            return false;
+        };
+        let mut found = false;
+        for a in args {
+            a.value.walk(&mut |x| {
+                if let Expr::Name(n, _) | Expr::Apply { name: n, .. } = x {
+                    found |= n == array;
+                }
+            });
+        }
+        found
+    }
+
     pub(super) fn where_construct(
         &mut self,
         arms: Vec<(Option<Expr>, Vec<Stmt>)>,
@@ -52,7 +113,7 @@ impl Canon<'_> {
                             reads_assigned |= assigned[k..].iter().flatten().any(|a| a == n);
                         }
                     });
-                    if reads_assigned {
+                    if reads_assigned && !self.mask_reads_only_last_target(m, &arms, k) {
                         // The mask reads what this or a later arm assigns:
                         // evaluate it once into a logical array first.
                         let (t, d) = self.array_temp_of(m.clone(), m.span(), &mut pre)?;
