@@ -442,7 +442,19 @@ impl Canon<'_> {
                         ],
                         span,
                     };
-                    let trips = self.fold(trips);
+                    let constant_trips = match (
+                        self.prog.const_int(self.unit, lo),
+                        self.prog.const_int(self.unit, hi),
+                        step.as_deref()
+                            .map_or(Some(1), |s| self.prog.const_int(self.unit, s)),
+                    ) {
+                        (Some(l), Some(h), Some(s)) if s != 0 => Some(((h - l + s) / s).max(0)),
+                        _ => None,
+                    };
+                    let trips = match constant_trips {
+                        Some(c) => Expr::int(c, span),
+                        None => trips,
+                    };
                     terms.push(self.fold(bin(BinOp::Mul, trips, per_trip, span)));
                 }
                 e if self.ty(e).rank > 0 => {

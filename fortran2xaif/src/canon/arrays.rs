@@ -399,9 +399,19 @@ impl Canon<'_> {
             .into_iter()
             .map(|(l, h, s)| (l.clone(), h.clone(), s.cloned()))
             .collect();
-        // matmul on the whole right side.
+        // matmul on the whole right side, straight into the target unless
+        // it reads the target (then through a temporary, below).
         if let Expr::Apply { name: n, args, .. } = &rhs {
-            if n == "matmul" && self.prog.var(self.unit, n).is_none() {
+            let reads_target = args.iter().any(|a| {
+                let mut found = false;
+                a.value.walk(&mut |x| {
+                    if let Expr::Name(m, _) | Expr::Apply { name: m, .. } = x {
+                        found |= *m == target.name;
+                    }
+                });
+                found
+            });
+            if n == "matmul" && self.prog.var(self.unit, n).is_none() && !reads_target {
                 let args = args.clone();
                 let mut vals = Vec::new();
                 for a in args {

@@ -71,7 +71,7 @@ impl Canon<'_> {
             Some(m) if reads_any(&m, &assigned) => {
                 let (view, _) = self.index_space_temporary(Cat::Logical, &space, span, out)?;
                 let mut fill = Vec::new();
-                let m = self.value(m, &mut fill)?;
+                let m = self.per_element(&mut fill, |c, f| c.value(m, f))?;
                 let el = self.element(&view, &idx, &space, span)?;
                 fill.push(stmt(StmtKind::Assign { lhs: el, rhs: m }, span));
                 out.extend(self.loops(&vars, &space, fill, span));
@@ -121,7 +121,7 @@ impl Canon<'_> {
                 let (view, _) = self.index_space_temporary(cat, &space, span, out)?;
                 let el_t = self.element(&view, &idx, &space, sp)?;
                 let mut first = Vec::new();
-                let v = self.value(rhs, &mut first)?;
+                let v = self.per_element(&mut first, |c, f| c.value(rhs, f))?;
                 first.push(stmt(
                     StmtKind::Assign {
                         lhs: el_t.clone(),
@@ -138,12 +138,27 @@ impl Canon<'_> {
                 out.extend(self.loops(&vars, &space, second, sp));
             } else {
                 let mut inner = Vec::new();
-                self.assign(lhs, rhs, sp, &mut inner)?;
+                self.per_element(&mut inner, |c, f| c.assign(lhs, rhs, sp, f))?;
                 let inner = self.masked(inner, &mask, &idx, &space)?;
                 out.extend(self.loops(&vars, &space, inner, sp));
             }
         }
         Ok(())
+    }
+
+    /// Runs `f`, which canonicalises into `body`, a loop body over the
+    /// index tuples: temporaries it allocates are released in the same
+    /// trip, not after the construct.
+    fn per_element<T>(
+        &mut self,
+        body: &mut Vec<Stmt>,
+        f: impl FnOnce(&mut Self, &mut Vec<Stmt>) -> FrontResult<T>,
+    ) -> FrontResult<T> {
+        let enclosing = std::mem::take(&mut self.pending_dealloc);
+        let r = f(self, body);
+        body.append(&mut self.pending_dealloc);
+        self.pending_dealloc = enclosing;
+        r
     }
 
     /// `body` under the construct's mask at the index tuple `idx`.
@@ -159,7 +174,7 @@ impl Canon<'_> {
             None => return Ok(body),
             Some(MaskSource::Inline(m)) => {
                 let mut pre = Vec::new();
-                let c = self.value(m.clone(), &mut pre)?;
+                let c = self.per_element(&mut pre, |c, f| c.value(m.clone(), f))?;
                 (pre, c)
             }
             // The temporary's element at a tuple is its position in the space.
