@@ -94,7 +94,15 @@ impl Canon<'_> {
                 body,
             } => {
                 let mut pre = Vec::new();
+                let enclosing = std::mem::take(&mut self.pending_dealloc);
                 let c = self.value(cond.clone(), &mut pre)?;
+                if !std::mem::replace(&mut self.pending_dealloc, enclosing).is_empty() {
+                    // Re-evaluated every trip, it would allocate again.
+                    return self.err(
+                        span,
+                        "unsupported construct: do while condition that needs an allocatable array temporary",
+                    );
+                }
                 let mut body = self.block(body)?;
                 if !pre.is_empty() {
                     if contains_cycle(&body, construct.as_deref(), 0) {
