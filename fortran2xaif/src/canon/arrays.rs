@@ -11,7 +11,7 @@ use crate::ast::*;
 
 use super::{
     bin, computed_into_temporary, extent, intrinsic_arg, name, offset, paren, stmt, trip_count,
-    Canon,
+    Canon, SHIFT_BY_OFFSET,
 };
 use crate::intrinsics::REDUCTIONS;
 
@@ -206,6 +206,27 @@ impl Canon<'_> {
                     idx.remove(d);
                     space.remove(d);
                     return self.elementwise(&source, &idx, &space);
+                }
+                if n == SHIFT_BY_OFFSET {
+                    let (Some(array), Some(off), Some(d)) = (
+                        args.first(),
+                        args.get(1),
+                        args.get(2).and_then(|a| a.value.const_int()),
+                    ) else {
+                        return self.err(sp, "internal error: malformed shifted read");
+                    };
+                    let d = d as usize - 1;
+                    let step = match &space[d].2 {
+                        Some(s) => bin(BinOp::Mul, off.value.clone(), s.clone(), sp),
+                        None => off.value.clone(),
+                    };
+                    let mut idx = idx.to_vec();
+                    idx[d] = match step.const_int() {
+                        Some(0) => idx[d].clone(),
+                        Some(c) if c < 0 => bin(BinOp::Sub, idx[d].clone(), Expr::int(-c, sp), sp),
+                        _ => bin(BinOp::Add, idx[d].clone(), step, sp),
+                    };
+                    return self.elementwise(&array.value, &idx, space);
                 }
                 if n == "cshift" {
                     // Position p along `dim` reads position
@@ -489,15 +510,29 @@ impl Canon<'_> {
         let vars: Vec<String> = (0..space.len()).map(|_| self.loop_var(span)).collect();
         let idx: Vec<Expr> = vars.iter().map(|v| name(v, span)).collect();
         let el_l = self.element(&target, &idx, &space, span)?;
-        let el_r = self.elementwise(&plan.rhs, &idx, &space)?;
-        let body = vec![stmt(
-            StmtKind::Assign {
-                lhs: el_l,
-                rhs: el_r,
-            },
+        let mut make_body = |c: &Self, rhs: &Expr| -> FrontResult<Vec<Stmt>> {
+            Ok(vec![stmt(
+                StmtKind::Assign {
+                    lhs: el_l.clone(),
+                    rhs: c.elementwise(rhs, &idx, &space)?,
+                },
+                span,
+            )])
+        };
+        match self.peeled_shift_loops(
+            &plan.rhs,
+            &space,
+            &vars,
+            &plan.reversed,
             span,
-        )];
-        out.extend(self.directed_loops(&vars, &space, &plan.reversed, body, span));
+            &mut make_body,
+        )? {
+            Some(peeled) => out.extend(peeled),
+            None => {
+                let body = make_body(self, &plan.rhs)?;
+                out.extend(self.directed_loops(&vars, &space, &plan.reversed, body, span));
+            }
+        }
         out.extend(plan.dealloc);
         Ok(())
     }

@@ -27,6 +27,7 @@
 //! | `dependence` | does the right side read what the loop overwrites? loop directions, copies of the sections that need them |
 //! | `where_construct` | `where` / `elsewhere` as masked loops |
 //! | `forall` | `forall` as loop nests, through temporaries where Fortran's evaluate-then-assign order needs them |
+//! | `shift_peeling` | `cshift` with constant shifts: the loop split where the shifts wrap, constant offsets instead of `mod` |
 //! | `reductions` | `sum`, `product`, `maxval`, `minval`, `dot_product`, `matmul` as loops |
 
 mod array_intrinsics;
@@ -38,6 +39,7 @@ mod dependence;
 mod expressions;
 mod forall;
 mod reductions;
+mod shift_peeling;
 mod statement_functions;
 mod temporaries;
 #[cfg(test)]
@@ -281,6 +283,11 @@ fn same_view(a: &View, b: &View) -> bool {
 fn strip(e: &Expr) -> String {
     unparse::expr(e)
 }
+
+/// Internal index map `oad_shift(a, offset, dim)`: `a` read at a constant
+/// offset along `dim` (a piece of a peeled `cshift`, `shift_peeling.rs`).
+/// Only ever built after the dependence test, never seen by users.
+const SHIFT_BY_OFFSET: &str = "oad_shift";
 
 /// Array-valued intrinsics whose results are computed into a temporary.
 fn computed_into_temporary(n: &str) -> bool {

@@ -166,10 +166,11 @@ fn implied_do_constructor_fills_a_temporary_with_its_own_index() {
 
 #[test]
 fn cshift_is_an_index_map_and_sum_with_dim_a_temporary() {
-    let t = canon_text("subroutine s(a, b)\n real a(4), b(4)\n b = cshift(a, -1)\nend\n");
+    // A shift known only at run time: position p reads mod(p + mod(k, n) + n, n).
+    let t = canon_text("subroutine s(a, b, k)\n real a(4), b(4)\n b = cshift(a, k)\nend\n");
     assert_eq!(
         body(&t, "s"),
-        "do oad_i1 = 1, 4\nb(oad_i1) = a(1 + mod(oad_i1 - 1 + 3, 4))\nend do"
+        "do oad_i1 = 1, 4\nb(oad_i1) = a(1 + mod(oad_i1 - 1 + (mod(k, 4) + 4), 4))\nend do"
     );
     let t = canon_text("subroutine s(a, c)\n real a(2, 3), c(3)\n c = sum(a, dim=1)\nend\n");
     assert_eq!(
@@ -193,4 +194,18 @@ fn array_language_refusals_are_named() {
     let e =
         canon_err("subroutine s(y)\n real y(10)\n y(1:6) = [((i * j, i = 1, j), j = 1, 3)]\nend\n");
     assert!(e.contains("inner bounds depend on its variable"), "{e}");
+}
+
+#[test]
+fn cshift_with_constant_shifts_is_peeled_where_it_wraps() {
+    // Shifts -1 and 2 on 6 elements: pieces [1, 1], [2, 4], [5, 6].
+    let t = canon_text(
+        "subroutine s(a, b)\n real a(6), b(6)\n b = cshift(a, -1) + cshift(a, 2)\nend\n",
+    );
+    assert_eq!(
+        body(&t, "s"),
+        "do oad_i1 = 1, 1\nb(oad_i1) = a(oad_i1 + (-1 + 6)) + a(oad_i1 + 2)\nend do\n\
+         do oad_i1 = 2, 4\nb(oad_i1) = a(oad_i1 - 1) + a(oad_i1 + 2)\nend do\n\
+         do oad_i1 = 5, 6\nb(oad_i1) = a(oad_i1 - 1) + a(oad_i1 + (2 - 6))\nend do"
+    );
 }

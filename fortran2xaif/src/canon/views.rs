@@ -226,6 +226,11 @@ impl Canon<'_> {
                     let (array, _, _) = self.cshift_args(args, *span)?;
                     return self.space_of(&array);
                 }
+                if n == super::SHIFT_BY_OFFSET {
+                    if let Some(a) = args.first() {
+                        return self.space_of(&a.value);
+                    }
+                }
                 if n == "reshape" && args.len() >= 2 {
                     let Expr::ArrayCtor(items, _) = &args[1].value else {
                         return self.err(*span, "unsupported construct: reshape with a shape that is not an array constructor");

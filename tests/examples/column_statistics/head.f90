@@ -2,7 +2,8 @@
 ! level statistics with dim= and mask=, profiles spread over columns,
 ! a mixing matrix applied with matmul inside a larger expression,
 ! periodic and end-off shifts (negative shifts, dim=), and pack of the
-! values selected by a mask that depends on the active state.
+! values selected by a mask that depends on the active state; cshift on
+! rows long and too short for its shifts, and by a shift known at run time.
 module column_physics
   implicit none
   integer, parameter :: nlev = 4, ncol = 5
@@ -20,6 +21,15 @@ contains
     ! Settling: every level takes some of the level above (none at the top).
     t = t + dt*(eoshift(t, -1, dim=1) - 0.5d0*t)
   end subroutine mix
+
+  ! Periodic exchange on a row of any length (peeled when it is long
+  ! enough for the shifts, by mod otherwise) and by a shift known at run
+  ! time.
+  subroutine wrap(v, k)
+    double precision, intent(inout) :: v(:)
+    integer, intent(in) :: k
+    v = v + 0.1d0*(cshift(v, -1) + cshift(v, 2)) - 0.05d0*cshift(v, k)
+  end subroutine wrap
 end module column_physics
 
 subroutine head(x, y)
@@ -38,6 +48,8 @@ subroutine head(x, y)
   end do
   do step = 1, 3
     call mix(t, w, 0.2d0)
+    call wrap(t(1, :), step - 2)
+    call wrap(t(2:3, 2), -7)
   end do
   colmax = maxval(t, dim=1, mask=t > 0.6d0)
   y(1) = sum(colmax, mask=colmax > -1d0)
