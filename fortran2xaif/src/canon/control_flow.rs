@@ -154,6 +154,11 @@ impl Canon<'_> {
                         return self.err(sp, format!("unsupported construct: reference to user function '{f}' in an I/O or other opaque statement; assign it to a variable first"));
                     }
                 }
+                let read_targets = if kind == OpaqueKind::Io {
+                    writes.clone()
+                } else {
+                    Vec::new()
+                };
                 out.push(stmt(
                     StmtKind::Opaque {
                         kind,
@@ -163,8 +168,62 @@ impl Canon<'_> {
                     },
                     span,
                 ));
+                for w in read_targets {
+                    self.reset_derivative_after_read(w, span, out)?;
+                }
                 Ok(())
             }
+        }
+    }
+
+    /// A READ gives the real data it writes new values without
+    /// derivatives. A whole scalar is a full definition, which the
+    /// analyses already see as passive; an array (or an element of one)
+    /// is only partly defined, so its old derivative would survive. Such
+    /// data is passed through a passive temporary: `t = w` (opaque), then
+    /// `w = t` in the numerical core, which zeroes the derivative of `w`
+    /// (and its adjoint in the reverse sweep).
+    fn reset_derivative_after_read(
+        &mut self,
+        w: Expr,
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) -> FrontResult<()> {
+        let ty = self.ty(&w);
+        let (Expr::Name(array, _) | Expr::Apply { name: array, .. }) = &w else {
+            return Ok(());
+        };
+        let is_array = self
+            .prog
+            .var(self.unit, array)
+            .is_some_and(|(o, k)| self.prog.symbol(o, k).rank() > 0);
+        if !ty.cat.is_real() || !is_array {
+            return Ok(());
+        }
+        let w = self.designator(w, out)?;
+        let t = if ty.rank > 0 {
+            let space = self.space_of(&w)?;
+            let extents: Vec<Expr> = space
+                .iter()
+                .map(|(l, h, s)| super::trip_count(l, h, s.as_ref(), span))
+                .collect();
+            self.new_temp_array(ty.cat, &extents, span, out)?.0.name
+        } else {
+            self.temp(ty.cat, span)?
+        };
+        out.push(stmt(
+            StmtKind::Opaque {
+                kind: OpaqueKind::PassiveAssign,
+                text: format!("{t} = {}", crate::unparse::expr(&w)),
+                reads: vec![w.clone()],
+                writes: vec![name(&t, span)],
+            },
+            span,
+        ));
+        if ty.rank > 0 {
+            self.array_assign(w, name(&t, span), span, out)
+        } else {
+            self.assign_scalar(w, name(&t, span), span, out)
         }
     }
 

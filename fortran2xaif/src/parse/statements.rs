@@ -674,8 +674,21 @@ impl<'a> FortranParser<'a> {
 
 /// An item of an I/O list: what it reads and writes (an input item is
 /// written). An implied-do loop writes its variable, reads its bounds, and
-/// reads or writes its items, which stay expressions in its variable.
+/// reads its items; an input item inside it writes its whole array (the
+/// elements are named by the loop variable, whose value after the
+/// statement says nothing about them: the later stages reset the
+/// derivatives of everything a read writes).
 fn io_item(item: Expr, input: bool, reads: &mut Vec<Expr>, writes: &mut Vec<Expr>) {
+    io_item_in(item, input, false, reads, writes)
+}
+
+fn io_item_in(
+    item: Expr,
+    input: bool,
+    in_loop: bool,
+    reads: &mut Vec<Expr>,
+    writes: &mut Vec<Expr>,
+) {
     match item {
         Expr::ImpliedDo {
             items,
@@ -692,9 +705,10 @@ fn io_item(item: Expr, input: bool, reads: &mut Vec<Expr>, writes: &mut Vec<Expr
                     .flatten(),
             );
             for it in items {
-                io_item(it, input, reads, writes);
+                io_item_in(it, input, true, reads, writes);
             }
         }
+        Expr::Apply { name, span, .. } if input && in_loop => writes.push(Expr::Name(name, span)),
         it if input => writes.push(it),
         it => reads.push(it),
     }

@@ -3,7 +3,8 @@
 ! assigns at neighbouring elements (all right sides are evaluated before
 ! any assignment), a masked forall whose mask reads the assigned array,
 ! constructors as whole right sides, inside expressions and as actual
-! arguments, and implied-do loops in WRITE and READ lists.
+! arguments, and implied-do loops in WRITE and READ lists (the READ gives
+! the active w new values without derivatives: no stale derivative).
 module stencil
   implicit none
   integer, parameter :: n = 8
@@ -37,7 +38,7 @@ subroutine head(x, y)
   use stencil
   implicit none
   double precision :: x(8), y(3)
-  double precision :: u(n), c(-1:1), g(n, n), w(n), r(n)
+  double precision :: u(n), c(-1:1), g(n, n), w(n)
   integer :: i, j, step
   character(len=200) :: line
   !$openad INDEPENDENT(x)
@@ -56,8 +57,8 @@ subroutine head(x, y)
   ! A constructor inside an expression; the outer i is still 42.
   y(1) = sum(u * (/ ((-1d0)**j, j = 1, n) /)) + i
   write(line, '(8f8.4)') (u(j), j = 1, n)
-  read(line, '(8f8.4)') (r(j), j = 1, n)
-  y(2) = sum((/ (u(j)*r(j), j = 1, n, 3) /))
+  read(line, '(8f8.4)') (w(j), j = 1, n)
+  y(2) = sum((/ (u(j)*w(j), j = 1, n, 3) /))
   y(3) = maxval((/ (u(j) - u(j+1), j = 1, n - 1) /))
   !$openad DEPENDENT(y)
 end subroutine head
