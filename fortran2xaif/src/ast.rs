@@ -143,10 +143,7 @@ pub enum Expr {
     /// constructor or an I/O list.
     ImpliedDo {
         items: Vec<Expr>,
-        var: String,
-        lo: Box<Expr>,
-        hi: Box<Expr>,
-        step: Option<Box<Expr>>,
+        control: Box<DoControl>,
         span: Span,
     },
 }
@@ -205,15 +202,12 @@ impl Expr {
             }
             Expr::ArrayCtor(items, _) => items.iter().for_each(|e| e.walk(f)),
             // The variable is written, not read: not visited.
-            Expr::ImpliedDo {
-                items,
-                lo,
-                hi,
-                step,
-                ..
-            } => {
+            Expr::ImpliedDo { items, control, .. } => {
                 items.iter().for_each(|e| e.walk(f));
-                for e in [Some(lo), Some(hi), step.as_ref()].into_iter().flatten() {
+                for e in [Some(&control.lo), Some(&control.hi), control.step.as_ref()]
+                    .into_iter()
+                    .flatten()
+                {
                     e.walk(f);
                 }
             }

@@ -358,17 +358,14 @@ fn names_in(e: &Expr, out: &mut Vec<String>) {
                 names_in(x, out);
             }
         }
-        Expr::ImpliedDo {
-            items,
-            lo,
-            hi,
-            step,
-            ..
-        } => {
+        Expr::ImpliedDo { items, control, .. } => {
             for x in items {
                 names_in(x, out);
             }
-            for x in [Some(lo), Some(hi), step.as_ref()].into_iter().flatten() {
+            for x in [Some(&control.lo), Some(&control.hi), control.step.as_ref()]
+                .into_iter()
+                .flatten()
+            {
                 names_in(x, out);
             }
         }

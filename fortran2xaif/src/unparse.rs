@@ -96,21 +96,15 @@ pub fn expr(e: &Expr) -> String {
                 items.iter().map(expr).collect::<Vec<_>>().join(", ")
             )
         }
-        Expr::ImpliedDo {
-            items,
-            var,
-            lo,
-            hi,
-            step,
-            ..
-        } => {
+        Expr::ImpliedDo { items, control, .. } => {
             let mut s = format!(
-                "({}, {var} = {}, {}",
+                "({}, {} = {}, {}",
                 items.iter().map(expr).collect::<Vec<_>>().join(", "),
-                expr(lo),
-                expr(hi)
+                control.var,
+                expr(&control.lo),
+                expr(&control.hi)
             );
-            if let Some(st) = step {
+            if let Some(st) = &control.step {
                 s.push_str(", ");
                 s.push_str(&expr(st));
             }

@@ -254,7 +254,7 @@ impl Canon<'_> {
         let idx: Vec<Expr> = vars.iter().map(|v| name(v, span)).collect();
         let el_m = self.elementwise(&mask, &idx, &space)?;
         let el_a = self.elementwise(&array, &idx, &space)?;
-        let el_t = self.element(&view, &[c.clone()], &tspace, span)?;
+        let el_t = self.element(&view, std::slice::from_ref(&c), &tspace, span)?;
         let body = vec![stmt(
             StmtKind::If {
                 arms: vec![(
@@ -337,7 +337,7 @@ impl Canon<'_> {
     ) -> FrontResult<Expr> {
         let items = self.fresh_implied_do_variables(items, span);
         let cat = self.ty(&Expr::ArrayCtor(items.clone(), span)).cat;
-        let size = self.constructor_size(&items, span, out)?;
+        let size = self.constructor_size(&items, span)?;
         let (view, tspace) = self.new_temp_array(cat, &[size], span, out)?;
         let counter = self.temp(Cat::Int, span)?;
         let c = name(&counter, span);
@@ -362,20 +362,18 @@ impl Canon<'_> {
             .map(|it| match it {
                 Expr::ImpliedDo {
                     items,
-                    var,
-                    lo,
-                    hi,
-                    step,
+                    mut control,
                     span: sp,
                 } => {
                     let fresh = self.loop_var(span);
-                    let items = items.into_iter().map(|x| rename(x, &var, &fresh)).collect();
+                    let items = items
+                        .into_iter()
+                        .map(|x| rename(x, &control.var, &fresh))
+                        .collect();
+                    control.var = fresh;
                     Expr::ImpliedDo {
                         items: self.fresh_implied_do_variables(items, span),
-                        var: fresh,
-                        lo,
-                        hi,
-                        step,
+                        control,
                         span: sp,
                     }
                 }
@@ -386,25 +384,18 @@ impl Canon<'_> {
 
     /// The number of elements of a constructor's items (an expression:
     /// implied-do trip counts may be known only at run time).
-    fn constructor_size(
-        &mut self,
-        items: &[Expr],
-        span: Span,
-        out: &mut Vec<Stmt>,
-    ) -> FrontResult<Expr> {
+    fn constructor_size(&self, items: &[Expr], span: Span) -> FrontResult<Expr> {
         let mut constant = 0i64;
         let mut terms: Vec<Expr> = Vec::new();
         for it in items {
             match it {
                 Expr::ImpliedDo {
                     items: inner,
-                    var,
-                    lo,
-                    hi,
-                    step,
+                    control,
                     ..
                 } => {
-                    let per_trip = self.constructor_size(inner, span, out)?;
+                    let DoControl { var, lo, hi, step } = &**control;
+                    let per_trip = self.constructor_size(inner, span)?;
                     let mut depends = false;
                     per_trip.walk(&mut |x| depends |= matches!(x, Expr::Name(n, _) if n == var));
                     if depends {
@@ -414,7 +405,7 @@ impl Canon<'_> {
                         );
                     }
                     // max(0, (hi - lo + step) / step) trips.
-                    let st = step.as_deref().cloned().unwrap_or(Expr::int(1, span));
+                    let st = step.clone().unwrap_or(Expr::int(1, span));
                     let trips = Expr::Apply {
                         name: "max".into(),
                         args: vec![
@@ -429,7 +420,7 @@ impl Canon<'_> {
                                     Expr::Paren(
                                         Box::new(bin(
                                             BinOp::Add,
-                                            bin(BinOp::Sub, (**hi).clone(), (**lo).clone(), span),
+                                            bin(BinOp::Sub, hi.clone(), lo.clone(), span),
                                             st.clone(),
                                             span,
                                         )),
@@ -445,7 +436,7 @@ impl Canon<'_> {
                     let constant_trips = match (
                         self.prog.const_int(self.unit, lo),
                         self.prog.const_int(self.unit, hi),
-                        step.as_deref()
+                        step.as_ref()
                             .map_or(Some(1), |s| self.prog.const_int(self.unit, s)),
                     ) {
                         (Some(l), Some(h), Some(s)) if s != 0 => Some(((h - l + s) / s).max(0)),
@@ -504,16 +495,14 @@ impl Canon<'_> {
             match it {
                 Expr::ImpliedDo {
                     items,
-                    var,
-                    lo,
-                    hi,
-                    step,
+                    control,
                     span: sp,
                 } => {
+                    let DoControl { var, lo, hi, step } = *control;
                     let mut pre = Vec::new();
-                    let lo = self.value(*lo, &mut pre)?;
-                    let hi = self.value(*hi, &mut pre)?;
-                    let step = step.map(|s| self.value(*s, &mut pre)).transpose()?;
+                    let lo = self.value(lo, &mut pre)?;
+                    let hi = self.value(hi, &mut pre)?;
+                    let step = step.map(|s| self.value(s, &mut pre)).transpose()?;
                     stmts.extend(pre);
                     let body = self.constructor_fill(items, counter, target, span)?;
                     stmts.push(stmt(
@@ -532,13 +521,15 @@ impl Canon<'_> {
                     let vars: Vec<String> = (0..space.len()).map(|_| self.loop_var(span)).collect();
                     let idx: Vec<Expr> = vars.iter().map(|v| name(v, span)).collect();
                     let el = self.elementwise(&e, &idx, &space)?;
-                    let lhs = self.element(&target.0, &[counter.clone()], &target.1, span)?;
+                    let lhs =
+                        self.element(&target.0, std::slice::from_ref(counter), &target.1, span)?;
                     let body = vec![next.clone(), stmt(StmtKind::Assign { lhs, rhs: el }, span)];
                     stmts.extend(self.loops(&vars, &space, body, span));
                 }
                 e => {
                     let v = self.value(e, &mut stmts)?;
-                    let lhs = self.element(&target.0, &[counter.clone()], &target.1, span)?;
+                    let lhs =
+                        self.element(&target.0, std::slice::from_ref(counter), &target.1, span)?;
                     stmts.push(next.clone());
                     stmts.push(stmt(StmtKind::Assign { lhs, rhs: v }, span));
                 }

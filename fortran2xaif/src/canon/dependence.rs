@@ -176,9 +176,17 @@ impl Canon<'_> {
             .collect();
         let mut replacement = Vec::new();
         let mut dealloc = Vec::new();
+        // One copy per distinct reference (`cshift(a, 1) - cshift(a, -1)`
+        // copies `a` once).
+        let mut copied: Vec<(String, Expr)> = Vec::new();
         for ((r, _), copy) in refs.into_iter().zip(copy) {
             if !copy {
                 replacement.push(None);
+                continue;
+            }
+            let text = strip(&r);
+            if let Some((_, t)) = copied.iter().find(|(s, _)| *s == text) {
+                replacement.push(Some(t.clone()));
                 continue;
             }
             let sp = r.span();
@@ -188,6 +196,9 @@ impl Canon<'_> {
                 replacement.push(Some(name(&t, sp)));
             } else {
                 replacement.push(Some(self.scalar_temp_of(r, out)?));
+            }
+            if let Some(Some(t)) = replacement.last() {
+                copied.push((text, t.clone()));
             }
         }
         let mut k = 0;
@@ -276,17 +287,18 @@ impl Canon<'_> {
                     self.for_each_read(x, array, true, f);
                 }
             }
-            Expr::ImpliedDo {
-                items,
-                lo,
-                hi,
-                step,
-                ..
-            } => {
+            Expr::ImpliedDo { items, control, .. } => {
                 for x in items {
                     self.for_each_read(x, array, true, f);
                 }
-                for x in [Some(lo), Some(hi), step.as_mut()].into_iter().flatten() {
+                for x in [
+                    Some(&mut control.lo),
+                    Some(&mut control.hi),
+                    control.step.as_mut(),
+                ]
+                .into_iter()
+                .flatten()
+                {
                     self.for_each_read(x, array, true, f);
                 }
             }

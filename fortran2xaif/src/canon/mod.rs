@@ -355,12 +355,10 @@ fn rename(e: Expr, from: &str, to: &str) -> Expr {
         // An inner loop over the same name hides the outer variable.
         Expr::ImpliedDo {
             items,
-            var,
-            lo,
-            hi,
-            step,
+            control,
             span,
         } => {
+            let DoControl { var, lo, hi, step } = *control;
             let items = if var == from {
                 items
             } else {
@@ -368,10 +366,12 @@ fn rename(e: Expr, from: &str, to: &str) -> Expr {
             };
             Expr::ImpliedDo {
                 items,
-                var,
-                lo: r(lo),
-                hi: r(hi),
-                step: step.map(r),
+                control: Box::new(DoControl {
+                    var,
+                    lo: rename(lo, from, to),
+                    hi: rename(hi, from, to),
+                    step: step.map(|s| rename(s, from, to)),
+                }),
                 span,
             }
         }

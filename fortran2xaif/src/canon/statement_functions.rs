@@ -81,17 +81,18 @@ impl Canon<'_> {
             Expr::ArrayCtor(items, _) => items
                 .iter_mut()
                 .try_for_each(|x| self.expand_sf(x, depth + 1)),
-            Expr::ImpliedDo {
-                items,
-                lo,
-                hi,
-                step,
-                ..
-            } => {
+            Expr::ImpliedDo { items, control, .. } => {
                 items
                     .iter_mut()
                     .try_for_each(|x| self.expand_sf(x, depth + 1))?;
-                for x in [Some(lo), Some(hi), step.as_mut()].into_iter().flatten() {
+                for x in [
+                    Some(&mut control.lo),
+                    Some(&mut control.hi),
+                    control.step.as_mut(),
+                ]
+                .into_iter()
+                .flatten()
+                {
                     self.expand_sf(x, depth + 1)?;
                 }
                 Ok(())
@@ -130,15 +131,16 @@ fn substitute(e: &mut Expr, params: &[String], args: &[Arg]) {
             }
         }
         Expr::ArrayCtor(items, _) => items.iter_mut().for_each(|x| substitute(x, params, args)),
-        Expr::ImpliedDo {
-            items,
-            lo,
-            hi,
-            step,
-            ..
-        } => {
+        Expr::ImpliedDo { items, control, .. } => {
             items.iter_mut().for_each(|x| substitute(x, params, args));
-            for x in [Some(lo), Some(hi), step.as_mut()].into_iter().flatten() {
+            for x in [
+                Some(&mut control.lo),
+                Some(&mut control.hi),
+                control.step.as_mut(),
+            ]
+            .into_iter()
+            .flatten()
+            {
                 substitute(x, params, args);
             }
         }

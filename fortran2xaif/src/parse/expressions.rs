@@ -207,10 +207,7 @@ impl<'a> FortranParser<'a> {
         }
         Ok(Expr::ImpliedDo {
             items,
-            var: control.var,
-            lo: Box::new(control.lo),
-            hi: Box::new(control.hi),
-            step: control.step.map(Box::new),
+            control: Box::new(control),
             span,
         })
     }

@@ -692,18 +692,12 @@ fn io_item_in(
     match item {
         Expr::ImpliedDo {
             items,
-            var,
-            lo,
-            hi,
-            step,
+            control,
             span,
         } => {
+            let DoControl { var, lo, hi, step } = *control;
             writes.push(Expr::Name(var, span));
-            reads.extend(
-                [Some(*lo), Some(*hi), step.map(|s| *s)]
-                    .into_iter()
-                    .flatten(),
-            );
+            reads.extend([Some(lo), Some(hi), step].into_iter().flatten());
             for it in items {
                 io_item_in(it, input, true, reads, writes);
             }

@@ -104,7 +104,7 @@ fn forall_and_implied_do_loops_are_read() {
         StmtKind::Assign {
             rhs: Expr::ArrayCtor(items, _),
             ..
-        } => assert!(matches!(&items[0], Expr::ImpliedDo { var, .. } if var == "i")),
+        } => assert!(matches!(&items[0], Expr::ImpliedDo { control, .. } if control.var == "i")),
         k => panic!("{k:?}"),
     }
 }
