@@ -202,6 +202,9 @@ impl Canon<'_> {
                     if self.ty(&source).rank == 0 {
                         return Ok(source);
                     }
+                    if d >= idx.len() {
+                        return self.err(sp, "spread: the result does not conform");
+                    }
                     let (mut idx, mut space) = (idx.to_vec(), space.to_vec());
                     idx.remove(d);
                     space.remove(d);
@@ -232,6 +235,9 @@ impl Canon<'_> {
                     // Position p along `dim` reads position
                     // mod(p + mod(shift, n) + n, n) of the argument.
                     let (array, shift, d) = self.cshift_args(args, sp)?;
+                    if d >= idx.len() {
+                        return self.err(sp, "cshift: the result does not conform");
+                    }
                     let (lo, hi, st) = &space[d];
                     let count = trip_count(lo, hi, st.as_ref(), sp);
                     let mut p = bin(BinOp::Sub, idx[d].clone(), lo.clone(), sp);

@@ -143,6 +143,9 @@ impl Canon<'_> {
         out: &mut Vec<Stmt>,
     ) -> FrontResult<Expr> {
         let cat = self.ty(&array).cat;
+        if d >= space.len() {
+            return self.err(span, format!("{n}: dim={} is outside the array", d + 1));
+        }
         let mut rest: Vec<(Expr, Expr, Option<Expr>)> = space.to_vec();
         let along = rest.remove(d);
         let extents: Vec<Expr> = rest

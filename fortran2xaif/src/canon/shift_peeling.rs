@@ -42,7 +42,10 @@ impl Canon<'_> {
             return Ok(None);
         }
         let d = shifts[0].0;
-        if shifts.iter().any(|(k, _)| *k != d) || reversed.get(d).copied().unwrap_or(true) {
+        if d >= space.len()
+            || shifts.iter().any(|(k, _)| *k != d)
+            || reversed.get(d).copied().unwrap_or(true)
+        {
             return Ok(None);
         }
         let (lo, hi, st) = &space[d];
