@@ -28,7 +28,7 @@ contains
     end where
     ! The first arm lowers q(i, :) to the mean with q(i+1, :); the
     ! elsewhere mask reads q(i+1, :) after that.
-    where (q(1:nx-1, :) > q(2:nx, :) + 0.3d0)
+    where (q(1:nx-1, :) > q(2:nx, :) + 0.15d0)
       q(1:nx-1, :) = 0.5d0*(q(1:nx-1, :) + q(2:nx, :))
     elsewhere (q(2:nx, :) > 0.8d0)
       q(1:nx-1, :) = q(1:nx-1, :) + 0.2d0*q(2:nx, :)
@@ -44,7 +44,7 @@ subroutine head(x, y)
   integer :: t, j
   !$openad INDEPENDENT(x)
   q(:, 1:2) = reshape(x, (/ nx, 2 /))
-  q(:, 3:4) = reshape(0.4d0*x - 0.1d0, (/ nx, 2 /))
+  q(:, 3:4) = reshape(0.4d0*x - 0.25d0, (/ nx, 2 /))
   do t = 1, 4
     call diffuse(q, 0.1d0)
     call clip(q)
