@@ -68,6 +68,12 @@ PROGRAMS = [
          x0=[0.01, 0.4, 1.0], size=100000, points=lambda n: n),
     dict(name="glacier_loops", src="bench/programs/glacier_loops/head.f90", nx=3, ny=2,
          x0=[0.01, 0.4, 1.0], size=100000, points=lambda n: n),
+    # a periodic model in array syntax (cshift, where, maxval, sum with mask)
+    # and with DO loops (issue 10 item 4): the two should cost the same
+    dict(name="glacier_periodic_array", src="bench/programs/glacier_periodic_array/head.f90",
+         nx=3, ny=2, x0=[0.01, 0.4, 1.0], size=100000, points=lambda n: n),
+    dict(name="glacier_periodic_loops", src="bench/programs/glacier_periodic_loops/head.f90",
+         nx=3, ny=2, x0=[0.01, 0.4, 1.0], size=100000, points=lambda n: n),
 ]
 
 NREP = 3            # best of NREP inside one driver run

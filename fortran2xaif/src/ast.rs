@@ -139,6 +139,13 @@ pub enum Expr {
         span: Span,
     },
     ArrayCtor(Vec<Expr>, Span),
+    /// `(items, var = lo, hi, step)`: an implied-do item of an array
+    /// constructor or an I/O list.
+    ImpliedDo {
+        items: Vec<Expr>,
+        control: Box<DoControl>,
+        span: Span,
+    },
 }
 
 impl Expr {
@@ -149,7 +156,8 @@ impl Expr {
             | Expr::Unary(_, _, s)
             | Expr::Binary(_, _, _, s)
             | Expr::Paren(_, s)
-            | Expr::ArrayCtor(_, s) => *s,
+            | Expr::ArrayCtor(_, s)
+            | Expr::ImpliedDo { span: s, .. } => *s,
             Expr::Apply { span, .. } | Expr::Member { span, .. } | Expr::Range { span, .. } => {
                 *span
             }
@@ -193,6 +201,16 @@ impl Expr {
                 }
             }
             Expr::ArrayCtor(items, _) => items.iter().for_each(|e| e.walk(f)),
+            // The variable is written, not read: not visited.
+            Expr::ImpliedDo { items, control, .. } => {
+                items.iter().for_each(|e| e.walk(f));
+                for e in [Some(&control.lo), Some(&control.hi), control.step.as_ref()]
+                    .into_iter()
+                    .flatten()
+                {
+                    e.walk(f);
+                }
+            }
         }
     }
 }
@@ -416,6 +434,13 @@ pub enum StmtKind {
     /// arms of array assignments (the canonicaliser turns it into loops).
     Where {
         arms: Vec<(Option<Expr>, Vec<Stmt>)>,
+    },
+    /// `forall (i = lo:hi:step, ..., mask) assignments end forall` (the
+    /// canonicaliser turns it into loops).
+    Forall {
+        controls: Vec<DoControl>,
+        mask: Option<Expr>,
+        body: Vec<Stmt>,
     },
     Exit(Option<String>),
     Cycle(Option<String>),

@@ -126,7 +126,9 @@ fn calls(body: &[Stmt], name: &str) -> bool {
             arms.iter().any(|(_, b)| calls(b, name))
                 || otherwise.as_ref().is_some_and(|b| calls(b, name))
         }
-        StmtKind::Do { body, .. } | StmtKind::DoWhile { body, .. } => calls(body, name),
+        StmtKind::Do { body, .. }
+        | StmtKind::DoWhile { body, .. }
+        | StmtKind::Forall { body, .. } => calls(body, name),
         StmtKind::Select { cases, .. } => cases.iter().any(|c| calls(&c.body, name)),
         StmtKind::Where { arms } => arms.iter().any(|(_, b)| calls(b, name)),
         _ => false,

@@ -293,10 +293,10 @@ impl Builder {
                 self.edge(g, exit, None);
                 None
             }
-            StmtKind::Where { .. } => {
+            StmtKind::Where { .. } | StmtKind::Forall { .. } => {
                 return Err(FrontError::new(
                     span,
-                    "internal error: where left after canonicalisation",
+                    "internal error: where or forall left after canonicalisation",
                 ))
             }
             StmtKind::Exit(name) | StmtKind::Cycle(name) => {

@@ -164,6 +164,7 @@ fn statement_at(prog: &Program, file: usize, line: usize) -> Option<Found<'_>> {
                     cases.iter().find_map(|c| walk(&c.body, file, line))
                 }
                 StmtKind::Where { arms } => arms.iter().find_map(|(_, b)| walk(b, file, line)),
+                StmtKind::Forall { body, .. } => walk(body, file, line),
                 _ => None,
             };
             if inner.is_some() {
@@ -354,6 +355,17 @@ fn names_in(e: &Expr, out: &mut Vec<String>) {
         }
         Expr::ArrayCtor(items, _) => {
             for x in items {
+                names_in(x, out);
+            }
+        }
+        Expr::ImpliedDo { items, control, .. } => {
+            for x in items {
+                names_in(x, out);
+            }
+            for x in [Some(&control.lo), Some(&control.hi), control.step.as_ref()]
+                .into_iter()
+                .flatten()
+            {
                 names_in(x, out);
             }
         }

@@ -368,6 +368,23 @@ pub fn rewrite_members(prog: &Program, unit: usize, stmts: &mut [Stmt]) -> Front
                     rewrite_members(prog, unit, b)?;
                 }
             }
+            StmtKind::Forall {
+                controls,
+                mask,
+                body,
+            } => {
+                for c in controls {
+                    rewrite_expr(prog, unit, &mut c.lo)?;
+                    rewrite_expr(prog, unit, &mut c.hi)?;
+                    if let Some(step) = c.step.as_mut() {
+                        rewrite_expr(prog, unit, step)?;
+                    }
+                }
+                if let Some(m) = mask {
+                    rewrite_expr(prog, unit, m)?;
+                }
+                rewrite_members(prog, unit, body)?;
+            }
             StmtKind::Opaque { reads, writes, .. } => {
                 for e in reads.iter_mut().chain(writes.iter_mut()) {
                     rewrite_expr(prog, unit, e)?;
@@ -411,6 +428,16 @@ pub fn rewrite_expr(prog: &Program, unit: usize, e: &mut Expr) -> FrontResult<()
         Expr::ArrayCtor(items, _) => {
             for x in items {
                 rewrite_expr(prog, unit, x)?;
+            }
+        }
+        Expr::ImpliedDo { items, control, .. } => {
+            for x in items {
+                rewrite_expr(prog, unit, x)?;
+            }
+            rewrite_expr(prog, unit, &mut control.lo)?;
+            rewrite_expr(prog, unit, &mut control.hi)?;
+            if let Some(step) = control.step.as_mut() {
+                rewrite_expr(prog, unit, step)?;
             }
         }
     }

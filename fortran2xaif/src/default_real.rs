@@ -185,6 +185,23 @@ fn promote_stmts(stmts: &mut [Stmt]) {
                     promote_stmts(body);
                 }
             }
+            StmtKind::Forall {
+                controls,
+                mask,
+                body,
+            } => {
+                for control in controls {
+                    promote_expr(&mut control.lo);
+                    promote_expr(&mut control.hi);
+                    if let Some(step) = &mut control.step {
+                        promote_expr(step);
+                    }
+                }
+                if let Some(mask) = mask {
+                    promote_expr(mask);
+                }
+                promote_stmts(body);
+            }
             StmtKind::Opaque {
                 text,
                 reads,
@@ -234,6 +251,14 @@ fn promote_expr(e: &mut Expr) {
             }
         }
         Expr::ArrayCtor(items, _) => items.iter_mut().for_each(promote_expr),
+        Expr::ImpliedDo { items, control, .. } => {
+            items.iter_mut().for_each(promote_expr);
+            promote_expr(&mut control.lo);
+            promote_expr(&mut control.hi);
+            if let Some(step) = &mut control.step {
+                promote_expr(step);
+            }
+        }
     }
 }
 

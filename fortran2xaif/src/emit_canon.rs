@@ -657,7 +657,7 @@ fn stmt(prog: &Program, s: &Stmt, level: usize, tags: bool, out: &mut String) {
             }
             let _ = writeln!(out, "{pad}end select");
         }
-        StmtKind::Where { .. } => {
+        StmtKind::Where { .. } | StmtKind::Forall { .. } => {
             // Canonicalised into loops before emission.
             let _ = writeln!(out, "{pad}! where (canonicalised away)");
         }

@@ -813,7 +813,7 @@ impl<'a> Emitter<'a> {
                 *span,
                 "unsupported construct: array section in an expression",
             )),
-            Expr::ArrayCtor(_, span) => Err(FrontError::new(
+            Expr::ArrayCtor(_, span) | Expr::ImpliedDo { span, .. } => Err(FrontError::new(
                 *span,
                 "unsupported construct: array constructor in an expression",
             )),

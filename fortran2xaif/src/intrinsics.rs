@@ -317,7 +317,22 @@ pub fn result_type(prog: &Program, unit: usize, name: &str, args: &[Arg], tys: &
             cat: first.cat,
             rank: 2,
         },
-        "reshape" | "spread" | "pack" | "unpack" | "cshift" | "eoshift" => Ty {
+        "spread" => Ty {
+            cat: first.cat,
+            rank: first.rank + 1,
+        },
+        "pack" => Ty {
+            cat: first.cat,
+            rank: 1,
+        },
+        "reshape" => Ty {
+            cat: first.cat,
+            rank: match args.get(1).map(|a| &a.value) {
+                Some(Expr::ArrayCtor(items, _)) => items.len(),
+                _ => first.rank.max(1),
+            },
+        },
+        "unpack" | "cshift" | "eoshift" => Ty {
             cat: first.cat,
             rank: first.rank.max(1),
         },

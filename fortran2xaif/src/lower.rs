@@ -227,6 +227,15 @@ impl Lowered {
             Expr::ArrayCtor(items, _) => {
                 items.iter().for_each(|x| self.uses(prog, u, x, diff, out))
             }
+            Expr::ImpliedDo { items, control, .. } => {
+                items.iter().for_each(|x| self.uses(prog, u, x, diff, out));
+                for x in [Some(&control.lo), Some(&control.hi), control.step.as_ref()]
+                    .into_iter()
+                    .flatten()
+                {
+                    self.uses(prog, u, x, false, out);
+                }
+            }
             Expr::Lit(..) => {}
         }
     }

@@ -1015,6 +1015,12 @@ impl Program {
                     .map_or(Cat::Unknown, |x| self.type_of(i, x).cat),
                 rank: 1,
             },
+            // An item of a constructor or I/O list, typed by its first item.
+            Expr::ImpliedDo { items, .. } => scalar(
+                items
+                    .first()
+                    .map_or(Cat::Unknown, |x| self.type_of(i, x).cat),
+            ),
         }
     }
 }
@@ -1170,6 +1176,23 @@ pub fn for_each_expr_in_stmts<'a>(stmts: &'a [Stmt], f: &mut dyn FnMut(&'a Expr)
                     for_each_expr_in_stmts(b, f);
                 }
             }
+            StmtKind::Forall {
+                controls,
+                mask,
+                body,
+            } => {
+                for c in controls {
+                    f(&c.lo);
+                    f(&c.hi);
+                    if let Some(s) = &c.step {
+                        f(s);
+                    }
+                }
+                if let Some(m) = mask {
+                    f(m);
+                }
+                for_each_expr_in_stmts(body, f);
+            }
             StmtKind::Opaque { reads, writes, .. } => {
                 for e in reads {
                     f(e);
@@ -1193,6 +1216,12 @@ fn collect_do_vars(stmts: &[Stmt], out: &mut Vec<(String, Span)>) {
                 collect_do_vars(body, out);
             }
             StmtKind::DoWhile { body, .. } => collect_do_vars(body, out),
+            StmtKind::Forall { controls, body, .. } => {
+                for c in controls {
+                    out.push((c.var.clone(), s.span));
+                }
+                collect_do_vars(body, out);
+            }
             StmtKind::If { arms, otherwise } => {
                 for (_, b) in arms {
                     collect_do_vars(b, out);

@@ -101,6 +101,21 @@ pub fn expr(e: &Expr) -> String {
                 items.iter().map(expr).collect::<Vec<_>>().join(", ")
             )
         }
+        Expr::ImpliedDo { items, control, .. } => {
+            let mut s = format!(
+                "({}, {} = {}, {}",
+                items.iter().map(expr).collect::<Vec<_>>().join(", "),
+                control.var,
+                expr(&control.lo),
+                expr(&control.hi)
+            );
+            if let Some(st) = &control.step {
+                s.push_str(", ");
+                s.push_str(&expr(st));
+            }
+            s.push(')');
+            s
+        }
     }
 }
 

@@ -9,19 +9,45 @@
 
 use crate::ast::*;
 
-use super::{bin, extent, name, offset, paren, stmt, Canon};
+use super::{
+    bin, computed_into_temporary, extent, intrinsic_arg, name, offset, paren, stmt, trip_count,
+    Canon, SHIFT_BY_OFFSET,
+};
+use crate::intrinsics::REDUCTIONS;
 
 impl Canon<'_> {
     /// Canonicalises the scalar parts of an array expression (function
     /// calls, reductions), keeping whole-array intrinsics for scalarisation.
     pub(super) fn value_array(&mut self, e: Expr, out: &mut Vec<Stmt>) -> FrontResult<Expr> {
         match e {
+            Expr::ArrayCtor(items, span) => self.constructor_temporary(items, span, out),
             Expr::Apply {
                 name: n,
                 args,
                 span,
             } if self.prog.var(self.unit, &n).is_none()
-                && matches!(n.as_str(), "transpose" | "reshape" | "matmul") =>
+                && (computed_into_temporary(&n) || REDUCTIONS.contains(&n.as_str()))
+                && self
+                    .ty(&Expr::Apply {
+                        name: n.clone(),
+                        args: args.clone(),
+                        span,
+                    })
+                    .rank
+                    > 0 =>
+            {
+                if REDUCTIONS.contains(&n.as_str()) {
+                    self.reduction(&n, args, span, out)
+                } else {
+                    self.intrinsic_into_temporary(&n, args, span, out)
+                }
+            }
+            Expr::Apply {
+                name: n,
+                args,
+                span,
+            } if self.prog.var(self.unit, &n).is_none()
+                && matches!(n.as_str(), "transpose" | "reshape" | "spread" | "cshift") =>
             {
                 let mut new = Vec::new();
                 for (k, a) in args.into_iter().enumerate() {
@@ -170,8 +196,88 @@ impl Canon<'_> {
                         .collect();
                     return self.elementwise(&args[0].value, &src_idx, &src_space);
                 }
+                if n == "spread" {
+                    // The result's index along `dim` is dropped.
+                    let (source, d, _) = self.spread_args(args, sp)?;
+                    if self.ty(&source).rank == 0 {
+                        return Ok(source);
+                    }
+                    if d >= idx.len() {
+                        return self.err(sp, "spread: the result does not conform");
+                    }
+                    let (mut idx, mut space) = (idx.to_vec(), space.to_vec());
+                    idx.remove(d);
+                    space.remove(d);
+                    return self.elementwise(&source, &idx, &space);
+                }
+                if n == SHIFT_BY_OFFSET {
+                    let (Some(array), Some(off), Some(d)) = (
+                        args.first(),
+                        args.get(1),
+                        args.get(2).and_then(|a| a.value.const_int()),
+                    ) else {
+                        return self.err(sp, "internal error: malformed shifted read");
+                    };
+                    let d = d as usize - 1;
+                    let step = match &space[d].2 {
+                        Some(s) => bin(BinOp::Mul, off.value.clone(), s.clone(), sp),
+                        None => off.value.clone(),
+                    };
+                    let mut idx = idx.to_vec();
+                    idx[d] = match step.const_int() {
+                        Some(0) => idx[d].clone(),
+                        Some(c) if c < 0 => bin(BinOp::Sub, idx[d].clone(), Expr::int(-c, sp), sp),
+                        _ => bin(BinOp::Add, idx[d].clone(), step, sp),
+                    };
+                    return self.elementwise(&array.value, &idx, space);
+                }
+                if n == "cshift" {
+                    // Position p along `dim` reads position
+                    // mod(p + mod(shift, n) + n, n) of the argument.
+                    let (array, shift, d) = self.cshift_args(args, sp)?;
+                    if d >= idx.len() {
+                        return self.err(sp, "cshift: the result does not conform");
+                    }
+                    let (lo, hi, st) = &space[d];
+                    let count = trip_count(lo, hi, st.as_ref(), sp);
+                    let mut p = bin(BinOp::Sub, idx[d].clone(), lo.clone(), sp);
+                    if let Some(s) = st {
+                        p = bin(BinOp::Div, paren(p, sp), s.clone(), sp);
+                    }
+                    let modulo = |a: Expr, b: Expr| Expr::Apply {
+                        name: "mod".into(),
+                        args: vec![
+                            Arg {
+                                keyword: None,
+                                value: a,
+                            },
+                            Arg {
+                                keyword: None,
+                                value: b,
+                            },
+                        ],
+                        span: sp,
+                    };
+                    let turn = match (shift.const_int(), self.prog.const_int(self.unit, &count)) {
+                        (Some(s), Some(c)) if c > 0 => Expr::int(s.rem_euclid(c), sp),
+                        _ => bin(
+                            BinOp::Add,
+                            modulo(shift.clone(), count.clone()),
+                            count.clone(),
+                            sp,
+                        ),
+                    };
+                    let q = modulo(bin(BinOp::Add, p, turn, sp), count);
+                    let q = match st {
+                        Some(s) => bin(BinOp::Mul, q, s.clone(), sp),
+                        None => q,
+                    };
+                    let mut idx = idx.to_vec();
+                    idx[d] = bin(BinOp::Add, lo.clone(), q, sp);
+                    return self.elementwise(&array, &idx, space);
+                }
                 if n == "matmul" {
-                    return self.err(sp, "unsupported construct: matmul inside an array expression (assign it to an array first)");
+                    return self.err(sp, "internal error: matmul left inside an array expression");
                 }
                 let mut new = Vec::new();
                 for a in args {
@@ -206,6 +312,44 @@ impl Canon<'_> {
             }
             other => other.clone(),
         })
+    }
+
+    /// `spread(source, dim, ncopies)`: the source, the 0-based dimension
+    /// it is copied along, the number of copies.
+    pub(super) fn spread_args(&self, args: &[Arg], span: Span) -> FrontResult<(Expr, usize, Expr)> {
+        let (Some(source), Some(dim), Some(ncopies)) = (
+            intrinsic_arg(args, "source", 0),
+            intrinsic_arg(args, "dim", 1),
+            intrinsic_arg(args, "ncopies", 2),
+        ) else {
+            return self.err(span, "spread needs source, dim and ncopies");
+        };
+        let rank = self.ty(&source).rank;
+        let d = self.dim_argument(&dim, rank + 1, "spread")?;
+        Ok((source, d, ncopies))
+    }
+
+    /// `cshift(array, shift, dim)`: the array, the (scalar) shift, the
+    /// 0-based dimension.
+    pub(super) fn cshift_args(&self, args: &[Arg], span: Span) -> FrontResult<(Expr, Expr, usize)> {
+        let (Some(array), Some(shift)) = (
+            intrinsic_arg(args, "array", 0),
+            intrinsic_arg(args, "shift", 1),
+        ) else {
+            return self.err(span, "cshift needs an array and a shift");
+        };
+        if self.ty(&shift).rank > 0 {
+            return self.err(
+                shift.span(),
+                "unsupported construct: cshift with an array-valued shift",
+            );
+        }
+        let rank = self.ty(&array).rank;
+        let d = match intrinsic_arg(args, "dim", 2) {
+            Some(e) => self.dim_argument(&e, rank, "cshift")?,
+            None => 0,
+        };
+        Ok((array, shift, d))
     }
 
     /// Nested loops over `space` (first dimension innermost) around `body`.
@@ -259,6 +403,13 @@ impl Canon<'_> {
         inner
     }
 
+    /// Can a constructor be unrolled item by item (scalar items only)?
+    fn unrollable(&self, items: &[Expr]) -> bool {
+        items
+            .iter()
+            .all(|it| !matches!(it, Expr::ImpliedDo { .. }) && self.ty(it).rank == 0)
+    }
+
     pub(super) fn array_assign(
         &mut self,
         lhs: Expr,
@@ -275,9 +426,19 @@ impl Canon<'_> {
             .into_iter()
             .map(|(l, h, s)| (l.clone(), h.clone(), s.cloned()))
             .collect();
-        // matmul on the whole right side.
+        // matmul on the whole right side, straight into the target unless
+        // it reads the target (then through a temporary, below).
         if let Expr::Apply { name: n, args, .. } = &rhs {
-            if n == "matmul" && self.prog.var(self.unit, n).is_none() {
+            let reads_target = args.iter().any(|a| {
+                let mut found = false;
+                a.value.walk(&mut |x| {
+                    if let Expr::Name(m, _) | Expr::Apply { name: m, .. } = x {
+                        found |= *m == target.name;
+                    }
+                });
+                found
+            });
+            if n == "matmul" && self.prog.var(self.unit, n).is_none() && !reads_target {
                 let args = args.clone();
                 let mut vals = Vec::new();
                 for a in args {
@@ -286,6 +447,13 @@ impl Canon<'_> {
                 return self.matmul(vals, &target, &space, span, out);
             }
         }
+        let rhs = match rhs {
+            // Implied-do loops and array items go through a temporary.
+            Expr::ArrayCtor(items, sp) if !self.unrollable(&items) => {
+                self.constructor_temporary(items, sp, out)?
+            }
+            rhs => rhs,
+        };
         if let Expr::ArrayCtor(items, _) = rhs {
             if space.len() != 1 {
                 return self.err(span, "unsupported construct: array constructor assigned to a multi-dimensional array");
@@ -307,7 +475,11 @@ impl Canon<'_> {
         // array element order.
         if let Expr::Apply { name: n, args, .. } = &rhs {
             if n == "reshape" && self.prog.var(self.unit, n).is_none() {
-                if let Some(Expr::ArrayCtor(items, _)) = args.first().map(|a| &a.value) {
+                if let Some(Expr::ArrayCtor(items, _)) = args
+                    .first()
+                    .map(|a| &a.value)
+                    .filter(|v| matches!(v, Expr::ArrayCtor(items, _) if self.unrollable(items)))
+                {
                     let extents: Option<Vec<(i64, i64)>> = space
                         .iter()
                         .map(|(lo, hi, st)| {
@@ -344,15 +516,29 @@ impl Canon<'_> {
         let vars: Vec<String> = (0..space.len()).map(|_| self.loop_var(span)).collect();
         let idx: Vec<Expr> = vars.iter().map(|v| name(v, span)).collect();
         let el_l = self.element(&target, &idx, &space, span)?;
-        let el_r = self.elementwise(&plan.rhs, &idx, &space)?;
-        let body = vec![stmt(
-            StmtKind::Assign {
-                lhs: el_l,
-                rhs: el_r,
-            },
+        let mut make_body = |c: &Self, rhs: &Expr| -> FrontResult<Vec<Stmt>> {
+            Ok(vec![stmt(
+                StmtKind::Assign {
+                    lhs: el_l.clone(),
+                    rhs: c.elementwise(rhs, &idx, &space)?,
+                },
+                span,
+            )])
+        };
+        match self.peeled_shift_loops(
+            &plan.rhs,
+            &space,
+            &vars,
+            &plan.reversed,
             span,
-        )];
-        out.extend(self.directed_loops(&vars, &space, &plan.reversed, body, span));
+            &mut make_body,
+        )? {
+            Some(peeled) => out.extend(peeled),
+            None => {
+                let body = make_body(self, &plan.rhs)?;
+                out.extend(self.directed_loops(&vars, &space, &plan.reversed, body, span));
+            }
+        }
         out.extend(plan.dealloc);
         Ok(())
     }

@@ -121,7 +121,21 @@ impl Canon<'_> {
                         Some(Binding::Var { .. })
                     ) =>
                 {
-                    self.designator(a.value, out)?
+                    let d = self.designator(a.value, out)?;
+                    if self.view(&d)?.is_some_and(|v| v.has_vector()) {
+                        // A vector-subscripted actual is a copy the callee
+                        // must not define (Fortran): pass a copy, whose
+                        // loop carries the derivatives back in the adjoint.
+                        let sp = d.span();
+                        let (tmp, dealloc) = self.array_temp_of(d, sp, out)?;
+                        post.extend(dealloc);
+                        res.push(Arg {
+                            keyword: a.keyword,
+                            value: Expr::Name(tmp, sp),
+                        });
+                        continue;
+                    }
+                    d
                 }
                 other => {
                     let sp = other.span();

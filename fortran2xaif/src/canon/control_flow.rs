@@ -17,7 +17,12 @@ impl Canon<'_> {
         for s in stmts {
             let label = s.label.clone();
             let start = out.len();
+            // Temporaries of an enclosing statement are released after it,
+            // not inside its body.
+            let enclosing = std::mem::take(&mut self.pending_dealloc);
             self.stmt(s, &mut out)?;
+            out.append(&mut self.pending_dealloc);
+            self.pending_dealloc = enclosing;
             if let Some(l) = label {
                 if out.len() == start {
                     out.push(Stmt {
@@ -89,7 +94,15 @@ impl Canon<'_> {
                 body,
             } => {
                 let mut pre = Vec::new();
+                let enclosing = std::mem::take(&mut self.pending_dealloc);
                 let c = self.value(cond.clone(), &mut pre)?;
+                if !std::mem::replace(&mut self.pending_dealloc, enclosing).is_empty() {
+                    // Re-evaluated every trip, it would allocate again.
+                    return self.err(
+                        span,
+                        "unsupported construct: do while condition that needs an allocatable array temporary",
+                    );
+                }
                 let mut body = self.block(body)?;
                 if !pre.is_empty() {
                     if contains_cycle(&body, construct.as_deref(), 0) {
@@ -114,6 +127,11 @@ impl Canon<'_> {
             }
             StmtKind::Select { selector, cases } => self.select(selector, cases, span, out),
             StmtKind::Where { arms } => self.where_construct(arms, span, out),
+            StmtKind::Forall {
+                controls,
+                mask,
+                body,
+            } => self.forall(controls, mask, body, span, out),
             StmtKind::Continue => {
                 // Only a labelled continue matters (a jump target).
                 if s.label.is_some() {
@@ -136,6 +154,11 @@ impl Canon<'_> {
                         return self.err(sp, format!("unsupported construct: reference to user function '{f}' in an I/O or other opaque statement; assign it to a variable first"));
                     }
                 }
+                let read_targets = if kind == OpaqueKind::Io {
+                    writes.clone()
+                } else {
+                    Vec::new()
+                };
                 out.push(stmt(
                     StmtKind::Opaque {
                         kind,
@@ -145,8 +168,62 @@ impl Canon<'_> {
                     },
                     span,
                 ));
+                for w in read_targets {
+                    self.reset_derivative_after_read(w, span, out)?;
+                }
                 Ok(())
             }
+        }
+    }
+
+    /// A READ gives the real data it writes new values without
+    /// derivatives. A whole scalar is a full definition, which the
+    /// analyses already see as passive; an array (or an element of one)
+    /// is only partly defined, so its old derivative would survive. Such
+    /// data is passed through a passive temporary: `t = w` (opaque), then
+    /// `w = t` in the numerical core, which zeroes the derivative of `w`
+    /// (and its adjoint in the reverse sweep).
+    fn reset_derivative_after_read(
+        &mut self,
+        w: Expr,
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) -> FrontResult<()> {
+        let ty = self.ty(&w);
+        let (Expr::Name(array, _) | Expr::Apply { name: array, .. }) = &w else {
+            return Ok(());
+        };
+        let is_array = self
+            .prog
+            .var(self.unit, array)
+            .is_some_and(|(o, k)| self.prog.symbol(o, k).rank() > 0);
+        if !ty.cat.is_real() || !is_array {
+            return Ok(());
+        }
+        let w = self.designator(w, out)?;
+        let t = if ty.rank > 0 {
+            let space = self.space_of(&w)?;
+            let extents: Vec<Expr> = space
+                .iter()
+                .map(|(l, h, s)| super::trip_count(l, h, s.as_ref(), span))
+                .collect();
+            self.new_temp_array(ty.cat, &extents, span, out)?.0.name
+        } else {
+            self.temp(ty.cat, span)?
+        };
+        out.push(stmt(
+            StmtKind::Opaque {
+                kind: OpaqueKind::PassiveAssign,
+                text: format!("{t} = {}", crate::unparse::expr(&w)),
+                reads: vec![w.clone()],
+                writes: vec![name(&t, span)],
+            },
+            span,
+        ));
+        if ty.rank > 0 {
+            self.array_assign(w, name(&t, span), span, out)
+        } else {
+            self.assign_scalar(w, name(&t, span), span, out)
         }
     }
 

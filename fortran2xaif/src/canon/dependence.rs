@@ -176,9 +176,17 @@ impl Canon<'_> {
             .collect();
         let mut replacement = Vec::new();
         let mut dealloc = Vec::new();
+        // One copy per distinct reference (`cshift(a, 1) - cshift(a, -1)`
+        // copies `a` once).
+        let mut copied: Vec<(String, Expr)> = Vec::new();
         for ((r, _), copy) in refs.into_iter().zip(copy) {
             if !copy {
                 replacement.push(None);
+                continue;
+            }
+            let text = strip(&r);
+            if let Some((_, t)) = copied.iter().find(|(s, _)| *s == text) {
+                replacement.push(Some(t.clone()));
                 continue;
             }
             let sp = r.span();
@@ -188,6 +196,9 @@ impl Canon<'_> {
                 replacement.push(Some(name(&t, sp)));
             } else {
                 replacement.push(Some(self.scalar_temp_of(r, out)?));
+            }
+            if let Some(Some(t)) = replacement.last() {
+                copied.push((text, t.clone()));
             }
         }
         let mut k = 0;
@@ -230,7 +241,8 @@ impl Canon<'_> {
     /// Calls `f` on every reference to array `array` in `e` that reads its
     /// values (not the arguments of `size`, `lbound`, ...), outermost
     /// first and without entering the reference's own subscripts; `mapped`
-    /// tells whether it sits under `transpose`/`reshape`/a constructor,
+    /// tells whether it sits under an index map (`transpose`, `reshape`,
+    /// `spread`, `cshift`) or a constructor,
     /// whose element (i, j) is not the argument's element (i, j).
     fn for_each_read(
         &self,
@@ -247,7 +259,9 @@ impl Canon<'_> {
                 if intrinsic && is_inquiry(n) {
                     return;
                 }
-                let mapped = mapped || (intrinsic && matches!(n.as_str(), "transpose" | "reshape"));
+                let mapped = mapped
+                    || (intrinsic
+                        && matches!(n.as_str(), "transpose" | "reshape" | "spread" | "cshift"));
                 for a in args {
                     self.for_each_read(&mut a.value, array, mapped, f);
                 }
@@ -270,6 +284,21 @@ impl Canon<'_> {
             }
             Expr::ArrayCtor(items, _) => {
                 for x in items {
+                    self.for_each_read(x, array, true, f);
+                }
+            }
+            Expr::ImpliedDo { items, control, .. } => {
+                for x in items {
+                    self.for_each_read(x, array, true, f);
+                }
+                for x in [
+                    Some(&mut control.lo),
+                    Some(&mut control.hi),
+                    control.step.as_mut(),
+                ]
+                .into_iter()
+                .flatten()
+                {
                     self.for_each_read(x, array, true, f);
                 }
             }
@@ -318,6 +347,7 @@ impl Canon<'_> {
                         || reads_target(hi)
                         || stride.as_ref().is_some_and(reads_target)
                 }
+                Sub::Vector { vector, .. } => reads_target(vector),
             })
         };
         if subscripts_read_target(w) || subscripts_read_target(r) {
@@ -327,6 +357,17 @@ impl Canon<'_> {
         let mut unknown = false;
         for (ws, rs) in w.subs.iter().zip(&r.subs) {
             match (ws, rs) {
+                // The same vector subscript reads, at each point, the
+                // element written there (the subscripts do not read the
+                // target: checked above).
+                (Sub::Vector { vector: a, .. }, Sub::Vector { vector: b, .. })
+                    if strip(a) == strip(b) =>
+                {
+                    distance.push(0)
+                }
+                // Which elements a vector subscript names is known only at
+                // run time (another dimension may still prove disjointness).
+                (Sub::Vector { .. }, _) | (_, Sub::Vector { .. }) => unknown = true,
                 (Sub::Fixed(a), Sub::Fixed(b)) => match self.difference(a, b) {
                     Some(0) => {}
                     Some(_) => return Relation::Disjoint,

@@ -89,9 +89,14 @@ impl Canon<'_> {
                 })
             }
             Expr::Range { span, .. } => self.err(span, "array section outside a subscript"),
+            // Constructors are array values (`value_array`).
             Expr::ArrayCtor(_, span) => self.err(
                 span,
-                "unsupported construct: array constructor inside an expression",
+                "unsupported construct: array constructor where a scalar is expected",
+            ),
+            Expr::ImpliedDo { span, .. } => self.err(
+                span,
+                "unsupported construct: implied-do loop outside an array constructor or I/O list",
             ),
         }
     }
@@ -132,13 +137,9 @@ impl Canon<'_> {
                                 span: rs,
                             }
                         }
-                        v => {
-                            if self.ty(&v).rank > 0 {
-                                return self
-                                    .err(v.span(), "unsupported construct: vector subscript");
-                            }
-                            self.value(v, out)?
-                        }
+                        // A vector subscript: scalarised with the array.
+                        v if self.ty(&v).rank > 0 => self.value_array(v, out)?,
+                        v => self.value(v, out)?,
                     };
                     subs.push(Arg {
                         keyword: None,

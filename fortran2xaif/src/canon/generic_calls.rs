@@ -56,7 +56,9 @@ impl Canon<'_> {
                 .map(|(_, b)| b)
                 .chain(otherwise.iter_mut())
                 .collect(),
-            StmtKind::Do { body, .. } | StmtKind::DoWhile { body, .. } => vec![body],
+            StmtKind::Do { body, .. }
+            | StmtKind::DoWhile { body, .. }
+            | StmtKind::Forall { body, .. } => vec![body],
             StmtKind::Where { arms } => arms.iter_mut().map(|(_, b)| b).collect(),
             StmtKind::Select { cases, .. } => cases.iter_mut().map(|c| &mut c.body).collect(),
             _ => Vec::new(),
@@ -102,6 +104,17 @@ impl Canon<'_> {
             Expr::ArrayCtor(items, _) => items
                 .iter_mut()
                 .try_for_each(|x| self.generic_calls_in_expr(x)),
+            Expr::ImpliedDo { items, control, .. } => {
+                items
+                    .iter_mut()
+                    .try_for_each(|x| self.generic_calls_in_expr(x))?;
+                self.generic_calls_in_expr(&mut control.lo)?;
+                self.generic_calls_in_expr(&mut control.hi)?;
+                match control.step.as_mut() {
+                    Some(step) => self.generic_calls_in_expr(step),
+                    None => Ok(()),
+                }
+            }
             Expr::Lit(..) | Expr::Name(..) => Ok(()),
         }
     }

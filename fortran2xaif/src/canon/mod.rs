@@ -24,11 +24,15 @@
 //! | `expressions` | expressions to canonical form, subscripts, intrinsics |
 //! | `temporaries` | scalar, loop-index and array temporaries |
 //! | `views` | array operands as explicit sections, their bounds and elements |
-//! | `arrays` | array assignments and expressions scalarised into loop nests |
+//! | `arrays` | array assignments and expressions scalarised into loop nests; index maps (`transpose`, `reshape`, `spread`, `cshift`) |
+//! | `array_intrinsics` | array values computed into temporaries first: reductions with `dim`, `matmul` inside expressions, `eoshift`, `pack`, `maxloc`/`minloc`, constructors with implied-do loops |
 //! | `dependence` | does the right side read what the loop overwrites? loop directions, copies of the sections that need them |
 //! | `where_construct` | `where` / `elsewhere` as masked loops |
+//! | `forall` | `forall` as loop nests, through temporaries where Fortran's evaluate-then-assign order needs them |
+//! | `shift_peeling` | `cshift` with constant shifts: the loop split where the shifts wrap, constant offsets instead of `mod` |
 //! | `reductions` | `sum`, `product`, `maxval`, `minval`, `dot_product`, `matmul` as loops |
 
+mod array_intrinsics;
 mod arrays;
 mod assignments;
 mod black_box_calls;
@@ -36,8 +40,10 @@ mod calls;
 mod control_flow;
 mod dependence;
 mod expressions;
+mod forall;
 mod generic_calls;
 mod reductions;
+mod shift_peeling;
 mod statement_functions;
 mod temporaries;
 #[cfg(test)]
@@ -64,6 +70,7 @@ pub fn canonicalise(prog: &mut Program) -> FrontResult<()> {
             unit: i,
             temps: 0,
             loops: 0,
+            pending_dealloc: Vec::new(),
         };
         let body = c.resolve_generic_calls_in(body)?;
         let body = c.expand_stmt_functions_in(body)?;
@@ -92,13 +99,24 @@ struct Canon<'p> {
     unit: usize,
     temps: usize,
     loops: usize,
+    /// Deallocations of allocatable temporaries made for the statement
+    /// being rewritten, emitted after it.
+    pending_dealloc: Vec<Stmt>,
 }
 
-/// One dimension of an array operand: a fixed subscript or a range.
+/// One dimension of an array operand: a fixed subscript, a range, or a
+/// vector subscript (a rank-1 integer array expression whose elements are
+/// the subscripts; `lo:hi:stride` is that expression's own index range).
 #[derive(Clone, Debug)]
 enum Sub {
     Fixed(Expr),
     Range {
+        lo: Expr,
+        hi: Expr,
+        stride: Option<Expr>,
+    },
+    Vector {
+        vector: Expr,
         lo: Expr,
         hi: Expr,
         stride: Option<Expr>,
@@ -123,11 +141,18 @@ struct Scalarised {
 }
 
 impl View {
+    /// Does some dimension take its subscripts from a vector?
+    fn has_vector(&self) -> bool {
+        self.subs.iter().any(|s| matches!(s, Sub::Vector { .. }))
+    }
+
     fn ranges(&self) -> Vec<(&Expr, &Expr, Option<&Expr>)> {
         self.subs
             .iter()
             .filter_map(|s| match s {
-                Sub::Range { lo, hi, stride } => Some((lo, hi, stride.as_ref())),
+                Sub::Range { lo, hi, stride } | Sub::Vector { lo, hi, stride, .. } => {
+                    Some((lo, hi, stride.as_ref()))
+                }
                 Sub::Fixed(_) => None,
             })
             .collect()
@@ -192,6 +217,28 @@ fn offset(lo: &Expr, i: &Expr, base: &Expr, span: Span) -> Expr {
     )
 }
 
+/// The index ranges of an array expression, one `(lo, hi, stride)` per
+/// dimension.
+type Space = Vec<(Expr, Expr, Option<Expr>)>;
+
+/// The number of indices in `lo:hi:stride` (`hi - lo + 1` for unit stride).
+fn trip_count(lo: &Expr, hi: &Expr, stride: Option<&Expr>, span: Span) -> Expr {
+    match stride {
+        None => extent(lo, hi, span),
+        Some(s) => bin(
+            BinOp::Add,
+            bin(
+                BinOp::Div,
+                paren(bin(BinOp::Sub, hi.clone(), lo.clone(), span), span),
+                s.clone(),
+                span,
+            ),
+            Expr::int(1, span),
+            span,
+        ),
+    }
+}
+
 /// `hi - lo + 1`.
 fn extent(lo: &Expr, hi: &Expr, span: Span) -> Expr {
     match (lo.const_int(), hi.const_int()) {
@@ -233,6 +280,9 @@ fn same_view(a: &View, b: &View) -> bool {
                     && strip(h1) == strip(h2)
                     && s1.as_ref().map(strip) == s2.as_ref().map(strip)
             }
+            (Sub::Vector { vector: v1, .. }, Sub::Vector { vector: v2, .. }) => {
+                strip(v1) == strip(v2)
+            }
             _ => false,
         })
 }
@@ -240,4 +290,99 @@ fn same_view(a: &View, b: &View) -> bool {
 /// Expression text without positions, for structural comparison.
 fn strip(e: &Expr) -> String {
     unparse::expr(e)
+}
+
+/// Internal index map `oad_shift(a, offset, dim)`: `a` read at a constant
+/// offset along `dim` (a piece of a peeled `cshift`, `shift_peeling.rs`).
+/// Only ever built after the dependence test, never seen by users.
+const SHIFT_BY_OFFSET: &str = "oad_shift";
+
+/// Array-valued intrinsics whose results are computed into a temporary.
+fn computed_into_temporary(n: &str) -> bool {
+    matches!(n, "matmul" | "eoshift" | "pack" | "maxloc" | "minloc")
+}
+
+/// Argument `keyword`, else the one at `position`, of an intrinsic reference.
+fn intrinsic_arg(args: &[Arg], keyword: &str, position: usize) -> Option<Expr> {
+    args.iter()
+        .find(|a| a.keyword.as_deref() == Some(keyword))
+        .or_else(|| args.get(position).filter(|a| a.keyword.is_none()))
+        .map(|a| a.value.clone())
+}
+
+/// `e` with every reference to variable `from` renamed `to`.
+fn rename(e: Expr, from: &str, to: &str) -> Expr {
+    let r = |x: Box<Expr>| Box::new(rename(*x, from, to));
+    let args = |a: Vec<Arg>| {
+        a.into_iter()
+            .map(|a| Arg {
+                keyword: a.keyword,
+                value: rename(a.value, from, to),
+            })
+            .collect()
+    };
+    match e {
+        Expr::Name(n, sp) if n == from => Expr::Name(to.to_string(), sp),
+        Expr::Apply {
+            name,
+            args: a,
+            span,
+        } => Expr::Apply {
+            name,
+            args: args(a),
+            span,
+        },
+        Expr::Member {
+            base,
+            field,
+            args: a,
+            span,
+        } => Expr::Member {
+            base: r(base),
+            field,
+            args: a.map(args),
+            span,
+        },
+        Expr::Unary(op, x, sp) => Expr::Unary(op, r(x), sp),
+        Expr::Binary(op, a, b, sp) => Expr::Binary(op, r(a), r(b), sp),
+        Expr::Paren(x, sp) => Expr::Paren(r(x), sp),
+        Expr::Range {
+            lo,
+            hi,
+            stride,
+            span,
+        } => Expr::Range {
+            lo: lo.map(r),
+            hi: hi.map(r),
+            stride: stride.map(r),
+            span,
+        },
+        Expr::ArrayCtor(items, sp) => {
+            Expr::ArrayCtor(items.into_iter().map(|x| rename(x, from, to)).collect(), sp)
+        }
+        // An inner loop over the same name hides the outer variable.
+        Expr::ImpliedDo {
+            items,
+            control,
+            span,
+        } => {
+            let DoControl { var, lo, hi, step } = *control;
+            let items = if var == from {
+                items
+            } else {
+                items.into_iter().map(|x| rename(x, from, to)).collect()
+            };
+            Expr::ImpliedDo {
+                items,
+                control: Box::new(DoControl {
+                    var,
+                    lo: rename(lo, from, to),
+                    hi: rename(hi, from, to),
+                    step: step.map(|s| rename(s, from, to)),
+                }),
+                span,
+            }
+        }
+        other => other,
+    }
 }

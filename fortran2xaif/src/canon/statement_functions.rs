@@ -81,6 +81,22 @@ impl Canon<'_> {
             Expr::ArrayCtor(items, _) => items
                 .iter_mut()
                 .try_for_each(|x| self.expand_sf(x, depth + 1)),
+            Expr::ImpliedDo { items, control, .. } => {
+                items
+                    .iter_mut()
+                    .try_for_each(|x| self.expand_sf(x, depth + 1))?;
+                for x in [
+                    Some(&mut control.lo),
+                    Some(&mut control.hi),
+                    control.step.as_mut(),
+                ]
+                .into_iter()
+                .flatten()
+                {
+                    self.expand_sf(x, depth + 1)?;
+                }
+                Ok(())
+            }
             Expr::Lit(..) | Expr::Name(..) => Ok(()),
         }
     }
@@ -115,6 +131,19 @@ fn substitute(e: &mut Expr, params: &[String], args: &[Arg]) {
             }
         }
         Expr::ArrayCtor(items, _) => items.iter_mut().for_each(|x| substitute(x, params, args)),
+        Expr::ImpliedDo { items, control, .. } => {
+            items.iter_mut().for_each(|x| substitute(x, params, args));
+            for x in [
+                Some(&mut control.lo),
+                Some(&mut control.hi),
+                control.step.as_mut(),
+            ]
+            .into_iter()
+            .flatten()
+            {
+                substitute(x, params, args);
+            }
+        }
         Expr::Lit(..) => {}
     }
 }
@@ -162,6 +191,23 @@ pub(super) fn map_stmt_exprs(
                 b.iter_mut().try_for_each(|s| map_stmt_exprs(s, f))?;
             }
             Ok(())
+        }
+        StmtKind::Forall {
+            controls,
+            mask,
+            body,
+        } => {
+            for c in controls {
+                f(&mut c.lo)?;
+                f(&mut c.hi)?;
+                if let Some(st) = &mut c.step {
+                    f(st)?;
+                }
+            }
+            if let Some(m) = mask {
+                f(m)?;
+            }
+            body.iter_mut().try_for_each(|s| map_stmt_exprs(s, f))
         }
         StmtKind::Select { selector, cases } => {
             f(selector)?;

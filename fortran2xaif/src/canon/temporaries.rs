@@ -8,7 +8,7 @@ use crate::ast::*;
 use crate::sema::{Cat, Symbol};
 use crate::unparse;
 
-use super::{bin, extent, name, paren, stmt, Canon, Sub, View};
+use super::{bin, name, paren, stmt, trip_count, Canon, Space, Sub, View};
 
 impl Canon<'_> {
     /// A new local temporary of the given type category.
@@ -113,20 +113,7 @@ impl Canon<'_> {
         let t = self.temp(cat, span)?;
         let extents: Vec<Expr> = space
             .iter()
-            .map(|(lo, hi, st)| match st {
-                None => extent(lo, hi, span),
-                Some(s) => bin(
-                    BinOp::Add,
-                    bin(
-                        BinOp::Div,
-                        paren(bin(BinOp::Sub, hi.clone(), lo.clone(), span), span),
-                        s.clone(),
-                        span,
-                    ),
-                    Expr::int(1, span),
-                    span,
-                ),
-            })
+            .map(|(lo, hi, st)| trip_count(lo, hi, st.as_ref(), span))
             // A constant extent is declared as a number (`(2 - 5) / (-1) + 1`
             // would be legal but unreadable).
             .map(|e| match self.prog.const_int(self.unit, &e) {
@@ -179,34 +166,43 @@ impl Canon<'_> {
         Ok((t, Some(dealloc)))
     }
 
-    /// `tmp = e` for an array expression `e`; returns the temporary's name
-    /// and its deallocation, if any.
-    pub(super) fn array_temp_of(
+    /// A new temporary array with 1-based `extents`, its view and index
+    /// space; an allocatable one is deallocated after the statement.
+    pub(super) fn new_temp_array(
         &mut self,
-        e: Expr,
+        cat: Cat,
+        extents: &[Expr],
         span: Span,
         out: &mut Vec<Stmt>,
-    ) -> FrontResult<(String, Option<Stmt>)> {
-        let e = self.value_array(e, out)?;
-        let space = self.space_of(&e)?;
-        let cat = self.ty(&e).cat;
-        let (t, dealloc) = self.temp_array(cat, &space, span, out)?;
-        let tspace: Vec<(Expr, Expr, Option<Expr>)> = space
+    ) -> FrontResult<(View, Space)> {
+        let space: Space = extents
             .iter()
-            .enumerate()
-            .map(|(d, _)| {
-                let (o, k) = (
-                    self.unit,
-                    self.prog.units[self.unit].lookup_local(&t).expect("temp"),
-                );
-                let hi = match &self.prog.symbol(o, k).dims.as_ref().expect("dims")[d] {
-                    DimSpec::Explicit { hi, .. } => hi.clone(),
+            .map(|e| (Expr::int(1, span), e.clone(), None))
+            .collect();
+        let (t, dealloc) = self.temp_array(cat, &space, span, out)?;
+        self.pending_dealloc.extend(dealloc);
+        Ok(self.temp_view(&t, extents.len(), span))
+    }
+
+    /// The view of temporary array `t` (1-based) and its index space.
+    fn temp_view(&self, t: &str, rank: usize, span: Span) -> (View, Space) {
+        let k = self.prog.units[self.unit].lookup_local(t).expect("temp");
+        let dims = self
+            .prog
+            .symbol(self.unit, k)
+            .dims
+            .clone()
+            .unwrap_or_default();
+        let space: Space = (0..rank)
+            .map(|d| {
+                let hi = match dims.get(d) {
+                    Some(DimSpec::Explicit { hi, .. }) => hi.clone(),
                     _ => Expr::Apply {
                         name: "ubound".into(),
                         args: vec![
                             Arg {
                                 keyword: None,
-                                value: name(&t, span),
+                                value: name(t, span),
                             },
                             Arg {
                                 keyword: None,
@@ -219,9 +215,9 @@ impl Canon<'_> {
                 (Expr::int(1, span), hi, None)
             })
             .collect();
-        let tview = View {
-            name: t.clone(),
-            subs: tspace
+        let view = View {
+            name: t.to_string(),
+            subs: space
                 .iter()
                 .map(|(l, h, s)| Sub::Range {
                     lo: l.clone(),
@@ -230,6 +226,22 @@ impl Canon<'_> {
                 })
                 .collect(),
         };
+        (view, space)
+    }
+
+    /// `tmp = e` for an array expression `e`; returns the temporary's name
+    /// and its deallocation, if any.
+    pub(super) fn array_temp_of(
+        &mut self,
+        e: Expr,
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) -> FrontResult<(String, Option<Stmt>)> {
+        let e = self.value_array(e, out)?;
+        let space = self.space_of(&e)?;
+        let cat = self.ty(&e).cat;
+        let (t, dealloc) = self.temp_array(cat, &space, span, out)?;
+        let (tview, tspace) = self.temp_view(&t, space.len(), span);
         let vars: Vec<String> = (0..tspace.len()).map(|_| self.loop_var(span)).collect();
         let idx: Vec<Expr> = vars.iter().map(|v| name(v, span)).collect();
         let el_t = self.element(&tview, &idx, &tspace, span)?;

@@ -109,8 +109,37 @@ fn where_becomes_masked_loops() {
         "do oad_i1 = 1, 3\nif (a(oad_i1) > 0) then\nb(oad_i1) = a(oad_i1)\nend if\nend do\n\
          do oad_i2 = 1, 3\nif (.not. (a(oad_i2) > 0)) then\nb(oad_i2) = 0\nend if\nend do"
     );
-    let e = canon_err("subroutine s(a)\n real a(3)\n where (a > 0) a = -a\nend\n");
-    assert!(e.contains("where mask reads 'a'"), "{e}");
+    // Clipping: the mask reads only the element its one assignment writes.
+    let t = canon_text("subroutine s(a)\n real a(3)\n where (a > 0) a = -a\nend\n");
+    assert_eq!(
+        body(&t, "s"),
+        "do oad_i1 = 1, 3\nif (a(oad_i1) > 0) then\na(oad_i1) = -a(oad_i1)\nend if\nend do"
+    );
+    // Otherwise the mask is evaluated into a temporary before the arm.
+    let t = canon_text("subroutine s(a)\n real a(3)\n where (a > 0)\n a = -a\n elsewhere\n a = 1\n end where\nend\n");
+    assert_eq!(
+        body(&t, "s"),
+        "do oad_i1 = 1, 3\noad_t1(oad_i1) = a(1 + (oad_i1 - 1)) > 0\nend do\n\
+         do oad_i2 = 1, 3\nif (oad_t1(oad_i2)) then\na(oad_i2) = -a(oad_i2)\nend if\nend do\n\
+         do oad_i3 = 1, 3\nif (.not. (oad_t1(oad_i3))) then\na(oad_i3) = 1\nend if\nend do"
+    );
+}
+
+#[test]
+fn forall_evaluates_right_sides_before_assigning() {
+    // Reads its own target elsewhere: right sides into a temporary first;
+    // the index is a fresh variable (the construct's own).
+    let t = canon_text("subroutine s(a)\n real a(4)\n forall (i = 2:4) a(i) = a(i - 1)\nend\n");
+    assert_eq!(
+        body(&t, "s"),
+        "do oad_i1 = 2, 4\noad_t1(1 + (oad_i1 - 2)) = a(oad_i1 - 1)\nend do\n\
+         do oad_i1 = 2, 4\na(oad_i1) = oad_t1(1 + (oad_i1 - 2))\nend do"
+    );
+    let t = canon_text("subroutine s(a, b)\n real a(3, 2), b(2, 3)\n forall (i = 1:3, j = 1:2, i /= j) a(i, j) = b(j, i)\nend\n");
+    assert_eq!(
+        body(&t, "s"),
+        "do oad_i2 = 1, 2\ndo oad_i1 = 1, 3\nif (oad_i1 /= oad_i2) then\na(oad_i1, oad_i2) = b(oad_i2, oad_i1)\nend if\nend do\nend do"
+    );
 }
 
 #[test]
@@ -165,4 +194,75 @@ fn user_defined_operators_are_a_named_error() {
     let src = "module m\ninterface operator(.cross.)\nmodule procedure cross\nend interface\ncontains\nfunction cross(a, b)\nreal :: a(3), b(3), cross(3)\ncross = a\nend function\nend module\n";
     let e = crate::parse::parse_file(src, 0).unwrap_err().message;
     assert!(e.contains("user-defined operator"), "{e}");
+}
+
+#[test]
+fn vector_subscripts_address_through_the_vector() {
+    let t = canon_text(
+        "subroutine s(a, b, iv)\n real a(5), b(3)\n integer iv(3)\n b = a(iv)\n a(iv) = 2 * b\nend\n",
+    );
+    assert_eq!(
+        body(&t, "s"),
+        "do oad_i1 = 1, 3\nb(oad_i1) = a(iv(oad_i1))\nend do\n\
+         do oad_i2 = 1, 3\na(iv(oad_i2)) = 2 * b(oad_i2)\nend do"
+    );
+}
+
+#[test]
+fn implied_do_constructor_fills_a_temporary_with_its_own_index() {
+    let t = canon_text(
+        "subroutine s(a, y)\n real a(4), y(4)\n j = 7\n y = [(a(j) * 2, j = 1, 4)]\nend\n",
+    );
+    assert!(t.contains("real :: oad_t1(4)"), "{t}");
+    assert_eq!(
+        body(&t, "s"),
+        "j = 7\noad_t2 = 0\ndo oad_i1 = 1, 4\noad_t2 = oad_t2 + 1\noad_t1(oad_t2) = a(oad_i1) * 2\nend do\n\
+         do oad_i2 = 1, 4\ny(oad_i2) = oad_t1(oad_i2)\nend do"
+    );
+}
+
+#[test]
+fn cshift_is_an_index_map_and_sum_with_dim_a_temporary() {
+    // A shift known only at run time: position p reads mod(p + mod(k, n) + n, n).
+    let t = canon_text("subroutine s(a, b, k)\n real a(4), b(4)\n b = cshift(a, k)\nend\n");
+    assert_eq!(
+        body(&t, "s"),
+        "do oad_i1 = 1, 4\nb(oad_i1) = a(1 + mod(oad_i1 - 1 + (mod(k, 4) + 4), 4))\nend do"
+    );
+    let t = canon_text("subroutine s(a, c)\n real a(2, 3), c(3)\n c = sum(a, dim=1)\nend\n");
+    assert_eq!(
+        body(&t, "s"),
+        "do oad_i1 = 1, 3\noad_t1(oad_i1) = 0\ndo oad_i2 = 1, 2\n\
+         oad_t1(oad_i1) = oad_t1(oad_i1) + a(oad_i2, oad_i1)\nend do\nend do\n\
+         do oad_i3 = 1, 3\nc(oad_i3) = oad_t1(oad_i3)\nend do"
+    );
+}
+
+#[test]
+fn array_language_refusals_are_named() {
+    let e = canon_err(
+        "subroutine s(a, b, k)\n real a(4, 2), b(4, 2)\n integer k(2)\n b = cshift(a, k, 1)\nend\n",
+    );
+    assert!(e.contains("cshift with an array-valued shift"), "{e}");
+    let e = canon_err(
+        "subroutine s(a, c, d)\n real a(2, 3), c(3)\n integer d\n c = sum(a, dim=d)\nend\n",
+    );
+    assert!(e.contains("sum with a dim that is not a constant"), "{e}");
+    let e =
+        canon_err("subroutine s(y)\n real y(10)\n y(1:6) = [((i * j, i = 1, j), j = 1, 3)]\nend\n");
+    assert!(e.contains("inner bounds depend on its variable"), "{e}");
+}
+
+#[test]
+fn cshift_with_constant_shifts_is_peeled_where_it_wraps() {
+    // Shifts -1 and 2 on 6 elements: pieces [1, 1], [2, 4], [5, 6].
+    let t = canon_text(
+        "subroutine s(a, b)\n real a(6), b(6)\n b = cshift(a, -1) + cshift(a, 2)\nend\n",
+    );
+    assert_eq!(
+        body(&t, "s"),
+        "do oad_i1 = 1, 1\nb(oad_i1) = a(oad_i1 + (-1 + 6)) + a(oad_i1 + 2)\nend do\n\
+         do oad_i1 = 2, 4\nb(oad_i1) = a(oad_i1 - 1) + a(oad_i1 + 2)\nend do\n\
+         do oad_i1 = 5, 6\nb(oad_i1) = a(oad_i1 - 1) + a(oad_i1 + (2 - 6))\nend do"
+    );
 }

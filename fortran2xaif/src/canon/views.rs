@@ -100,13 +100,24 @@ impl Canon<'_> {
                                     stride: stride.as_deref().cloned(),
                                 });
                             }
-                            v => {
-                                if self.ty(v).rank > 0 {
-                                    return self
-                                        .err(v.span(), "unsupported construct: vector subscript");
-                                }
-                                subs.push(Sub::Fixed(v.clone()));
+                            v if self.ty(v).rank > 0 => {
+                                any_range = true;
+                                let space = self.space_of(v)?;
+                                let [(lo, hi, stride)] =
+                                    <[_; 1]>::try_from(space).map_err(|_| {
+                                        FrontError::new(
+                                            v.span(),
+                                            "a vector subscript must have rank 1",
+                                        )
+                                    })?;
+                                subs.push(Sub::Vector {
+                                    vector: v.clone(),
+                                    lo,
+                                    hi,
+                                    stride,
+                                });
                             }
+                            v => subs.push(Sub::Fixed(v.clone())),
                         }
                     }
                     Ok(if any_range {
@@ -154,36 +165,19 @@ impl Canon<'_> {
                     let (slo, _, sst) = &space[k];
                     let i = idx[k].clone();
                     k += 1;
-                    if strip(lo) == strip(slo)
-                        && stride.as_ref().map(strip) == sst.as_ref().map(strip)
-                    {
-                        i
-                    } else {
-                        // lo + (i - slo) / sst * stride
-                        let mut off = bin(BinOp::Sub, i, slo.clone(), span);
-                        if let Some(st) = sst {
-                            off = bin(
-                                BinOp::Div,
-                                Expr::Paren(Box::new(off), span),
-                                st.clone(),
-                                span,
-                            );
-                        }
-                        if let Some(st) = stride {
-                            off = bin(
-                                BinOp::Mul,
-                                Expr::Paren(Box::new(off), span),
-                                st.clone(),
-                                span,
-                            );
-                        }
-                        bin(
-                            BinOp::Add,
-                            lo.clone(),
-                            Expr::Paren(Box::new(off), span),
-                            span,
-                        )
-                    }
+                    position(lo, stride.as_ref(), i, slo, sst.as_ref(), span)
+                }
+                Sub::Vector {
+                    vector, lo, stride, ..
+                } => {
+                    // The subscript is the vector's element at the same
+                    // position of its own index range.
+                    let (slo, _, sst) = &space[k];
+                    let i = idx[k].clone();
+                    k += 1;
+                    let at = position(lo, stride.as_ref(), i, slo, sst.as_ref(), span);
+                    let own = [(lo.clone(), lo.clone(), stride.clone())];
+                    self.elementwise(vector, &[at], &own)?
                 }
             };
             args.push(Arg {
@@ -218,6 +212,25 @@ impl Canon<'_> {
                     s.reverse();
                     return Ok(s);
                 }
+                if n == "spread" {
+                    let (source, d, ncopies) = self.spread_args(args, *span)?;
+                    let mut s = if self.ty(&source).rank == 0 {
+                        Vec::new()
+                    } else {
+                        self.space_of(&source)?
+                    };
+                    s.insert(d, (Expr::int(1, *span), ncopies, None));
+                    return Ok(s);
+                }
+                if n == "cshift" {
+                    let (array, _, _) = self.cshift_args(args, *span)?;
+                    return self.space_of(&array);
+                }
+                if n == super::SHIFT_BY_OFFSET {
+                    if let Some(a) = args.first() {
+                        return self.space_of(&a.value);
+                    }
+                }
                 if n == "reshape" && args.len() >= 2 {
                     let Expr::ArrayCtor(items, _) = &args[1].value else {
                         return self.err(*span, "unsupported construct: reshape with a shape that is not an array constructor");
@@ -245,4 +258,43 @@ impl Canon<'_> {
             _ => self.err(e.span(), "not an array expression"),
         }
     }
+}
+
+/// The index of dimension range `lo:..:stride` at the position that `i`
+/// has in the range `slo:..:sst` of the iteration space:
+/// `lo + (i - slo) / sst * stride`.
+fn position(
+    lo: &Expr,
+    stride: Option<&Expr>,
+    i: Expr,
+    slo: &Expr,
+    sst: Option<&Expr>,
+    span: Span,
+) -> Expr {
+    if strip(lo) == strip(slo) && stride.map(strip) == sst.map(strip) {
+        return i;
+    }
+    let mut off = bin(BinOp::Sub, i, slo.clone(), span);
+    if let Some(st) = sst {
+        off = bin(
+            BinOp::Div,
+            Expr::Paren(Box::new(off), span),
+            st.clone(),
+            span,
+        );
+    }
+    if let Some(st) = stride {
+        off = bin(
+            BinOp::Mul,
+            Expr::Paren(Box::new(off), span),
+            st.clone(),
+            span,
+        );
+    }
+    bin(
+        BinOp::Add,
+        lo.clone(),
+        Expr::Paren(Box::new(off), span),
+        span,
+    )
 }

@@ -1,59 +1,134 @@
 //! `where` / `elsewhere`: every assignment becomes a loop over its target
 //! with its arm's mask (and the negation of the earlier masks) as an `if`
-//! around the element assignment. Masks are evaluated once in Fortran, so
-//! they must not read what the construct assigns.
+//! around the element assignment.
+//!
+//! Fortran evaluates each mask once, when its `where` or `elsewhere`
+//! statement executes: after the assignments of the earlier arms, before
+//! those of its own arm (gfortran agrees). A mask that reads nothing its
+//! own or a later arm assigns therefore gives the same values when it is
+//! re-evaluated per element inside each loop; any other mask is evaluated
+//! into a logical temporary array first, and the loops read that, except
+//! in the common clipping form `where (a(s) > c) a(s) = ...` (see
+//! `mask_reads_only_last_target`).
 
 use crate::ast::*;
 
-use super::{bin, name, stmt, Canon};
+use super::{bin, name, stmt, strip, Canon};
 
 impl Canon<'_> {
     /// `where`: every assignment becomes a loop over its target with the
     /// element of its arm's mask (and the negated earlier masks) as an `if`.
-    /// Masks are evaluated once in Fortran, so they must not read what the
-    /// construct assigns.
+    /// Can arm `k`'s mask be evaluated per element although it reads what
+    /// the construct assigns? Yes when `k` is the last arm and the mask
+    /// reads assigned data only through the target of the arm's last
+    /// assignment, at exactly the element that assignment writes: each
+    /// element's mask is then read before its own assignment, and no other
+    /// element's assignment changes it.
+    fn mask_reads_only_last_target(
+        &self,
+        mask: &Expr,
+        arms: &[(Option<Expr>, Vec<Stmt>)],
+        k: usize,
+    ) -> bool {
+        let Some((_, body)) = arms.get(k).filter(|_| k + 1 == arms.len()) else {
+            return false;
+        };
+        let Some(StmtKind::Assign { lhs, .. }) = body.last().map(|s| &s.kind) else {
+            return false;
+        };
+        let (Expr::Name(target, _) | Expr::Apply { name: target, .. }) = lhs else {
+            return false;
+        };
+        let own = strip(lhs);
+        let earlier: Vec<&str> = body[..body.len() - 1]
+            .iter()
+            .filter_map(|s| match &s.kind {
+                StmtKind::Assign {
+                    lhs: Expr::Name(n, _) | Expr::Apply { name: n, .. },
+                    ..
+                } => Some(n.as_str()),
+                _ => None,
+            })
+            .collect();
+        let mut ok = true;
+        mask.walk(&mut |x| {
+            if let Expr::Name(n, _) | Expr::Apply { name: n, .. } = x {
+                if earlier.contains(&n.as_str()) || (n == target && strip(x) != own) {
+                    ok = false;
+                }
+            }
+        });
+        ok && !self.reads_in_subscripts(lhs, target)
+    }
+
+    /// Does a subscript of `lhs` read `array`?
+    fn reads_in_subscripts(&self, lhs: &Expr, array: &str) -> bool {
+        let Expr::Apply { args, .. } = lhs else {
+            return false;
+        };
+        let mut found = false;
+        for a in args {
+            a.value.walk(&mut |x| {
+                if let Expr::Name(n, _) | Expr::Apply { name: n, .. } = x {
+                    found |= n == array;
+                }
+            });
+        }
+        found
+    }
+
     pub(super) fn where_construct(
         &mut self,
         arms: Vec<(Option<Expr>, Vec<Stmt>)>,
         span: Span,
         out: &mut Vec<Stmt>,
     ) -> FrontResult<()> {
-        let mut assigned = Vec::new();
-        for (_, body) in &arms {
-            for st in body {
-                if let StmtKind::Assign {
-                    lhs: Expr::Name(n, _) | Expr::Apply { name: n, .. },
-                    ..
-                } = &st.kind
-                {
-                    assigned.push(n.clone());
-                }
-            }
-        }
-        let mut masks = Vec::new();
-        for (m, _) in &arms {
-            if let Some(m) = m {
-                let mut clash = None;
-                m.walk(&mut |x| {
-                    if let Expr::Name(n, sp)
-                    | Expr::Apply {
-                        name: n, span: sp, ..
-                    } = x
-                    {
-                        if assigned.contains(n) {
-                            clash = Some((n.clone(), *sp));
+        // Names assigned by each arm.
+        let assigned: Vec<Vec<String>> = arms
+            .iter()
+            .map(|(_, body)| {
+                body.iter()
+                    .filter_map(|st| match &st.kind {
+                        StmtKind::Assign {
+                            lhs: Expr::Name(n, _) | Expr::Apply { name: n, .. },
+                            ..
+                        } => Some(n.clone()),
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut masks: Vec<Option<Expr>> = Vec::new();
+        let mut dealloc = Vec::new();
+        let mut arm_stmts: Vec<Vec<Stmt>> = Vec::new();
+        for (k, (m, _)) in arms.iter().enumerate() {
+            // Statements that evaluate this arm's mask go before the arm's
+            // assignments (after the earlier arms', as in Fortran).
+            let mut pre = Vec::new();
+            match m {
+                Some(m) => {
+                    let mut reads_assigned = false;
+                    m.walk(&mut |x| {
+                        if let Expr::Name(n, _) | Expr::Apply { name: n, .. } = x {
+                            reads_assigned |= assigned[k..].iter().flatten().any(|a| a == n);
                         }
+                    });
+                    if reads_assigned && !self.mask_reads_only_last_target(m, &arms, k) {
+                        // The mask reads what this or a later arm assigns:
+                        // evaluate it once into a logical array first.
+                        let (t, d) = self.array_temp_of(m.clone(), m.span(), &mut pre)?;
+                        dealloc.extend(d);
+                        masks.push(Some(name(&t, m.span())));
+                    } else {
+                        masks.push(Some(self.value_array(m.clone(), &mut pre)?));
                     }
-                });
-                if let Some((n, sp)) = clash {
-                    return self.err(sp, format!("unsupported construct: where mask reads '{n}', which the construct assigns"));
                 }
-                masks.push(Some(self.value_array(m.clone(), out)?));
-            } else {
-                masks.push(None);
+                None => masks.push(None),
             }
+            arm_stmts.push(pre);
         }
-        for (k, (_, body)) in arms.into_iter().enumerate() {
+        for (k, ((_, body), pre)) in arms.into_iter().zip(arm_stmts).enumerate() {
+            out.extend(pre);
             // This arm's condition: its mask and none of the earlier ones.
             let mut cond: Option<Expr> = masks[k].clone();
             for m in masks[..k].iter().flatten() {
@@ -116,6 +191,7 @@ impl Canon<'_> {
                 out.extend(plan.dealloc);
             }
         }
+        out.extend(dealloc);
         Ok(())
     }
 }

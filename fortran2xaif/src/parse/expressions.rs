@@ -172,9 +172,6 @@ impl<'a> FortranParser<'a> {
                 for c in named_children(n) {
                     match c.kind() {
                         "comment" => {}
-                        "implied_do_loop_expression" => {
-                            return self.unsupported(c, "implied do loop in an array constructor")
-                        }
                         _ => items.push(self.expr(c)?),
                     }
                 }
@@ -182,13 +179,37 @@ impl<'a> FortranParser<'a> {
             }
             "extent_specifier" => self.range(n),
             "keyword_argument" => self.err(n, "keyword argument outside an argument list"),
-            "implied_do_loop_expression" => self.unsupported(n, "implied do loop"),
+            "implied_do_loop_expression" => self.implied_do(n),
             "null_literal" => self.unsupported(n, "null()"),
             "conditional_expression" => self.unsupported(n, "conditional expression"),
             "user_defined_operator" => self.unsupported(n, "user-defined operator"),
             "coarray_expression" => self.unsupported(n, "coarray"),
             other => self.unsupported(n, &format!("expression {other}")),
         }
+    }
+
+    /// `(items, var = lo, hi[, step])` in a constructor or an I/O list.
+    pub(super) fn implied_do(&self, n: Node) -> FrontResult<Expr> {
+        let span = self.span(n);
+        let mut items = Vec::new();
+        let mut control = None;
+        for c in named_children(n) {
+            match c.kind() {
+                "comment" => {}
+                "loop_control_expression" => control = Some(self.do_control(c)?),
+                _ => items.push(self.expr(c)?),
+            }
+        }
+        let control =
+            control.ok_or_else(|| FrontError::new(span, "implied do loop without a control"))?;
+        if items.is_empty() {
+            return self.err(n, "implied do loop without items");
+        }
+        Ok(Expr::ImpliedDo {
+            items,
+            control: Box::new(control),
+            span,
+        })
     }
 
     fn call_expr(&self, n: Node) -> FrontResult<Expr> {

@@ -1,7 +1,7 @@
 //! The executable part: statements and blocks to `Stmt`s. Labelled `do`
 //! loops, which the grammar leaves flat, are nested here (terminators
-//! shared between loops too); `forall` becomes loops, `if` constructs and
-//! statements become `If` chains; I/O items and loop controls are read.
+//! shared between loops too); `if` constructs and statements become `If`
+//! chains; `forall` stays a construct for the canonicaliser; I/O items and loop controls are read.
 
 use crate::ast::*;
 use tree_sitter::Node;
@@ -500,9 +500,8 @@ impl<'a> FortranParser<'a> {
         Ok(vec![mk(kind)])
     }
 
-    /// `forall` becomes nested `do` loops (with an `if` for the mask). That
-    /// is the same only when no right side reads an array the construct
-    /// assigns other than through its own left side: checked here.
+    /// `forall (controls, mask)` with its element assignments (the
+    /// canonicaliser gives it Fortran's semantics).
     fn forall(&self, n: Node, label: Option<String>) -> FrontResult<Vec<Stmt>> {
         let span = self.span(n);
         let mut controls = Vec::new();
@@ -538,74 +537,30 @@ impl<'a> FortranParser<'a> {
             return self.err(n, "forall without an index");
         }
         let body = self.nested(&body_nodes)?;
-        let targets: Vec<(String, String)> = body
-            .iter()
-            .filter_map(|s| match &s.kind {
+        if let Some(bad) = body.iter().find(|s| {
+            !matches!(
+                s.kind,
                 StmtKind::Assign {
-                    lhs: lhs @ Expr::Apply { name, .. },
+                    lhs: Expr::Apply { .. },
                     ..
-                } => Some((name.clone(), crate::unparse::expr(lhs))),
-                _ => None,
-            })
-            .collect();
-        if targets.len() != body.len() {
-            return self.err(
-                n,
+                }
+            )
+        }) {
+            return self.err_at(
+                bad.span,
                 "unsupported construct: forall assigning something other than array elements",
             );
         }
-        for s in &body {
-            let StmtKind::Assign { lhs, rhs } = &s.kind else {
-                continue;
-            };
-            let own = crate::unparse::expr(lhs);
-            let mut bad = None;
-            let mut check = |e: &Expr| {
-                e.walk(&mut |x| {
-                    if let Expr::Apply { name, span, .. } | Expr::Name(name, span) = x {
-                        if targets.iter().any(|(t, _)| t == name) && crate::unparse::expr(x) != own
-                        {
-                            bad = Some((name.clone(), *span));
-                        }
-                    }
-                })
-            };
-            check(rhs);
-            if let Some(m) = &mask {
-                check(m);
-            }
-            if let Some((name, sp)) = bad {
-                return self.err_at(sp, format!("unsupported construct: forall reads '{name}', which it assigns, at other elements"));
-            }
-        }
-        let mut inner = match mask {
-            Some(m) => vec![Stmt {
-                id: 0,
-                label: None,
-                span,
-                kind: StmtKind::If {
-                    arms: vec![(m, body)],
-                    otherwise: None,
-                },
-            }],
-            None => body,
-        };
-        for c in controls {
-            inner = vec![Stmt {
-                id: 0,
-                label: None,
-                span,
-                kind: StmtKind::Do {
-                    construct: None,
-                    control: Some(c),
-                    body: inner,
-                },
-            }];
-        }
-        if let Some(first) = inner.first_mut() {
-            first.label = label;
-        }
-        Ok(inner)
+        Ok(vec![Stmt {
+            id: 0,
+            label,
+            span,
+            kind: StmtKind::Forall {
+                controls,
+                mask,
+                body,
+            },
+        }])
     }
 
     fn io_items(&self, n: Node) -> FrontResult<(Vec<Expr>, Vec<Expr>)> {
@@ -615,19 +570,15 @@ impl<'a> FortranParser<'a> {
             match c.kind() {
                 "output_item_list" => {
                     for it in named_children(c) {
-                        if it.kind() == "implied_do_loop_expression" || it.kind() == "comment" {
-                            continue;
+                        if it.kind() != "comment" {
+                            io_item(self.expr(it)?, false, &mut reads, &mut writes);
                         }
-                        reads.push(self.expr(it)?);
                     }
                 }
                 "input_item_list" => {
                     for it in named_children(c) {
-                        if it.kind() == "implied_do_loop_expression" {
-                            return self.unsupported(it, "implied do loop in a read statement");
-                        }
                         if it.kind() != "comment" {
-                            writes.push(self.expr(it)?);
+                            io_item(self.expr(it)?, true, &mut reads, &mut writes);
                         }
                     }
                 }
@@ -722,7 +673,7 @@ impl<'a> FortranParser<'a> {
         self.paren_inner(p)
     }
 
-    fn do_control(&self, c: Node) -> FrontResult<DoControl> {
+    pub(super) fn do_control(&self, c: Node) -> FrontResult<DoControl> {
         let kids: Vec<Node> = named_children(c)
             .into_iter()
             .filter(|k| k.kind() != "comment")
@@ -736,5 +687,41 @@ impl<'a> FortranParser<'a> {
             hi: self.expr(kids[2])?,
             step: kids.get(3).map(|s| self.expr(*s)).transpose()?,
         })
+    }
+}
+
+/// An item of an I/O list: what it reads and writes (an input item is
+/// written). An implied-do loop writes its variable, reads its bounds, and
+/// reads its items; an input item inside it writes its whole array (the
+/// elements are named by the loop variable, whose value after the
+/// statement says nothing about them: the later stages reset the
+/// derivatives of everything a read writes).
+fn io_item(item: Expr, input: bool, reads: &mut Vec<Expr>, writes: &mut Vec<Expr>) {
+    io_item_in(item, input, false, reads, writes)
+}
+
+fn io_item_in(
+    item: Expr,
+    input: bool,
+    in_loop: bool,
+    reads: &mut Vec<Expr>,
+    writes: &mut Vec<Expr>,
+) {
+    match item {
+        Expr::ImpliedDo {
+            items,
+            control,
+            span,
+        } => {
+            let DoControl { var, lo, hi, step } = *control;
+            writes.push(Expr::Name(var, span));
+            reads.extend([Some(lo), Some(hi), step].into_iter().flatten());
+            for it in items {
+                io_item_in(it, input, true, reads, writes);
+            }
+        }
+        Expr::Apply { name, span, .. } if input && in_loop => writes.push(Expr::Name(name, span)),
+        it if input => writes.push(it),
+        it => reads.push(it),
     }
 }

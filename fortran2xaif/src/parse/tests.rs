@@ -86,23 +86,27 @@ fn labelled_do_loops_nest_with_shared_end() {
 }
 
 #[test]
-fn forall_becomes_loops_unless_it_reads_what_it_assigns() {
+fn forall_and_implied_do_loops_are_read() {
     let b = body_of("subroutine s\n forall (i = 1:3, j = 1:2, i /= j) a(i, j) = b(j, i)\nend\n");
     match &b[0].kind {
-        StmtKind::Do {
-            control: Some(c),
+        StmtKind::Forall {
+            controls,
+            mask: Some(_),
             body,
-            ..
         } => {
-            assert_eq!(c.var, "j");
-            assert!(
-                matches!(&body[0].kind, StmtKind::Do { body, .. } if matches!(body[0].kind, StmtKind::If { .. }))
-            );
+            assert_eq!(controls.len(), 2);
+            assert_eq!(body.len(), 1);
         }
         k => panic!("{k:?}"),
     }
-    let e = parse_file("subroutine s\n forall (i = 2:3) a(i) = a(i - 1)\nend\n", 0).unwrap_err();
-    assert!(e.message.contains("forall reads 'a'"), "{}", e.message);
+    let b = body_of("subroutine s\n x = (/ (i*2, i = 1, 3), 7 /)\nend\n");
+    match &b[0].kind {
+        StmtKind::Assign {
+            rhs: Expr::ArrayCtor(items, _),
+            ..
+        } => assert!(matches!(&items[0], Expr::ImpliedDo { control, .. } if control.var == "i")),
+        k => panic!("{k:?}"),
+    }
 }
 
 #[test]
