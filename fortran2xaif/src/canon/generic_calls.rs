@@ -1,15 +1,20 @@
 //! References to generic procedures are given their specific procedure
-//! before anything else (`generics.rs` picks it by the actual arguments),
+//! before anything else (`generics.rs` picks it by the actual arguments):
+//! calls, function references, user-defined operators (`a .dot. b`, parsed
+//! as references to the generic `operator(.dot.)`), intrinsic operators
+//! with a derived-type operand (`operator(+)`, ...) and assignments to a
+//! derived-type variable with a defined assignment (`assignment(=)`),
 //! so that the rest of the pass, the analyses and the back end only see
 //! specific calls. A specific the unit cannot name (reached through the
 //! generic only, or private to its module) is made public in its module
 //! and named through a `use` added to the unit (renaming it if its name
 //! means something else there); the generated code
 //! calls specifics by their own names (the generic interface itself is not
-//! emitted).
+//! emitted). Array-valued user functions are refused here by name, before
+//! any array assignment is scalarised around them.
 
 use crate::ast::*;
-use crate::sema::{Binding, Symbol};
+use crate::sema::{Binding, Cat, Symbol};
 
 use super::{map_stmt_exprs, Canon};
 
@@ -44,6 +49,7 @@ impl Canon<'_> {
     /// Call statements' names, nested constructs included (their
     /// expressions were done by `map_stmt_exprs`).
     fn generic_call_names_in(&mut self, s: &mut Stmt, span: Span) -> FrontResult<()> {
+        self.defined_assignment(s)?;
         let nested: Vec<&mut Vec<Stmt>> = match &mut s.kind {
             StmtKind::Call { name, args } => {
                 if let Some(specific) = self.specific_name(name, args, span)? {
@@ -81,7 +87,7 @@ impl Canon<'_> {
                 if let Some(specific) = self.specific_name(name, args, *span)? {
                     *name = specific;
                 }
-                Ok(())
+                self.refuse_array_valued_function(name, *span)
             }
             Expr::Member { base, args, .. } => {
                 self.generic_calls_in_expr(base)?;
@@ -90,10 +96,37 @@ impl Canon<'_> {
                 }
                 Ok(())
             }
-            Expr::Unary(_, x, _) | Expr::Paren(x, _) => self.generic_calls_in_expr(x),
-            Expr::Binary(_, l, r, _) => {
+            Expr::Paren(x, _) => self.generic_calls_in_expr(x),
+            Expr::Unary(op, x, span) => {
+                self.generic_calls_in_expr(x)?;
+                let operands = [Arg {
+                    keyword: None,
+                    value: (**x).clone(),
+                }];
+                if let Some(call) = self.overloaded_operator(unary_symbol(*op), &operands, *span)? {
+                    *e = call;
+                }
+                Ok(())
+            }
+            Expr::Binary(op, l, r, span) => {
                 self.generic_calls_in_expr(l)?;
-                self.generic_calls_in_expr(r)
+                self.generic_calls_in_expr(r)?;
+                let operands = [
+                    Arg {
+                        keyword: None,
+                        value: (**l).clone(),
+                    },
+                    Arg {
+                        keyword: None,
+                        value: (**r).clone(),
+                    },
+                ];
+                if let Some(call) =
+                    self.overloaded_operator(Some(op.fortran()), &operands, *span)?
+                {
+                    *e = call;
+                }
+                Ok(())
             }
             Expr::Range { lo, hi, stride, .. } => {
                 for x in [lo, hi, stride].into_iter().flatten() {
@@ -117,6 +150,101 @@ impl Canon<'_> {
             }
             Expr::Lit(..) | Expr::Name(..) => Ok(()),
         }
+    }
+
+    /// Array-valued user functions are not supported: refused by name here,
+    /// before any array assignment tries to scalarise around them.
+    fn refuse_array_valued_function(&self, name: &str, span: Span) -> FrontResult<()> {
+        let Some(Binding::Proc(p)) = self.prog.resolve(self.unit, name) else {
+            return Ok(());
+        };
+        let unit = &self.prog.units[p];
+        if unit.ast.kind != UnitKind::Function {
+            return Ok(());
+        }
+        let result = unit.ast.result.as_deref().unwrap_or(&unit.ast.name);
+        match unit.lookup_local(result) {
+            Some(k) if unit.symbols[k].rank() > 0 => self.err(
+                span,
+                format!(
+                    "unsupported construct: array-valued function '{}'",
+                    unit.ast.name
+                ),
+            ),
+            _ => Ok(()),
+        }
+    }
+
+    /// Is the unit being canonicalised unit `m` or nested in it?
+    fn inside(&self, m: usize) -> bool {
+        let mut u = Some(self.unit);
+        while let Some(k) = u {
+            if k == m {
+                return true;
+            }
+            u = self.prog.units[k].parent;
+        }
+        false
+    }
+
+    /// An intrinsic operator applied to a derived-type operand: the call of
+    /// the specific function of the generic `operator(OP)` it stands for.
+    fn overloaded_operator(
+        &mut self,
+        symbol: Option<&str>,
+        operands: &[Arg],
+        span: Span,
+    ) -> FrontResult<Option<Expr>> {
+        let Some(symbol) = symbol else {
+            return Ok(None);
+        };
+        let derived = operands
+            .iter()
+            .any(|a| self.prog.type_of(self.unit, &a.value).cat == Cat::Derived);
+        if !derived {
+            return Ok(None);
+        }
+        let generic = format!("operator({symbol})");
+        if self.prog.generic_specifics(self.unit, &generic).is_none() {
+            return Ok(None);
+        }
+        Ok(self
+            .specific_name(&generic, operands, span)?
+            .map(|name| Expr::Apply {
+                name,
+                args: operands.to_vec(),
+                span,
+            }))
+    }
+
+    /// `a = b` with a derived-type `a` and a defined assignment
+    /// (`interface assignment(=)`) matching: the call of its subroutine.
+    fn defined_assignment(&mut self, s: &mut Stmt) -> FrontResult<()> {
+        let StmtKind::Assign { lhs, rhs } = &s.kind else {
+            return Ok(());
+        };
+        if self.prog.type_of(self.unit, lhs).cat != Cat::Derived
+            || self
+                .prog
+                .generic_specifics(self.unit, "assignment(=)")
+                .is_none()
+        {
+            return Ok(());
+        }
+        let args = vec![
+            Arg {
+                keyword: None,
+                value: lhs.clone(),
+            },
+            Arg {
+                keyword: None,
+                value: rhs.clone(),
+            },
+        ];
+        if let Some(name) = self.specific_name("assignment(=)", &args, s.span)? {
+            s.kind = StmtKind::Call { name, args };
+        }
+        Ok(())
     }
 
     /// The name under which this unit calls the specific that `name(args)`
@@ -143,29 +271,33 @@ impl Canon<'_> {
             .specific_for(self.unit, name, &specifics, args)
             .map_err(|m| FrontError::new(span, m))?;
         let own = self.prog.units[p].ast.name.clone();
+        let module = self.prog.units[p]
+            .parent
+            .filter(|&m| self.prog.units[m].ast.kind == UnitKind::Module);
+        // Called from outside its module: public there (emitted as
+        // `public :: name`; it may have been reachable through the generic
+        // only, or private by the module's default).
+        if let Some(module) = module.filter(|&m| !self.inside(m)) {
+            let m = &mut self.prog.units[module];
+            match m.lookup_local(&own) {
+                Some(s) => m.symbols[s].access = Some(true),
+                None => {
+                    let mut sym = Symbol::new(&own, TypeSpec::new(BaseType::Real), span);
+                    sym.access = Some(true);
+                    m.add_symbol(sym);
+                }
+            }
+        }
         if self.prog.proc_named(self.unit, &own) == Some(p) {
             return Ok(Some(own));
         }
         // Reached through the generic only: name it through its module.
-        let Some(module) = self.prog.units[p]
-            .parent
-            .filter(|&m| self.prog.units[m].ast.kind == UnitKind::Module)
-        else {
+        let Some(module) = module else {
             return self.err(
                 span,
                 format!("unsupported construct: generic '{name}' resolves to '{own}', which is not a module procedure visible here"),
             );
         };
-        // Public in its module (emitted as `public :: name`).
-        let m = &mut self.prog.units[module];
-        match m.lookup_local(&own) {
-            Some(s) => m.symbols[s].access = Some(true),
-            None => {
-                let mut sym = Symbol::new(&own, TypeSpec::new(BaseType::Real), span);
-                sym.access = Some(true);
-                m.add_symbol(sym);
-            }
-        }
         // Under its own name unless that means something else here.
         let alias = if self.prog.resolve(self.unit, &own).is_none() {
             own.clone()
@@ -186,5 +318,14 @@ impl Canon<'_> {
             });
         }
         Ok(Some(alias))
+    }
+}
+
+/// The symbol of a unary operator that a derived type may overload.
+fn unary_symbol(op: UnOp) -> Option<&'static str> {
+    match op {
+        UnOp::Neg => Some("-"),
+        UnOp::Plus => Some("+"),
+        UnOp::Not => Some(".not."),
     }
 }

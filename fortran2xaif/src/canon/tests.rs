@@ -190,10 +190,12 @@ fn generic_call_without_a_matching_specific_is_refused() {
 }
 
 #[test]
-fn user_defined_operators_are_a_named_error() {
-    let src = "module m\ninterface operator(.cross.)\nmodule procedure cross\nend interface\ncontains\nfunction cross(a, b)\nreal :: a(3), b(3), cross(3)\ncross = a\nend function\nend module\n";
-    let e = crate::parse::parse_file(src, 0).unwrap_err().message;
-    assert!(e.contains("user-defined operator"), "{e}");
+fn defined_operator_with_an_array_result_is_a_named_error() {
+    let e = canon_err("module m\ninterface operator(.cross.)\nmodule procedure cross\nend interface\ncontains\nfunction cross(a, b)\nreal :: a(3), b(3), cross(3)\ncross = a\nend function\nend module\nsubroutine s(x, y)\nuse m\nreal :: x(3), y(3)\ny = x .cross. x\nend\n");
+    assert!(
+        e.contains("unsupported construct: array-valued function 'cross'"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -264,5 +266,16 @@ fn cshift_with_constant_shifts_is_peeled_where_it_wraps() {
         "do oad_i1 = 1, 1\nb(oad_i1) = a(oad_i1 + (-1 + 6)) + a(oad_i1 + 2)\nend do\n\
          do oad_i1 = 2, 4\nb(oad_i1) = a(oad_i1 - 1) + a(oad_i1 + 2)\nend do\n\
          do oad_i1 = 5, 6\nb(oad_i1) = a(oad_i1 - 1) + a(oad_i1 + (2 - 6))\nend do"
+    );
+}
+
+#[test]
+fn defined_operators_and_assignment_become_calls_of_their_specifics() {
+    let t = canon_text(
+        "module m\ntype v2\nreal(8) :: c(2)\nend type\ninterface operator(.dot.)\nmodule procedure dot2\nend interface\ninterface operator(+)\nmodule procedure norm_sum\nend interface\ninterface assignment(=)\nmodule procedure from_array\nend interface\ncontains\nreal(8) function dot2(a, b)\ntype(v2), intent(in) :: a, b\ndot2 = a%c(1) * b%c(1) + a%c(2) * b%c(2)\nend function\nreal(8) function norm_sum(a, b)\ntype(v2), intent(in) :: a, b\nnorm_sum = a%c(1) + b%c(2)\nend function\nsubroutine from_array(v, x)\ntype(v2), intent(out) :: v\nreal(8), intent(in) :: x(2)\nv%c = x\nend subroutine\nend module\nsubroutine s(x, y)\nuse m\nreal(8) :: x(2), y\ntype(v2) :: p\np = x\ny = (p .dot. p) + 2 * (p + p)\nend\n",
+    );
+    assert_eq!(
+        body(&t, "s"),
+        "call from_array(p, x)\ncall oad_s_dot2(p, p, oad_t1)\ncall oad_s_norm_sum(p, p, oad_t2)\ny = oad_t1 + 2 * oad_t2"
     );
 }

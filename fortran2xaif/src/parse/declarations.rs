@@ -37,6 +37,10 @@ impl<'a> FortranParser<'a> {
                                         }
                                     }
                                     "only" => {}
+                                    "operator" | "assignment" => {
+                                        let g = operator_generic_name(&self.lower(it));
+                                        items.push((g.clone(), g));
+                                    }
                                     _ => {
                                         return self.unsupported(
                                             it,
@@ -334,11 +338,11 @@ impl<'a> FortranParser<'a> {
                                     "abstract_specifier" => {
                                         return self.unsupported(c, "abstract interface")
                                     }
-                                    "operator" => {
-                                        return self.unsupported(x, "user-defined operator")
-                                    }
-                                    "assignment" => {
-                                        return self.unsupported(x, "defined assignment")
+                                    // Generic names `operator(.op.)`, `operator(+)`,
+                                    // `assignment(=)`, as the canonicaliser looks
+                                    // them up.
+                                    "operator" | "assignment" => {
+                                        generic = Some(operator_generic_name(&self.lower(x)));
                                     }
                                     "defined_io_procedure" => {
                                         return self.unsupported(x, "defined input/output")
@@ -646,4 +650,25 @@ impl<'a> FortranParser<'a> {
             other => self.unsupported(node, &format!("declarator {other}")),
         }
     }
+}
+
+/// The generic name of `operator(...)` / `assignment(=)` as written in an
+/// interface or a `use` list: blanks removed, the letter forms of the
+/// relational operators spelled as symbols (`operator(.eq.)` is
+/// `operator(==)`, which the expression `a == b` looks up).
+pub(super) fn operator_generic_name(text: &str) -> String {
+    let squeezed: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    let symbol = [
+        (".eq.", "=="),
+        (".ne.", "/="),
+        (".lt.", "<"),
+        (".le.", "<="),
+        (".gt.", ">"),
+        (".ge.", ">="),
+    ]
+    .iter()
+    .fold(squeezed, |t, (letters, symbol)| {
+        t.replace(&format!("({letters})"), &format!("({symbol})"))
+    });
+    symbol
 }

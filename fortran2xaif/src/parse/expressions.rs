@@ -270,7 +270,42 @@ impl<'a> FortranParser<'a> {
         Ok(e)
     }
 
+    /// `a .op. b` / `.op. a` with a user-defined operator: a reference to
+    /// the generic `operator(.op.)` (resolved to its specific function by
+    /// the canonicaliser), an operand of the surrounding arithmetic.
+    fn defined_operation(&self, n: Node) -> FrontResult<Option<Expr>> {
+        let Some(op) = n.child_by_field_name("operator") else {
+            return Ok(None);
+        };
+        if op.kind() != "user_defined_operator" {
+            return Ok(None);
+        }
+        let operands: Vec<Node> = ["left", "right", "argument"]
+            .iter()
+            .filter_map(|f| n.child_by_field_name(f))
+            .collect();
+        let mut args = Vec::new();
+        for operand in operands {
+            args.push(Arg {
+                keyword: None,
+                value: self.expr(operand)?,
+            });
+        }
+        let name = format!("operator({})", self.lower(op).replace(' ', ""));
+        Ok(Some(Expr::Apply {
+            name,
+            args,
+            span: self.span(n),
+        }))
+    }
+
     fn flatten(&self, n: Node, out: &mut Vec<Tok>) -> FrontResult<()> {
+        if matches!(n.kind(), "math_expression" | "unary_expression") {
+            if let Some(e) = self.defined_operation(n)? {
+                out.push(Tok::Operand(e));
+                return Ok(());
+            }
+        }
         match n.kind() {
             "math_expression" => {
                 let left = n
