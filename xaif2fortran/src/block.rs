@@ -10,7 +10,7 @@ use crate::allocation::MIRROR_PREFIX;
 use crate::codegen::UnitGen;
 use crate::error::Result;
 use crate::expr::{as_factor, RefCtx};
-use crate::fortran_text::add_value_suffix;
+use crate::fortran_text::add_value_suffix_with;
 use crate::Mode;
 
 /// Prefix of `Marker/@annotation` pointing at an opaque statement.
@@ -155,7 +155,9 @@ impl UnitGen<'_, '_> {
             return self.allocation_mirror(source, m);
         }
         self.allocation_forward(source, m)?;
-        let text = add_value_suffix(source, &|n| self.is_active(n));
+        let text = add_value_suffix_with(source, &|n| self.is_active(n), &|chain| {
+            self.env.index.is_active_chain(self.scope, chain)
+        });
         for (k, l) in text.lines().enumerate() {
             let extra = if k > 0 { "  " } else { "" };
             self.line(format!("{extra}{}", l.trim()));

@@ -152,6 +152,54 @@ fn is_filler(text: &str, t: &Tok) -> bool {
     matches!(t.kind, TokKind::Space | TokKind::Comment) || &text[t.start..t.end] == "&"
 }
 
+/// The names of the reference chain ending at component token `k`
+/// (`a(i)%b%c` at `c`: `["a", "b", "c"]`), lower case; `None` when the
+/// text before is not a plain chain.
+fn component_chain(text: &str, toks: &[Tok], k: usize) -> Option<Vec<String>> {
+    let mut chain = vec![text[toks[k].start..toks[k].end].to_ascii_lowercase()];
+    let mut at = k;
+    loop {
+        let Some(p) = prev_code(text, toks, at) else {
+            break;
+        };
+        if &text[toks[p].start..toks[p].end] != "%" {
+            break;
+        }
+        let mut before = prev_code(text, toks, p)?;
+        if &text[toks[before].start..toks[before].end] == ")" {
+            before = prev_code(text, toks, matching_open(text, toks, before)?)?;
+        }
+        if toks[before].kind != TokKind::Ident {
+            return None;
+        }
+        chain.push(text[toks[before].start..toks[before].end].to_ascii_lowercase());
+        at = before;
+    }
+    chain.reverse();
+    Some(chain)
+}
+
+/// Index of the `(` matching the `)` at token `close`.
+fn matching_open(text: &str, toks: &[Tok], close: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for j in (0..=close).rev() {
+        if toks[j].kind != TokKind::Punct {
+            continue;
+        }
+        match &text[toks[j].start..toks[j].end] {
+            ")" => depth += 1,
+            "(" => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(j);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 /// Index of the `)` matching the `(` at token `open`.
 fn matching_paren(text: &str, toks: &[Tok], open: usize) -> Option<usize> {
     let mut depth = 0usize;
@@ -185,6 +233,17 @@ const NO_VALUE_INQUIRIES: [&str; 3] = ["allocated", "present", "associated"];
 /// deallocate, nullify, format) and the arguments of `allocated`,
 /// `present` and `associated`.
 pub fn add_value_suffix(text: &str, is_active: &dyn Fn(&str) -> bool) -> String {
+    add_value_suffix_with(text, is_active, &|_| false)
+}
+
+/// [`add_value_suffix`], also after an active component of a derived-type
+/// reference: `is_active_chain(["a", "c"])` says whether `a%c` is one
+/// (`a%c` → `a%c%v`, `s%h(i)` → `s%h(i)%v`).
+pub fn add_value_suffix_with(
+    text: &str,
+    is_active: &dyn Fn(&str) -> bool,
+    is_active_chain: &dyn Fn(&[String]) -> bool,
+) -> String {
     let toks = tokenize(text);
     let first_word = toks
         .iter()
@@ -230,11 +289,13 @@ pub fn add_value_suffix(text: &str, is_active: &dyn Fn(&str) -> bool) -> String 
             skip_until = matching_paren(text, &toks, next.unwrap());
             continue;
         }
-        if !is_active(&name) {
-            continue;
-        }
         let prev_s = prev_code(text, &toks, k).map(|j| &text[toks[j].start..toks[j].end]);
         if prev_s == Some("%") {
+            // A component: active when its chain ends in an active one.
+            if !component_chain(text, &toks, k).is_some_and(|c| is_active_chain(&c)) {
+                continue;
+            }
+        } else if !is_active(&name) {
             continue;
         }
         if depth > 0 && matches!(prev_s, Some("(") | Some(",")) && next_s == Some("=") {
@@ -327,6 +388,20 @@ pub fn wrap_line(line: &str) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn value_suffix_after_active_components_of_derived_references() {
+        let chain = |c: &[String]| c.last().is_some_and(|l| l == "c" || l == "h");
+        let out = add_value_suffix_with(
+            "flag = all(a%c == b(2)%c) .and. s%n > 0; print *, s%g%h(i)",
+            &|_| false,
+            &chain,
+        );
+        assert_eq!(
+            out,
+            "flag = all(a%c%v == b(2)%c%v) .and. s%n > 0; print *, s%g%h(i)%v"
+        );
+    }
+
     use super::*;
 
     fn active(n: &str) -> bool {

@@ -129,6 +129,36 @@ impl<'a> XaifIndex<'a> {
             .is_some_and(|s| s.active)
     }
 
+    /// Whether the reference chain `base%c1%...%leaf` seen from `scope`
+    /// ends in an active component (types from the symbols' `feType`).
+    pub fn is_active_chain(&self, scope: u64, chain: &[String]) -> bool {
+        let Some((base, components)) = chain.split_first() else {
+            return false;
+        };
+        let type_of = |s: &Symbol| {
+            let fe = s.fe_type.to_ascii_lowercase().replace(' ', "");
+            fe.strip_prefix("type(")
+                .and_then(|t| t.strip_suffix(')'))
+                .map(str::to_string)
+        };
+        let Some(mut ty) = self.resolve(scope, base).and_then(type_of) else {
+            return false;
+        };
+        for (k, c) in components.iter().enumerate() {
+            let Some(component) = self.type_scopes.get(&ty).and_then(|&s| self.symbol(s, c)) else {
+                return false;
+            };
+            if k + 1 == components.len() {
+                return component.active;
+            }
+            match type_of(component) {
+                Some(t) => ty = t,
+                None => return false,
+            }
+        }
+        false
+    }
+
     /// Whether a symbol is a variable of a derived type with an active
     /// component (its `feType` is `type(NAME)`).
     pub fn has_active_components(&self, sym: &Symbol) -> bool {

@@ -15,7 +15,7 @@ use crate::codegen::UnitGen;
 use crate::decl::{drop_intent, rewrite_active_decl, temp_declaration};
 use crate::error::{Diagnostic, Result, XaifLocator};
 use crate::expr::Env;
-use crate::fortran_text::{add_value_suffix, wrap_line};
+use crate::fortran_text::{add_value_suffix_with, wrap_line};
 use crate::inline::InlineDefs;
 use crate::symbols::XaifIndex;
 use crate::template::{
@@ -351,7 +351,11 @@ pub fn unparse_program(
                                 continue;
                             }
                             out.push(match scope {
-                                Some(s) => add_value_suffix(l, &|n| index.is_active(s, n)),
+                                Some(s) => {
+                                    add_value_suffix_with(l, &|n| index.is_active(s, n), &|chain| {
+                                        index.is_active_chain(s, chain)
+                                    })
+                                }
                                 None => l.clone(),
                             });
                         }

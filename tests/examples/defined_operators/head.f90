@@ -40,7 +40,7 @@ contains
 
   logical function same_vec3(a, b)
     type(vec3), intent(in) :: a, b
-    same_vec3 = a%c(1) == b%c(1) .and. a%c(2) == b%c(2) .and. a%c(3) == b%c(3)
+    same_vec3 = all(a%c == b%c)
   end function same_vec3
 
   subroutine vec3_from_array(v, a)
