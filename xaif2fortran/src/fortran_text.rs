@@ -158,10 +158,7 @@ fn is_filler(text: &str, t: &Tok) -> bool {
 fn component_chain(text: &str, toks: &[Tok], k: usize) -> Option<Vec<String>> {
     let mut chain = vec![text[toks[k].start..toks[k].end].to_ascii_lowercase()];
     let mut at = k;
-    loop {
-        let Some(p) = prev_code(text, toks, at) else {
-            break;
-        };
+    while let Some(p) = prev_code(text, toks, at) {
         if &text[toks[p].start..toks[p].end] != "%" {
             break;
         }
