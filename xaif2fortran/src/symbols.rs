@@ -4,7 +4,10 @@
 
 use std::collections::HashMap;
 
-use xaif_schema::{CallGraph, CallGraphVertex, ControlFlowGraph, ReplacementList, Scope, Symbol};
+use xaif_schema::{
+    CallGraph, CallGraphVertex, ControlFlowGraph, ReplacementList, Scope, Symbol, SymbolKind,
+    SymbolType,
+};
 
 use crate::error::{Result, XaifLocator};
 
@@ -17,6 +20,10 @@ struct ScopeInfo<'a> {
 }
 
 /// Indexes of the call graph the unparser needs.
+/// The type scope of the parts of `complex(8)` variables (`type:complex`,
+/// docs/xaif.md "Active complex data").
+pub const COMPLEX_TYPE: &str = "complex";
+
 pub struct XaifIndex<'a> {
     scopes: HashMap<u64, ScopeInfo<'a>>,
     unit_scopes: HashMap<String, u64>,
@@ -132,6 +139,9 @@ impl<'a> XaifIndex<'a> {
     /// Whether a symbol is a variable of a derived type with an active
     /// component (its `feType` is `type(NAME)`).
     pub fn has_active_components(&self, sym: &Symbol) -> bool {
+        if self.is_active_complex(sym) {
+            return true;
+        }
         let fe = sym.fe_type.to_ascii_lowercase().replace(' ', "");
         let Some(name) = fe.strip_prefix("type(").and_then(|t| t.strip_suffix(')')) else {
             return false;
@@ -139,6 +149,14 @@ impl<'a> XaifIndex<'a> {
         self.type_scopes
             .get(name)
             .is_some_and(|&s| self.symbols_of(s).iter().any(|c| c.active))
+    }
+
+    /// Whether a symbol is a `complex(8)` variable whose parts carry
+    /// derivatives (declared `type(active_c)`, docs/backend.md).
+    pub fn is_active_complex(&self, sym: &Symbol) -> bool {
+        sym.type_ == SymbolType::Complex
+            && sym.kind == SymbolKind::Variable
+            && self.is_active_component(COMPLEX_TYPE, "re")
     }
 
     /// The symbol `name` declared in exactly scope `scope`.

@@ -12,7 +12,7 @@ use xaif_schema::{CallGraph, CallGraphVertex, SymbolKind};
 use crate::allocation::Section;
 use crate::canon::{join_statement, CanonItem, CanonSource};
 use crate::codegen::UnitGen;
-use crate::decl::{drop_intent, rewrite_active_decl, temp_declaration};
+use crate::decl::{drop_intent, rewrite_active_complex_decl, rewrite_active_decl, temp_declaration};
 use crate::error::{Diagnostic, Result, XaifLocator};
 use crate::expr::Env;
 use crate::fortran_text::{add_value_suffix, wrap_line};
@@ -395,6 +395,16 @@ pub(crate) fn declaration(
             let first = texts[0];
             let indent = first.len() - first.trim_start().len();
             let joined = join_statement(&texts);
+            let complex = index
+                .unit_scope(unit)
+                .and_then(|s| index.symbol(s, name))
+                .is_some_and(|s| index.is_active_complex(s));
+            if complex {
+                return match rewrite_active_complex_decl(&joined, name) {
+                    Ok(d) => Ok(vec![format!("{}{d}", " ".repeat(indent))]),
+                    Err(e) => Err(Diagnostic::new(&canon.file, lines[0] + 1, indent + 1, e.0)),
+                };
+            }
             return Ok(vec![format!(
                 "{}{}",
                 " ".repeat(indent),

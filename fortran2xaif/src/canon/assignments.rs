@@ -42,6 +42,14 @@ impl Canon<'_> {
                 return self.derived_assign(lhs, rhs, lt, paths, span, out);
             }
         }
+        if lt.cat == Cat::Complex(8) && self.is_complex_parts_target(&lhs) {
+            return self.complex_assign(lhs, rhs, span, out);
+        }
+        let rhs = if lt.cat.is_real() {
+            self.lower_complex_reads(rhs, out)?
+        } else {
+            rhs
+        };
         // Passive data: character, logical-free derived, complex.
         if matches!(lhs, Expr::Member { .. })
             || matches!(lt.cat, Cat::Char | Cat::Derived | Cat::Complex(_))
