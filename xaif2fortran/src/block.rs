@@ -155,10 +155,42 @@ impl UnitGen<'_, '_> {
             return self.allocation_mirror(source, m);
         }
         self.allocation_forward(source, m)?;
+        self.refuse_active_complex(source, m)?;
         let text = add_value_suffix(source, &|n| self.is_active(n));
         for (k, l) in text.lines().enumerate() {
             let extra = if k > 0 { "  " } else { "" };
             self.line(format!("{extra}{}", l.trim()));
+        }
+        Ok(())
+    }
+
+    /// An opaque statement (I/O, a passive intrinsic, ...) cannot read a
+    /// complex variable whose parts carry derivatives (`type(active_c)`):
+    /// the front end rewrites only the complex arithmetic it knows.
+    fn refuse_active_complex(&self, source: &str, m: &Marker) -> Result<()> {
+        let lower = source.trim_start().to_ascii_lowercase();
+        if lower.starts_with("allocate") || lower.starts_with("deallocate") {
+            return Ok(());
+        }
+        for t in crate::fortran_text::tokenize(source) {
+            if t.kind != crate::fortran_text::TokKind::Ident {
+                continue;
+            }
+            let name = source[t.start..t.end].to_ascii_lowercase();
+            let Some((_, sym, _)) = self.visible_symbol(&name) else {
+                continue;
+            };
+            if source[t.end..].trim_start().starts_with('%')
+                || !self.env.index.is_active_complex(sym)
+            {
+                continue;
+            }
+            return Err(self.env.xaif.error(
+                &format!("annotation=\"{}\"", m.annotation),
+                format!(
+                    "unsupported construct: active complex variable '{name}' in a statement outside complex arithmetic (I/O, a conversion to integer, an intrinsic without a complex derivative rule): complex(8) data is differentiated through its parts; use real({name}) and aimag({name}) there"
+                ),
+            ));
         }
         Ok(())
     }

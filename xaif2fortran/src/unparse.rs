@@ -12,7 +12,9 @@ use xaif_schema::{CallGraph, CallGraphVertex, SymbolKind};
 use crate::allocation::Section;
 use crate::canon::{join_statement, CanonItem, CanonSource};
 use crate::codegen::UnitGen;
-use crate::decl::{drop_intent, rewrite_active_complex_decl, rewrite_active_decl, temp_declaration};
+use crate::decl::{
+    drop_intent, rewrite_active_complex_decl, rewrite_active_decl, temp_declaration,
+};
 use crate::error::{Diagnostic, Result, XaifLocator};
 use crate::expr::Env;
 use crate::fortran_text::{add_value_suffix, wrap_line};

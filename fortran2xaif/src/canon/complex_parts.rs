@@ -93,7 +93,11 @@ impl Canon<'_> {
                     span: *span,
                 })
             }
-            Expr::Apply { name: n, args, span } => {
+            Expr::Apply {
+                name: n,
+                args,
+                span,
+            } => {
                 let (path, _) = self.complex_part_path(n, leaf)?;
                 Some(Expr::Apply {
                     name: path,
@@ -158,7 +162,10 @@ impl Canon<'_> {
     ) -> FrontResult<()> {
         let base = self.complex_base(&lhs).unwrap_or_default();
         let (Some(lre), Some(lim)) = (self.part_ref(&lhs, "re"), self.part_ref(&lhs, "im")) else {
-            return self.err(span, "unsupported construct: this complex assignment target");
+            return self.err(
+                span,
+                "unsupported construct: this complex assignment target",
+            );
         };
         let mut reads_target = false;
         rhs.walk(&mut |x| {
@@ -239,7 +246,11 @@ impl Canon<'_> {
             };
             let im = call("real", vec![call("aimag", vec![e.clone()], span)], span);
             let im = match im {
-                Expr::Apply { name, mut args, span } => {
+                Expr::Apply {
+                    name,
+                    mut args,
+                    span,
+                } => {
                     args.push(kind8);
                     Expr::Apply { name, args, span }
                 }
@@ -287,11 +298,21 @@ impl Canon<'_> {
                 let (ar, ai) = self.atom_parts((ar, ai), scalar, out)?;
                 let (c, d) = self.atom_parts((br, Some(bi)), scalar, out)?;
                 let d = d.unwrap_or_else(|| zero(span));
-                let den = bin(BinOp::Add, mul(c.clone(), c.clone(), span), mul(d.clone(), d.clone(), span), span);
+                let den = bin(
+                    BinOp::Add,
+                    mul(c.clone(), c.clone(), span),
+                    mul(d.clone(), d.clone(), span),
+                    span,
+                );
                 let den = paren(self.atom(den, scalar, out)?, span);
                 let (num_re, num_im) = match ai {
                     Some(b) => (
-                        bin(BinOp::Add, mul(ar.clone(), c.clone(), span), mul(b.clone(), d.clone(), span), span),
+                        bin(
+                            BinOp::Add,
+                            mul(ar.clone(), c.clone(), span),
+                            mul(b.clone(), d.clone(), span),
+                            span,
+                        ),
                         bin(BinOp::Sub, mul(b, c, span), mul(ar, d, span), span),
                     ),
                     None => (mul(ar.clone(), c, span), neg(mul(ar, d, span), span)),
@@ -321,17 +342,31 @@ impl Canon<'_> {
             Expr::Apply { name: f, args, .. } => self.complex_intrinsic(f, args, scalar, span, out),
             _ => self.err(
                 span,
-                format!("unsupported construct: this expression on active complex data ({SUPPORTED})"),
+                format!(
+                    "unsupported construct: this expression on active complex data ({SUPPORTED})"
+                ),
             ),
         }
     }
 
     /// (a + ib)(c + id) = (ac - bd) + i(ad + bc).
-    fn product(&mut self, pa: Parts, pb: Parts, scalar: bool, span: Span, out: &mut Vec<Stmt>) -> FrontResult<Parts> {
+    fn product(
+        &mut self,
+        pa: Parts,
+        pb: Parts,
+        scalar: bool,
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) -> FrontResult<Parts> {
         let (ar, ai) = self.atom_parts(pa, scalar, out)?;
         let (br, bi) = self.atom_parts(pb, scalar, out)?;
         let re = match (&ai, &bi) {
-            (Some(x), Some(y)) => bin(BinOp::Sub, mul(ar.clone(), br.clone(), span), mul(x.clone(), y.clone(), span), span),
+            (Some(x), Some(y)) => bin(
+                BinOp::Sub,
+                mul(ar.clone(), br.clone(), span),
+                mul(x.clone(), y.clone(), span),
+                span,
+            ),
             _ => mul(ar.clone(), br.clone(), span),
         };
         let im = match (ai, bi) {
@@ -395,14 +430,20 @@ impl Canon<'_> {
             }
             _ => self.err(
                 span,
-                format!("unsupported construct: intrinsic '{f}' on active complex data ({SUPPORTED})"),
+                format!(
+                    "unsupported construct: intrinsic '{f}' on active complex data ({SUPPORTED})"
+                ),
             ),
         }
     }
 
     /// A real-valued expression with `real`, `dble`, `aimag`, `abs` of
     /// complex data with parts replaced by expressions of the parts.
-    pub(super) fn lower_complex_reads(&mut self, e: Expr, out: &mut Vec<Stmt>) -> FrontResult<Expr> {
+    pub(super) fn lower_complex_reads(
+        &mut self,
+        e: Expr,
+        out: &mut Vec<Stmt>,
+    ) -> FrontResult<Expr> {
         if !self.reads_complex_parts(&e) {
             return Ok(e);
         }

@@ -166,3 +166,50 @@ fn user_defined_operators_are_a_named_error() {
     let e = crate::parse::parse_file(src, 0).unwrap_err().message;
     assert!(e.contains("user-defined operator"), "{e}");
 }
+
+#[test]
+fn complex_product_is_written_on_the_parts() {
+    let t = canon_text(
+        "subroutine s(x, y)\n real(8) :: x(2), y\n complex(8) :: z, w\n z = cmplx(x(1), x(2), kind=8)\n w = z * conjg(z)\n y = real(w) + aimag(z)\nend\n",
+    );
+    assert_eq!(
+        body(&t, "s"),
+        "z%re = x(1)\nz%im = x(2)\noad_t1 = -z%im\nw%re = z%re * z%re - z%im * oad_t1\nw%im = z%re * oad_t1 + z%im * z%re\ny = w%re + z%im"
+    );
+}
+
+#[test]
+fn complex_target_read_on_the_right_goes_through_a_temporary() {
+    // The real part is written first: the imaginary part must not see it.
+    let t = canon_text(
+        "subroutine s(x, y)\n real(8) :: x, y\n complex(8) :: z\n z = cmplx(x, 1d0, kind=8)\n z = z * z\n y = abs(z)\nend\n",
+    );
+    assert_eq!(
+        body(&t, "s"),
+        "z%re = x\nz%im = 1d0\noad_t1 = z%re * z%im + z%im * z%re\nz%re = z%re * z%re - z%im * z%im\nz%im = oad_t1\ny = sqrt(z%re * z%re + z%im * z%im)"
+    );
+}
+
+#[test]
+fn complex_quotient_and_exp_are_written_on_the_parts() {
+    let t = canon_text(
+        "subroutine s(x, y)\n real(8) :: x, y\n complex(8) :: z\n z = 1d0 / cmplx(x, 2d0, kind=8)\n z = exp(z)\n y = real(z)\nend\n",
+    );
+    // 1/(c + id) = (c - id)/(c² + d²); exp(a + ib) = exp(a) (cos b + i sin b).
+    assert_eq!(
+        body(&t, "s"),
+        "oad_t1 = x * x + 2d0 * 2d0\nz%re = (1d0 * x) / oad_t1\nz%im = (-(1d0 * 2d0)) / oad_t1\noad_t2 = exp(z%re)\noad_t3 = oad_t2 * sin(z%im)\nz%re = oad_t2 * cos(z%im)\nz%im = oad_t3\ny = z%re"
+    );
+}
+
+#[test]
+fn complex_operations_without_a_rule_are_named_errors() {
+    let e = canon_err("subroutine s(x)\n real(8) :: x\n complex(8) :: z\n z = cmplx(x, x, kind=8)\n z = sqrt(z)\nend\n");
+    assert!(e.contains("intrinsic 'sqrt' on active complex data"), "{e}");
+    let e =
+        canon_err("subroutine s(x)\n real(8) :: x\n complex(8) :: z(3)\n z = x\n z = z * z\nend\n");
+    assert!(
+        e.contains("complex array assignment whose right side reads its target 'z'"),
+        "{e}"
+    );
+}
