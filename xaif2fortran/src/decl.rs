@@ -93,7 +93,7 @@ pub fn rewrite_active_decl(stmt: &str, name: &str) -> Result<String, DeclError> 
 /// parts `re`, `im`), `intent` goes. An initial value is refused.
 pub fn rewrite_active_complex_decl(stmt: &str, name: &str) -> Result<String, DeclError> {
     let d = rewrite_active_decl(stmt, name)?;
-    if top_level_positions(&d, &|s| s == "=").len() > 0 {
+    if !top_level_positions(&d, &|s| s == "=").is_empty() {
         return Err(DeclError(format!(
             "unsupported construct: active complex variable '{name}' with an initial value (assign it in the executable part)"
         )));
