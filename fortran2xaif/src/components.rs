@@ -327,7 +327,7 @@ pub const COMPLEX_TYPE: &str = "complex";
 /// The two real parts of a `complex(8)` variable as component paths
 /// `z%re`, `z%im` (`z(1)%re` for an array: the part designators of
 /// Fortran 2008), docs/xaif.md "Active complex data".
-fn complex_part_paths(base: &Symbol) -> Vec<Symbol> {
+pub(crate) fn complex_part_paths(base: &Symbol) -> Vec<Symbol> {
     ["re", "im"]
         .iter()
         .map(|leaf| {

@@ -13,7 +13,7 @@
 //! named error.
 
 use crate::ast::*;
-use crate::sema::Cat;
+use crate::sema::{Binding, Cat};
 
 use super::{bin, name, paren, Canon};
 
@@ -43,6 +43,30 @@ fn call(n: &str, args: Vec<Expr>, span: Span) -> Expr {
             .collect(),
         span,
     }
+}
+
+/// The parts of a complex literal `(1.5d0, -2)` as real literals.
+fn literal_parts(text: &str, span: Span) -> Option<Parts> {
+    let inner = text.trim().strip_prefix('(')?.strip_suffix(')')?;
+    let (a, b) = inner.split_once(',')?;
+    let part = |t: &str| {
+        let t = t.trim();
+        let (negative, t) = match t.strip_prefix('-') {
+            Some(r) => (true, r.trim()),
+            None => (false, t.strip_prefix('+').unwrap_or(t).trim()),
+        };
+        let lit = if t.chars().all(|c| c.is_ascii_digit()) {
+            Expr::Lit(Literal::Int(t.to_string()), span)
+        } else {
+            Expr::Lit(Literal::Real(t.to_string()), span)
+        };
+        if negative {
+            neg(lit, span)
+        } else {
+            lit
+        }
+    };
+    Some((part(a), Some(part(b))))
 }
 
 fn mul(a: Expr, b: Expr, span: Span) -> Expr {
@@ -176,21 +200,26 @@ impl Canon<'_> {
             }
         });
         let rank = self.ty(&lhs).rank;
-        if reads_target && rank > 0 {
-            return self.err(
-                span,
-                format!("unsupported construct: complex array assignment whose right side reads its target '{base}' (assign through a temporary array)"),
-            );
-        }
         let (re, im) = self.complex_parts(&rhs, rank == 0, out)?;
         let mut im = im.unwrap_or_else(|| zero(span));
+        let mut dealloc = None;
         if reads_target {
-            let t = self.temp(Cat::Real(8), span)?;
-            self.assign(name(&t, span), im, span, out)?;
-            im = name(&t, span);
+            if self.ty(&im).rank == 0 {
+                let t = self.temp(Cat::Real(8), span)?;
+                self.assign(name(&t, span), im, span, out)?;
+                im = name(&t, span);
+            } else {
+                // An array of imaginary parts, computed before the real
+                // parts change.
+                let (t, d) = self.array_temp_of(im, span, out)?;
+                im = name(&t, span);
+                dealloc = d;
+            }
         }
         self.assign(lre, re, span, out)?;
-        self.assign(lim, im, span, out)
+        self.assign(lim, im, span, out)?;
+        out.extend(dealloc);
+        Ok(())
     }
 
     /// A scalar operand used twice: a real temporary unless it is a
@@ -227,7 +256,18 @@ impl Canon<'_> {
         if !matches!(cat, Cat::Complex(_)) {
             return Ok((self.lower_complex_reads(e.clone(), out)?, None));
         }
-        if !self.reads_differentiable(e) {
+        if let Expr::Lit(Literal::Complex(text), _) = e {
+            if let Some(p) = literal_parts(text, span) {
+                return Ok(p);
+            }
+        }
+        let opaque_value = match e {
+            Expr::Name(..) => true,
+            Expr::Apply { name: f, .. } => self.prog.var(self.unit, f).is_some(),
+            Expr::Lit(..) => true,
+            _ => false,
+        };
+        if opaque_value && !self.reads_differentiable(e) {
             // Passive complex value: its parts through passive temporaries.
             let kind8 = Arg {
                 keyword: Some("kind".into()),
@@ -333,11 +373,27 @@ impl Canon<'_> {
                 let pa = self.complex_parts(a, scalar, out)?;
                 let pa = self.atom_parts(pa, scalar, out)?;
                 let mut acc = pa.clone();
-                for _ in 1..n {
-                    let p = self.product(acc, pa.clone(), scalar, span, out)?;
-                    acc = self.atom_parts(p, scalar, out)?;
+                for i in 1..n {
+                    acc = self.product(acc, pa.clone(), scalar, span, out)?;
+                    if i + 1 < n {
+                        acc = self.atom_parts(acc, scalar, out)?;
+                    }
                 }
                 Ok(acc)
+            }
+            Expr::Apply { name: f, .. }
+                if matches!(self.prog.resolve(self.unit, f), Some(Binding::Proc(_))) =>
+            {
+                // A user function: its result lands in a complex temporary
+                // with parts.
+                let v = self.value(e.clone(), out)?;
+                if self.complex_base(&v).is_none() {
+                    return self.err(
+                        span,
+                        format!("unsupported construct: complex result of '{f}' on active data"),
+                    );
+                }
+                self.complex_parts(&v, scalar, out)
             }
             Expr::Apply { name: f, args, .. } => self.complex_intrinsic(f, args, scalar, span, out),
             _ => self.err(
