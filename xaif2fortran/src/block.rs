@@ -148,6 +148,7 @@ impl UnitGen<'_, '_> {
                 source = rest;
             }
         }
+        self.refuse_active_complex(source, m)?;
         if let Some(description) = black_box {
             return self.black_box_statement(source, description, mirror, m);
         }
@@ -155,7 +156,6 @@ impl UnitGen<'_, '_> {
             return self.allocation_mirror(source, m);
         }
         self.allocation_forward(source, m)?;
-        self.refuse_active_complex(source, m)?;
         let text = add_value_suffix(source, &|n| self.is_active(n));
         for (k, l) in text.lines().enumerate() {
             let extra = if k > 0 { "  " } else { "" };
@@ -172,11 +172,23 @@ impl UnitGen<'_, '_> {
         if lower.starts_with("allocate") || lower.starts_with("deallocate") {
             return Ok(());
         }
-        for t in crate::fortran_text::tokenize(source) {
+        let toks = crate::fortran_text::tokenize(source);
+        let text = |k: usize| source[toks[k].start..toks[k].end].to_ascii_lowercase();
+        for (k, t) in toks.iter().enumerate() {
             if t.kind != crate::fortran_text::TokKind::Ident {
                 continue;
             }
-            let name = source[t.start..t.end].to_ascii_lowercase();
+            // Inquiries read the shape or status, not the value.
+            let inquiry = k >= 2
+                && text(k - 1) == "("
+                && matches!(
+                    text(k - 2).as_str(),
+                    "size" | "lbound" | "ubound" | "shape" | "allocated" | "present" | "kind"
+                );
+            if inquiry {
+                continue;
+            }
+            let name = text(k);
             let Some((_, sym, _)) = self.visible_symbol(&name) else {
                 continue;
             };
@@ -188,7 +200,7 @@ impl UnitGen<'_, '_> {
             return Err(self.env.xaif.error(
                 &format!("annotation=\"{}\"", m.annotation),
                 format!(
-                    "unsupported construct: active complex variable '{name}' in a statement outside complex arithmetic (I/O, a conversion to integer, an intrinsic without a complex derivative rule): complex(8) data is differentiated through its parts; use real({name}) and aimag({name}) there"
+                    "unsupported construct: active complex variable '{name}' in a statement outside complex arithmetic (I/O, a black-box call, a conversion to integer, an intrinsic without a complex derivative rule): complex(8) data is differentiated through its parts; use real({name}) and aimag({name}) there"
                 ),
             ));
         }
