@@ -334,17 +334,21 @@ impl Canon<'_> {
                     let re = bin(BinOp::Div, paren(ar, span), br.clone(), span);
                     return Ok((re, ai.map(|i| bin(BinOp::Div, paren(i, span), br, span))));
                 };
-                // (a + ib)/(c + id) = ((ac + bd) + i(bc - ad)) / (c² + d²)
                 let (ar, ai) = self.atom_parts((ar, ai), scalar, out)?;
                 let (c, d) = self.atom_parts((br, Some(bi)), scalar, out)?;
                 let d = d.unwrap_or_else(|| zero(span));
+                if scalar {
+                    return self.smith_quotient((ar, ai), (c, d), span, out);
+                }
+                // Arrays, element by element:
+                // (a + ib)/(c + id) = ((ac + bd) + i(bc - ad)) / (c² + d²)
                 let den = bin(
                     BinOp::Add,
                     mul(c.clone(), c.clone(), span),
                     mul(d.clone(), d.clone(), span),
                     span,
                 );
-                let den = paren(self.atom(den, scalar, out)?, span);
+                let den = paren(den, span);
                 let (num_re, num_im) = match ai {
                     Some(b) => (
                         bin(
@@ -403,6 +407,106 @@ impl Canon<'_> {
                 ),
             ),
         }
+    }
+
+    /// (a + ib)/(c + id) by Smith's algorithm, operation for operation as
+    /// gfortran divides complex numbers inline (so the canonical source
+    /// gives the same bits, and no overflow in c² + d²): with |c| < |d|,
+    /// r = c/d, q = c r + d, ((a r + b) + i(b r - a))/q; else r = d/c,
+    /// q = d r + c, ((b r + a) + i(b - a r))/q.
+    fn smith_quotient(
+        &mut self,
+        (a, b): Parts,
+        (c, d): (Expr, Expr),
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) -> FrontResult<Parts> {
+        let re = self.temp(Cat::Real(8), span)?;
+        let im = self.temp(Cat::Real(8), span)?;
+        let b = b.unwrap_or_else(|| zero(span));
+        let branch = |this: &mut Self,
+                      first: &Expr,
+                      second: &Expr,
+                      d_larger: bool|
+         -> FrontResult<Vec<Stmt>> {
+            let mut body = Vec::new();
+            let r = this.temp(Cat::Real(8), span)?;
+            let q = this.temp(Cat::Real(8), span)?;
+            let rn = name(&r, span);
+            let qn = name(&q, span);
+            this.assign(
+                rn.clone(),
+                bin(BinOp::Div, first.clone(), second.clone(), span),
+                span,
+                &mut body,
+            )?;
+            this.assign(
+                qn.clone(),
+                bin(
+                    BinOp::Add,
+                    mul(first.clone(), rn.clone(), span),
+                    second.clone(),
+                    span,
+                ),
+                span,
+                &mut body,
+            )?;
+            let (x, y) = if d_larger {
+                (
+                    bin(
+                        BinOp::Add,
+                        mul(a.clone(), rn.clone(), span),
+                        paren(b.clone(), span),
+                        span,
+                    ),
+                    bin(
+                        BinOp::Sub,
+                        mul(b.clone(), rn.clone(), span),
+                        paren(a.clone(), span),
+                        span,
+                    ),
+                )
+            } else {
+                (
+                    bin(
+                        BinOp::Add,
+                        mul(b.clone(), rn.clone(), span),
+                        paren(a.clone(), span),
+                        span,
+                    ),
+                    bin(BinOp::Sub, b.clone(), mul(a.clone(), rn, span), span),
+                )
+            };
+            this.assign(
+                name(&re, span),
+                bin(BinOp::Div, paren(x, span), qn.clone(), span),
+                span,
+                &mut body,
+            )?;
+            this.assign(
+                name(&im, span),
+                bin(BinOp::Div, paren(y, span), qn, span),
+                span,
+                &mut body,
+            )?;
+            Ok(body)
+        };
+        let then = branch(self, &c, &d, true)?;
+        let otherwise = branch(self, &d, &c, false)?;
+        let cond = bin(
+            BinOp::Lt,
+            call("abs", vec![c.clone()], span),
+            call("abs", vec![d.clone()], span),
+            span,
+        );
+        out.push(super::stmt(
+            StmtKind::If {
+                arms: vec![(cond, then)],
+                otherwise: Some(otherwise),
+            },
+            span,
+        ));
+        Ok((name(&re, span), Some(name(&im, span))))
     }
 
     /// (a + ib)(c + id) = (ac - bd) + i(ad + bc).

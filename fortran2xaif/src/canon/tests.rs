@@ -195,10 +195,12 @@ fn complex_quotient_and_exp_are_written_on_the_parts() {
     let t = canon_text(
         "subroutine s(x, y)\n real(8) :: x, y\n complex(8) :: z\n z = 1d0 / cmplx(x, 2d0, kind=8)\n z = exp(z)\n y = real(z)\nend\n",
     );
-    // 1/(c + id) = (c - id)/(c² + d²); exp(a + ib) = exp(a) (cos b + i sin b).
+    // 1/(x + 2i) by Smith's algorithm as gfortran: |x| < |2|: r = x/2,
+    // q = x r + 2, ((1 r + 0) + i(0 r - 1))/q; else r = 2/x, q = 2 r + x,
+    // ((0 r + 1) + i(0 - 1 r))/q. exp(a + ib) = exp(a) (cos b + i sin b).
     assert_eq!(
         body(&t, "s"),
-        "oad_t1 = x * x + 2d0 * 2d0\nz%re = (1d0 * x) / oad_t1\nz%im = (-(1d0 * 2d0)) / oad_t1\noad_t2 = exp(z%re)\noad_t3 = oad_t2 * sin(z%im)\nz%re = oad_t2 * cos(z%im)\nz%im = oad_t3\ny = z%re"
+        "if (abs(x) < abs(2d0)) then\noad_t3 = x / 2d0\noad_t4 = x * oad_t3 + 2d0\noad_t1 = (1d0 * oad_t3 + 0.0d0) / oad_t4\noad_t2 = (0.0d0 * oad_t3 - 1d0) / oad_t4\nelse\noad_t5 = 2d0 / x\noad_t6 = 2d0 * oad_t5 + x\noad_t1 = (0.0d0 * oad_t5 + 1d0) / oad_t6\noad_t2 = (0.0d0 - 1d0 * oad_t5) / oad_t6\nend if\nz%re = oad_t1\nz%im = oad_t2\noad_t7 = exp(z%re)\noad_t8 = oad_t7 * sin(z%im)\nz%re = oad_t7 * cos(z%im)\nz%im = oad_t8\ny = z%re"
     );
 }
 
