@@ -189,11 +189,11 @@ impl UnitGen<'_, '_> {
                 continue;
             }
             let name = text(k);
-            let Some((_, sym, _)) = self.visible_symbol(&name) else {
+            let Some((scope, sym, _)) = self.visible_symbol(&name) else {
                 continue;
             };
             if source[t.end..].trim_start().starts_with('%')
-                || !self.env.index.is_active_complex(sym)
+                || !self.env.index.is_active_complex(scope, sym)
             {
                 continue;
             }

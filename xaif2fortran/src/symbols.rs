@@ -139,9 +139,6 @@ impl<'a> XaifIndex<'a> {
     /// Whether a symbol is a variable of a derived type with an active
     /// component (its `feType` is `type(NAME)`).
     pub fn has_active_components(&self, sym: &Symbol) -> bool {
-        if self.is_active_complex(sym) {
-            return true;
-        }
         let fe = sym.fe_type.to_ascii_lowercase().replace(' ', "");
         let Some(name) = fe.strip_prefix("type(").and_then(|t| t.strip_suffix(')')) else {
             return false;
@@ -151,11 +148,21 @@ impl<'a> XaifIndex<'a> {
             .is_some_and(|&s| self.symbols_of(s).iter().any(|c| c.active))
     }
 
-    /// Whether a symbol is a `complex(8)` variable whose parts carry
-    /// derivatives (declared `type(active_c)`, docs/backend.md).
-    pub fn is_active_complex(&self, sym: &Symbol) -> bool {
+    /// Whether symbol `sym` of scope `scope` is a `complex(8)` variable
+    /// whose parts carry derivatives (declared `type(active_c)`,
+    /// docs/backend.md): it has parts (`z%re` in its scope; parameters
+    /// and pointers have none) and the parts are active.
+    pub fn is_active_complex(&self, scope: u64, sym: &Symbol) -> bool {
+        let name = sym.symbol_id.to_ascii_lowercase();
+        let rank = sym.shape.rank();
+        let part = if rank > 0 {
+            format!("{name}({rank})%re")
+        } else {
+            format!("{name}%re")
+        };
         sym.type_ == SymbolType::Complex
             && sym.kind == SymbolKind::Variable
+            && self.symbol(scope, &part).is_some()
             && self.is_active_component(COMPLEX_TYPE, "re")
     }
 

@@ -388,19 +388,20 @@ pub(crate) fn declaration(
             .is_some_and(|s| s.active && s.kind == SymbolKind::Variable)
     });
     if !active {
-        let derived_active = index
+        let complex = index
             .unit_scope(unit)
-            .and_then(|s| index.symbol(s, name))
-            .is_some_and(|s| index.has_active_components(s));
+            .and_then(|s| Some((s, index.symbol(s, name)?)))
+            .is_some_and(|(scope, s)| index.is_active_complex(scope, s));
+        let derived_active = complex
+            || index
+                .unit_scope(unit)
+                .and_then(|s| index.symbol(s, name))
+                .is_some_and(|s| index.has_active_components(s));
         if derived_active {
             let texts: Vec<&str> = lines.iter().map(|&i| canon.lines[i].as_str()).collect();
             let first = texts[0];
             let indent = first.len() - first.trim_start().len();
             let joined = join_statement(&texts);
-            let complex = index
-                .unit_scope(unit)
-                .and_then(|s| index.symbol(s, name))
-                .is_some_and(|s| index.is_active_complex(s));
             if complex {
                 return match rewrite_active_complex_decl(&joined, name) {
                     Ok(d) => Ok(vec![format!("{}{d}", " ".repeat(indent))]),

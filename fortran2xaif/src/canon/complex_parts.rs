@@ -144,7 +144,7 @@ impl Canon<'_> {
     }
 
     /// Whether `e` reads a complex variable with parts.
-    fn reads_complex_parts(&self, e: &Expr) -> bool {
+    pub(super) fn reads_complex_parts(&self, e: &Expr) -> bool {
         let mut found = false;
         e.walk(&mut |x| {
             if !found && self.complex_base(x).is_some() {
