@@ -196,7 +196,11 @@ impl Program {
                     continue;
                 }
                 if self.cat_of(i, &s.ty) == Cat::Complex(8) {
-                    new.extend(complex_part_paths(s));
+                    // `type(active_c)` cannot be in common (no `sequence`):
+                    // complex data in common blocks stays passive.
+                    if s.common.is_none() {
+                        new.extend(complex_part_paths(s));
+                    }
                     continue;
                 }
                 let BaseType::Derived(t) = &s.ty.base else {

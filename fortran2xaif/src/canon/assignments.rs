@@ -131,7 +131,7 @@ impl Canon<'_> {
                     let s = self.prog.symbol(o, k);
                     let cat = self.prog.cat_of(o, &s.ty);
                     // complex(8) variables carry derivatives in their parts.
-                    if !s.parameter && (cat.is_real() || cat == Cat::Complex(8)) {
+                    if !s.parameter && (cat.is_real() || self.is_complex_parts_target(e)) {
                         let what = if cat.is_real() { "real" } else { "complex(8)" };
                         real_source = Some((n.clone(), *sp, what));
                     }
