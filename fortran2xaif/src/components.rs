@@ -26,7 +26,7 @@
 //! passive, read into temporaries as before.
 
 use crate::ast::*;
-use crate::sema::{Program, Symbol};
+use crate::sema::{Cat, Program, Symbol};
 
 /// Where a component-path pseudo-variable points.
 #[derive(Debug, Clone, PartialEq)]
@@ -192,6 +192,17 @@ impl Program {
         for i in 0..self.units.len() {
             let mut new = Vec::new();
             for s in &self.units[i].symbols {
+                if s.parameter || s.pointer || s.component.is_some() {
+                    continue;
+                }
+                if self.cat_of(i, &s.ty) == Cat::Complex(8) {
+                    // `type(active_c)` cannot be in common (no `sequence`):
+                    // complex data in common blocks stays passive.
+                    if s.common.is_none() {
+                        new.extend(complex_part_paths(s));
+                    }
+                    continue;
+                }
                 let BaseType::Derived(t) = &s.ty.base else {
                     continue;
                 };
@@ -310,6 +321,38 @@ impl Program {
         let k = self.units[owner].lookup_local(&full)?;
         Some((owner, k))
     }
+}
+
+/// The type name of the component paths of `complex(8)` variables: a
+/// Fortran type cannot be called `complex`, so it never clashes with a
+/// derived type.
+pub const COMPLEX_TYPE: &str = "complex";
+
+/// The two real parts of a `complex(8)` variable as component paths
+/// `z%re`, `z%im` (`z(1)%re` for an array: the part designators of
+/// Fortran 2008), docs/xaif.md "Active complex data".
+pub(crate) fn complex_part_paths(base: &Symbol) -> Vec<Symbol> {
+    ["re", "im"]
+        .iter()
+        .map(|leaf| {
+            let parts = vec![(base.name.clone(), base.rank()), (leaf.to_string(), 0)];
+            let ty = TypeSpec {
+                kind: Some(Expr::int(8, base.span)),
+                ..TypeSpec::new(BaseType::Real)
+            };
+            let mut sym = Symbol::new(&path_name(&parts), ty, base.span);
+            sym.explicit_type = true;
+            sym.dims = base.dims.clone();
+            sym.allocatable = base.allocatable;
+            sym.target = base.target;
+            sym.component = Some(ComponentPath {
+                type_name: COMPLEX_TYPE.to_string(),
+                leaf: leaf.to_string(),
+                parts,
+            });
+            sym
+        })
+        .collect()
 }
 
 /// Rewrites the real component references of a statement list into

@@ -123,6 +123,11 @@ pub fn emit(
                 None => false,
             } && matches!(cat, Cat::Real(_))
                 && !s.parameter;
+            // Both parts of a complex variable or neither (`type(active_c)`).
+            let active = match &s.component {
+                Some(c) if c.type_name == crate::components::COMPLEX_TYPE => complex_active(e),
+                _ => active,
+            };
             let mut bounds = Vec::new();
             if let Some(d) = &s.dims {
                 for dim in d {
@@ -376,6 +381,21 @@ fn proc_symbol(e: &Emitter, p: usize) -> x::Symbol {
     }
 }
 
+/// Whether the parts of `complex(8)` variables carry derivatives: either
+/// part's location is active.
+fn complex_active(e: &Emitter) -> bool {
+    let ty = crate::components::COMPLEX_TYPE;
+    let locs: Vec<_> = ["re", "im"]
+        .iter()
+        .filter_map(|leaf| e.lowered.component_loc(ty, leaf))
+        .collect();
+    !locs.is_empty()
+        && (e.results.activity.conservative
+            || locs
+                .iter()
+                .any(|l| e.results.activity.declared_active.contains(l.index())))
+}
+
 /// The real components of every derived type, by type name, as symbols
 /// whose `active` says whether the component holds derivatives.
 fn type_scopes(e: &Emitter) -> Vec<(String, Vec<x::Symbol>)> {
@@ -416,6 +436,31 @@ fn type_scopes(e: &Emitter) -> Vec<(String, Vec<x::Symbol>)> {
                 out.push((name.clone(), symbols));
             }
         }
+    }
+    // The parts of `complex(8)` variables (`canon/complex_parts.rs`): both
+    // active or neither, as the back end declares `type(active_c)`.
+    let ty = crate::components::COMPLEX_TYPE;
+    if ["re", "im"]
+        .iter()
+        .any(|leaf| e.lowered.component_loc(ty, leaf).is_some())
+    {
+        let active = complex_active(e);
+        let symbols = ["re", "im"]
+            .iter()
+            .map(|leaf| x::Symbol {
+                symbol_id: leaf.to_string(),
+                kind: x::SymbolKind::Variable,
+                type_: x::SymbolType::Real,
+                fe_type: "real(kind=8)".into(),
+                shape: shape(0),
+                active,
+                temp: false,
+                pointer: false,
+                annotation: String::new(),
+                dimension_bounds: vec![],
+            })
+            .collect();
+        out.push((ty.to_string(), symbols));
     }
     out
 }

@@ -239,6 +239,31 @@ fn reject_pointers_to_active_data(
             else {
                 continue;
             };
+            // A complex(8) target carries derivatives in its parts, which a
+            // pointer would bypass: refused once they vary.
+            if let Some((o, k)) = prog.var(u, n) {
+                let s = prog.symbol(o, k);
+                let rank = s.rank();
+                let part = if rank > 0 {
+                    format!("{n}({rank})%re")
+                } else {
+                    format!("{n}%re")
+                };
+                let varied = ["re", "im"].iter().any(|leaf| {
+                    lowered
+                        .component_loc(crate::components::COMPLEX_TYPE, leaf)
+                        .is_some_and(|l| {
+                            results.activity.conservative
+                                || results.activity.varied.contains(l.index())
+                        })
+                });
+                if prog.resolve_component_path(u, &part).is_some() && varied {
+                    return Err(FrontError::new(
+                        span,
+                        format!("unsupported construct: pointer associated with complex data '{n}' that depends on the independents (pointers are passive)"),
+                    ));
+                }
+            }
             if let Some(l) = lowered.name_loc(prog, u, n) {
                 let real = lowered.program.locations[l.index()].differentiable_type;
                 if real

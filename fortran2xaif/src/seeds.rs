@@ -18,7 +18,7 @@ use crate::analysis::ir::{self, Callee, LocationId, LocationKind, UnitId};
 use crate::ast::UnitKind;
 use crate::diagnostics::{Diagnostic, Location};
 use crate::lower::Lowered;
-use crate::sema::{Binding, Program};
+use crate::sema::{Binding, Cat, Program};
 use crate::source::{NormalizedSource, PragmaKind};
 
 /// `$openad` pragmas other than INDEPENDENT/DEPENDENT that are understood
@@ -82,6 +82,22 @@ pub fn collect(
                         "INDEPENDENT/DEPENDENT pragma outside a subroutine",
                     )
                 })?;
+            // The driver API's `type(active)` is real: complex data lives
+            // inside the model only (docs/user-guide.md).
+            for n in &p.names {
+                let base = n.split(['(', '%']).next().unwrap_or(n).trim();
+                if let Some((o, k)) = prog.var(unit, base) {
+                    if matches!(prog.cat_of(o, &prog.symbol(o, k).ty), Cat::Complex(_)) {
+                        return Err(Diagnostic::error(
+                            p.location.clone(),
+                            format!(
+                                "unsupported construct: complex variable '{base}' as {}: independents and dependents are real (declare real(8) parts and build the complex value inside, e.g. with cmplx)",
+                                if independent { "an INDEPENDENT" } else { "a DEPENDENT" }
+                            ),
+                        ));
+                    }
+                }
+            }
             out.push(SeedPragma {
                 unit,
                 independent,

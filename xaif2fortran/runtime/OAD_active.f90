@@ -5,12 +5,20 @@
 module OAD_active
   implicit none
   private
-  public :: active, oad_to_active, oad_from_active, oad_zero_d
+  public :: active, active_c, oad_to_active, oad_from_active, oad_zero_d
 
   type active
     real(8) :: v
     real(8) :: d = 0
   end type active
+
+  ! An active complex(8) variable: its real and imaginary parts, each
+  ! with its own derivatives (the front end writes complex arithmetic as
+  ! real arithmetic on z%re, z%im).
+  type active_c
+    type(active) :: re
+    type(active) :: im
+  end type active_c
 
 contains
 

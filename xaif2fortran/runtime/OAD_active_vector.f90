@@ -7,7 +7,7 @@
 module OAD_active
   implicit none
   private
-  public :: active, max_deriv_vec_len, oad_to_active, oad_from_active, &
+  public :: active, active_c, max_deriv_vec_len, oad_to_active, oad_from_active, &
        oad_zero_d
 
   integer, parameter :: max_deriv_vec_len = 100
@@ -16,6 +16,14 @@ module OAD_active
     real(8) :: v
     real(8) :: d(max_deriv_vec_len) = 0
   end type active
+
+  ! An active complex(8) variable: its real and imaginary parts, each
+  ! with its own derivatives (the front end writes complex arithmetic as
+  ! real arithmetic on z%re, z%im).
+  type active_c
+    type(active) :: re
+    type(active) :: im
+  end type active_c
 
 contains
 

@@ -148,6 +148,7 @@ impl UnitGen<'_, '_> {
                 source = rest;
             }
         }
+        self.refuse_active_complex(source, m)?;
         if let Some(description) = black_box {
             return self.black_box_statement(source, description, mirror, m);
         }
@@ -161,6 +162,49 @@ impl UnitGen<'_, '_> {
         for (k, l) in text.lines().enumerate() {
             let extra = if k > 0 { "  " } else { "" };
             self.line(format!("{extra}{}", l.trim()));
+        }
+        Ok(())
+    }
+
+    /// An opaque statement (I/O, a passive intrinsic, ...) cannot read a
+    /// complex variable whose parts carry derivatives (`type(active_c)`):
+    /// the front end rewrites only the complex arithmetic it knows.
+    fn refuse_active_complex(&self, source: &str, m: &Marker) -> Result<()> {
+        let lower = source.trim_start().to_ascii_lowercase();
+        if lower.starts_with("allocate") || lower.starts_with("deallocate") {
+            return Ok(());
+        }
+        let toks = crate::fortran_text::tokenize(source);
+        let text = |k: usize| source[toks[k].start..toks[k].end].to_ascii_lowercase();
+        for (k, t) in toks.iter().enumerate() {
+            if t.kind != crate::fortran_text::TokKind::Ident {
+                continue;
+            }
+            // Inquiries read the shape or status, not the value.
+            let inquiry = k >= 2
+                && text(k - 1) == "("
+                && matches!(
+                    text(k - 2).as_str(),
+                    "size" | "lbound" | "ubound" | "shape" | "allocated" | "present" | "kind"
+                );
+            if inquiry {
+                continue;
+            }
+            let name = text(k);
+            let Some((scope, sym, _)) = self.visible_symbol(&name) else {
+                continue;
+            };
+            if source[t.end..].trim_start().starts_with('%')
+                || !self.env.index.is_active_complex(scope, sym)
+            {
+                continue;
+            }
+            return Err(self.env.xaif.error(
+                &format!("annotation=\"{}\"", m.annotation),
+                format!(
+                    "unsupported construct: active complex variable '{name}' in a statement outside complex arithmetic (I/O, a black-box call, a conversion to integer, an intrinsic without a complex derivative rule): complex(8) data is differentiated through its parts; use real({name}) and aimag({name}) there"
+                ),
+            ));
         }
         Ok(())
     }

@@ -83,7 +83,8 @@ impl UnitGen<'_, '_> {
                 .as_deref()
                 .is_some_and(|d| d.split("::").next().unwrap_or("").contains("optional"))
                 .then(|| name.clone());
-            if sym.type_ == SymbolType::Opaque {
+            // Derived types and complex(8) data: their real parts.
+            if sym.type_ == SymbolType::Opaque || sym.type_ == SymbolType::Complex {
                 if a.intent != Intent::In && !has_intent_in(decl.as_deref()) {
                     self.component_checkpoints(&name, cfg_scope, &mut saved)?;
                 }
@@ -301,7 +302,11 @@ impl UnitGen<'_, '_> {
             let bare = components::bare_path(&id);
             let inner_arrays = ranks[1..ranks.len() - 1].iter().any(|&r| r > 0);
             let leaf_rank = sym.shape.rank().saturating_sub(base_rank);
-            if inner_arrays || base_rank > 1 {
+            // `z%re` of a complex array of any rank is an array itself.
+            let complex_part = sym
+                .annotation
+                .starts_with(&format!("component:{}%", crate::symbols::COMPLEX_TYPE));
+            if !complex_part && (inner_arrays || base_rank > 1) {
                 return Err(self.env.xaif.error(
                     &format!("symbol_id=\"{}\"", sym.symbol_id),
                     format!("unsupported construct in joint mode: checkpointing component '{bare}' (arrays of derived types inside derived types, or of rank above 1)"),

@@ -88,6 +88,19 @@ pub fn rewrite_active_decl(stmt: &str, name: &str) -> Result<String, DeclError> 
     Ok(format!("{} :: {entity}", kept.join(", ")))
 }
 
+/// Rewrites the declaration of a `complex(8)` variable whose parts carry
+/// derivatives: the type becomes `type(active_c)` (two `type(active)`
+/// parts `re`, `im`), `intent` goes. An initial value is refused.
+pub fn rewrite_active_complex_decl(stmt: &str, name: &str) -> Result<String, DeclError> {
+    let d = rewrite_active_decl(stmt, name)?;
+    if !top_level_positions(&d, &|s| s == "=").is_empty() {
+        return Err(DeclError(format!(
+            "unsupported construct: active complex variable '{name}' with an initial value (assign it in the executable part)"
+        )));
+    }
+    Ok(d.replacen("type(active)", "type(active_c)", 1))
+}
+
 /// The declaration without its `intent`: a derived-type dummy whose type
 /// has active components is written by the adjoint (component adjoints),
 /// and `intent(out)` would reset its components on entry.

@@ -357,7 +357,10 @@ pub fn plan(
                     let Some(sym) = index.symbol(scope, &remote) else {
                         continue;
                     };
-                    if sym.kind != xaif_schema::SymbolKind::Variable {
+                    // Component paths are saved with their base variable.
+                    if sym.kind != xaif_schema::SymbolKind::Variable
+                        || crate::components::is_component_path(&remote)
+                    {
                         continue;
                     }
                     let Some(module_unit) = names.module_units.get(&scope).cloned() else {

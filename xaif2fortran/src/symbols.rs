@@ -4,7 +4,10 @@
 
 use std::collections::HashMap;
 
-use xaif_schema::{CallGraph, CallGraphVertex, ControlFlowGraph, ReplacementList, Scope, Symbol};
+use xaif_schema::{
+    CallGraph, CallGraphVertex, ControlFlowGraph, ReplacementList, Scope, Symbol, SymbolKind,
+    SymbolType,
+};
 
 use crate::error::{Result, XaifLocator};
 
@@ -17,6 +20,10 @@ struct ScopeInfo<'a> {
 }
 
 /// Indexes of the call graph the unparser needs.
+/// The type scope of the parts of `complex(8)` variables (`type:complex`,
+/// docs/xaif.md "Active complex data").
+pub const COMPLEX_TYPE: &str = "complex";
+
 pub struct XaifIndex<'a> {
     scopes: HashMap<u64, ScopeInfo<'a>>,
     unit_scopes: HashMap<String, u64>,
@@ -169,6 +176,24 @@ impl<'a> XaifIndex<'a> {
         self.type_scopes
             .get(name)
             .is_some_and(|&s| self.symbols_of(s).iter().any(|c| c.active))
+    }
+
+    /// Whether symbol `sym` of scope `scope` is a `complex(8)` variable
+    /// whose parts carry derivatives (declared `type(active_c)`,
+    /// docs/backend.md): it has parts (`z%re` in its scope; parameters
+    /// and pointers have none) and the parts are active.
+    pub fn is_active_complex(&self, scope: u64, sym: &Symbol) -> bool {
+        let name = sym.symbol_id.to_ascii_lowercase();
+        let rank = sym.shape.rank();
+        let part = if rank > 0 {
+            format!("{name}({rank})%re")
+        } else {
+            format!("{name}%re")
+        };
+        sym.type_ == SymbolType::Complex
+            && sym.kind == SymbolKind::Variable
+            && self.symbol(scope, &part).is_some()
+            && self.is_active_component(COMPLEX_TYPE, "re")
     }
 
     /// The symbol `name` declared in exactly scope `scope`.

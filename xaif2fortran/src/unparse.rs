@@ -12,7 +12,9 @@ use xaif_schema::{CallGraph, CallGraphVertex, SymbolKind};
 use crate::allocation::Section;
 use crate::canon::{join_statement, CanonItem, CanonSource};
 use crate::codegen::UnitGen;
-use crate::decl::{drop_intent, rewrite_active_decl, temp_declaration};
+use crate::decl::{
+    drop_intent, rewrite_active_complex_decl, rewrite_active_decl, temp_declaration,
+};
 use crate::error::{Diagnostic, Result, XaifLocator};
 use crate::expr::Env;
 use crate::fortran_text::{add_value_suffix_with, wrap_line};
@@ -390,15 +392,26 @@ pub(crate) fn declaration(
             .is_some_and(|s| s.active && s.kind == SymbolKind::Variable)
     });
     if !active {
-        let derived_active = index
+        let complex = index
             .unit_scope(unit)
-            .and_then(|s| index.symbol(s, name))
-            .is_some_and(|s| index.has_active_components(s));
+            .and_then(|s| Some((s, index.symbol(s, name)?)))
+            .is_some_and(|(scope, s)| index.is_active_complex(scope, s));
+        let derived_active = complex
+            || index
+                .unit_scope(unit)
+                .and_then(|s| index.symbol(s, name))
+                .is_some_and(|s| index.has_active_components(s));
         if derived_active {
             let texts: Vec<&str> = lines.iter().map(|&i| canon.lines[i].as_str()).collect();
             let first = texts[0];
             let indent = first.len() - first.trim_start().len();
             let joined = join_statement(&texts);
+            if complex {
+                return match rewrite_active_complex_decl(&joined, name) {
+                    Ok(d) => Ok(vec![format!("{}{d}", " ".repeat(indent))]),
+                    Err(e) => Err(Diagnostic::new(&canon.file, lines[0] + 1, indent + 1, e.0)),
+                };
+            }
             return Ok(vec![format!(
                 "{}{}",
                 " ".repeat(indent),

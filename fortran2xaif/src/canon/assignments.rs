@@ -42,6 +42,14 @@ impl Canon<'_> {
                 return self.derived_assign(lhs, rhs, lt, paths, span, out);
             }
         }
+        if lt.cat == Cat::Complex(8) && self.is_complex_parts_target(&lhs) {
+            return self.complex_assign(lhs, rhs, span, out);
+        }
+        let rhs = if lt.cat.is_real() {
+            self.lower_complex_reads(rhs, out)?
+        } else {
+            rhs
+        };
         // Passive data: character, logical-free derived, complex.
         if matches!(lhs, Expr::Member { .. })
             || matches!(lt.cat, Cat::Char | Cat::Derived | Cat::Complex(_))
@@ -121,13 +129,16 @@ impl Canon<'_> {
             {
                 if let Some((o, k)) = self.prog.var(self.unit, n) {
                     let s = self.prog.symbol(o, k);
-                    if !s.parameter && self.prog.cat_of(o, &s.ty).is_real() {
-                        real_source = Some((n.clone(), *sp));
+                    let cat = self.prog.cat_of(o, &s.ty);
+                    // complex(8) variables carry derivatives in their parts.
+                    if !s.parameter && (cat.is_real() || self.is_complex_parts_target(e)) {
+                        let what = if cat.is_real() { "real" } else { "complex(8)" };
+                        real_source = Some((n.clone(), *sp, what));
                     }
                 }
             }
         });
-        if let Some((n, sp)) = real_source {
+        if let Some((n, sp, what)) = real_source {
             // An integer, logical or character component takes no
             // derivative, as any other variable of those types.
             if matches!(lt.cat, Cat::Complex(_) | Cat::Derived)
@@ -136,7 +147,7 @@ impl Canon<'_> {
                 return self.err(
                     sp,
                     format!(
-                        "unsupported construct: real variable '{n}' flows into {}, which is passive (derivatives would be lost)",
+                        "unsupported construct: {what} variable '{n}' flows into {}, which is passive (derivatives would be lost)",
                         if matches!(lhs, Expr::Member { .. }) { "a derived-type component" } else { describe(lt.cat) }
                     ),
                 );

@@ -244,6 +244,12 @@ impl Canon<'_> {
         if intrinsics::xaif_name(&n).is_some() && !complex_arg {
             return Ok(e);
         }
+        // `real`, `aimag`, `abs` of complex data with parts (conditions,
+        // actual arguments, ...): an expression of the parts.
+        if complex_arg && t.cat.is_real() && self.reads_complex_parts(&e) {
+            let lowered = self.lower_complex_reads(e, out)?;
+            return self.value(lowered, out);
+        }
         // Outside the catalogue: fine when no derivative can flow through.
         let Expr::Apply { args: ref a, .. } = e else {
             unreachable!()

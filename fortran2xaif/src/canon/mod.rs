@@ -21,6 +21,7 @@
 //! | `calls` | subroutine calls, user functions turned into subroutine calls, actual arguments |
 //! | `black_box_calls` | calls of routines without source declared with `--black-box`, checked against their declaration |
 //! | `assignments` | scalar assignments, passive (opaque) assignments |
+//! | `complex_parts` | `complex(8)` arithmetic as real arithmetic on the parts `z%re`, `z%im` |
 //! | `expressions` | expressions to canonical form, subscripts, intrinsics |
 //! | `temporaries` | scalar, loop-index and array temporaries |
 //! | `views` | array operands as explicit sections, their bounds and elements |
@@ -37,6 +38,7 @@ mod arrays;
 mod assignments;
 mod black_box_calls;
 mod calls;
+mod complex_parts;
 mod control_flow;
 mod dependence;
 mod expressions;

@@ -45,7 +45,23 @@ impl Canon<'_> {
         sym.explicit_type = true;
         sym.temp = true;
         unit.add_symbol(sym);
+        if cat == Cat::Complex(8) {
+            self.add_complex_parts(&n);
+        }
         Ok(n)
+    }
+
+    /// The parts `t%re`, `t%im` of a `complex(8)` temporary (after its
+    /// shape is set), so derivatives flow through it as through any
+    /// complex variable (`complex_parts.rs`).
+    fn add_complex_parts(&mut self, t: &str) {
+        let unit = &mut self.prog.units[self.unit];
+        let k = unit.lookup_local(t).expect("temp just added");
+        for p in crate::components::complex_part_paths(&unit.symbols[k]) {
+            if unit.lookup_local(&p.name).is_none() {
+                unit.add_symbol(p);
+            }
+        }
     }
 
     pub(super) fn loop_var(&mut self, span: Span) -> String {
@@ -131,6 +147,9 @@ impl Canon<'_> {
                     .map(|hi| DimSpec::Explicit { lo: None, hi })
                     .collect(),
             );
+            if cat == Cat::Complex(8) {
+                self.add_complex_parts(&t);
+            }
             return Ok((t, None));
         }
         unit.symbols[k].dims = Some(
@@ -140,6 +159,9 @@ impl Canon<'_> {
                 .collect(),
         );
         unit.symbols[k].allocatable = true;
+        if cat == Cat::Complex(8) {
+            self.add_complex_parts(&t);
+        }
         let shape = extents
             .iter()
             .map(unparse::expr)

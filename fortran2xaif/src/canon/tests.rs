@@ -279,3 +279,63 @@ fn defined_operators_and_assignment_become_calls_of_their_specifics() {
         "call from_array(p, x)\ncall oad_s_dot2(p, p, oad_t1)\ncall oad_s_norm_sum(p, p, oad_t2)\ny = oad_t1 + 2 * oad_t2"
     );
 }
+
+#[test]
+fn complex_product_is_written_on_the_parts() {
+    let t = canon_text(
+        "subroutine s(x, y)\n real(8) :: x(2), y\n complex(8) :: z, w\n z = cmplx(x(1), x(2), kind=8)\n w = z * conjg(z)\n y = real(w) + aimag(z)\nend\n",
+    );
+    assert_eq!(
+        body(&t, "s"),
+        "z%re = x(1)\nz%im = x(2)\noad_t1 = -z%im\nw%re = z%re * z%re - z%im * oad_t1\nw%im = z%re * oad_t1 + z%im * z%re\ny = w%re + z%im"
+    );
+}
+
+#[test]
+fn complex_target_read_on_the_right_goes_through_a_temporary() {
+    // The real part is written first: the imaginary part must not see it.
+    let t = canon_text(
+        "subroutine s(x, y)\n real(8) :: x, y\n complex(8) :: z\n z = cmplx(x, 1d0, kind=8)\n z = z * z\n y = abs(z)\nend\n",
+    );
+    assert_eq!(
+        body(&t, "s"),
+        "z%re = x\nz%im = 1d0\noad_t1 = z%re * z%im + z%im * z%re\nz%re = z%re * z%re - z%im * z%im\nz%im = oad_t1\ny = sqrt(z%re * z%re + z%im * z%im)"
+    );
+}
+
+#[test]
+fn complex_quotient_and_exp_are_written_on_the_parts() {
+    let t = canon_text(
+        "subroutine s(x, y)\n real(8) :: x, y\n complex(8) :: z\n z = 1d0 / cmplx(x, 2d0, kind=8)\n z = exp(z)\n y = real(z)\nend\n",
+    );
+    // 1/(x + 2i) by Smith's algorithm as gfortran: |x| < |2|: r = x/2,
+    // q = x r + 2, ((1 r + 0) + i(0 r - 1))/q; else r = 2/x, q = 2 r + x,
+    // ((0 r + 1) + i(0 - 1 r))/q. exp(a + ib) = exp(a) (cos b + i sin b).
+    assert_eq!(
+        body(&t, "s"),
+        "if (abs(x) < abs(2d0)) then\noad_t3 = x / 2d0\noad_t4 = x * oad_t3 + 2d0\noad_t1 = (1d0 * oad_t3 + 0.0d0) / oad_t4\noad_t2 = (0.0d0 * oad_t3 - 1d0) / oad_t4\nelse\noad_t5 = 2d0 / x\noad_t6 = 2d0 * oad_t5 + x\noad_t1 = (0.0d0 * oad_t5 + 1d0) / oad_t6\noad_t2 = (0.0d0 - 1d0 * oad_t5) / oad_t6\nend if\nz%re = oad_t1\nz%im = oad_t2\noad_t7 = exp(z%re)\noad_t8 = oad_t7 * sin(z%im)\nz%re = oad_t7 * cos(z%im)\nz%im = oad_t8\ny = z%re"
+    );
+}
+
+#[test]
+fn complex_operations_without_a_rule_are_named_errors() {
+    let e = canon_err("subroutine s(x)\n real(8) :: x\n complex(8) :: z\n z = cmplx(x, x, kind=8)\n z = sqrt(z)\nend\n");
+    assert!(e.contains("intrinsic 'sqrt' on active complex data"), "{e}");
+    let e = canon_err("subroutine s(x)\n real(8) :: x\n complex(8) :: z\n z = cmplx(x, x, kind=8)\n z = z ** 5\nend\n");
+    assert!(e.contains("'**' on active complex data"), "{e}");
+}
+
+#[test]
+fn complex_array_assignment_reading_its_target_keeps_the_imaginary_parts_in_a_temporary_array() {
+    let t = canon_text(
+        "subroutine s(x)\n real(8) :: x(3)\n complex(8) :: z(3)\n z = x\n z = z * z\nend\n",
+    );
+    let b = body(&t, "s");
+    let temp = b.find("oad_t1(").expect("temporary array");
+    let re = b
+        .find("z(oad_i")
+        .and_then(|_| b.find("%re = z("))
+        .expect("real parts");
+    assert!(temp < re, "{b}");
+    assert!(b.contains("%im = oad_t1("), "{b}");
+}
