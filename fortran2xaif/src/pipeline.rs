@@ -109,12 +109,12 @@ pub fn run_with(inputs: &[PathBuf], options: &Options) -> Result<Output, Diagnos
     let first_input = Location::start_of(inputs.first().cloned().unwrap_or_default());
     let pragmas = crate::seeds::collect(&prog, &sources, first_input, &mut warnings)?;
     clock.lap("control flow graphs");
-    let mut lowered = lower::lower(&prog, &cfgs, next_id);
+    let pointers = crate::pointer_aliases::classes(&prog).map_err(to_diag)?;
+    let mut lowered = lower::lower(&prog, &cfgs, next_id, &pointers);
     let locate_unit = |u: usize| locate(prog.units[u].ast.span);
     let (top, seeds) = crate::seeds::resolve(&prog, &mut lowered, &pragmas, &locate_unit)?;
     clock.lap("lowering");
     let results = analysis::analyze(&lowered.program, &seeds);
-    reject_pointers_to_active_data(&prog, &mut lowered, &results).map_err(to_diag)?;
     for (span, name, variable) in
         crate::bit_intrinsics::calls_on_active_data(&prog, &mut lowered, &results)
     {
@@ -196,61 +196,6 @@ fn reject_black_boxes_with_source(
                     unit.ast.name, b.declared_at
                 ),
             ));
-        }
-    }
-    Ok(())
-}
-
-/// Pointers are passive: a pointer associated with active real data would
-/// carry values without derivatives, so that is an error.
-fn reject_pointers_to_active_data(
-    prog: &Program,
-    lowered: &mut lower::Lowered,
-    results: &analysis::Results,
-) -> Result<(), FrontError> {
-    fn walk(stmts: &[crate::ast::Stmt], out: &mut Vec<(crate::ast::Expr, Span)>) {
-        use crate::ast::StmtKind as K;
-        for s in stmts {
-            match &s.kind {
-                K::Opaque {
-                    kind: crate::ast::OpaqueKind::PointerAssign,
-                    reads,
-                    ..
-                } => {
-                    out.extend(reads.iter().map(|r| (r.clone(), s.span)));
-                }
-                K::If { arms, otherwise } => {
-                    arms.iter().for_each(|(_, b)| walk(b, out));
-                    if let Some(b) = otherwise {
-                        walk(b, out);
-                    }
-                }
-                K::Do { body, .. } | K::DoWhile { body, .. } => walk(body, out),
-                K::Select { cases, .. } => cases.iter().for_each(|c| walk(&c.body, out)),
-                _ => {}
-            }
-        }
-    }
-    for (u, unit) in prog.units.iter().enumerate() {
-        let mut targets = Vec::new();
-        walk(&unit.ast.body, &mut targets);
-        for (t, span) in targets {
-            let (crate::ast::Expr::Name(n, _) | crate::ast::Expr::Apply { name: n, .. }) = &t
-            else {
-                continue;
-            };
-            if let Some(l) = lowered.name_loc(prog, u, n) {
-                let real = lowered.program.locations[l.index()].differentiable_type;
-                if real
-                    && (results.activity.conservative
-                        || results.activity.declared_active.contains(l.index()))
-                {
-                    return Err(FrontError::new(
-                        span,
-                        format!("unsupported construct: pointer associated with active real data '{n}' (pointers are passive)"),
-                    ));
-                }
-            }
         }
     }
     Ok(())
