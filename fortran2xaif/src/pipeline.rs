@@ -115,6 +115,15 @@ pub fn run_with(inputs: &[PathBuf], options: &Options) -> Result<Output, Diagnos
     let (top, seeds) = crate::seeds::resolve(&prog, &mut lowered, &pragmas, &locate_unit)?;
     clock.lap("lowering");
     let results = analysis::analyze(&lowered.program, &seeds);
+    prog.pointer_refusals = {
+        let mut active = |(owner, sym): crate::pointer_aliases::Var| {
+            let l = lowered.loc(&prog, owner, sym);
+            lowered.program.locations[l.index()].differentiable_type
+                && (results.activity.conservative
+                    || results.activity.declared_active.contains(l.index()))
+        };
+        crate::pointer_aliases::adjoint_refusals(&prog, &mut active)
+    };
     for (span, name, variable) in
         crate::bit_intrinsics::calls_on_active_data(&prog, &mut lowered, &results)
     {

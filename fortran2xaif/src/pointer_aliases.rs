@@ -29,9 +29,29 @@ pub struct PointerClasses {
     pub classes: Vec<Vec<Var>>,
 }
 
+/// A statement that changes what a pointer refers to.
+enum Association {
+    /// `p => target`.
+    Assign { pointer: Expr, target: Expr },
+    /// `nullify(p)`, `allocate(p(n))`, `deallocate(p)` of each named object.
+    Other { objects: Vec<Expr> },
+}
+
 /// Every pointer assignment of `stmts` (nested bodies included): the
 /// pointer, the target and the statement's span.
 fn pointer_assignments(stmts: &[Stmt], out: &mut Vec<(Expr, Expr, Span)>) {
+    let mut all = Vec::new();
+    associations(stmts, &mut all);
+    for (a, span) in all {
+        if let Association::Assign { pointer, target } = a {
+            out.push((pointer, target, span));
+        }
+    }
+}
+
+/// Every statement of `stmts` (nested bodies included) that may change an
+/// association, with its span.
+fn associations(stmts: &[Stmt], out: &mut Vec<(Association, Span)>) {
     for s in stmts {
         match &s.kind {
             StmtKind::Opaque {
@@ -41,21 +61,33 @@ fn pointer_assignments(stmts: &[Stmt], out: &mut Vec<(Expr, Expr, Span)>) {
                 ..
             } => {
                 if let (Some(p), Some(t)) = (writes.first(), reads.first()) {
-                    out.push((p.clone(), t.clone(), s.span));
+                    out.push((
+                        Association::Assign {
+                            pointer: p.clone(),
+                            target: t.clone(),
+                        },
+                        s.span,
+                    ));
                 }
             }
+            StmtKind::Opaque {
+                kind: OpaqueKind::Allocate,
+                writes,
+                ..
+            } => out.push((
+                Association::Other {
+                    objects: writes.clone(),
+                },
+                s.span,
+            )),
             StmtKind::If { arms, otherwise } => {
-                arms.iter().for_each(|(_, b)| pointer_assignments(b, out));
+                arms.iter().for_each(|(_, b)| associations(b, out));
                 if let Some(b) = otherwise {
-                    pointer_assignments(b, out);
+                    associations(b, out);
                 }
             }
-            StmtKind::Do { body, .. } | StmtKind::DoWhile { body, .. } => {
-                pointer_assignments(body, out)
-            }
-            StmtKind::Select { cases, .. } => cases
-                .iter()
-                .for_each(|c| pointer_assignments(&c.body, out)),
+            StmtKind::Do { body, .. } | StmtKind::DoWhile { body, .. } => associations(body, out),
+            StmtKind::Select { cases, .. } => cases.iter().for_each(|c| associations(&c.body, out)),
             _ => {}
         }
     }
@@ -152,4 +184,90 @@ pub fn classes(prog: &Program) -> Result<PointerClasses, FrontError> {
     }
     classes.sort();
     Ok(PointerClasses { classes })
+}
+
+/// Why the adjoint modes cannot restore an association, as the XAIF
+/// marker field `pointer:KIND:NAME` (docs/xaif.md, "Pointer
+/// associations"); the back end refuses the statement in `-m rs`/`-m rj`.
+///
+/// The reverse sweep sees the association the pointer has when it runs, so
+/// it is right only when the association never changes once made: a
+/// module pointer (it outlives the split sweeps) given exactly one pointer
+/// assignment in the program, to a target whose subscripts are constants,
+/// and never nullified, allocated or deallocated.
+pub fn adjoint_refusals(
+    prog: &Program,
+    active: &mut dyn FnMut(Var) -> bool,
+) -> HashMap<(usize, usize, usize), String> {
+    let mut found: Vec<(usize, Association, Span)> = Vec::new();
+    for (u, unit) in prog.units.iter().enumerate() {
+        let mut here = Vec::new();
+        associations(&unit.ast.body, &mut here);
+        found.extend(here.into_iter().map(|(a, s)| (u, a, s)));
+    }
+    let mut assignments: HashMap<Var, usize> = HashMap::new();
+    let mut otherwise_changed: HashMap<Var, ()> = HashMap::new();
+    for (u, a, _) in &found {
+        match a {
+            Association::Assign { pointer, .. } => {
+                if let Some(p) = var_of(prog, *u, pointer) {
+                    *assignments.entry(p).or_default() += 1;
+                }
+            }
+            Association::Other { objects } => {
+                for p in objects.iter().filter_map(|o| var_of(prog, *u, o)) {
+                    otherwise_changed.insert(p, ());
+                }
+            }
+        }
+    }
+    let key = |s: Span| (s.file, s.line, s.column);
+    let mut out = HashMap::new();
+    for (u, a, span) in &found {
+        let pointers: Vec<Var> = match a {
+            Association::Assign { pointer, .. } => var_of(prog, *u, pointer).into_iter().collect(),
+            Association::Other { objects } => objects
+                .iter()
+                .filter_map(|o| var_of(prog, *u, o))
+                .filter(|p| assignments.contains_key(p))
+                .collect(),
+        };
+        for p in pointers.into_iter().filter(|p| active(*p)) {
+            let name = &prog.symbol(p.0, p.1).name;
+            let why = match a {
+                Association::Other { .. } => "changed",
+                Association::Assign { .. } if !is_global(prog, p) => "local",
+                Association::Assign { .. }
+                    if assignments[&p] > 1 || otherwise_changed.contains_key(&p) =>
+                {
+                    "reassociated"
+                }
+                Association::Assign { target, .. } if !invariant(prog, *u, target) => "variable",
+                Association::Assign { .. } => continue,
+            };
+            out.insert(key(*span), format!("pointer:{why}:{name}"));
+        }
+    }
+    out
+}
+
+/// A target whose subscripts name only constants (`x`, `x(2:n)` with `n` a
+/// parameter, `t%comp`): every execution associates the same storage.
+fn invariant(prog: &Program, u: usize, target: &Expr) -> bool {
+    let Expr::Apply { args, .. } = target else {
+        return true;
+    };
+    let mut ok = true;
+    for a in args {
+        a.value.walk(&mut |e| {
+            if let Expr::Name(n, _) | Expr::Apply { name: n, .. } = e {
+                let constant = matches!(
+                    prog.resolve(u, n),
+                    Some(Binding::Var { owner, sym }) if prog.symbol(owner, sym).parameter
+                );
+                ok &= constant;
+            }
+        });
+    }
+    ok
 }

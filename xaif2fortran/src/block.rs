@@ -15,6 +15,9 @@ use crate::Mode;
 
 /// Prefix of `Marker/@annotation` pointing at an opaque statement.
 pub const CANON_PREFIX: &str = "canon:";
+/// Marker field of a pointer association the adjoint modes cannot
+/// restore (docs/xaif.md, "Pointer associations").
+pub const POINTER_PREFIX: &str = "pointer:";
 
 /// Store and restore of one variable of a checkpointed loop's state
 /// (`xaif-booster`, `adjoint/checkpointed_loops.rs`), expanded by the
@@ -110,7 +113,11 @@ impl UnitGen<'_, '_> {
             Some(rest) => (true, rest),
             None => (false, m.annotation.as_str()),
         };
-        let (annotation, black_box) = crate::black_box::split_annotation(annotation);
+        let (annotation, mut black_box) = crate::black_box::split_annotation(annotation);
+        if let Some(pointer) = black_box.and_then(|f| f.strip_prefix(POINTER_PREFIX)) {
+            self.refuse_pointer_association(pointer, m)?;
+            black_box = None;
+        }
         let Some(id) = annotation.strip_prefix(CANON_PREFIX).map(str::trim) else {
             return Ok(());
         };
@@ -161,6 +168,36 @@ impl UnitGen<'_, '_> {
             self.line(format!("{extra}{}", l.trim()));
         }
         Ok(())
+    }
+
+    /// In the adjoint modes the reverse sweep runs with the association a
+    /// pointer has at its end; `KIND:NAME` says why that is not the one the
+    /// forward sweep had at this statement.
+    fn refuse_pointer_association(&self, field: &str, m: &Marker) -> Result<()> {
+        if !matches!(self.env.mode, Mode::AdjointSplit | Mode::AdjointJoint) {
+            return Ok(());
+        }
+        let (kind, name) = field.split_once(':').unwrap_or((field, "?"));
+        let why = match kind {
+            "local" => format!(
+                "'{name}' is not a module variable (a local or dummy pointer loses its association between the forward and the reverse sweep)"
+            ),
+            "reassociated" => format!(
+                "'{name}' is associated more than once, or also nullified or (de)allocated (the reverse sweep would see only its last association)"
+            ),
+            "variable" => format!(
+                "the target of '{name}' has variable subscripts (the reverse sweep would see only its last association)"
+            ),
+            _ => format!(
+                "'{name}' changes association here (the reverse sweep would see only its last association)"
+            ),
+        };
+        Err(self.env.xaif.error(
+            &format!("annotation=\"{}\"", m.annotation),
+            format!(
+                "unsupported construct in the adjoint modes (-m rs, -m rj): pointer association of the active pointer {why}; supported: a module pointer associated once, with a constant target (use -m f or -m fv otherwise)"
+            ),
+        ))
     }
 
     fn deriv(&self, r: &VariableReference) -> Result<String> {
