@@ -194,7 +194,9 @@ pub fn classes(prog: &Program) -> Result<PointerClasses, FrontError> {
 /// it is right only when the association never changes once made: a
 /// module pointer (it outlives the split sweeps) given exactly one pointer
 /// assignment in the program, to a target whose subscripts are constants,
-/// and never nullified, allocated or deallocated.
+/// and never nullified, allocated or deallocated. (An `allocate` through a
+/// pointer would need its anonymous target replayed in the reverse sweep,
+/// which the back end does only for allocatable arrays.)
 pub fn adjoint_refusals(
     prog: &Program,
     active: &mut dyn FnMut(Var) -> bool,
@@ -229,7 +231,7 @@ pub fn adjoint_refusals(
             Association::Other { objects } => objects
                 .iter()
                 .filter_map(|o| var_of(prog, *u, o))
-                .filter(|p| assignments.contains_key(p))
+                .filter(|p| prog.symbol(p.0, p.1).pointer)
                 .collect(),
         };
         for p in pointers.into_iter().filter(|p| active(*p)) {

@@ -189,7 +189,7 @@ impl UnitGen<'_, '_> {
                 "the target of '{name}' has variable subscripts (the reverse sweep would see only its last association)"
             ),
             _ => format!(
-                "'{name}' changes association here (the reverse sweep would see only its last association)"
+                "'{name}' is nullified, allocated or deallocated here (the reverse sweep would see only its last association)"
             ),
         };
         Err(self.env.xaif.error(

@@ -1,14 +1,16 @@
-! A tracer column: the column state is a pointer allocated in the driver
-! and handed to routines whose dummies are pointers; the fluxes live in
-! module storage reached through pointers associated once at setup.
+! A tracer column: the state and the fluxes live in module storage reached
+! through pointers associated once at setup; the pointers are handed to
+! routines whose dummies are pointers.
 module column
   implicit none
   integer, parameter :: nz = 4
-  double precision, target :: flux_store(nz + 1)
+  double precision, target :: c_store(nz), flux_store(nz + 1)
+  double precision, pointer :: c(:)
   double precision, pointer :: flux(:)
   double precision, pointer :: inner(:)
 contains
   subroutine init_column()
+    c => c_store
     flux => flux_store
     inner => flux_store(2:nz)
   end subroutine init_column
@@ -38,12 +40,10 @@ subroutine head(x, y)
   use column
   implicit none
   double precision :: x(4), y(3)
-  double precision, pointer :: c(:)
   integer :: t
   !$openad INDEPENDENT(x)
   call init_column()
-  allocate(c(nz))
-  c = x
+  c_store = x
   do t = 1, 6
     call fluxes(c, flux, 0.3d0)
     call update(c, flux, 0.5d0)
@@ -51,6 +51,6 @@ subroutine head(x, y)
   y(1) = sum(c)
   y(2) = c(1) * c(nz)
   y(3) = sum(inner * c(1:nz-1))
-  if (associated(c)) deallocate(c)
+  if (associated(c)) y(1) = y(1) + c_store(2)
   !$openad DEPENDENT(y)
 end subroutine head
