@@ -637,10 +637,8 @@ fn never_kill(program: &mut ir::Program, aliased: &std::collections::HashSet<Loc
             for stmt in &mut block.stmts {
                 match stmt {
                     ir::Stmt::Assign { def, uses, .. } => {
-                        for d in std::iter::once(def) {
-                            if aliased.contains(&d.loc) {
-                                *d = Def::partial(d.loc);
-                            }
+                        if aliased.contains(&def.loc) {
+                            *def = Def::partial(def.loc);
                         }
                         uses.iter_mut()
                             .filter(|x| aliased.contains(&x.loc))

@@ -10,11 +10,11 @@
 //! that `p => x` still compiles. Definitions of such a location never kill
 //! (a write through `p` may touch only part of `x`, or another target).
 //!
-//! What the classes cannot express is refused by name here: a pointer
-//! dummy associated inside its routine with other storage than its own
-//! (the dummy's location must stay the dummy's).
+//! What the classes cannot express is refused by name here: a dummy
+//! argument (pointer or target) in one class with another dummy or with
+//! module data (the dummy's location must stay the dummy's).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::ast::{Expr, FrontError, OpaqueKind, Span, Stmt, StmtKind};
 use crate::sema::{Binding, Program};
@@ -166,7 +166,7 @@ pub fn classes(prog: &Program) -> Result<PointerClasses, FrontError> {
                 return Err(FrontError::new(
                     spans[d],
                     format!(
-                        "unsupported construct: pointer association between the dummy argument '{}' and '{}' (a pointer dummy may be associated only with local data of its routine)",
+                        "unsupported construct: pointer association between the dummy argument '{}' and '{}' (a dummy argument may be a pointer or a target only together with local data of its routine)",
                         name(*d),
                         name(o)
                     ),
@@ -177,7 +177,11 @@ pub fn classes(prog: &Program) -> Result<PointerClasses, FrontError> {
         let rep = members
             .iter()
             .position(|v| is_global(prog, *v))
-            .or_else(|| dummies.first().and_then(|d| members.iter().position(|v| v == d)))
+            .or_else(|| {
+                dummies
+                    .first()
+                    .and_then(|d| members.iter().position(|v| v == d))
+            })
             .unwrap_or(0);
         members.swap(0, rep);
         classes.push(members);
@@ -208,7 +212,7 @@ pub fn adjoint_refusals(
         found.extend(here.into_iter().map(|(a, s)| (u, a, s)));
     }
     let mut assignments: HashMap<Var, usize> = HashMap::new();
-    let mut otherwise_changed: HashMap<Var, ()> = HashMap::new();
+    let mut otherwise_changed: HashSet<Var> = HashSet::new();
     for (u, a, _) in &found {
         match a {
             Association::Assign { pointer, .. } => {
@@ -218,7 +222,7 @@ pub fn adjoint_refusals(
             }
             Association::Other { objects } => {
                 for p in objects.iter().filter_map(|o| var_of(prog, *u, o)) {
-                    otherwise_changed.insert(p, ());
+                    otherwise_changed.insert(p);
                 }
             }
         }
@@ -240,7 +244,7 @@ pub fn adjoint_refusals(
                 Association::Other { .. } => "changed",
                 Association::Assign { .. } if !is_global(prog, p) => "local",
                 Association::Assign { .. }
-                    if assignments[&p] > 1 || otherwise_changed.contains_key(&p) =>
+                    if assignments[&p] > 1 || otherwise_changed.contains(&p) =>
                 {
                     "reassociated"
                 }
