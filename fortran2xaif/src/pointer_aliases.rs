@@ -192,13 +192,15 @@ pub fn classes(prog: &Program) -> Result<PointerClasses, FrontError> {
 
 /// Why the adjoint modes cannot restore an association, as the XAIF
 /// marker field `pointer:KIND:NAME` (docs/xaif.md, "Pointer
-/// associations"); the back end refuses the statement in `-m rs`/`-m rj`.
+/// associations"); the back end refuses the statement in `-m rs`/`-m rj`,
+/// except `replay`, which it repeats at the start of the adjoint sweep.
 ///
 /// The reverse sweep sees the association the pointer has when it runs, so
 /// it is right only when the association never changes once made: a
-/// module pointer (it outlives the split sweeps) given exactly one pointer
-/// assignment in the program, to a target whose subscripts are constants,
-/// and never nullified, allocated or deallocated. (An `allocate` through a
+/// pointer given exactly one pointer assignment in the program, to a target
+/// whose subscripts are constants, and never nullified, allocated or
+/// deallocated; a module pointer keeps it between the split sweeps, a
+/// local pointer gets it again from the replay. (An `allocate` through a
 /// pointer would need its anonymous target replayed in the reverse sweep,
 /// which the back end does only for allocatable arrays.)
 pub fn adjoint_refusals(
@@ -242,19 +244,40 @@ pub fn adjoint_refusals(
             let name = &prog.symbol(p.0, p.1).name;
             let why = match a {
                 Association::Other { .. } => "changed",
-                Association::Assign { .. } if !is_global(prog, p) => "local",
                 Association::Assign { .. }
                     if assignments[&p] > 1 || otherwise_changed.contains(&p) =>
                 {
                     "reassociated"
                 }
                 Association::Assign { target, .. } if !invariant(prog, *u, target) => "variable",
+                Association::Assign { target, .. } if !is_global(prog, p) => {
+                    if replayable(prog, *u, p, target) {
+                        "replay"
+                    } else {
+                        "local"
+                    }
+                }
                 Association::Assign { .. } => continue,
             };
             out.insert(key(*span), format!("pointer:{why}:{name}"));
         }
     }
     out
+}
+
+/// A local pointer of unit `u` associated in `u` with storage that exists
+/// whenever `u` runs (a local, a dummy or module data; not allocatable,
+/// not a pointer, not optional): the adjoint sweep of `u` can redo the
+/// association on entry (`pointer:replay:NAME`, docs/xaif.md).
+fn replayable(prog: &Program, u: usize, p: Var, target: &Expr) -> bool {
+    let s = prog.symbol(p.0, p.1);
+    if p.0 != u || s.dummy.is_some() {
+        return false;
+    }
+    var_of(prog, u, target).is_some_and(|t| {
+        let t = prog.symbol(t.0, t.1);
+        !(t.allocatable || t.pointer || t.optional)
+    })
 }
 
 /// A target whose subscripts name only constants (`x`, `x(2:n)` with `n` a

@@ -559,8 +559,8 @@ fn form_option_overrides_the_extension() {
 #[test]
 fn pointer_to_active_data_is_active_and_marked_for_the_adjoint() {
     // `p => x`: p is active because its target is; the association of a
-    // local pointer carries the field the back end refuses in the adjoint
-    // modes (docs/xaif.md, "Pointer associations").
+    // local pointer carries the field the back end repeats at the start of
+    // the adjoint sweep (docs/xaif.md, "Pointer associations").
     let src = "subroutine head(x, y)\n  double precision, target :: x(2)\n  double precision :: y(1)\n  double precision, pointer :: p(:)\n  !$openad INDEPENDENT(x)\n  p => x\n  y(1) = p(1) * 2\n  !$openad DEPENDENT(y)\nend subroutine\n";
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "ptr.f90", src);
@@ -579,7 +579,7 @@ fn pointer_to_active_data_is_active_and_marked_for_the_adjoint() {
     };
     assert!(symbol("p").contains("active=\"true\"") && symbol("p").contains("pointer=\"true\""));
     assert!(symbol("x").contains("active=\"true\""));
-    assert!(xaif.contains(";pointer:local:p\""), "{xaif}");
+    assert!(xaif.contains(";pointer:replay:p\""), "{xaif}");
 }
 
 #[test]

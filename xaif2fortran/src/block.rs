@@ -18,6 +18,8 @@ pub const CANON_PREFIX: &str = "canon:";
 /// Marker field of a pointer association the adjoint modes cannot
 /// restore (docs/xaif.md, "Pointer associations").
 pub const POINTER_PREFIX: &str = "pointer:";
+/// The pointer field of an association the adjoint section makes again.
+const POINTER_REPLAY: &str = "pointer:replay:";
 
 /// Store and restore of one variable of a checkpointed loop's state
 /// (`xaif-booster`, `adjoint/checkpointed_loops.rs`), expanded by the
@@ -178,9 +180,12 @@ impl UnitGen<'_, '_> {
             return Ok(());
         }
         let (kind, name) = field.split_once(':').unwrap_or((field, "?"));
+        if kind == "replay" {
+            return Ok(());
+        }
         let why = match kind {
             "local" => format!(
-                "'{name}' is not a module variable (a local or dummy pointer loses its association between the forward and the reverse sweep)"
+                "'{name}' is a dummy, or its target is allocatable, a pointer or optional (the reverse sweep cannot associate it again)"
             ),
             "reassociated" => format!(
                 "'{name}' is associated more than once, or also nullified or (de)allocated (the reverse sweep would see only its last association)"
@@ -195,9 +200,52 @@ impl UnitGen<'_, '_> {
         Err(self.env.xaif.error(
             &format!("annotation=\"{}\"", m.annotation),
             format!(
-                "unsupported construct in the adjoint modes (-m rs, -m rj): pointer association of the active pointer {why}; supported: a module pointer associated once, with a constant target (use -m f or -m fv otherwise)"
+                "unsupported construct in the adjoint modes (-m rs, -m rj): pointer association of the active pointer {why}; supported: a module or local pointer associated once, with a constant target (use -m f or -m fv otherwise)"
             ),
         ))
+    }
+
+    /// Start of the adjoint section: the local pointer associations marked
+    /// `pointer:replay:NAME` (one association in the program, to a target
+    /// that exists whenever the unit runs), made again so that the reverse
+    /// sweep refers through them to what the forward sweep did, also when
+    /// the sweeps are separate calls (split mode).
+    pub(crate) fn replay_pointer_associations(
+        &mut self,
+        vertices: &[xaif_schema::ControlFlowVertex],
+    ) -> Result<()> {
+        let mut ids = Vec::new();
+        for v in vertices {
+            let xaif_schema::ControlFlowVertex::BasicBlock(b) = v else {
+                continue;
+            };
+            for e in &b.elements {
+                let xaif_schema::BasicBlockElement::Marker(m) = e else {
+                    continue;
+                };
+                let annotation = m
+                    .annotation
+                    .strip_prefix(MIRROR_PREFIX)
+                    .unwrap_or(&m.annotation);
+                let (canon, field) = crate::black_box::split_annotation(annotation);
+                if field.is_some_and(|f| f.starts_with(POINTER_REPLAY)) {
+                    if let Some(id) = canon.strip_prefix(CANON_PREFIX) {
+                        ids.push(id.trim().to_string());
+                    }
+                }
+            }
+        }
+        ids.sort();
+        ids.dedup();
+        for id in ids {
+            if let Some(stmt) = self.canon.stmts.get(id.as_str()) {
+                let text = stmt.text.trim_start();
+                let text = text.trim_start_matches(|c: char| c.is_ascii_digit()).trim();
+                let text = add_value_suffix(text, &|n| self.is_active(n));
+                self.line(text.trim());
+            }
+        }
+        Ok(())
     }
 
     fn deriv(&self, r: &VariableReference) -> Result<String> {
