@@ -300,3 +300,72 @@ fn invariant(prog: &Program, u: usize, target: &Expr) -> bool {
     }
     ok
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn build(src: &str) -> Program {
+        Program::build(vec![crate::parse::parse_file(src, 0).unwrap()]).unwrap()
+    }
+
+    fn names(p: &Program, class: &[Var]) -> Vec<String> {
+        class
+            .iter()
+            .map(|v| p.symbol(v.0, v.1).name.clone())
+            .collect()
+    }
+
+    const DOUBLE_BUFFER: &str = "module m\n double precision, target :: a(3), b(3)\n double precision, pointer :: old(:), new(:), tmp(:)\ncontains\n subroutine swap()\n  tmp => old\n  old => new\n  new => tmp\n end subroutine\nend module\nsubroutine s()\n use m\n double precision, target :: w(4)\n double precision, pointer :: q(:)\n old => a\n new => b\n q => w(2:3)\nend\n";
+
+    #[test]
+    fn pointers_and_targets_form_classes_represented_by_module_data() {
+        let p = build(DOUBLE_BUFFER);
+        let c = classes(&p).unwrap();
+        assert_eq!(c.classes.len(), 2);
+        let mut named: Vec<Vec<String>> = c.classes.iter().map(|k| names(&p, k)).collect();
+        named.sort();
+        // Representative first: module data for the buffers.
+        let buffers = named.iter().find(|k| k.len() == 5).unwrap();
+        assert!(["a", "b"].contains(&buffers[0].as_str()), "{buffers:?}");
+        let mut rest = buffers[1..].to_vec();
+        rest.sort();
+        assert!(rest.contains(&"old".to_string()) && rest.contains(&"tmp".to_string()));
+        let mut local = named.iter().find(|k| k.len() == 2).unwrap().clone();
+        local.sort();
+        assert_eq!(local, vec!["q".to_string(), "w".to_string()]);
+    }
+
+    #[test]
+    fn refusals_name_why_the_adjoint_cannot_see_the_association() {
+        let p = build(DOUBLE_BUFFER);
+        let r = adjoint_refusals(&p, &mut |_| true);
+        let mut fields: Vec<&str> = r.values().map(|s| s.as_str()).collect();
+        fields.sort();
+        assert_eq!(
+            fields,
+            vec![
+                "pointer:reassociated:new",
+                "pointer:reassociated:new",
+                "pointer:reassociated:old",
+                "pointer:reassociated:old",
+                "pointer:replay:q",
+            ]
+        );
+        // `tmp => old` is made once, but `old` moves: refused at `old`'s
+        // own associations, which is enough to refuse the program.
+        // Passive pointers are nobody's concern.
+        assert!(adjoint_refusals(&p, &mut |_| false).is_empty());
+    }
+
+    #[test]
+    fn a_dummy_joined_with_module_data_is_refused() {
+        let p = build("module m\n double precision, target :: g(2)\ncontains\n subroutine s(d)\n  double precision, pointer :: d(:)\n  d => g\n end subroutine\nend module\n");
+        let e = classes(&p).unwrap_err();
+        assert!(
+            e.message.contains("dummy argument 'd' and 'g'"),
+            "{}",
+            e.message
+        );
+    }
+}
