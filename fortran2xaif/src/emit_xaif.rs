@@ -1002,7 +1002,12 @@ impl<'a> Emitter<'a> {
                         .get(&(s.span.file, s.span.line, s.span.column))
                         .cloned()
                         .unwrap_or_default(),
-                    _ => String::new(),
+                    _ => self
+                        .prog
+                        .pointer_refusals
+                        .get(&(s.span.file, s.span.line, s.span.column))
+                        .map(|r| format!(";{r}"))
+                        .unwrap_or_default(),
                 };
                 x::BasicBlockElement::Marker(x::Marker {
                     statement_id: stmt_name(s.id),

@@ -20,6 +20,7 @@ pub mod locations;
 pub mod lower;
 pub mod parse;
 pub mod pipeline;
+pub mod pointer_aliases;
 pub mod seeds;
 pub mod sema;
 pub mod source;

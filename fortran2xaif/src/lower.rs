@@ -447,7 +447,12 @@ fn whole_actual_part(
 }
 
 /// Builds the IR of every unit that has a control flow graph.
-pub fn lower(prog: &Program, cfgs: &[(usize, Cfg)], first_free_stmt: usize) -> Lowered {
+pub fn lower(
+    prog: &Program,
+    cfgs: &[(usize, Cfg)],
+    first_free_stmt: usize,
+    pointers: &crate::pointer_aliases::PointerClasses,
+) -> Lowered {
     let mut l = Lowered {
         program: ir::Program::default(),
         locs: HashMap::new(),
@@ -478,6 +483,7 @@ pub fn lower(prog: &Program, cfgs: &[(usize, Cfg)], first_free_stmt: usize) -> L
             ..ir::Unit::default()
         });
     }
+    let aliased = l.merge_pointer_classes(prog, pointers);
     for (k, (u, cfg)) in cfgs.iter().enumerate() {
         let unit = lower_cfg(&mut l, prog, *u, cfg);
         let dummies = std::mem::take(&mut l.program.units[k].dummies);
@@ -511,6 +517,7 @@ pub fn lower(prog: &Program, cfgs: &[(usize, Cfg)], first_free_stmt: usize) -> L
             },
         );
     }
+    never_kill(&mut l.program, &aliased);
     l
 }
 
@@ -602,5 +609,63 @@ fn lower_cfg(l: &mut Lowered, prog: &Program, u: usize, cfg: &Cfg) -> ir::Unit {
         successors: succ,
         entry: BlockId(0),
         exit: BlockId(exit as u32),
+    }
+}
+
+impl Lowered {
+    /// One location per pointer alias class (`pointer_aliases.rs`): every
+    /// member refers to the representative's. Returns those locations.
+    fn merge_pointer_classes(
+        &mut self,
+        prog: &Program,
+        pointers: &crate::pointer_aliases::PointerClasses,
+    ) -> std::collections::HashSet<LocationId> {
+        let mut out = std::collections::HashSet::new();
+        for class in &pointers.classes {
+            let rep = self.loc(prog, class[0].0, class[0].1);
+            // A write through a pointer may touch part of a target only.
+            self.program.locations[rep.index()].is_array = true;
+            for &(owner, sym) in &class[1..] {
+                if let Some(path) = &prog.symbol(owner, sym).component {
+                    self.components
+                        .insert((path.type_name.clone(), path.leaf.clone()), rep);
+                }
+                self.locs.insert((owner, sym), rep);
+            }
+            out.insert(rep);
+        }
+        out
+    }
+}
+
+/// Definitions of a pointer alias class never kill: through a pointer they
+/// may reach part of a target, or another target.
+fn never_kill(program: &mut ir::Program, aliased: &std::collections::HashSet<LocationId>) {
+    for unit in &mut program.units {
+        for block in &mut unit.blocks {
+            for stmt in &mut block.stmts {
+                match stmt {
+                    ir::Stmt::Assign { def, uses, .. } => {
+                        if aliased.contains(&def.loc) {
+                            *def = Def::partial(def.loc);
+                        }
+                        uses.iter_mut()
+                            .filter(|x| aliased.contains(&x.loc))
+                            .for_each(|x| x.element = None);
+                    }
+                    ir::Stmt::Opaque { defs, .. } => defs
+                        .iter_mut()
+                        .filter(|d| aliased.contains(&d.loc))
+                        .for_each(|d| *d = Def::partial(d.loc)),
+                    ir::Stmt::Call { actuals, parts, .. } => {
+                        for (a, p) in actuals.iter().zip(parts.iter_mut()) {
+                            if a.is_some_and(|a| aliased.contains(&a)) {
+                                *p = ir::ActualPart::Section;
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 }

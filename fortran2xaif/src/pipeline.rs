@@ -109,12 +109,22 @@ pub fn run_with(inputs: &[PathBuf], options: &Options) -> Result<Output, Diagnos
     let first_input = Location::start_of(inputs.first().cloned().unwrap_or_default());
     let pragmas = crate::seeds::collect(&prog, &sources, first_input, &mut warnings)?;
     clock.lap("control flow graphs");
-    let mut lowered = lower::lower(&prog, &cfgs, next_id);
+    let pointers = crate::pointer_aliases::classes(&prog).map_err(to_diag)?;
+    let mut lowered = lower::lower(&prog, &cfgs, next_id, &pointers);
     let locate_unit = |u: usize| locate(prog.units[u].ast.span);
     let (top, seeds) = crate::seeds::resolve(&prog, &mut lowered, &pragmas, &locate_unit)?;
     clock.lap("lowering");
     let results = analysis::analyze(&lowered.program, &seeds);
-    reject_pointers_to_active_data(&prog, &mut lowered, &results).map_err(to_diag)?;
+    reject_pointers_to_active_complex(&prog, &mut lowered, &results).map_err(to_diag)?;
+    prog.pointer_refusals = {
+        let mut active = |(owner, sym): crate::pointer_aliases::Var| {
+            let l = lowered.loc(&prog, owner, sym);
+            lowered.program.locations[l.index()].differentiable_type
+                && (results.activity.conservative
+                    || results.activity.declared_active.contains(l.index()))
+        };
+        crate::pointer_aliases::adjoint_refusals(&prog, &mut active)
+    };
     for (span, name, variable) in
         crate::bit_intrinsics::calls_on_active_data(&prog, &mut lowered, &results)
     {
@@ -201,9 +211,10 @@ fn reject_black_boxes_with_source(
     Ok(())
 }
 
-/// Pointers are passive: a pointer associated with active real data would
-/// carry values without derivatives, so that is an error.
-fn reject_pointers_to_active_data(
+/// A complex(8) target carries derivatives in its parts, which a pointer
+/// would bypass: refused once the parts vary (pointers to real data are
+/// aliases, `pointer_aliases.rs`).
+fn reject_pointers_to_active_complex(
     prog: &Program,
     lowered: &mut lower::Lowered,
     results: &analysis::Results,
@@ -261,18 +272,6 @@ fn reject_pointers_to_active_data(
                     return Err(FrontError::new(
                         span,
                         format!("unsupported construct: pointer associated with complex data '{n}' that depends on the independents (pointers are passive)"),
-                    ));
-                }
-            }
-            if let Some(l) = lowered.name_loc(prog, u, n) {
-                let real = lowered.program.locations[l.index()].differentiable_type;
-                if real
-                    && (results.activity.conservative
-                        || results.activity.declared_active.contains(l.index()))
-                {
-                    return Err(FrontError::new(
-                        span,
-                        format!("unsupported construct: pointer associated with active real data '{n}' (pointers are passive)"),
                     ));
                 }
             }

@@ -557,14 +557,29 @@ fn form_option_overrides_the_extension() {
 }
 
 #[test]
-fn pointer_to_active_data_is_rejected() {
+fn pointer_to_active_data_is_active_and_marked_for_the_adjoint() {
+    // `p => x`: p is active because its target is; the association of a
+    // local pointer carries the field the back end repeats at the start of
+    // the adjoint sweep (docs/xaif.md, "Pointer associations").
     let src = "subroutine head(x, y)\n  double precision, target :: x(2)\n  double precision :: y(1)\n  double precision, pointer :: p(:)\n  !$openad INDEPENDENT(x)\n  p => x\n  y(1) = p(1) * 2\n  !$openad DEPENDENT(y)\nend subroutine\n";
-    assert_rejected(
-        src,
-        "ptr.f90",
-        6,
-        "pointer associated with active real data 'x'",
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "ptr.f90", src);
+    let out = run(dir.path(), &["ptr.f90"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
     );
+    let xaif = std::fs::read_to_string(dir.path().join("p.xaif")).unwrap();
+    let symbol = |name: &str| {
+        xaif.lines()
+            .find(|l| l.contains("<xaif:Symbol ") && l.contains(&format!("symbol_id=\"{name}\"")))
+            .unwrap_or_else(|| panic!("no symbol {name}"))
+            .to_string()
+    };
+    assert!(symbol("p").contains("active=\"true\"") && symbol("p").contains("pointer=\"true\""));
+    assert!(symbol("x").contains("active=\"true\""));
+    assert!(xaif.contains(";pointer:replay:p\""), "{xaif}");
 }
 
 #[test]

@@ -560,6 +560,7 @@ impl UnitGen<'_, '_> {
         self.section = section;
         if section == Section::Adjoint {
             self.restore_live_locals()?;
+            self.replay_pointer_associations(&r.vertices)?;
         }
         self.control_flow(&r.vertices, &r.edges, r.structured, what)?;
         if section == Section::Tape {

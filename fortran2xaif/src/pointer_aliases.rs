@@ -1,0 +1,371 @@
+//! Pointers and their targets as alias classes.
+//!
+//! Every pointer assignment `p => x` (also `p => x(2:n)`, `p => t%comp`,
+//! `p => q`) puts the pointer and its target in one class, flow
+//! insensitively over the whole program. Lowering gives every member of a
+//! class the same analysis location, so that activity, du/ud chains, TBR
+//! and the XAIF alias keys see a reference through the pointer as a
+//! reference to every possible target: a pointer is active iff one of its
+//! possible targets is, and the generated code declares both active so
+//! that `p => x` still compiles. Definitions of such a location never kill
+//! (a write through `p` may touch only part of `x`, or another target).
+//!
+//! What the classes cannot express is refused by name here: a dummy
+//! argument (pointer or target) in one class with another dummy or with
+//! module data (the dummy's location must stay the dummy's).
+
+use std::collections::{HashMap, HashSet};
+
+use crate::ast::{Expr, FrontError, OpaqueKind, Span, Stmt, StmtKind};
+use crate::sema::{Binding, Program};
+
+/// A variable: (owner unit, symbol).
+pub type Var = (usize, usize);
+
+/// The alias classes of pointer assignments.
+#[derive(Debug, Default)]
+pub struct PointerClasses {
+    /// Each class, members sorted; the representative first.
+    pub classes: Vec<Vec<Var>>,
+}
+
+/// A statement that changes what a pointer refers to.
+enum Association {
+    /// `p => target`.
+    Assign { pointer: Expr, target: Expr },
+    /// `nullify(p)`, `allocate(p(n))`, `deallocate(p)` of each named object.
+    Other { objects: Vec<Expr> },
+}
+
+/// Every pointer assignment of `stmts` (nested bodies included): the
+/// pointer, the target and the statement's span.
+fn pointer_assignments(stmts: &[Stmt], out: &mut Vec<(Expr, Expr, Span)>) {
+    let mut all = Vec::new();
+    associations(stmts, &mut all);
+    for (a, span) in all {
+        if let Association::Assign { pointer, target } = a {
+            out.push((pointer, target, span));
+        }
+    }
+}
+
+/// Every statement of `stmts` (nested bodies included) that may change an
+/// association, with its span.
+fn associations(stmts: &[Stmt], out: &mut Vec<(Association, Span)>) {
+    for s in stmts {
+        match &s.kind {
+            StmtKind::Opaque {
+                kind: OpaqueKind::PointerAssign,
+                reads,
+                writes,
+                ..
+            } => {
+                if let (Some(p), Some(t)) = (writes.first(), reads.first()) {
+                    out.push((
+                        Association::Assign {
+                            pointer: p.clone(),
+                            target: t.clone(),
+                        },
+                        s.span,
+                    ));
+                }
+            }
+            StmtKind::Opaque {
+                kind: OpaqueKind::Allocate,
+                writes,
+                ..
+            } => out.push((
+                Association::Other {
+                    objects: writes.clone(),
+                },
+                s.span,
+            )),
+            StmtKind::If { arms, otherwise } => {
+                arms.iter().for_each(|(_, b)| associations(b, out));
+                if let Some(b) = otherwise {
+                    associations(b, out);
+                }
+            }
+            StmtKind::Do { body, .. } | StmtKind::DoWhile { body, .. } => associations(body, out),
+            StmtKind::Select { cases, .. } => cases.iter().for_each(|c| associations(&c.body, out)),
+            _ => {}
+        }
+    }
+}
+
+/// The variable an expression names (`x`, `x(2:n)`, `t%comp`).
+fn var_of(prog: &Program, u: usize, e: &Expr) -> Option<Var> {
+    let (Expr::Name(n, _) | Expr::Apply { name: n, .. }) = e else {
+        return None;
+    };
+    match prog.resolve(u, n)? {
+        Binding::Var { owner, sym } if !prog.symbol(owner, sym).parameter => Some((owner, sym)),
+        _ => None,
+    }
+}
+
+fn find(parent: &mut HashMap<Var, Var>, v: Var) -> Var {
+    let p = *parent.entry(v).or_insert(v);
+    if p == v {
+        return v;
+    }
+    let root = find(parent, p);
+    parent.insert(v, root);
+    root
+}
+
+/// Is `v` a module variable, in a common block or saved: storage that
+/// outlives a call.
+fn is_global(prog: &Program, v: Var) -> bool {
+    let s = prog.symbol(v.0, v.1);
+    s.dummy.is_none()
+        && (prog.units[v.0].ast.kind == crate::ast::UnitKind::Module
+            || s.common.is_some()
+            || s.save
+            || s.init.is_some()
+            || s.component.is_some())
+}
+
+/// The alias classes of every pointer assignment of the program.
+pub fn classes(prog: &Program) -> Result<PointerClasses, FrontError> {
+    let mut parent: HashMap<Var, Var> = HashMap::new();
+    let mut spans: HashMap<Var, Span> = HashMap::new();
+    for (u, unit) in prog.units.iter().enumerate() {
+        let mut found = Vec::new();
+        pointer_assignments(&unit.ast.body, &mut found);
+        for (p, t, span) in found {
+            let (Some(p), Some(t)) = (var_of(prog, u, &p), var_of(prog, u, &t)) else {
+                continue;
+            };
+            spans.entry(p).or_insert(span);
+            spans.entry(t).or_insert(span);
+            let (a, b) = (find(&mut parent, p), find(&mut parent, t));
+            if a != b {
+                parent.insert(a, b);
+            }
+        }
+    }
+    let mut by_root: HashMap<Var, Vec<Var>> = HashMap::new();
+    let vars: Vec<Var> = parent.keys().copied().collect();
+    for v in vars {
+        let r = find(&mut parent, v);
+        by_root.entry(r).or_default().push(v);
+    }
+    let mut classes = Vec::new();
+    for (_, mut members) in by_root {
+        members.sort();
+        let dummies: Vec<Var> = members
+            .iter()
+            .copied()
+            .filter(|v| prog.symbol(v.0, v.1).dummy.is_some())
+            .collect();
+        if let Some(d) = dummies.first() {
+            let other = members.iter().find(|v| *v != d).copied();
+            if let Some(o) = other.filter(|o| dummies.len() > 1 || is_global(prog, *o)) {
+                let name = |v: Var| prog.symbol(v.0, v.1).name.clone();
+                return Err(FrontError::new(
+                    spans[d],
+                    format!(
+                        "unsupported construct: pointer association between the dummy argument '{}' and '{}' (a dummy argument may be a pointer or a target only together with local data of its routine)",
+                        name(*d),
+                        name(o)
+                    ),
+                ));
+            }
+        }
+        // The representative: storage that outlives calls, else the dummy.
+        let rep = members
+            .iter()
+            .position(|v| is_global(prog, *v))
+            .or_else(|| {
+                dummies
+                    .first()
+                    .and_then(|d| members.iter().position(|v| v == d))
+            })
+            .unwrap_or(0);
+        members.swap(0, rep);
+        classes.push(members);
+    }
+    classes.sort();
+    Ok(PointerClasses { classes })
+}
+
+/// Why the adjoint modes cannot restore an association, as the XAIF
+/// marker field `pointer:KIND:NAME` (docs/xaif.md, "Pointer
+/// associations"); the back end refuses the statement in `-m rs`/`-m rj`,
+/// except `replay`, which it repeats at the start of the adjoint sweep.
+///
+/// The reverse sweep sees the association the pointer has when it runs, so
+/// it is right only when the association never changes once made: a
+/// pointer given exactly one pointer assignment in the program, to a target
+/// whose subscripts are constants, and never nullified, allocated or
+/// deallocated; a module pointer keeps it between the split sweeps, a
+/// local pointer gets it again from the replay. (An `allocate` through a
+/// pointer would need its anonymous target replayed in the reverse sweep,
+/// which the back end does only for allocatable arrays.)
+pub fn adjoint_refusals(
+    prog: &Program,
+    active: &mut dyn FnMut(Var) -> bool,
+) -> HashMap<(usize, usize, usize), String> {
+    let mut found: Vec<(usize, Association, Span)> = Vec::new();
+    for (u, unit) in prog.units.iter().enumerate() {
+        let mut here = Vec::new();
+        associations(&unit.ast.body, &mut here);
+        found.extend(here.into_iter().map(|(a, s)| (u, a, s)));
+    }
+    let mut assignments: HashMap<Var, usize> = HashMap::new();
+    let mut otherwise_changed: HashSet<Var> = HashSet::new();
+    for (u, a, _) in &found {
+        match a {
+            Association::Assign { pointer, .. } => {
+                if let Some(p) = var_of(prog, *u, pointer) {
+                    *assignments.entry(p).or_default() += 1;
+                }
+            }
+            Association::Other { objects } => {
+                for p in objects.iter().filter_map(|o| var_of(prog, *u, o)) {
+                    otherwise_changed.insert(p);
+                }
+            }
+        }
+    }
+    let key = |s: Span| (s.file, s.line, s.column);
+    let mut out = HashMap::new();
+    for (u, a, span) in &found {
+        let pointers: Vec<Var> = match a {
+            Association::Assign { pointer, .. } => var_of(prog, *u, pointer).into_iter().collect(),
+            Association::Other { objects } => objects
+                .iter()
+                .filter_map(|o| var_of(prog, *u, o))
+                .filter(|p| prog.symbol(p.0, p.1).pointer)
+                .collect(),
+        };
+        for p in pointers.into_iter().filter(|p| active(*p)) {
+            let name = &prog.symbol(p.0, p.1).name;
+            let why = match a {
+                Association::Other { .. } => "changed",
+                Association::Assign { .. }
+                    if assignments[&p] > 1 || otherwise_changed.contains(&p) =>
+                {
+                    "reassociated"
+                }
+                Association::Assign { target, .. } if !invariant(prog, *u, target) => "variable",
+                Association::Assign { target, .. } if !is_global(prog, p) => {
+                    if replayable(prog, *u, p, target) {
+                        "replay"
+                    } else {
+                        "local"
+                    }
+                }
+                Association::Assign { .. } => continue,
+            };
+            out.insert(key(*span), format!("pointer:{why}:{name}"));
+        }
+    }
+    out
+}
+
+/// A local pointer of unit `u` associated in `u` with storage that exists
+/// whenever `u` runs (a local, a dummy or module data; not allocatable,
+/// not a pointer, not optional): the adjoint sweep of `u` can redo the
+/// association on entry (`pointer:replay:NAME`, docs/xaif.md).
+fn replayable(prog: &Program, u: usize, p: Var, target: &Expr) -> bool {
+    let s = prog.symbol(p.0, p.1);
+    if p.0 != u || s.dummy.is_some() {
+        return false;
+    }
+    var_of(prog, u, target).is_some_and(|t| {
+        let t = prog.symbol(t.0, t.1);
+        !(t.allocatable || t.pointer || t.optional)
+    })
+}
+
+/// A target whose subscripts name only constants (`x`, `x(2:n)` with `n` a
+/// parameter, `t%comp`): every execution associates the same storage.
+fn invariant(prog: &Program, u: usize, target: &Expr) -> bool {
+    let Expr::Apply { args, .. } = target else {
+        return true;
+    };
+    let mut ok = true;
+    for a in args {
+        a.value.walk(&mut |e| {
+            if let Expr::Name(n, _) | Expr::Apply { name: n, .. } = e {
+                let constant = matches!(
+                    prog.resolve(u, n),
+                    Some(Binding::Var { owner, sym }) if prog.symbol(owner, sym).parameter
+                );
+                ok &= constant;
+            }
+        });
+    }
+    ok
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn build(src: &str) -> Program {
+        Program::build(vec![crate::parse::parse_file(src, 0).unwrap()]).unwrap()
+    }
+
+    fn names(p: &Program, class: &[Var]) -> Vec<String> {
+        class
+            .iter()
+            .map(|v| p.symbol(v.0, v.1).name.clone())
+            .collect()
+    }
+
+    const DOUBLE_BUFFER: &str = "module m\n double precision, target :: a(3), b(3)\n double precision, pointer :: old(:), new(:), tmp(:)\ncontains\n subroutine swap()\n  tmp => old\n  old => new\n  new => tmp\n end subroutine\nend module\nsubroutine s()\n use m\n double precision, target :: w(4)\n double precision, pointer :: q(:)\n old => a\n new => b\n q => w(2:3)\nend\n";
+
+    #[test]
+    fn pointers_and_targets_form_classes_represented_by_module_data() {
+        let p = build(DOUBLE_BUFFER);
+        let c = classes(&p).unwrap();
+        assert_eq!(c.classes.len(), 2);
+        let mut named: Vec<Vec<String>> = c.classes.iter().map(|k| names(&p, k)).collect();
+        named.sort();
+        // Representative first: module data for the buffers.
+        let buffers = named.iter().find(|k| k.len() == 5).unwrap();
+        assert!(["a", "b"].contains(&buffers[0].as_str()), "{buffers:?}");
+        let mut rest = buffers[1..].to_vec();
+        rest.sort();
+        assert!(rest.contains(&"old".to_string()) && rest.contains(&"tmp".to_string()));
+        let mut local = named.iter().find(|k| k.len() == 2).unwrap().clone();
+        local.sort();
+        assert_eq!(local, vec!["q".to_string(), "w".to_string()]);
+    }
+
+    #[test]
+    fn refusals_name_why_the_adjoint_cannot_see_the_association() {
+        let p = build(DOUBLE_BUFFER);
+        let r = adjoint_refusals(&p, &mut |_| true);
+        let mut fields: Vec<&str> = r.values().map(|s| s.as_str()).collect();
+        fields.sort();
+        assert_eq!(
+            fields,
+            vec![
+                "pointer:reassociated:new",
+                "pointer:reassociated:new",
+                "pointer:reassociated:old",
+                "pointer:reassociated:old",
+                "pointer:replay:q",
+            ]
+        );
+        // `tmp => old` is made once, but `old` moves: refused at `old`'s
+        // own associations, which is enough to refuse the program.
+        // Passive pointers are nobody's concern.
+        assert!(adjoint_refusals(&p, &mut |_| false).is_empty());
+    }
+
+    #[test]
+    fn a_dummy_joined_with_module_data_is_refused() {
+        let p = build("module m\n double precision, target :: g(2)\ncontains\n subroutine s(d)\n  double precision, pointer :: d(:)\n  d => g\n end subroutine\nend module\n");
+        let e = classes(&p).unwrap_err();
+        assert!(
+            e.message.contains("dummy argument 'd' and 'g'"),
+            "{}",
+            e.message
+        );
+    }
+}
