@@ -356,7 +356,7 @@ fn is_declared_entity(prog: &Program, i: usize, k: usize) -> bool {
         return false;
     }
     // A generic name in an access statement (its specifics are emitted).
-    if !s.explicit_type && prog.generic_specifics(i, &s.name).is_some() {
+    if prog.is_generic_name_symbol(i, k) {
         return false;
     }
     // `real f` naming a function defined elsewhere, or a statement function.

@@ -478,7 +478,7 @@ fn is_variable_symbol(prog: &Program, i: usize, k: usize) -> bool {
         return false;
     }
     // A generic name in an access statement.
-    if !s.explicit_type && prog.generic_specifics(i, &s.name).is_some() {
+    if prog.is_generic_name_symbol(i, k) {
         return false;
     }
     !matches!(

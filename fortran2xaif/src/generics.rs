@@ -76,6 +76,13 @@ impl Program {
         }
     }
 
+    /// Whether symbol `k` of unit `i` only names a generic (it comes from
+    /// an access statement such as `public :: norm`): not a variable.
+    pub fn is_generic_name_symbol(&self, i: usize, k: usize) -> bool {
+        let s = &self.units[i].symbols[k];
+        !s.explicit_type && self.generic_specifics(i, &s.name).is_some()
+    }
+
     /// The specific of `specifics` that a reference with actual arguments
     /// `args` in unit `i` calls; an error message when none or several
     /// match.

@@ -569,34 +569,12 @@ subroutine head(x, y)
   !$openad DEPENDENT(y)
 end subroutine head
 ";
-    let openad = openad_program().expect("openad binary");
-    let work = tempfile::tempdir().unwrap();
-    let source = work.path().join("hidden_state.f90");
-    fs::write(&source, SOURCE).unwrap();
-    let out_dir = work.path().join("rj");
-    let out = Command::new(&openad)
-        .args(["-m", "rj", "-o"])
-        .arg(&out_dir)
-        .arg(&source)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(
-        stderr.contains("module variable 'c'") && stderr.contains("shadowed"),
-        "{stderr}"
+    refused_in_joint_mode_at(
+        SOURCE,
+        "hidden_state.f90",
+        "double precision :: c\n",
+        &["module variable 'c'", "shadowed"],
     );
-    let (line, _) = position_of(SOURCE, "double precision :: c\n");
-    let expected = format!("{}:{line}:", source.display());
-    assert!(
-        stderr
-            .lines()
-            .next()
-            .is_some_and(|l| l.starts_with(&expected)),
-        "not at {expected}: {stderr}"
-    );
-    assert!(!stderr.contains(".xaif:"), "points into XAIF: {stderr}");
-    assert!(!out_dir.exists(), "output left behind");
 }
 
 /// An internal procedure re-run in `-m rj` whose sibling reads a host
@@ -635,25 +613,35 @@ contains
   end subroutine bump
 end subroutine head
 ";
+    refused_in_joint_mode_at(
+        SOURCE,
+        "hidden_host.f90",
+        "    double precision :: scale\n",
+        &["'scale'", "same name"],
+    );
+}
+
+/// `openad -m rj` on `source` (written as `file_name`) exits 1, with its
+/// first diagnostic at the line of `marker` in the user's file (never in
+/// a temporary XAIF file), the message holding every text of `says`, and
+/// no output directory left behind.
+fn refused_in_joint_mode_at(source: &str, file_name: &str, marker: &str, says: &[&str]) {
     let openad = openad_program().expect("openad binary");
     let work = tempfile::tempdir().unwrap();
-    let source = work.path().join("hidden_host.f90");
-    fs::write(&source, SOURCE).unwrap();
+    let path = work.path().join(file_name);
+    fs::write(&path, source).unwrap();
     let out_dir = work.path().join("rj");
     let out = Command::new(&openad)
         .args(["-m", "rj", "-o"])
         .arg(&out_dir)
-        .arg(&source)
+        .arg(&path)
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(
-        stderr.contains("'scale'") && stderr.contains("same name"),
-        "{stderr}"
-    );
-    let (line, _) = position_of(SOURCE, "    double precision :: scale\n");
-    let expected = format!("{}:{line}:", source.display());
+    assert!(says.iter().all(|t| stderr.contains(t)), "{stderr}");
+    let (line, _) = position_of(source, marker);
+    let expected = format!("{}:{line}:", path.display());
     assert!(
         stderr
             .lines()
@@ -661,5 +649,6 @@ end subroutine head
             .is_some_and(|l| l.starts_with(&expected)),
         "not at {expected}: {stderr}"
     );
+    assert!(!stderr.contains(".xaif:"), "points into XAIF: {stderr}");
     assert!(!out_dir.exists(), "output left behind");
 }

@@ -79,10 +79,7 @@ impl UnitGen<'_, '_> {
                 continue;
             }
             let name = sym.symbol_id.to_ascii_lowercase();
-            let optional = decl
-                .as_deref()
-                .is_some_and(|d| d.split("::").next().unwrap_or("").contains("optional"))
-                .then(|| name.clone());
+            let optional = is_optional(decl.as_deref()).then(|| name.clone());
             // Derived types and complex(8) data: their real parts.
             if sym.type_ == SymbolType::Opaque || sym.type_ == SymbolType::Complex {
                 if a.intent != Intent::In && !has_intent_in(decl.as_deref()) {
@@ -102,10 +99,7 @@ impl UnitGen<'_, '_> {
             };
             let decl = declaration_of(self.canon, &g.decl_unit, &g.name);
             // A host's optional dummy (internal procedures) may be absent.
-            let optional = decl
-                .as_deref()
-                .is_some_and(|d| d.split("::").next().unwrap_or("").contains("optional"))
-                .then(|| g.local.clone());
+            let optional = is_optional(decl.as_deref()).then(|| g.local.clone());
             if let Some(mut s) = saved_variable(sym, &g.local, decl.as_deref(), optional) {
                 s.shown = g.name.clone();
                 saved.push(s);
@@ -362,6 +356,11 @@ pub(crate) fn declaration_of(canon: &CanonSource, unit: &str, name: &str) -> Opt
         }
         _ => None,
     })
+}
+
+/// Whether a declaration's attributes include `optional`.
+fn is_optional(decl: Option<&str>) -> bool {
+    decl.is_some_and(|d| d.split("::").next().unwrap_or("").contains("optional"))
 }
 
 pub(crate) fn has_intent_in(decl: Option<&str>) -> bool {
