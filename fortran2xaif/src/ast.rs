@@ -149,6 +149,53 @@ pub enum Expr {
 }
 
 impl Expr {
+    /// Every name the expression mentions, in order of appearance
+    /// (variables, and function names that callers filter out).
+    pub fn collect_names(&self, out: &mut Vec<String>) {
+        match self {
+            Expr::Lit(..) => {}
+            Expr::Name(n, _) => out.push(n.clone()),
+            Expr::Apply { name, args, .. } => {
+                out.push(name.clone());
+                for a in args {
+                    a.value.collect_names(out);
+                }
+            }
+            Expr::Member { base, args, .. } => {
+                base.collect_names(out);
+                for a in args.iter().flatten() {
+                    a.value.collect_names(out);
+                }
+            }
+            Expr::Unary(_, x, _) | Expr::Paren(x, _) => x.collect_names(out),
+            Expr::Binary(_, a, b, _) => {
+                a.collect_names(out);
+                b.collect_names(out);
+            }
+            Expr::Range { lo, hi, stride, .. } => {
+                for x in [lo, hi, stride].into_iter().flatten() {
+                    x.collect_names(out);
+                }
+            }
+            Expr::ArrayCtor(items, _) => {
+                for x in items {
+                    x.collect_names(out);
+                }
+            }
+            Expr::ImpliedDo { items, control, .. } => {
+                for x in items {
+                    x.collect_names(out);
+                }
+                for x in [Some(&control.lo), Some(&control.hi), control.step.as_ref()]
+                    .into_iter()
+                    .flatten()
+                {
+                    x.collect_names(out);
+                }
+            }
+        }
+    }
+
     pub fn span(&self) -> Span {
         match self {
             Expr::Lit(_, s)

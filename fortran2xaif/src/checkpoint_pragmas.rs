@@ -310,7 +310,7 @@ fn opaque_effects(prog: &Program, unit: usize, stmts: &[Stmt], l: &mut Checkpoin
                     None => {
                         for r in reads {
                             let mut names = Vec::new();
-                            names_in(r, &mut names);
+                            r.collect_names(&mut names);
                             for n in names {
                                 if prog.var(unit, &n).is_some() && !l.opaque_reads.contains(&n) {
                                     l.opaque_reads.push(n);
@@ -321,53 +321,6 @@ fn opaque_effects(prog: &Program, unit: usize, stmts: &[Stmt], l: &mut Checkpoin
                 }
             }
             _ => {}
-        }
-    }
-}
-
-/// Every name an expression mentions (variables, and function names
-/// that the caller filters out).
-fn names_in(e: &Expr, out: &mut Vec<String>) {
-    match e {
-        Expr::Lit(..) => {}
-        Expr::Name(n, _) => out.push(n.clone()),
-        Expr::Apply { name, args, .. } => {
-            out.push(name.clone());
-            for a in args {
-                names_in(&a.value, out);
-            }
-        }
-        Expr::Member { base, args, .. } => {
-            names_in(base, out);
-            for a in args.iter().flatten() {
-                names_in(&a.value, out);
-            }
-        }
-        Expr::Unary(_, x, _) | Expr::Paren(x, _) => names_in(x, out),
-        Expr::Binary(_, a, b, _) => {
-            names_in(a, out);
-            names_in(b, out);
-        }
-        Expr::Range { lo, hi, stride, .. } => {
-            for x in [lo, hi, stride].into_iter().flatten() {
-                names_in(x, out);
-            }
-        }
-        Expr::ArrayCtor(items, _) => {
-            for x in items {
-                names_in(x, out);
-            }
-        }
-        Expr::ImpliedDo { items, control, .. } => {
-            for x in items {
-                names_in(x, out);
-            }
-            for x in [Some(&control.lo), Some(&control.hi), control.step.as_ref()]
-                .into_iter()
-                .flatten()
-            {
-                names_in(x, out);
-            }
         }
     }
 }

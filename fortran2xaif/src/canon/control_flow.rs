@@ -109,9 +109,14 @@ impl Canon<'_> {
                         return self.err(span, "unsupported construct: cycle in a do while loop whose condition calls a function");
                     }
                     // Re-evaluate the condition's calls at the end of each trip.
+                    // The second canonicalisation names new temporaries; the
+                    // loop tests the first ones, so copy the new values there.
                     let mut again = Vec::new();
                     let c2 = self.value(cond, &mut again)?;
-                    debug_assert_eq!(c2, c);
+                    match temporaries_renamed(&c, &c2, span) {
+                        Some(copies) => again.extend(copies),
+                        None => return self.err(span, "internal error: a do while condition canonicalised twice differs in shape"),
+                    }
                     out.extend(pre);
                     body.extend(again);
                 }
@@ -395,6 +400,32 @@ impl Canon<'_> {
         ));
         Ok(())
     }
+}
+
+/// `old = new` for each name where two canonicalisations of the same
+/// expression differ (their temporaries); `None` when they differ in
+/// anything but names.
+fn temporaries_renamed(old: &Expr, new: &Expr, span: Span) -> Option<Vec<Stmt>> {
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    old.collect_names(&mut a);
+    new.collect_names(&mut b);
+    if a.len() != b.len() {
+        return None;
+    }
+    let mut copies: Vec<Stmt> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for (o, n) in a.iter().zip(&b) {
+        if o != n && seen.insert(o.clone()) {
+            copies.push(stmt(
+                StmtKind::Assign {
+                    lhs: name(o, span),
+                    rhs: name(n, span),
+                },
+                span,
+            ));
+        }
+    }
+    Some(copies)
 }
 
 fn contains_cycle(stmts: &[Stmt], construct: Option<&str>, depth: usize) -> bool {
