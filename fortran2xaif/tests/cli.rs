@@ -21,11 +21,14 @@ fn write(dir: &Path, name: &str, text: &str) {
     std::fs::write(dir.join(name), text).unwrap();
 }
 
-fn have(tool: &str) -> bool {
-    process::Command::new(tool)
+/// The test needs `tool` (installed by `.ci/run`): a missing one is a
+/// failure, never a silent skip.
+fn require(tool: &str) {
+    let ok = process::Command::new(tool)
         .arg("--version")
         .output()
-        .is_ok_and(|o| o.status.success())
+        .is_ok_and(|o| o.status.success());
+    assert!(ok, "this test needs {tool} on the PATH (see README.md)");
 }
 
 fn schema() -> Option<PathBuf> {
@@ -125,19 +128,17 @@ fn scalar_program_gives_xaif_and_canonical_source() {
     assert!(canon.contains("!$oad decl x\n"));
     assert!(canon.contains("!$oad body") && canon.contains("!$oad end-body"));
     if let Some(xsd) = schema() {
-        if have("xmllint") {
-            let v = process::Command::new("xmllint")
-                .args(["--noout", "--schema"])
-                .arg(&xsd)
-                .arg(dir.path().join("p.xaif"))
-                .output()
-                .unwrap();
-            assert!(v.status.success(), "{}", String::from_utf8_lossy(&v.stderr));
-        }
+        require("xmllint");
+        let v = process::Command::new("xmllint")
+            .args(["--noout", "--schema"])
+            .arg(&xsd)
+            .arg(dir.path().join("p.xaif"))
+            .output()
+            .unwrap();
+        assert!(v.status.success(), "{}", String::from_utf8_lossy(&v.stderr));
     }
-    if have("gfortran") {
-        assert_same_results(dir.path(), &["p.f90"], "p.canon.f90", DRIVER);
-    }
+    require("gfortran");
+    assert_same_results(dir.path(), &["p.f90"], "p.canon.f90", DRIVER);
 }
 
 /// Compiles the original and the canonical source with the driver and
@@ -209,10 +210,9 @@ fn array_statements_are_scalarised_and_compute_the_same() {
     ] {
         assert!(!body.contains(gone), "{gone} left in:\n{body}");
     }
-    if have("gfortran") {
-        let drv = "program drv\n double precision :: x(6), y(4)\n x = (/ 0.1d0, 0.2d0, -0.3d0, 0.4d0, 0.5d0, 0.6d0 /)\n call head(x, y)\n write(*,'(4es24.15)') y\nend program\n";
-        assert_same_results(dir.path(), &["a.f90"], "p.canon.f90", drv);
-    }
+    require("gfortran");
+    let drv = "program drv\n double precision :: x(6), y(4)\n x = (/ 0.1d0, 0.2d0, -0.3d0, 0.4d0, 0.5d0, 0.6d0 /)\n call head(x, y)\n write(*,'(4es24.15)') y\nend program\n";
+    assert_same_results(dir.path(), &["a.f90"], "p.canon.f90", drv);
 }
 
 /// Every example program of the end-to-end suite goes through, and its
@@ -273,8 +273,9 @@ fn examples_compile_to_the_same_results() {
         if String::from_utf8_lossy(&out.stderr).contains("internal:") {
             failures.push(format!("{name}: {}", String::from_utf8_lossy(&out.stderr)));
         }
-        if out.status.success() && have("xmllint") {
+        if out.status.success() {
             if let Some(xsd) = schema() {
+                require("xmllint");
                 let xaif = outputs.path().join(format!("fe-{name}.xaif"));
                 let v = process::Command::new("xmllint")
                     .args(["--noout", "--schema"])
@@ -290,9 +291,10 @@ fn examples_compile_to_the_same_results() {
                 }
             }
         }
-        if !out.status.success() || !have("gfortran") {
+        if !out.status.success() {
             continue;
         }
+        require("gfortran");
         if let Err(msg) = same_results_as_original(&dir, outputs.path(), &name, &text, &files) {
             failures.push(format!("{name}: {msg}"));
         }
