@@ -306,7 +306,7 @@ fn opaque_effects(prog: &Program, unit: usize, stmts: &[Stmt], l: &mut Checkpoin
                     None => Some("a variable".to_string()),
                 });
                 match written {
-                    Some(n) => l.opaque_writes.push((crate::emit_xaif::stmt_name(s.id), n)),
+                    Some(n) => l.opaque_writes.push((crate::locations::stmt_name(s.id), n)),
                     None => {
                         for r in reads {
                             let mut names = Vec::new();

@@ -8,6 +8,7 @@ use crate::ast::*;
 use crate::cfg::{Cfg, NodeKind};
 use crate::emit_canon::dummies;
 use crate::intrinsics;
+use crate::locations::stmt_name;
 use crate::lower::Lowered;
 use crate::sema::{Binding, Cat, Program, Ty};
 use crate::unparse;
@@ -51,10 +52,6 @@ fn symbol_type(c: Cat) -> x::SymbolType {
 
 fn shape(rank: usize) -> x::SymbolShape {
     x::SymbolShape::from_rank(rank).unwrap_or(x::SymbolShape::SevenTensor)
-}
-
-pub(crate) fn stmt_name(id: usize) -> String {
-    format!("s{id}")
 }
 
 /// Builds the XAIF call graph of the program.

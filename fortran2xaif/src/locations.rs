@@ -5,9 +5,14 @@
 //! cannot rewrite) there; `openad` deletes the canonical source.
 
 use crate::ast::Span;
-use crate::emit_xaif::stmt_name;
 use crate::sema::Program;
 use xaif_schema::source_map::{SourceLocation, SourceMap};
+
+/// The XAIF id of canonical statement `id` (the key of its source
+/// location in the side file and of its `!$oad stmt` tag).
+pub(crate) fn stmt_name(id: usize) -> String {
+    format!("s{id}")
+}
 
 /// Adds a `canon` range to `map` for every tagged statement of `canon`.
 /// Statement positions come from `map` itself (the XAIF emission recorded

@@ -5,10 +5,11 @@ use rayon::prelude::*;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use super::eliminator::{Elimination, Eliminator, Method};
+use super::eliminator::{Elimination, Eliminator};
 use super::graph::LinearizedGraph;
 use super::heuristics::{Chain, Filter};
 use super::label::OpCounts;
+use super::method::Method;
 use super::work::EliminationError;
 
 /// What "cheapest" means.

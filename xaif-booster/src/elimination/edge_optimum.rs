@@ -11,8 +11,9 @@
 use std::collections::HashMap;
 
 use super::best_of::{default_candidates, CostModel};
-use super::eliminator::{eliminate, Method, Step};
+use super::eliminator::{eliminate, Step};
 use super::graph::{LinearizedGraph, VertexId};
+use super::method::Method;
 use super::optimum::{bits, Bits, Compact, SearchLimit};
 use super::work::EliminationError;
 

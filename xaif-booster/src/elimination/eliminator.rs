@@ -3,45 +3,14 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::fmt::Write as _;
-use std::str::FromStr;
 
 use super::face::LineGraph;
 use super::graph::{dot_escape, LinearizedGraph, VertexId};
 use super::heuristics::{Chain, Filter, Space, StepSets, Target};
 use super::label::{LabelId, Labels, Op, OpCounts};
+use super::method::Method;
 use super::selector::Selector;
 use super::work::{EliminationError, Role, WorkGraph};
-
-/// The kind of elimination step.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Method {
-    Vertex,
-    /// Front and back edge eliminations.
-    Edge,
-    Face,
-}
-
-impl FromStr for Method {
-    type Err = EliminationError;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "vertex" | "v" => Ok(Method::Vertex),
-            "edge" | "e" => Ok(Method::Edge),
-            "face" => Ok(Method::Face),
-            other => Err(EliminationError::UnknownMethod(other.to_string())),
-        }
-    }
-}
-
-impl fmt::Display for Method {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Method::Vertex => "vertex",
-            Method::Edge => "edge",
-            Method::Face => "face",
-        })
-    }
-}
 
 /// One performed step, in terms of computational-graph vertices.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -44,6 +44,7 @@ mod face;
 mod graph;
 mod heuristics;
 mod label;
+mod method;
 mod optimum;
 pub mod random;
 mod selector;
@@ -55,11 +56,11 @@ pub use best_of::{
 };
 pub use edge_optimum::{optimal_edge_elimination, EdgeOptimum};
 pub use eliminator::{
-    eliminate, eliminate_mixed, Elimination, Eliminator, FaceId, Jacobian, JacobianEntry, Method,
-    Step,
+    eliminate, eliminate_mixed, Elimination, Eliminator, FaceId, Jacobian, JacobianEntry, Step,
 };
 pub use graph::{GraphError, LinearizedGraph, VertexId};
 pub use heuristics::{Chain, Filter};
 pub use label::{Label, LabelDef, LabelId, Labels, Op, OpCounts};
+pub use method::Method;
 pub use optimum::{optimal_vertex_elimination, Optimum, SearchLimit};
 pub use work::EliminationError;

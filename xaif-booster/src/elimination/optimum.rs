@@ -22,9 +22,10 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use super::best_of::{default_candidates, CostModel};
-use super::eliminator::{eliminate, Method, Step};
+use super::eliminator::{eliminate, Step};
 use super::graph::{LinearizedGraph, VertexId};
 use super::label::Labels;
+use super::method::Method;
 use super::work::{EliminationError, Role, WorkGraph};
 
 /// Search limits.

@@ -28,10 +28,10 @@
 
 use std::collections::BTreeSet;
 
-use super::eliminator::Method;
 use super::face::LineGraph;
 use super::heuristics::{Chain, Filter, Space, StepSets, Target};
 use super::label::Labels;
+use super::method::Method;
 use super::work::{intersection_len, PairMap, WorkGraph};
 
 /// Key slots available: 1 per scalar filter, 3 for `forward` / `reverse`

@@ -2,9 +2,10 @@
 //! tables, and the alias / du-ud / do maps.
 
 use super::control_flow::{control_flow_graph, replacement_list};
+use super::cursor::Mark;
 use super::cursor::{Cursor, Element, Ns, Result};
 use super::expression::{plain_edge, vertex_id_or_default};
-use super::references::{check_graph, Mark};
+use super::references::check_graph;
 use crate::model::*;
 use crate::names::*;
 

@@ -1,11 +1,12 @@
 //! Reading control flow graphs, replacement lists, their vertices and the
 //! statements of basic blocks (including the booster's output statements).
 
+use super::cursor::Mark;
 use super::cursor::{Cursor, Element, Ns, Result};
 use super::expression::{
     constant, edge_attrs, expression, variable_reference, vertex_id_or_default, EdgeKind,
 };
-use super::references::{check_graph, Mark};
+use super::references::check_graph;
 use crate::model::*;
 use crate::names::*;
 

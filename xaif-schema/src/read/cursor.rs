@@ -2,6 +2,7 @@
 //! that yields child elements with their namespace, attribute access with
 //! typed conversions, and positioned errors.
 
+pub(crate) use super::namespaces::Ns;
 use super::namespaces::{Scopes, Undeclared};
 use crate::error::XaifError;
 use crate::model::{XAIF_II_NS, XAIF_NII_NS, XAIF_NS};
@@ -11,14 +12,14 @@ use std::borrow::Cow;
 
 pub(crate) type Result<T> = std::result::Result<T, XaifError>;
 
-/// The namespaces the reader knows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Ns {
-    Xaif,
-    InlinableIntrinsics,
-    NonInlinableIntrinsics,
-    /// No namespace, or one the format does not use.
-    Other,
+/// A position recorded while reading a graph (the cursor's mark stack,
+/// checked by `references`).
+#[derive(Clone, Copy)]
+pub(crate) enum Mark {
+    /// Offset of a vertex element.
+    Vertex(usize),
+    /// Offsets of an edge's `source` and `target` attributes.
+    Edge(usize, usize),
 }
 
 /// A start tag (or empty-element tag) that has just been read.
@@ -65,7 +66,7 @@ pub(crate) struct Cursor<'i> {
     text: &'i str,
     file: &'i str,
     /// Positions of the vertices and edges of the graphs being read.
-    pub marks: Vec<super::references::Mark>,
+    pub marks: Vec<Mark>,
     /// Where expression graphs are assembled.
     pub scratch: super::scratch::Scratch,
     /// Open elements; bounded so that hostile nesting cannot exhaust the

@@ -1,7 +1,8 @@
 //! Reading expressions, variable references and plain edges.
 
+use super::cursor::Mark;
 use super::cursor::{Attr, Cursor, Element, Ns, Result};
-use super::references::{check_graph, Mark};
+use super::references::check_graph;
 use super::scratch::take_from;
 use crate::model::*;
 use crate::names::*;

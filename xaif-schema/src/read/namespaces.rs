@@ -2,12 +2,21 @@
 //! quick-xml's resolver, which parses every start tag's attributes a
 //! second time; here only tags that contain `xmlns` are looked at.
 
-use super::cursor::Ns;
 use crate::model::{XAIF_II_NS, XAIF_NII_NS, XAIF_NS};
 use memchr::memmem::Finder;
 use quick_xml::events::BytesStart;
 
 /// One `xmlns[:prefix]="uri"` declaration.
+/// The namespaces the reader knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Ns {
+    Xaif,
+    InlinableIntrinsics,
+    NonInlinableIntrinsics,
+    /// No namespace, or one the format does not use.
+    Other,
+}
+
 struct Binding<'i> {
     /// Empty for the default namespace.
     prefix: &'i [u8],

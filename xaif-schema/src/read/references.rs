@@ -6,17 +6,8 @@
 //! pop back), so checking needs no allocation for small graphs and errors
 //! still point at the offending attribute.
 
-use super::cursor::{Cursor, Result};
+use super::cursor::{Cursor, Mark, Result};
 use std::collections::HashSet;
-
-/// A position recorded while reading a graph.
-#[derive(Clone, Copy)]
-pub(crate) enum Mark {
-    /// Offset of a vertex element.
-    Vertex(usize),
-    /// Offsets of an edge's `source` and `target` attributes.
-    Edge(usize, usize),
-}
 
 /// Graphs up to this size are checked by linear search (no hashing).
 const SMALL_GRAPH: usize = 16;
