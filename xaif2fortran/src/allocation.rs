@@ -32,6 +32,7 @@
 use xaif_schema::{Marker, SymbolType};
 
 use crate::canon::{join_statement, CanonItem};
+use crate::checkpoint::component_declaration;
 use crate::codegen::UnitGen;
 use crate::error::Result;
 use crate::fortran_text::{tokenize, TokKind};
@@ -86,12 +87,25 @@ impl AllocKind {
     }
 }
 
-/// An `allocate`/`deallocate` statement: its objects' base names (lower
-/// case) in statement order; component objects (`s%a`) have `None`.
+/// An `allocate`/`deallocate` statement: its objects in statement order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AllocStmt {
     pub kind: AllocKind,
-    pub objects: Vec<Option<String>>,
+    pub objects: Vec<AllocObject>,
+}
+
+/// One allocate object without its allocation bounds, lower case, blanks
+/// removed: `u`, or a component `s%h`, `t(2)%b` (its `root` is `s`, `t`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AllocObject {
+    pub designator: String,
+    pub root: String,
+}
+
+impl AllocObject {
+    fn is_component(&self) -> bool {
+        self.designator.contains('%')
+    }
 }
 
 /// Parses `allocate(...)`/`deallocate(...)` (label already removed).
@@ -111,26 +125,31 @@ pub fn parse_allocation(source: &str) -> Option<AllocStmt> {
     };
     let mut objects = Vec::new();
     for item in top_level_split(&inner, ",") {
-        let item = item.trim();
-        let name: String = item
+        let item: String = item.chars().filter(|c| !c.is_whitespace()).collect();
+        let root: String = item
             .chars()
             .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
             .collect();
-        let after = item[name.len()..].trim_start();
         // `stat=`, `errmsg=`, `source=`, `mold=`
-        if after.starts_with('=') || name.is_empty() {
+        if root.is_empty() || item[root.len()..].starts_with('=') {
             continue;
         }
-        let component = after.starts_with('%')
-            || (after.starts_with('(') && {
-                let close = parenthesised(after).map_or(0, |s| s.len() + 2);
-                after[close.min(after.len())..]
-                    .trim_start()
-                    .starts_with('%')
-            });
-        objects.push((!component).then_some(name));
+        objects.push(AllocObject {
+            designator: without_last_subscripts(&item).to_string(),
+            root,
+        });
     }
     Some(AllocStmt { kind, objects })
+}
+
+/// An allocate object without the bounds of its last part:
+/// `s%h(0:n)` → `s%h`, `t(2)%b(n)` → `t(2)%b`.
+fn without_last_subscripts(item: &str) -> &str {
+    let last = top_level_split(item, "%").pop().unwrap_or(item);
+    match last.find('(') {
+        Some(open) => &item[..item.len() - last.len() + open],
+        None => item,
+    }
 }
 
 /// Whether the statement text has an `allocate(`/`deallocate(` anywhere
@@ -280,8 +299,12 @@ impl UnitGen<'_, '_> {
     /// that cannot be.
     fn replayed_objects(&self, stmt: &AllocStmt, m: &Marker) -> Result<Vec<Replayed>> {
         let mut out = Vec::new();
-        for name in stmt.objects.iter().flatten() {
+        for object in &stmt.objects {
+            let name = &object.designator;
             let Some((_, sym, _)) = self.visible_symbol(name) else {
+                if object.is_component() {
+                    self.refuse_component_allocation(object, m)?;
+                }
                 continue;
             };
             let active = self.is_active(name);
@@ -293,16 +316,22 @@ impl UnitGen<'_, '_> {
             if !replayable {
                 continue;
             }
-            if let Storage::Persistent(what) = self.storage(name) {
+            // A component lives as long as the variable it belongs to.
+            if let Storage::Persistent(what) = self.storage(&object.root) {
                 if self.env.mode == Mode::AdjointJoint && !self.sections_apart {
                     if active {
                         return Err(self.env.xaif.error(
                             &format!("annotation=\"{}\"", m.annotation),
                             format!(
                                 "unsupported construct in joint adjoint mode (-m rj): {} of the active \
-                                 array '{name}', a {what} (a routine re-run in the reverse sweep would \
+                                 array '{name}', {} (a routine re-run in the reverse sweep would \
                                  find it still allocated; use -m rs, or a local array)",
-                                stmt.kind.keyword()
+                                stmt.kind.keyword(),
+                                if object.is_component() {
+                                    format!("a component of a {what}")
+                                } else {
+                                    format!("a {what}")
+                                }
                             ),
                         ));
                     }
@@ -393,7 +422,6 @@ impl UnitGen<'_, '_> {
         let Some(stmt) = parse_allocation(source) else {
             return self.refuse_nested_allocation(source, m);
         };
-        self.refuse_active_component_allocation(source, &stmt, m)?;
         let replayed = self.replayed_objects(&stmt, m)?;
         if stmt.kind == AllocKind::Deallocate && self.section == Section::Tape {
             for r in &replayed {
@@ -422,44 +450,29 @@ impl UnitGen<'_, '_> {
         Ok(())
     }
 
-    /// The reverse sweep cannot yet replay the allocation of a component
-    /// of a derived type with active components (`allocate(s%h(n))`):
-    /// refused by name rather than leaving the adjoint to read released
-    /// storage.
-    fn refuse_active_component_allocation(
-        &self,
-        source: &str,
-        stmt: &AllocStmt,
-        m: &Marker,
-    ) -> Result<()> {
-        if stmt.objects.iter().all(|o| o.is_some()) {
+    /// A component without a component path of its own (`t(2)%b`, an
+    /// allocatable component of an element of an array of derived types,
+    /// or one of derived type) cannot be replayed: refused by name when
+    /// its variable's type has active components, rather than leaving the
+    /// adjoint to read released storage.
+    fn refuse_component_allocation(&self, object: &AllocObject, m: &Marker) -> Result<()> {
+        let derived_active = self
+            .env
+            .index
+            .resolve(self.scope, &object.root)
+            .is_some_and(|s| self.env.index.has_active_components(s));
+        if !derived_active {
             return Ok(());
         }
-        let lower = source.to_ascii_lowercase();
-        let inner = lower.split_once('(').map_or("", |(_, r)| r);
-        for item in top_level_split(inner, ",") {
-            let root: String = item
-                .trim()
-                .chars()
-                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                .collect();
-            let derived_active = self
-                .env
-                .index
-                .resolve(self.scope, &root)
-                .is_some_and(|s| self.env.index.has_active_components(s));
-            if item.contains('%') && derived_active {
-                return Err(self.env.xaif.error(
-                    &format!("annotation=\"{}\"", m.annotation),
-                    format!(
-                        "unsupported construct in adjoint mode: allocate/deallocate of a component \
-                         of '{root}', whose type has active components (the reverse sweep cannot \
-                         replay it yet; the tangent modes support it)"
-                    ),
-                ));
-            }
-        }
-        Ok(())
+        Err(self.env.xaif.error(
+            &format!("annotation=\"{}\"", m.annotation),
+            format!(
+                "unsupported construct in adjoint mode: allocate/deallocate of '{}', a component \
+                 of '{}' (whose type has active components) that is not a real component of a \
+                 scalar variable: the reverse sweep cannot replay it",
+                object.designator, object.root
+            ),
+        ))
     }
 
     /// An `allocate`/`deallocate` of an active array inside an opaque
@@ -469,9 +482,15 @@ impl UnitGen<'_, '_> {
         if !mentions_allocation(source) {
             return Ok(());
         }
-        let lower = source.to_ascii_lowercase();
+        let lower: String = source
+            .to_ascii_lowercase()
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect();
+        // Component designators (`s%h`) are kept whole: their paths are
+        // the active symbols.
         let active = lower
-            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '%'))
             .filter(|w| !w.is_empty() && *w != "allocate" && *w != "deallocate")
             .find(|w| self.is_active(w));
         match active {
@@ -496,18 +515,47 @@ impl UnitGen<'_, '_> {
             .map(|s| s.iter().cloned().collect())
             .unwrap_or_default();
         names.sort();
+        let allocatable = |decl: Option<String>| {
+            decl.is_some_and(|d| {
+                d.split("::")
+                    .next()
+                    .unwrap_or("")
+                    .split(',')
+                    .any(|a| a.trim() == "allocatable")
+            })
+        };
+        let mut names: Vec<String> = names
+            .into_iter()
+            .filter(|n| allocatable(self.own_declaration(n)))
+            .collect();
+        // Allocatable components of local derived-type variables go with
+        // their variable.
+        let mut components: Vec<String> = self
+            .env
+            .index
+            .symbols_of(self.scope)
+            .into_iter()
+            .filter_map(|sym| {
+                let id = sym.symbol_id.to_ascii_lowercase();
+                let (type_name, leaf) =
+                    sym.annotation.strip_prefix("component:")?.split_once('%')?;
+                let root = id.split(['%', '(']).next()?;
+                let declared = self
+                    .canon
+                    .declared
+                    .get(&self.unit)
+                    .is_some_and(|d| d.contains(root));
+                (declared
+                    && !id.contains('(')
+                    && allocatable(component_declaration(self.canon, type_name, leaf)))
+                .then_some(id)
+            })
+            .collect();
+        components.sort();
+        names.extend(components);
         names
             .into_iter()
-            .filter(|n| {
-                self.own_declaration(n).is_some_and(|d| {
-                    d.split("::")
-                        .next()
-                        .unwrap_or("")
-                        .split(',')
-                        .any(|a| a.trim() == "allocatable")
-                })
-            })
-            .filter(|n| self.storage(n) == Storage::Local)
+            .filter(|n| self.storage(n.split('%').next().unwrap_or(n)) == Storage::Local)
             .filter_map(|n| {
                 let sym = self.env.index.symbol(self.scope, &n)?;
                 let active = self.is_active(&n);
@@ -575,14 +623,17 @@ impl UnitGen<'_, '_> {
 mod tests {
     use super::*;
 
-    fn objects(s: &str) -> (AllocKind, Vec<Option<String>>) {
+    fn objects(s: &str) -> (AllocKind, Vec<String>) {
         let a = parse_allocation(s).unwrap();
-        (a.kind, a.objects)
+        (
+            a.kind,
+            a.objects.into_iter().map(|o| o.designator).collect(),
+        )
     }
 
     #[test]
     fn objects_of_allocation_statements() {
-        let some = |v: &[&str]| v.iter().map(|s| Some(s.to_string())).collect::<Vec<_>>();
+        let some = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         assert_eq!(
             objects("allocate(u(0:n + 1, 0:n + 1), unew(n, n), stat=ierr)"),
             (AllocKind::Allocate, some(&["u", "unew"]))
@@ -596,9 +647,19 @@ mod tests {
             (AllocKind::Allocate, some(&["w"]))
         );
         assert_eq!(
-            objects("allocate(s%a(n), t(2)%b(3), c(n))"),
-            (AllocKind::Allocate, vec![None, None, Some("c".into())])
+            objects("allocate(s%a(n), t(2)%b(3), c(n), s % grid % h(0:n+1, m))"),
+            (
+                AllocKind::Allocate,
+                some(&["s%a", "t(2)%b", "c", "s%grid%h"])
+            )
         );
+        let roots: Vec<String> = parse_allocation("deallocate(t(2)%b, s%a)")
+            .unwrap()
+            .objects
+            .into_iter()
+            .map(|o| o.root)
+            .collect();
+        assert_eq!(roots, some(&["t", "s"]));
         assert!(parse_allocation("allocated = 1").is_none());
         assert!(parse_allocation("print *, 'allocate(x)'").is_none());
     }

@@ -75,14 +75,24 @@ impl UnitGen<'_, '_> {
             let decl = declaration_of(self.canon, &self.unit, &a.symbol_id);
             // A passive argument the subroutine only reads need not be
             // restored, and must not be where it is declared intent(in).
-            if !sym.active && (a.intent == Intent::In || has_intent_in(decl.as_deref())) {
+            // Derived-type and complex(8) data with active parts lose
+            // `intent(in)` in their declaration, and the caller may change
+            // those parts after the call: the re-run must start from the
+            // values it had.
+            let active_parts = (sym.type_ == SymbolType::Opaque
+                || sym.type_ == SymbolType::Complex)
+                && (index.has_active_components(sym) || index.is_active_complex(a.scope_id, sym));
+            if !sym.active
+                && !active_parts
+                && (a.intent == Intent::In || has_intent_in(decl.as_deref()))
+            {
                 continue;
             }
             let name = sym.symbol_id.to_ascii_lowercase();
             let optional = is_optional(decl.as_deref()).then(|| name.clone());
             // Derived types and complex(8) data: their real parts.
             if sym.type_ == SymbolType::Opaque || sym.type_ == SymbolType::Complex {
-                if a.intent != Intent::In && !has_intent_in(decl.as_deref()) {
+                if active_parts || (a.intent != Intent::In && !has_intent_in(decl.as_deref())) {
                     self.component_checkpoints(&name, cfg_scope, &mut saved)?;
                 }
                 continue;
@@ -426,7 +436,11 @@ fn saved_variable(
 
 /// The declaration of component `component` of derived type `type_name`
 /// (its `!$oad component` line), lower case.
-fn component_declaration(canon: &CanonSource, type_name: &str, component: &str) -> Option<String> {
+pub(crate) fn component_declaration(
+    canon: &CanonSource,
+    type_name: &str,
+    component: &str,
+) -> Option<String> {
     canon.items.iter().find_map(|item| match item {
         CanonItem::Component {
             type_name: t,
