@@ -263,7 +263,16 @@ fn emit_spec(prog: &Program, i: usize, level: usize, out: &mut String) {
     // parameters), then the type definitions, then the variables of
     // derived type.
     let order = decl_order(prog, i);
-    let derived = |k: &usize| matches!(u.symbols[*k].ty.base, BaseType::Derived(_));
+    // An entity whose bounds read a derived-type variable
+    // (`flux(col%n + 1)`) follows it (`order` has dependencies first).
+    let mut after_derived = vec![false; u.symbols.len()];
+    for &k in &order {
+        after_derived[k] = matches!(u.symbols[k].ty.base, BaseType::Derived(_))
+            || decl_deps(u, &u.symbols[k])
+                .iter()
+                .any(|&d| after_derived[d]);
+    }
+    let derived = |k: &usize| after_derived[*k];
     let first: Vec<usize> = order.iter().copied().filter(|k| !derived(k)).collect();
     let second: Vec<usize> = order.iter().copied().filter(derived).collect();
     for (pass, list) in [first, second].into_iter().enumerate() {
@@ -373,6 +382,48 @@ fn is_declared_entity(prog: &Program, i: usize, k: usize) -> bool {
     )
 }
 
+/// The entities of the unit the declaration of `s` refers to (kind,
+/// length, bounds, initial value).
+fn decl_deps(u: &UnitInfo, s: &Symbol) -> Vec<usize> {
+    let mut names = Vec::new();
+    let mut collect = |e: &Expr| {
+        e.walk(&mut |x| {
+            if let Expr::Name(nm, _) | Expr::Apply { name: nm, .. } = x {
+                names.push(nm.clone());
+            }
+        })
+    };
+    if let Some(k) = &s.ty.kind {
+        collect(k);
+    }
+    if let Some(l) = &s.ty.len {
+        collect(l);
+    }
+    if let Some(l) = &s.char_len {
+        collect(l);
+    }
+    if let Some(init) = &s.init {
+        collect(init);
+    }
+    for d in s.dims.iter().flatten() {
+        match d {
+            DimSpec::Explicit { lo, hi } => {
+                if let Some(l) = lo {
+                    collect(l);
+                }
+                collect(hi);
+            }
+            DimSpec::Colon { lo: Some(l) } | DimSpec::AssumedSize { lo: Some(l) } => collect(l),
+            _ => {}
+        }
+    }
+    names
+        .iter()
+        .filter_map(|nm| u.lookup_local(nm))
+        .filter(|&k| u.symbols[k].name != s.name)
+        .collect()
+}
+
 /// Declaration order: every entity after the ones its kind, length, bounds
 /// and initial value refer to; otherwise the order of the symbol table.
 pub fn decl_order(prog: &Program, i: usize) -> Vec<usize> {
@@ -380,51 +431,12 @@ pub fn decl_order(prog: &Program, i: usize) -> Vec<usize> {
     let n = u.symbols.len();
     let mut state = vec![0u8; n];
     let mut order = Vec::new();
-    fn deps(u: &UnitInfo, s: &Symbol) -> Vec<usize> {
-        let mut names = Vec::new();
-        let mut collect = |e: &Expr| {
-            e.walk(&mut |x| {
-                if let Expr::Name(nm, _) | Expr::Apply { name: nm, .. } = x {
-                    names.push(nm.clone());
-                }
-            })
-        };
-        if let Some(k) = &s.ty.kind {
-            collect(k);
-        }
-        if let Some(l) = &s.ty.len {
-            collect(l);
-        }
-        if let Some(l) = &s.char_len {
-            collect(l);
-        }
-        if let Some(init) = &s.init {
-            collect(init);
-        }
-        for d in s.dims.iter().flatten() {
-            match d {
-                DimSpec::Explicit { lo, hi } => {
-                    if let Some(l) = lo {
-                        collect(l);
-                    }
-                    collect(hi);
-                }
-                DimSpec::Colon { lo: Some(l) } | DimSpec::AssumedSize { lo: Some(l) } => collect(l),
-                _ => {}
-            }
-        }
-        names
-            .iter()
-            .filter_map(|nm| u.lookup_local(nm))
-            .filter(|&k| u.symbols[k].name != s.name)
-            .collect()
-    }
     fn visit(u: &UnitInfo, k: usize, state: &mut [u8], order: &mut Vec<usize>) {
         if state[k] != 0 {
             return;
         }
         state[k] = 1;
-        for d in deps(u, &u.symbols[k]) {
+        for d in decl_deps(u, &u.symbols[k]) {
             visit(u, d, state, order);
         }
         state[k] = 2;

@@ -121,9 +121,20 @@ pub fn emit(
             } && matches!(cat, Cat::Real(_))
                 && !s.parameter;
             // Both parts of a complex variable or neither (`type(active_c)`).
+            // Every path ending in one component is one location, whether
+            // or not this unit references it (the type scope's `active`).
             let active = match &s.component {
                 Some(c) if c.type_name == crate::components::COMPLEX_TYPE => complex_active(e),
-                _ => active,
+                Some(c) => {
+                    e.lowered
+                        .component_loc(&c.type_name, &c.leaf)
+                        .is_some_and(|l| {
+                            e.results.activity.declared_active.contains(l.index())
+                                || e.results.activity.conservative
+                        })
+                        && matches!(cat, Cat::Real(_))
+                }
+                None => active,
             };
             let mut bounds = Vec::new();
             if let Some(d) = &s.dims {

@@ -243,7 +243,7 @@ impl UnitGen<'_, '_> {
     }
 
     /// The declaration of `name` in this unit, lower case, joined.
-    fn own_declaration(&self, name: &str) -> Option<String> {
+    pub(crate) fn own_declaration(&self, name: &str) -> Option<String> {
         self.canon.items.iter().find_map(|i| match i {
             CanonItem::Decl {
                 unit,
@@ -292,6 +292,12 @@ impl UnitGen<'_, '_> {
         } else {
             Storage::Local
         }
+    }
+
+    /// Whether `name` is a local of the unit without `save` (undefined
+    /// again at the next invocation).
+    pub(crate) fn is_local_variable(&self, name: &str) -> bool {
+        self.storage(name) == Storage::Local
     }
 
     /// The objects of an allocation statement whose allocation is
@@ -355,7 +361,7 @@ impl UnitGen<'_, '_> {
         }
     }
 
-    fn tape_int(&mut self, op: &str, text: String) -> Result<()> {
+    pub(crate) fn tape_int(&mut self, op: &str, text: String) -> Result<()> {
         match self.inline.expand(op, std::slice::from_ref(&text)) {
             Some(Ok(lines)) => {
                 for l in lines {
@@ -607,12 +613,14 @@ impl UnitGen<'_, '_> {
     ) -> Result<()> {
         self.section = section;
         if section == Section::Adjoint {
+            self.restore_passive_scalars(&r.vertices)?;
             self.restore_live_locals()?;
             self.replay_pointer_associations(&r.vertices)?;
         }
         self.control_flow(&r.vertices, &r.edges, r.structured, what)?;
         if section == Section::Tape {
             self.tape_live_locals()?;
+            self.tape_passive_scalars(&r.vertices)?;
         }
         self.section = Section::Other;
         Ok(())

@@ -23,6 +23,7 @@ pub mod output;
 pub mod plain_clones;
 pub mod push_runs;
 pub mod runtime;
+pub mod split_locals;
 pub mod state_names;
 pub mod structured;
 pub mod symbols;

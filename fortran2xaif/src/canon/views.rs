@@ -34,8 +34,12 @@ impl Canon<'_> {
             span,
         };
         match dims.get(d) {
+            // A bound read from a component (`flux(col%n + 1)`) is asked
+            // of the array: component reads are not numerical-core
+            // expressions.
             Some(DimSpec::Explicit { lo, hi })
-                if o == self.unit || self.is_constant_bounds(o, lo.as_ref(), hi) =>
+                if (o == self.unit && !lo.iter().chain([hi]).any(reads_component))
+                    || self.is_constant_bounds(o, lo.as_ref(), hi) =>
             {
                 Ok((lo.clone().unwrap_or_else(|| Expr::int(1, span)), hi.clone()))
             }
@@ -297,4 +301,21 @@ fn position(
         Expr::Paren(Box::new(off), span),
         span,
     )
+}
+
+/// Whether an expression reads a derived-type component.
+fn reads_component(e: &Expr) -> bool {
+    match e {
+        Expr::Member { .. } => true,
+        Expr::Lit(..) | Expr::Name(..) => false,
+        Expr::Apply { args, .. } => args.iter().any(|a| reads_component(&a.value)),
+        Expr::Unary(_, x, _) | Expr::Paren(x, _) => reads_component(x),
+        Expr::Binary(_, l, r, _) => reads_component(l) || reads_component(r),
+        Expr::Range { lo, hi, stride, .. } => [lo, hi, stride]
+            .into_iter()
+            .flatten()
+            .any(|x| reads_component(x)),
+        Expr::ArrayCtor(items, _) => items.iter().any(reads_component),
+        Expr::ImpliedDo { .. } => true,
+    }
 }
