@@ -442,6 +442,9 @@ pub enum OpaqueKind {
     PointerAssign,
     /// An assignment of character, derived-type or complex data.
     PassiveAssign,
+    /// The whole-value copy of a derived type with real components
+    /// (`canon/derived_values.rs`), followed by the copies of those.
+    DerivedCopy,
     /// `call NAME(...)` of a routine declared with `--black-box`
     /// (`black_box.rs`).
     BlackBox,

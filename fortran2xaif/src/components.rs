@@ -113,7 +113,58 @@ impl Component {
     }
 }
 
+/// A real component reachable from a value of a derived type through
+/// nested (non-allocatable, non-pointer) derived-type components.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RealLeaf {
+    /// The component names from the value to the leaf (`grid`, `dx`).
+    pub chain: Vec<String>,
+    /// The type that declares the leaf.
+    pub type_name: String,
+    pub leaf: String,
+    pub allocatable: bool,
+}
+
 impl Program {
+    /// The real components reachable from a value of type `type_name`.
+    pub fn real_leaves(&self, type_name: &str) -> Vec<RealLeaf> {
+        let mut out = Vec::new();
+        self.real_leaves_into(type_name, &mut Vec::new(), &mut out);
+        out
+    }
+
+    fn real_leaves_into(&self, type_name: &str, prefix: &mut Vec<String>, out: &mut Vec<RealLeaf>) {
+        let Some((tu, comps)) = self.derived_type(type_name) else {
+            return;
+        };
+        if prefix.len() > 8 {
+            return;
+        }
+        for c in comps {
+            if c.pointer {
+                continue;
+            }
+            match &c.ty.base {
+                BaseType::Derived(t) if !c.allocatable => {
+                    prefix.push(c.name.clone());
+                    self.real_leaves_into(t, prefix, out);
+                    prefix.pop();
+                }
+                _ if self.cat_of(tu, &c.ty).is_real() => {
+                    let mut chain = prefix.clone();
+                    chain.push(c.name.clone());
+                    out.push(RealLeaf {
+                        chain,
+                        type_name: type_name.to_string(),
+                        leaf: c.name.clone(),
+                        allocatable: c.allocatable,
+                    });
+                }
+                _ => {}
+            }
+        }
+    }
+
     /// The unit defining derived type `name` and its components in order.
     pub fn derived_type(&self, name: &str) -> Option<(usize, Vec<Component>)> {
         for (u, unit) in self.units.iter().enumerate() {
@@ -217,6 +268,25 @@ impl Program {
                 if self.units[i].lookup_local(&sym.name).is_none() {
                     self.units[i].add_symbol(sym);
                 }
+            }
+        }
+        Ok(())
+    }
+
+    /// Declares the component paths of variable `k` of unit `i` (a
+    /// temporary made after `declare_component_paths`).
+    pub(crate) fn declare_paths_of(&mut self, i: usize, k: usize) -> FrontResult<()> {
+        let s = self.units[i].symbols[k].clone();
+        let BaseType::Derived(t) = &s.ty.base else {
+            return Ok(());
+        };
+        let mut parts = vec![(s.name.clone(), s.rank())];
+        let mut new = Vec::new();
+        let dims = s.dims.clone().unwrap_or_default();
+        self.component_paths(t, &mut parts, dims, &s, 0, &mut new)?;
+        for sym in new {
+            if self.units[i].lookup_local(&sym.name).is_none() {
+                self.units[i].add_symbol(sym);
             }
         }
         Ok(())

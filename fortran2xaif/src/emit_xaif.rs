@@ -1010,6 +1010,7 @@ impl<'a> Emitter<'a> {
                         .get(&(s.span.file, s.span.line, s.span.column))
                         .cloned()
                         .unwrap_or_default(),
+                    crate::ast::OpaqueKind::DerivedCopy => self.derived_copy_annotation(u, &s.kind),
                     _ => self
                         .prog
                         .pointer_refusals
@@ -1029,6 +1030,48 @@ impl<'a> Emitter<'a> {
                 ))
             }
         })
+    }
+}
+
+impl Emitter<'_> {
+    /// `;copy:TYPE:RANK:CHAIN@T%LEAF[+a],...` for the whole-value copy of a
+    /// derived type (docs/xaif.md, "Derived types"): the target's type
+    /// and rank, and its real components (the type declaring each leaf,
+    /// `+a` when allocatable).
+    fn derived_copy_annotation(&self, u: usize, kind: &StmtKind) -> String {
+        let StmtKind::Opaque { writes, .. } = kind else {
+            return String::new();
+        };
+        let Some(target) = writes.first() else {
+            return String::new();
+        };
+        let ts = match target {
+            Expr::Name(n, _) | Expr::Apply { name: n, .. } => self
+                .prog
+                .var(u, n)
+                .map(|(o, k)| self.prog.symbol(o, k).ty.clone()),
+            Expr::Member { .. } => self.prog.member_type(u, target).map(|t| t.0),
+            _ => None,
+        };
+        let Some(BaseType::Derived(t)) = ts.map(|t| t.base) else {
+            return String::new();
+        };
+        let leaves: Vec<String> = self
+            .prog
+            .real_leaves(&t)
+            .iter()
+            .map(|l| {
+                format!(
+                    "{}@{}%{}{}",
+                    l.chain.join("%"),
+                    l.type_name,
+                    l.leaf,
+                    if l.allocatable { "+a" } else { "" }
+                )
+            })
+            .collect();
+        let rank = self.prog.type_of(u, target).rank;
+        format!(";copy:{t}:{rank}:{}", leaves.join(","))
     }
 }
 

@@ -120,6 +120,10 @@ impl UnitGen<'_, '_> {
             self.refuse_pointer_association(pointer, m)?;
             black_box = None;
         }
+        let copy = black_box.and_then(|f| f.strip_prefix(crate::derived_copy::COPY_PREFIX));
+        if copy.is_some() {
+            black_box = None;
+        }
         let Some(id) = annotation.strip_prefix(CANON_PREFIX).map(str::trim) else {
             return Ok(());
         };
@@ -168,11 +172,19 @@ impl UnitGen<'_, '_> {
         let text = add_value_suffix_with(source, &|n| self.is_active(n), &|chain| {
             self.env.index.is_active_chain(self.scope, chain)
         });
-        for (k, l) in text.lines().enumerate() {
-            let extra = if k > 0 { "  " } else { "" };
-            self.line(format!("{extra}{}", l.trim()));
+        let emit = |gen: &mut Self| {
+            for (k, l) in text.lines().enumerate() {
+                let extra = if k > 0 { "  " } else { "" };
+                gen.line(format!("{extra}{}", l.trim()));
+            }
+        };
+        match copy {
+            Some(annotation) => self.derived_copy(source, annotation, m, &emit),
+            None => {
+                emit(self);
+                Ok(())
+            }
         }
-        Ok(())
     }
 
     /// An opaque statement (I/O, a passive intrinsic, ...) cannot read a

@@ -13,6 +13,7 @@ pub mod commons;
 pub mod components;
 pub mod control_flow;
 pub mod decl;
+pub mod derived_copy;
 pub mod error;
 pub mod expr;
 pub mod fortran_text;

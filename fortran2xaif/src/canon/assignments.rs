@@ -95,7 +95,7 @@ impl Canon<'_> {
         Ok(())
     }
 
-    fn passive_assign(
+    pub(super) fn passive_assign(
         &mut self,
         lhs: Expr,
         rhs: Expr,
@@ -212,50 +212,6 @@ impl Canon<'_> {
             }
             None => vec![],
         }
-    }
-
-    /// Whole-value assignment `a = b` of a derived type with real
-    /// components: the assignment itself stays opaque (it copies
-    /// everything, reallocating allocatable components), and each real
-    /// component is assigned again in the numerical core, so that its
-    /// derivative is copied in the tangent and its adjoint moved back in
-    /// the reverse sweep.
-    fn derived_assign(
-        &mut self,
-        lhs: Expr,
-        rhs: Expr,
-        lt: Ty,
-        paths: Vec<String>,
-        span: Span,
-        out: &mut Vec<Stmt>,
-    ) -> FrontResult<()> {
-        let (Expr::Name(l, _), Expr::Name(r, _)) = (&lhs, &rhs) else {
-            return self.err(
-                span,
-                "unsupported construct: assignment of a derived-type value with real components other than variable to variable (write 'a = b', or assign the components)",
-            );
-        };
-        let same_type = match (self.prog.var(self.unit, l), self.prog.var(self.unit, r)) {
-            (Some((o1, s1)), Some((o2, s2))) => {
-                self.prog.symbol(o1, s1).ty == self.prog.symbol(o2, s2).ty
-                    && self.prog.symbol(o1, s1).rank() == self.prog.symbol(o2, s2).rank()
-            }
-            _ => false,
-        };
-        if !same_type {
-            return self.err(
-                span,
-                "unsupported construct: assignment of a derived-type value with real components between variables of different types or shapes",
-            );
-        }
-        let (l, r) = (l.clone(), r.clone());
-        self.passive_assign(lhs, rhs, lt, span, out)?;
-        for p in paths {
-            let target = Expr::Name(format!("{l}{p}"), span);
-            let source = Expr::Name(format!("{r}{p}"), span);
-            self.assign(target, source, span, out)?;
-        }
-        Ok(())
     }
 
     /// Can the expression go into XAIF as it is (catalogue intrinsics only,

@@ -198,7 +198,7 @@ impl Canon<'_> {
         // store); constants stay.
         let mut post = Vec::new();
         let args = if differentiable {
-            self.actuals(args, out, &mut post)?
+            self.actuals(args, None, out, &mut post)?
         } else {
             args
         };

@@ -28,7 +28,7 @@ impl Canon<'_> {
                     );
                 }
                 let mut post = Vec::new();
-                let args = self.actuals(args, out, &mut post)?;
+                let args = self.actuals(args, Some(p), out, &mut post)?;
                 out.push(stmt(StmtKind::Call { name: callee, args }, span));
                 out.extend(post);
                 Ok(())
@@ -99,11 +99,12 @@ impl Canon<'_> {
     pub(super) fn actuals(
         &mut self,
         args: Vec<Arg>,
+        callee: Option<usize>,
         out: &mut Vec<Stmt>,
         post: &mut Vec<Stmt>,
     ) -> FrontResult<Vec<Arg>> {
         let mut res = Vec::new();
-        for a in args {
+        for (position, a) in args.into_iter().enumerate() {
             let v = match a.value {
                 Expr::Lit(..) => a.value,
                 Expr::Name(ref n, sp) => match self.prog.resolve(self.unit, n) {
@@ -137,6 +138,37 @@ impl Canon<'_> {
                     }
                     d
                 }
+                // A derived-type component (`s%grid`) goes through a
+                // temporary of its type, copied back unless the dummy is
+                // intent(in): XAIF arguments are variables.
+                Expr::Member { .. } if self.ty(&a.value).cat == Cat::Derived => {
+                    let sp = a.value.span();
+                    let Some(ts) = self.prog.member_type(self.unit, &a.value).map(|t| t.0) else {
+                        return self.err(sp, "cannot determine the type of this component");
+                    };
+                    if self.ty(&a.value).rank > 0 {
+                        return self.err(
+                            sp,
+                            "unsupported construct: a derived-type component of an array of derived types passed as an actual argument",
+                        );
+                    }
+                    let tmp = self.derived_temp(ts, sp)?;
+                    self.assign(name(&tmp, sp), a.value.clone(), sp, out)?;
+                    let read_only = callee.is_some_and(|p| {
+                        let unit = &self.prog.units[p];
+                        let dummy = a
+                            .keyword
+                            .clone()
+                            .or_else(|| unit.ast.params.get(position).cloned());
+                        dummy
+                            .and_then(|d| unit.lookup_local(&d))
+                            .is_some_and(|k| unit.symbols[k].intent == Some(Intent::In))
+                    });
+                    if !read_only {
+                        self.assign(a.value.clone(), name(&tmp, sp), sp, post)?;
+                    }
+                    name(&tmp, sp)
+                }
                 other => {
                     let sp = other.span();
                     let t = self.ty(&other);
@@ -151,7 +183,10 @@ impl Canon<'_> {
                         continue;
                     }
                     let v = self.value(other, out)?;
-                    if matches!(v, Expr::Lit(..)) {
+                    // A derived-type function result is in a temporary.
+                    if matches!(v, Expr::Lit(..))
+                        || (t.cat == Cat::Derived && matches!(v, Expr::Name(..)))
+                    {
                         v
                     } else {
                         let tmp = self.temp(t.cat, sp)?;
@@ -204,8 +239,13 @@ impl Canon<'_> {
             .cat_of(p, &self.prog.units[p].symbols[rsym].ty.clone());
         let sub_name = self.prog.units[p].canon_name.clone();
         let mut post = Vec::new();
-        let mut actuals = self.actuals(args, out, &mut post)?;
-        let t = self.temp(cat, span)?;
+        let mut actuals = self.actuals(args, Some(p), out, &mut post)?;
+        let t = if cat == Cat::Derived {
+            let ts = self.prog.units[p].symbols[rsym].ty.clone();
+            self.derived_temp(ts, span)?
+        } else {
+            self.temp(cat, span)?
+        };
         // By keyword after a keyword actual, and when optional arguments are
         // left out (the result would take the first absent one's place).
         let dummies = self.prog.units[p].ast.params.len();

@@ -41,6 +41,7 @@ mod calls;
 mod complex_parts;
 mod control_flow;
 mod dependence;
+mod derived_values;
 mod expressions;
 mod forall;
 mod generic_calls;
