@@ -260,7 +260,7 @@ impl UnitGen<'_, '_> {
         })
     }
 
-    fn is_dummy(&self, name: &str) -> bool {
+    pub(crate) fn is_dummy(&self, name: &str) -> bool {
         let index = self.env.index;
         let args = index
             .replacements_of_unit(&self.unit)

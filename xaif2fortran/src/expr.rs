@@ -118,6 +118,9 @@ pub struct Env<'a> {
     /// Plain copies of loop-free module procedures, by symbol
     /// (`plain_clones.rs`): plain sections call them.
     pub plain_clones: HashMap<String, crate::plain_clones::PlainClone>,
+    /// Passive scalar components read into locals before a loop that
+    /// cannot change them, by (scope, symbol id) (`loop_invariants.rs`).
+    pub invariant_locals: std::cell::RefCell<HashMap<(u64, String), String>>,
 }
 
 impl<'a> Env<'a> {
@@ -129,6 +132,7 @@ impl<'a> Env<'a> {
             local_names: Default::default(),
             not_rerun: Default::default(),
             plain_clones: Default::default(),
+            invariant_locals: Default::default(),
         }
     }
 }
@@ -430,6 +434,14 @@ impl<'a> Env<'a> {
     pub fn var_ref(&self, r: &VariableReference, ctx: RefCtx) -> Result<String> {
         let parts = self.ref_parts(r)?;
         let path = crate::components::is_component_path(&parts.name);
+        if path && !parts.symbol.active {
+            if let [VariableReferenceVertex::SymbolReference(sr)] = parts.steps.as_slice() {
+                let key = (sr.scope_id, parts.name.clone());
+                if let Some(local) = self.invariant_locals.borrow().get(&key) {
+                    return Ok(local.clone());
+                }
+            }
+        }
         let mut text = if path {
             self.component_path_ref(&parts)?
         } else {

@@ -20,6 +20,7 @@ pub mod fortran_text;
 pub mod global_checkpoint;
 pub mod inline;
 pub mod interfaces;
+pub mod loop_invariants;
 pub mod output;
 pub mod plain_clones;
 pub mod push_runs;

@@ -224,8 +224,10 @@ impl UnitGen<'_, '_> {
                     match self.do_header(f)? {
                         Some(header) => {
                             self.reserve_loop_body(view, body, &cur, &header);
+                            let invariants = self.cache_loop_invariants(view, body, &cur)?;
                             self.open_loop(view, &cur, exit, true, header.text())?;
                             self.loop_body(view, body, &cur, depth)?;
+                            self.drop_loop_invariants(&invariants);
                         }
                         None => {
                             if let Some(init) = &f.initialization {
