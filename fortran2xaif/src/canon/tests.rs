@@ -153,6 +153,32 @@ fn real_components_are_scalarised_like_arrays() {
     assert!(t.contains("!$oad component t%v\n"), "{t}");
 }
 
+const CELL_MODULE: &str = "module m\n type g\n real(8) :: dx\n end type\n type t\n type(g) :: grid\n real(8) :: v(2)\n end type\ncontains\n function mk(a) result(r)\n real(8) :: a\n type(g) :: r\n r%dx = a\n end function\nend module\n";
+
+#[test]
+fn sub_object_values_are_copied_component_by_component() {
+    let t = canon_text(&format!(
+        "{CELL_MODULE}subroutine s(x)\nuse m\nreal(8) :: x\ntype(t) :: c(3)\ninteger :: i\ni = 2\nc(i) = c(i - 1)\nc(3)%grid = mk(x)\nend\n"
+    ));
+    let b = body(&t, "s");
+    // The whole element, then each real component reachable from it.
+    assert!(b.contains("c(i) = c(i - 1)\n"), "{b}");
+    assert!(b.contains("c(i)%grid%dx = c(i - 1)%grid%dx"), "{b}");
+    assert!(b.contains("c(i)%v(oad_i1) = c(i - 1)%v(oad_i1)"), "{b}");
+    // A function result goes through a temporary of its type.
+    assert!(b.contains("call oad_s_mk(x, oad_t1)\n"), "{b}");
+    assert!(b.contains("c(3)%grid = oad_t1\nc(3)%grid%dx = oad_t1%dx"), "{b}");
+    assert!(t.contains("type(g) :: oad_t1"), "{t}");
+}
+
+#[test]
+fn overlapping_sections_of_derived_type_are_refused_by_name() {
+    let e = canon_err(&format!(
+        "{CELL_MODULE}subroutine s()\nuse m\ntype(t) :: c(3)\nc(2:3) = c(1:2)\nend\n"
+    ));
+    assert!(e.contains("sections of the same array of derived types"), "{e}");
+}
+
 #[test]
 fn type_bound_procedures_are_refused_by_name() {
     let src = "module m\n type t\n real :: v\n contains\n procedure, nopass :: f\n end type\ncontains\n subroutine f(a)\n real :: a\n end subroutine\nend module\n";
