@@ -167,7 +167,10 @@ fn sub_object_values_are_copied_component_by_component() {
     assert!(b.contains("c(i)%v(oad_i1) = c(i - 1)%v(oad_i1)"), "{b}");
     // A function result goes through a temporary of its type.
     assert!(b.contains("call oad_s_mk(x, oad_t1)\n"), "{b}");
-    assert!(b.contains("c(3)%grid = oad_t1\nc(3)%grid%dx = oad_t1%dx"), "{b}");
+    assert!(
+        b.contains("c(3)%grid = oad_t1\nc(3)%grid%dx = oad_t1%dx"),
+        "{b}"
+    );
     assert!(t.contains("type(g) :: oad_t1"), "{t}");
 }
 
@@ -176,7 +179,10 @@ fn overlapping_sections_of_derived_type_are_refused_by_name() {
     let e = canon_err(&format!(
         "{CELL_MODULE}subroutine s()\nuse m\ntype(t) :: c(3)\nc(2:3) = c(1:2)\nend\n"
     ));
-    assert!(e.contains("sections of the same array of derived types"), "{e}");
+    assert!(
+        e.contains("sections of the same array of derived types"),
+        "{e}"
+    );
 }
 
 #[test]
