@@ -15,6 +15,7 @@ pub mod diagnostics;
 pub mod emit_canon;
 pub mod emit_xaif;
 pub mod generics;
+pub mod interface;
 pub mod intrinsics;
 pub mod locations;
 pub mod lower;

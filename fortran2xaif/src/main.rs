@@ -1,5 +1,5 @@
 //! `fortran2xaif [--form fixed|free] [--cpp|--no-cpp] [-D NAME[=VALUE]] [-U NAME] [-I DIR]
-//! [--default-real-8] [--black-box FILE]... -o P.xaif --canon P.canon.f90 [--locations P.loc] FILE...`
+//! [--default-real-8] [--black-box FILE]... -o P.xaif --canon P.canon.f90 [--locations P.loc] [--interface P.iface] FILE...`
 
 use clap::Parser;
 use fortran2xaif::diagnostics::{render, Diagnostic, Location};
@@ -26,6 +26,10 @@ struct Cli {
     /// sources (read by xaif-booster and xaif2fortran `--locations`).
     #[arg(long, value_name = "P.loc")]
     locations: Option<PathBuf>,
+    /// Also write the top-level routine's interface as a driver calls it
+    /// (read by `openad check`).
+    #[arg(long, value_name = "P.iface")]
+    interface: Option<PathBuf>,
     /// Run the C preprocessor (`gfortran -E -cpp`) on every input (default:
     /// only on .F .F90 .FOR .fpp ... files, as gfortran does).
     #[arg(long, overrides_with = "no_cpp")]
@@ -149,6 +153,22 @@ fn main() -> ExitCode {
             let d = Diagnostic::error(
                 Location::start_of(path),
                 format!("cannot write the source locations: {e}"),
+            );
+            eprint!("{}", render(&d));
+            return ExitCode::from(1);
+        }
+    }
+    if let Some(path) = &cli.interface {
+        if let Err(e) = write_atomically(path, out.interface.to_string().as_bytes()) {
+            for written in [Some(&cli.output), Some(&cli.canon), cli.locations.as_ref()]
+                .into_iter()
+                .flatten()
+            {
+                let _ = std::fs::remove_file(written);
+            }
+            let d = Diagnostic::error(
+                Location::start_of(path),
+                format!("cannot write the driver interface: {e}"),
             );
             eprint!("{}", render(&d));
             return ExitCode::from(1);

@@ -15,6 +15,7 @@ use crate::source::{self, Form, LoadOptions};
 use crate::{canon, emit_canon};
 use std::collections::HashMap;
 use std::path::PathBuf;
+use xaif_schema::driver_interface::DriverInterface;
 use xaif_schema::model::CallGraph;
 use xaif_schema::source_map::{SourceLocation, SourceMap};
 
@@ -24,6 +25,8 @@ pub struct Output {
     pub canon: String,
     /// Source positions of the XAIF's statements, symbols and units.
     pub locations: SourceMap,
+    /// The top-level routine as a driver calls it (`--interface`).
+    pub interface: DriverInterface,
     pub warnings: Vec<Diagnostic>,
 }
 
@@ -113,6 +116,7 @@ pub fn run_with(inputs: &[PathBuf], options: &Options) -> Result<Output, Diagnos
     let mut lowered = lower::lower(&prog, &cfgs, next_id, &pointers);
     let locate_unit = |u: usize| locate(prog.units[u].ast.span);
     let (top, seeds) = crate::seeds::resolve(&prog, &mut lowered, &pragmas, &locate_unit)?;
+    let interface = crate::interface::describe(&prog, &lowered, top, &seeds);
     clock.lap("lowering");
     let results = analysis::analyze(&lowered.program, &seeds);
     reject_pointers_to_active_complex(&prog, &mut lowered, &results).map_err(to_diag)?;
@@ -181,6 +185,7 @@ pub fn run_with(inputs: &[PathBuf], options: &Options) -> Result<Output, Diagnos
         xaif,
         canon,
         locations,
+        interface,
         warnings,
     })
 }

@@ -2,6 +2,7 @@
 //! processes in a temporary directory and copies the results into the
 //! output directory only when every stage succeeded.
 
+mod check;
 mod cli;
 mod stages;
 
@@ -24,6 +25,10 @@ enum Failure {
 }
 
 fn main() -> ExitCode {
+    let mut args = std::env::args_os();
+    if args.nth(1).is_some_and(|a| a == "check") {
+        return check::main(args.collect());
+    }
     let cli = Cli::parse();
     match run(&cli) {
         Ok(()) => ExitCode::SUCCESS,
@@ -90,7 +95,13 @@ fn run(cli: &Cli) -> Result<(), Failure> {
         .map(|name| (work.out_dir.join(name), name.clone()))
         .collect();
     if cli.keep {
-        for path in [&work.canon, &work.xaif, &work.boosted, &work.locations] {
+        for path in [
+            &work.canon,
+            &work.xaif,
+            &work.boosted,
+            &work.locations,
+            &work.interface,
+        ] {
             if let Some(name) = path.file_name() {
                 copies.push((path.clone(), PathBuf::from(name)));
             }
@@ -112,7 +123,7 @@ fn print_dry_run(cli: &Cli, stem: &str) {
     let dir = cli.output_dir.display();
     println!("mkdir -p '{dir}' && (cd \"$T/out\" && cp $(cat SOURCES) SOURCES \"$OLDPWD/{dir}/\")");
     if cli.keep {
-        println!("cp \"$T/{stem}.canon.f90\" \"$T/{stem}.xaif\" \"$T/{stem}.xb.xaif\" \"$T/{stem}.loc\" '{dir}/'");
+        println!("cp \"$T/{stem}.canon.f90\" \"$T/{stem}.xaif\" \"$T/{stem}.xb.xaif\" \"$T/{stem}.loc\" \"$T/{stem}.iface\" '{dir}/'");
     }
     println!("rm -rf \"$T\"");
 }
