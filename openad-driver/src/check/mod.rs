@@ -468,8 +468,8 @@ fn compile_and_run(
         let first: Vec<&str> = text.lines().take(12).collect();
         return Err(format!("gfortran failed:\n{}", first.join("\n")));
     }
+    // Run where the user is: the program may read its data files there.
     let run = Command::new(&exe)
-        .current_dir(build)
         .output()
         .map_err(|e| format!("cannot run the driver: {e}"))?;
     if !run.status.success() {
