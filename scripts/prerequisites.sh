@@ -25,7 +25,6 @@ command -v cargo >/dev/null 2>&1 || {
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi
-line="apt-get update && apt-get install -y ${missing[*]}"
 if [ "${1:-}" != "--check" ] && [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
   echo "installing: ${missing[*]}" >&2
   export DEBIAN_FRONTEND=noninteractive
@@ -34,5 +33,5 @@ if [ "${1:-}" != "--check" ] && [ "$(id -u)" = "0" ] && command -v apt-get >/dev
   exit 0
 fi
 echo "openad needs: ${missing[*]}. On Debian or Ubuntu run:" >&2
-echo "    sudo $line" >&2
+echo "    sudo apt-get update && sudo apt-get install -y ${missing[*]}" >&2
 exit 1
