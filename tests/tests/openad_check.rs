@@ -263,3 +263,47 @@ end subroutine head
         text(&o)
     );
 }
+
+/// Module variables among the seeds, and more values than are printed
+/// entry by entry: random projections each way.
+#[test]
+fn module_variables_and_many_values_are_checked_by_projections() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("m.f90"),
+        "module state
+  implicit none
+  real(8) :: g(3), out_total
+end module state
+
+subroutine head(x, y)
+  use state
+  implicit none
+  real(8), intent(in) :: x(50)
+  real(8), intent(out) :: y(45)
+  integer :: i
+  !$openad INDEPENDENT(x)
+  !$openad INDEPENDENT(g)
+  do i = 1, 45
+    y(i) = x(i) * x(i + 5) + g(mod(i, 3) + 1) * sin(x(i + 1))
+  end do
+  out_total = sum(y) * g(2)
+  !$openad DEPENDENT(y)
+  !$openad DEPENDENT(out_total)
+end subroutine head
+",
+    )
+    .unwrap();
+    let o = check(dir.path(), &["-m", "f,rs", "--seed", "3", "m.f90"]);
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    assert!(
+        t.contains("head: 53 independent and 46 dependent values; three random projections"),
+        "{t}"
+    );
+    assert!(t.contains("(J·ẋ3)(46)"), "{t}");
+    assert!(
+        t.contains("summary: f pass, rs pass (every mode agrees)"),
+        "{t}"
+    );
+}
