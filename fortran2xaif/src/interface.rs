@@ -9,7 +9,7 @@ use xaif_schema::driver_interface::{Bounds, DriverInterface, InterfaceVariable, 
 use crate::analysis::ir::{LocationId, Seeds};
 use crate::ast::{BaseType, DimSpec, UnitKind};
 use crate::lower::Lowered;
-use crate::sema::{Cat, Program};
+use crate::sema::{Cat, Program, Symbol};
 
 /// The interface of the top-level routine `top` (front-end unit index).
 pub fn describe(prog: &Program, lowered: &Lowered, top: usize, seeds: &Seeds) -> DriverInterface {
@@ -68,15 +68,7 @@ fn variable(
     role: Role,
 ) -> InterfaceVariable {
     let s = prog.symbol(owner, sym);
-    let type_name = match (prog.cat_of(owner, &s.ty), &s.ty.base) {
-        (Cat::Real(k), _) => format!("real({k})"),
-        (Cat::Complex(k), _) => format!("complex({k})"),
-        (Cat::Int, _) => "integer".to_string(),
-        (Cat::Logical, _) => "logical".to_string(),
-        (Cat::Char, _) => "character".to_string(),
-        (_, BaseType::Derived(name)) => format!("type({name})"),
-        _ => "unknown".to_string(),
-    };
+    let type_name = type_name(prog, owner, s);
     let constant = |e: Option<&crate::ast::Expr>| match e {
         Some(e) => prog.const_int(owner, e),
         None => Some(1),
@@ -98,5 +90,18 @@ fn variable(
         type_name,
         role,
         dims,
+    }
+}
+
+/// A symbol's type as Fortran writes it: `real(8)`, `integer`, `type(t)`.
+pub fn type_name(prog: &Program, owner: usize, s: &Symbol) -> String {
+    match (prog.cat_of(owner, &s.ty), &s.ty.base) {
+        (Cat::Real(k), _) => format!("real({k})"),
+        (Cat::Complex(k), _) => format!("complex({k})"),
+        (Cat::Int, _) => "integer".to_string(),
+        (Cat::Logical, _) => "logical".to_string(),
+        (Cat::Char, _) => "character".to_string(),
+        (_, BaseType::Derived(name)) => format!("type({name})"),
+        _ => "unknown".to_string(),
     }
 }

@@ -1,6 +1,7 @@
 //! fortran2xaif: the front end. Fortran source in, XAIF and the canonical
 //! source out (see docs/frontend.md).
 
+pub mod activity_report;
 pub mod analysis;
 pub mod ast;
 pub mod bit_intrinsics;

@@ -1,5 +1,5 @@
 //! `fortran2xaif [--form fixed|free] [--cpp|--no-cpp] [-D NAME[=VALUE]] [-U NAME] [-I DIR]
-//! [--default-real-8] [--black-box FILE]... -o P.xaif --canon P.canon.f90 [--locations P.loc] [--interface P.iface] FILE...`
+//! [--default-real-8] [--black-box FILE]... -o P.xaif --canon P.canon.f90 [--locations P.loc] [--interface P.iface] [--activity P.act] FILE...`
 
 use clap::Parser;
 use fortran2xaif::diagnostics::{render, Diagnostic, Location};
@@ -30,6 +30,10 @@ struct Cli {
     /// (read by `openad check`).
     #[arg(long, value_name = "P.iface")]
     interface: Option<PathBuf>,
+    /// Also write why each variable is active or passive (read by
+    /// `openad explore`).
+    #[arg(long, value_name = "P.act")]
+    activity: Option<PathBuf>,
     /// Run the C preprocessor (`gfortran -E -cpp`) on every input (default:
     /// only on .F .F90 .FOR .fpp ... files, as gfortran does).
     #[arg(long, overrides_with = "no_cpp")]
@@ -158,21 +162,36 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     }
-    if let Some(path) = &cli.interface {
-        if let Err(e) = write_atomically(path, out.interface.to_string().as_bytes()) {
-            for written in [Some(&cli.output), Some(&cli.canon), cli.locations.as_ref()]
-                .into_iter()
-                .flatten()
-            {
-                let _ = std::fs::remove_file(written);
+    let side_files = [
+        (
+            cli.interface.as_ref(),
+            out.interface.to_string(),
+            "the driver interface",
+        ),
+        (
+            cli.activity.as_ref(),
+            out.activity.to_string(),
+            "the activity report",
+        ),
+    ];
+    let mut written: Vec<&PathBuf> = [Some(&cli.output), Some(&cli.canon), cli.locations.as_ref()]
+        .into_iter()
+        .flatten()
+        .collect();
+    for (path, text, what) in side_files {
+        let Some(path) = path else { continue };
+        if let Err(e) = write_atomically(path, text.as_bytes()) {
+            for w in written {
+                let _ = std::fs::remove_file(w);
             }
             let d = Diagnostic::error(
                 Location::start_of(path),
-                format!("cannot write the driver interface: {e}"),
+                format!("cannot write {what}: {e}"),
             );
             eprint!("{}", render(&d));
             return ExitCode::from(1);
         }
+        written.push(path);
     }
     ExitCode::SUCCESS
 }

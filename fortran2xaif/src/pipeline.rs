@@ -15,6 +15,7 @@ use crate::source::{self, Form, LoadOptions};
 use crate::{canon, emit_canon};
 use std::collections::HashMap;
 use std::path::PathBuf;
+use xaif_schema::activity_report::ActivityReport;
 use xaif_schema::driver_interface::DriverInterface;
 use xaif_schema::model::CallGraph;
 use xaif_schema::source_map::{SourceLocation, SourceMap};
@@ -27,6 +28,8 @@ pub struct Output {
     pub locations: SourceMap,
     /// The top-level routine as a driver calls it (`--interface`).
     pub interface: DriverInterface,
+    /// Why each variable is active or passive (`--activity`).
+    pub activity: ActivityReport,
     pub warnings: Vec<Diagnostic>,
 }
 
@@ -119,6 +122,7 @@ pub fn run_with(inputs: &[PathBuf], options: &Options) -> Result<Output, Diagnos
     let interface = crate::interface::describe(&prog, &lowered, top, &seeds);
     clock.lap("lowering");
     let results = analysis::analyze(&lowered.program, &seeds);
+    let activity = crate::activity_report::describe(&prog, &lowered, &seeds, &results);
     reject_pointers_to_active_complex(&prog, &mut lowered, &results).map_err(to_diag)?;
     prog.pointer_refusals = {
         let mut active = |(owner, sym): crate::pointer_aliases::Var| {
@@ -186,6 +190,7 @@ pub fn run_with(inputs: &[PathBuf], options: &Options) -> Result<Output, Diagnos
         canon,
         locations,
         interface,
+        activity,
         warnings,
     })
 }

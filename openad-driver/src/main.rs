@@ -101,6 +101,7 @@ fn run(cli: &Cli) -> Result<(), Failure> {
             &work.boosted,
             &work.locations,
             &work.interface,
+            &work.activity,
         ] {
             if let Some(name) = path.file_name() {
                 copies.push((path.clone(), PathBuf::from(name)));
@@ -123,7 +124,7 @@ fn print_dry_run(cli: &Cli, stem: &str) {
     let dir = cli.output_dir.display();
     println!("mkdir -p '{dir}' && (cd \"$T/out\" && cp $(cat SOURCES) SOURCES \"$OLDPWD/{dir}/\")");
     if cli.keep {
-        println!("cp \"$T/{stem}.canon.f90\" \"$T/{stem}.xaif\" \"$T/{stem}.xb.xaif\" \"$T/{stem}.loc\" \"$T/{stem}.iface\" '{dir}/'");
+        println!("cp \"$T/{stem}.canon.f90\" \"$T/{stem}.xaif\" \"$T/{stem}.xb.xaif\" \"$T/{stem}.loc\" \"$T/{stem}.iface\" \"$T/{stem}.act\" '{dir}/'");
     }
     println!("rm -rf \"$T\"");
 }

@@ -51,6 +51,8 @@ pub struct WorkFiles {
     pub locations: PathBuf,
     /// The top-level routine as a driver calls it (`openad check` reads it).
     pub interface: PathBuf,
+    /// Why each variable is active (`openad explore` reads it).
+    pub activity: PathBuf,
     pub out_dir: PathBuf,
 }
 
@@ -62,6 +64,7 @@ impl WorkFiles {
             boosted: work.join(format!("{stem}.xb.xaif")),
             locations: work.join(format!("{stem}.loc")),
             interface: work.join(format!("{stem}.iface")),
+            activity: work.join(format!("{stem}.act")),
             out_dir: work.join("out"),
         }
     }
@@ -123,6 +126,8 @@ pub fn stage_commands(cli: &Cli, programs: [PathBuf; 3], work: &WorkFiles) -> Ve
     front_args.push(work.locations.clone().into());
     front_args.push("--interface".into());
     front_args.push(work.interface.clone().into());
+    front_args.push("--activity".into());
+    front_args.push(work.activity.clone().into());
     front_args.extend(cli.files.iter().map(|f| f.clone().into_os_string()));
 
     let mut booster_args: Vec<OsString> = vec!["-m".into(), cli.mode.booster_name().into()];

@@ -8,8 +8,9 @@
 //! - [`dot`]: Graphviz export;
 //! - [`visit`]: every symbol reference of a control flow graph;
 //! - side files of the stages: [`source_map`] (`P.loc`) and
-//!   [`driver_interface`] (`P.iface`).
+//!   [`driver_interface`] (`P.iface`), [`activity_report`] (`P.act`).
 
+pub mod activity_report;
 pub mod dot;
 pub mod driver_interface;
 pub mod error;
