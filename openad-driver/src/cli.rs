@@ -111,7 +111,8 @@ supply (argument convention in the user guide).
 `openad check [-m f,fv,rs,rj] [--x0 V,...] [openad options] FILE...` checks
 the derivatives of every mode against finite differences of the original
 program and the adjoints against the tangent, with drivers it writes itself
-(`openad check --help`).
+(`openad check --help`). `openad explore -o DIR FILE...` writes an HTML
+report of what openad does to the program (`openad explore --help`).
 
 The work is done by three programs found next to openad (or in
 $OPENAD_BIN_DIR): fortran2xaif (front end), xaif-booster (differentiation)

@@ -4,6 +4,7 @@
 
 mod check;
 mod cli;
+mod explore;
 mod stages;
 
 use std::fs;
@@ -26,8 +27,10 @@ enum Failure {
 
 fn main() -> ExitCode {
     let mut args = std::env::args_os();
-    if args.nth(1).is_some_and(|a| a == "check") {
-        return check::main(args.collect());
+    match args.nth(1) {
+        Some(a) if a == "check" => return check::main(args.collect()),
+        Some(a) if a == "explore" => return explore::main(args.collect()),
+        _ => {}
     }
     let cli = Cli::parse();
     match run(&cli) {
