@@ -229,7 +229,7 @@ fn stats_rows(stats: &str) -> Vec<HashMap<String, String>> {
 
 fn blocks(m: &Material) -> String {
     let mut out = String::from(
-        "<section id=\"blocks\"><h2>Basic blocks: computational graphs and eliminations</h2><p>Tangent mode, per flattened basic block: the linearized computational graph, the multiplications of the elimination sequence chosen, against the proven optimum of vertex elimination where the graph is small enough to search (otherwise the chosen cost), and the multiplications of the whole accumulation.</p><table><tr><th>routine</th><th>block</th><th>vertices</th><th>edges</th><th>elimination multiplications</th><th>optimum</th><th>accumulation multiplications</th><th>additions</th><th>Jacobian nonzeros</th></tr>",
+        "<section id=\"blocks\"><h2>Basic blocks: computational graphs and eliminations</h2><p>Tangent mode, per flattened basic block: the linearized computational graph, the multiplications of the elimination sequence chosen, against the proven optimum of vertex elimination where the graph is small enough to search (otherwise the chosen cost), and the multiplications of the whole accumulation.</p><table><tr><th>routine</th><th>block</th><th>vertices</th><th>edges</th><th>elimination multiplications</th><th>forward</th><th>reverse</th><th>optimum</th><th>accumulation multiplications</th><th>additions</th><th>Jacobian nonzeros</th></tr>",
     );
     let rows = stats_rows(&m.stats);
     let cell = |r: &HashMap<String, String>, k: &str| r.get(k).cloned().unwrap_or_default();
@@ -244,25 +244,57 @@ fn blocks(m: &Material) -> String {
         };
         let _ = write!(
             out,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td{class}>{chosen}</td><td>{optimum}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td{class}>{chosen}</td><td>{}</td><td>{}</td><td>{optimum}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             escape(&cell(r, "subroutine")),
             escape(&cell(r, "block")),
             cell(r, "vertices"),
             cell(r, "edges"),
+            cell(r, "forward_multiplications"),
+            cell(r, "reverse_multiplications"),
             cell(r, "multiplications"),
             cell(r, "additions"),
             cell(r, "jacobian_nonzeros"),
         );
     }
     out.push_str("</table>");
-    for (name, svg) in &m.block_graphs {
+    for (name, svg, report) in &m.block_graphs {
+        let detail = match report {
+            Some(r) => elimination_table(r),
+            None => "<p>Accumulated statement by statement (cheaper than the whole run here).</p>"
+                .to_string(),
+        };
         let _ = write!(
             out,
-            "<details class=\"block-graph\"><summary>computational graph {}</summary>{svg}</details>",
+            "<details class=\"block-graph\"><summary>computational graph {}</summary>{detail}{svg}</details>",
             escape(name)
         );
     }
     out.push_str("</section>");
+    out
+}
+
+/// The booster's `.elimination` report (`key value` lines) as a table.
+fn elimination_table(report: &str) -> String {
+    let mut out = String::from("<table class=\"elimination\">");
+    for line in report.lines() {
+        let (key, value) = line.split_once(' ').unwrap_or((line, ""));
+        let label = match key {
+            "strategy" => "sequence chosen by",
+            "sequence" => "elimination sequence",
+            "multiplications" => "its multiplications",
+            "forward" => "forward vertex elimination",
+            "reverse" => "reverse vertex elimination",
+            "optimum" => "proven optimum (vertex elimination)",
+            other => other,
+        };
+        let _ = write!(
+            out,
+            "<tr><th>{}</th><td>{}</td></tr>",
+            escape(label),
+            escape(value)
+        );
+    }
+    out.push_str("</table>");
     out
 }
 

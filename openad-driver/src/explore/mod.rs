@@ -153,8 +153,9 @@ pub struct Material {
     pub stats: String,
     /// (name, SVG) of the call graph and each control flow graph.
     pub program_graphs: Vec<(String, String)>,
-    /// (file stem `cfg_block_stmt`, SVG) of each computational graph.
-    pub block_graphs: Vec<(String, String)>,
+    /// (file stem `cfg_block_stmt`, SVG, the booster's elimination report
+    /// when the run was accumulated as a whole) of each computational graph.
+    pub block_graphs: Vec<(String, String, Option<String>)>,
 }
 
 fn run(o: &ExploreOptions) -> Result<(), String> {
@@ -237,7 +238,8 @@ fn run(o: &ExploreOptions) -> Result<(), String> {
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
-        block_graphs.push((stem, svg(&read(&p)?)?));
+        let report = fs::read_to_string(p.with_extension("elimination")).ok();
+        block_graphs.push((stem, svg(&read(&p)?)?, report));
     }
     let user_files = base
         .files
