@@ -116,14 +116,14 @@ pub fn run_with(inputs: &[PathBuf], options: &Options) -> Result<Output, Diagnos
     clock.lap("lowering");
     let results = analysis::analyze(&lowered.program, &seeds);
     reject_pointers_to_active_complex(&prog, &mut lowered, &results).map_err(to_diag)?;
-    prog.pointer_refusals = {
+    prog.pointer_fields = {
         let mut active = |(owner, sym): crate::pointer_aliases::Var| {
             let l = lowered.loc(&prog, owner, sym);
             lowered.program.locations[l.index()].differentiable_type
                 && (results.activity.conservative
                     || results.activity.declared_active.contains(l.index()))
         };
-        crate::pointer_aliases::adjoint_refusals(&prog, &mut active)
+        crate::pointer_aliases::adjoint_fields(&prog, &pointers, &mut active)
     };
     for (span, name, variable) in
         crate::bit_intrinsics::calls_on_active_data(&prog, &mut lowered, &results)

@@ -190,21 +190,31 @@ pub fn classes(prog: &Program) -> Result<PointerClasses, FrontError> {
     Ok(PointerClasses { classes })
 }
 
-/// Why the adjoint modes cannot restore an association, as the XAIF
-/// marker field `pointer:KIND:NAME` (docs/xaif.md, "Pointer
-/// associations"); the back end refuses the statement in `-m rs`/`-m rj`,
-/// except `replay`, which it repeats at the start of the adjoint sweep.
+/// What the adjoint modes do at each statement that changes the
+/// association of an active pointer, as the XAIF marker field
+/// `pointer:KIND:NAMES` (docs/xaif.md, "Pointer associations"), keyed by
+/// the statement's position:
 ///
-/// The reverse sweep sees the association the pointer has when it runs, so
-/// it is right only when the association never changes once made: a
-/// pointer given exactly one pointer assignment in the program, to a target
-/// whose subscripts are constants, and never nullified, allocated or
-/// deallocated; a module pointer keeps it between the split sweeps, a
-/// local pointer gets it again from the replay. (An `allocate` through a
-/// pointer would need its anonymous target replayed in the reverse sweep,
-/// which the back end does only for allocatable arrays.)
-pub fn adjoint_refusals(
+/// - `replay`: a local pointer given exactly one pointer assignment in the
+///   program, to a constant section of storage that exists whenever its
+///   routine runs; the back end makes it again at the start of the
+///   adjoint sweep (no tape).
+/// - `record`: any other association (re-association, `nullify`,
+///   `allocate`, `deallocate`) of a pointer whose possible targets all
+///   outlive the sweeps (module, common, `save` data, or anonymous
+///   allocations): the taping sweep pushes the pointer's association
+///   before the statement, the adjoint sweep pops it back at the
+///   statement's mirror (docs/adjoint.md, "Pointer associations"). NAMES
+///   lists the active pointers the statement changes, comma-separated.
+/// - `local` (refused by the back end in `-m rs`/`-m rj`): a target that
+///   is a local or a dummy of some routine, whose address the adjoint
+///   call of a split sweep need not find again.
+///
+/// A module pointer associated once with a constant target needs nothing:
+/// it keeps its association between the sweeps.
+pub fn adjoint_fields(
     prog: &Program,
+    pointer_classes: &PointerClasses,
     active: &mut dyn FnMut(Var) -> bool,
 ) -> HashMap<(usize, usize, usize), String> {
     let mut found: Vec<(usize, Association, Span)> = Vec::new();
@@ -229,6 +239,18 @@ pub fn adjoint_refusals(
             }
         }
     }
+    // A class is stable when every member that is not a pointer (every
+    // possible named target) is storage that outlives calls.
+    let mut unstable: HashSet<Var> = HashSet::new();
+    for class in &pointer_classes.classes {
+        let stable = class.iter().all(|v| {
+            let s = prog.symbol(v.0, v.1);
+            (s.pointer && s.dummy.is_none()) || is_global(prog, *v)
+        });
+        if !stable {
+            unstable.extend(class.iter().copied());
+        }
+    }
     let key = |s: Span| (s.file, s.line, s.column);
     let mut out = HashMap::new();
     for (u, a, span) in &found {
@@ -240,27 +262,36 @@ pub fn adjoint_refusals(
                 .filter(|p| prog.symbol(p.0, p.1).pointer)
                 .collect(),
         };
-        for p in pointers.into_iter().filter(|p| active(*p)) {
-            let name = &prog.symbol(p.0, p.1).name;
-            let why = match a {
-                Association::Other { .. } => "changed",
-                Association::Assign { .. }
-                    if assignments[&p] > 1 || otherwise_changed.contains(&p) =>
-                {
-                    "reassociated"
-                }
-                Association::Assign { target, .. } if !invariant(prog, *u, target) => "variable",
-                Association::Assign { target, .. } if !is_global(prog, p) => {
-                    if replayable(prog, *u, p, target) {
-                        "replay"
-                    } else {
-                        "local"
-                    }
-                }
-                Association::Assign { .. } => continue,
-            };
-            out.insert(key(*span), format!("pointer:{why}:{name}"));
+        let pointers: Vec<Var> = pointers.into_iter().filter(|p| active(*p)).collect();
+        if pointers.is_empty() {
+            continue;
         }
+        let names = pointers
+            .iter()
+            .map(|p| prog.symbol(p.0, p.1).name.clone())
+            .collect::<Vec<_>>()
+            .join(",");
+        let once = |p: &Var| assignments.get(p) == Some(&1) && !otherwise_changed.contains(p);
+        let kind = match a {
+            Association::Assign { target, .. }
+                if once(&pointers[0]) && invariant(prog, *u, target) =>
+            {
+                let p = pointers[0];
+                if is_global(prog, p) {
+                    continue;
+                }
+                if replayable(prog, *u, p, target) {
+                    "replay"
+                } else if unstable.contains(&p) {
+                    "local"
+                } else {
+                    "record"
+                }
+            }
+            _ if pointers.iter().any(|p| unstable.contains(p)) => "local",
+            _ => "record",
+        };
+        out.insert(key(*span), format!("pointer:{kind}:{names}"));
     }
     out
 }
@@ -337,25 +368,47 @@ mod tests {
     }
 
     #[test]
-    fn refusals_name_why_the_adjoint_cannot_see_the_association() {
+    fn reassociations_of_module_buffers_are_recorded_and_a_local_alias_replayed() {
         let p = build(DOUBLE_BUFFER);
-        let r = adjoint_refusals(&p, &mut |_| true);
+        let c = classes(&p).unwrap();
+        let r = adjoint_fields(&p, &c, &mut |_| true);
         let mut fields: Vec<&str> = r.values().map(|s| s.as_str()).collect();
         fields.sort();
         assert_eq!(
             fields,
             vec![
-                "pointer:reassociated:new",
-                "pointer:reassociated:new",
-                "pointer:reassociated:old",
-                "pointer:reassociated:old",
+                "pointer:record:new",
+                "pointer:record:new",
+                "pointer:record:old",
+                "pointer:record:old",
+                "pointer:record:tmp",
                 "pointer:replay:q",
             ]
         );
-        // `tmp => old` is made once, but `old` moves: refused at `old`'s
-        // own associations, which is enough to refuse the program.
         // Passive pointers are nobody's concern.
-        assert!(adjoint_refusals(&p, &mut |_| false).is_empty());
+        assert!(adjoint_fields(&p, &c, &mut |_| false).is_empty());
+    }
+
+    #[test]
+    fn reassociation_among_a_routines_own_arrays_is_refused_as_local() {
+        let p = build("subroutine s(u)\n double precision, target :: u(6)\n double precision, pointer :: row(:)\n integer :: k\n do k = 1, 3\n  row => u(k:k+2)\n  row(1) = 2 * row(2)\n end do\nend\n");
+        let c = classes(&p).unwrap();
+        let r = adjoint_fields(&p, &c, &mut |_| true);
+        let fields: Vec<&str> = r.values().map(|s| s.as_str()).collect();
+        assert_eq!(fields, vec!["pointer:local:row"]);
+    }
+
+    #[test]
+    fn allocation_through_a_pointer_is_recorded_with_every_active_object() {
+        let p = build("subroutine s()\n double precision, pointer :: a(:), b(:)\n allocate(a(3), b(2))\n nullify(b)\n deallocate(a)\nend\n");
+        let c = classes(&p).unwrap();
+        let r = adjoint_fields(&p, &c, &mut |_| true);
+        let mut fields: Vec<&str> = r.values().map(|s| s.as_str()).collect();
+        fields.sort();
+        assert_eq!(
+            fields,
+            vec!["pointer:record:a", "pointer:record:a,b", "pointer:record:b"]
+        );
     }
 
     #[test]

@@ -254,6 +254,12 @@ impl UnitGen<'_, '_> {
         args.is_some_and(|a| a.iter().any(|a| a.symbol_id.eq_ignore_ascii_case(name)))
     }
 
+    /// A local of the unit without `save`: Fortran releases (or forgets)
+    /// it at return.
+    pub(crate) fn is_released_at_return(&self, name: &str) -> bool {
+        self.storage(name) == Storage::Local
+    }
+
     fn storage(&self, name: &str) -> Storage {
         if self.is_dummy(name) {
             return Storage::Persistent("dummy argument");
@@ -284,6 +290,10 @@ impl UnitGen<'_, '_> {
             let Some((_, sym, _)) = self.visible_symbol(name) else {
                 continue;
             };
+            // Allocation through a pointer: `pointers.rs`.
+            if sym.pointer {
+                continue;
+            }
             let active = self.is_active(name);
             let replayable = active
                 || matches!(
@@ -560,11 +570,13 @@ impl UnitGen<'_, '_> {
         self.section = section;
         if section == Section::Adjoint {
             self.restore_live_locals()?;
+            self.restore_live_pointers(&r.vertices);
             self.replay_pointer_associations(&r.vertices)?;
         }
         self.control_flow(&r.vertices, &r.edges, r.structured, what)?;
         if section == Section::Tape {
             self.tape_live_locals()?;
+            self.tape_live_pointers(&r.vertices);
         }
         self.section = Section::Other;
         Ok(())
