@@ -296,6 +296,41 @@ pub fn adjoint_fields(
     out
 }
 
+/// The units that change the association of an active pointer (a field
+/// of `adjoint_fields` on one of their statements): they need an adjoint
+/// even without an active assignment (it restores the associations), and
+/// so their callers, up the call tree. `callers[u]`: the units calling
+/// unit `u`; `unit_ids` maps the program's units to those indices.
+pub fn association_units(
+    prog: &Program,
+    fields: &HashMap<(usize, usize, usize), String>,
+    unit_ids: &HashMap<usize, usize>,
+    callers: &[Vec<usize>],
+) -> HashSet<usize> {
+    let mut out = HashSet::new();
+    let mut stack = Vec::new();
+    for (u, unit) in prog.units.iter().enumerate() {
+        let mut here = Vec::new();
+        associations(&unit.ast.body, &mut here);
+        let changes = here
+            .iter()
+            .any(|(_, s)| fields.contains_key(&(s.file, s.line, s.column)));
+        if let Some(&id) = unit_ids.get(&u).filter(|_| changes) {
+            if out.insert(id) {
+                stack.push(id);
+            }
+        }
+    }
+    while let Some(u) = stack.pop() {
+        for &c in &callers[u] {
+            if out.insert(c) {
+                stack.push(c);
+            }
+        }
+    }
+    out
+}
+
 /// A local pointer of unit `u` associated in `u` with storage that exists
 /// whenever `u` runs (a local, a dummy or module data; not allocatable,
 /// not a pointer, not optional): the adjoint sweep of `u` can redo the
