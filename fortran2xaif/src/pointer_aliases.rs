@@ -206,9 +206,18 @@ pub fn classes(prog: &Program) -> Result<PointerClasses, FrontError> {
 ///   before the statement, the adjoint sweep pops it back at the
 ///   statement's mirror (docs/adjoint.md, "Pointer associations"). NAMES
 ///   lists the active pointers the statement changes, comma-separated.
-/// - `local` (refused by the back end in `-m rs`/`-m rj`): a target that
-///   is a local or a dummy of some routine, whose address the adjoint
-///   call of a split sweep need not find again.
+/// - `frame`: a local pointer re-associated only in its own routine, by
+///   pointer assignments to sections of non-pointer variables (locals,
+///   dummies, module data) or to `null()`: the taping sweep pushes which
+///   of these statements made the current association and its subscript
+///   values; the adjoint sweep pops them and makes the association again
+///   (also in another activation of the routine, where its locals and
+///   dummies may be elsewhere).
+/// - `local` (refused by the back end in `-m rs`/`-m rj`): any other
+///   association of a pointer whose possible targets include a local or a
+///   dummy of some routine (a dummy or module pointer associated with
+///   them, pointer-to-pointer copies among them, `nullify`, ...), whose
+///   address the adjoint call of a split sweep need not find again.
 ///
 /// A module pointer associated once with a constant target needs nothing:
 /// it keeps its association between the sweeps.
@@ -251,6 +260,7 @@ pub fn adjoint_fields(
             unstable.extend(class.iter().copied());
         }
     }
+    let frame_pointers = frame_pointers(prog, &found);
     let key = |s: Span| (s.file, s.line, s.column);
     let mut out = HashMap::new();
     for (u, a, span) in &found {
@@ -272,6 +282,7 @@ pub fn adjoint_fields(
             .collect::<Vec<_>>()
             .join(",");
         let once = |p: &Var| assignments.get(p) == Some(&1) && !otherwise_changed.contains(p);
+        let in_frame = |p: &Var| frame_pointers.contains(p);
         let kind = match a {
             Association::Assign { target, .. }
                 if once(&pointers[0]) && invariant(prog, *u, target) =>
@@ -282,18 +293,57 @@ pub fn adjoint_fields(
                 }
                 if replayable(prog, *u, p, target) {
                     "replay"
+                } else if in_frame(&p) {
+                    "frame"
                 } else if unstable.contains(&p) {
                     "local"
                 } else {
                     "record"
                 }
             }
+            Association::Assign { .. } if in_frame(&pointers[0]) => "frame",
             _ if pointers.iter().any(|p| unstable.contains(p)) => "local",
             _ => "record",
         };
         out.insert(key(*span), format!("pointer:{kind}:{names}"));
     }
     out
+}
+
+/// Local pointers (not dummies, not saved) changed only by pointer
+/// assignments in their own routine, each to a section of a variable that
+/// is not a pointer, or to `null()`: the sweeps can record which of those
+/// statements made the association and the values of its subscripts, and
+/// make it again in any activation of the routine (`pointer:frame:NAME`).
+fn frame_pointers(prog: &Program, found: &[(usize, Association, Span)]) -> HashSet<Var> {
+    let mut ok: HashMap<Var, bool> = HashMap::new();
+    for (u, a, _) in found {
+        match a {
+            Association::Assign { pointer, target } => {
+                let Some(p) = var_of(prog, *u, pointer) else {
+                    continue;
+                };
+                let s = prog.symbol(p.0, p.1);
+                let simple_pointer = matches!(pointer, Expr::Name(..));
+                let null = matches!(target, Expr::Apply { name, args, .. } if name == "null" && args.is_empty())
+                    && var_of(prog, *u, target).is_none();
+                let plain_target =
+                    var_of(prog, *u, target).is_some_and(|t| !prog.symbol(t.0, t.1).pointer);
+                let fits = p.0 == *u
+                    && s.dummy.is_none()
+                    && !is_global(prog, p)
+                    && simple_pointer
+                    && (null || plain_target);
+                *ok.entry(p).or_insert(true) &= fits;
+            }
+            Association::Other { objects } => {
+                for p in objects.iter().filter_map(|o| var_of(prog, *u, o)) {
+                    ok.insert(p, false);
+                }
+            }
+        }
+    }
+    ok.into_iter().filter(|(_, f)| *f).map(|(p, _)| p).collect()
 }
 
 /// The units that change the association of an active pointer (a field

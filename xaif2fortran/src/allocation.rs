@@ -150,7 +150,7 @@ fn mentions_allocation(source: &str) -> bool {
 }
 
 /// The text between the `(` that `text` starts with and its matching `)`.
-fn parenthesised(text: &str) -> Option<&str> {
+pub(crate) fn parenthesised(text: &str) -> Option<&str> {
     let mut depth = 0i32;
     let mut quote: Option<char> = None;
     for (i, c) in text.char_indices() {
@@ -172,7 +172,7 @@ fn parenthesised(text: &str) -> Option<&str> {
 }
 
 /// Splits at `sep` outside parentheses, brackets and strings.
-fn top_level_split<'t>(text: &'t str, sep: &str) -> Vec<&'t str> {
+pub(crate) fn top_level_split<'t>(text: &'t str, sep: &str) -> Vec<&'t str> {
     let mut parts = Vec::new();
     let mut depth = 0i32;
     let mut quote: Option<char> = None;
@@ -336,7 +336,7 @@ impl UnitGen<'_, '_> {
         }
     }
 
-    fn tape_int(&mut self, op: &str, text: String) -> Result<()> {
+    pub(crate) fn tape_int(&mut self, op: &str, text: String) -> Result<()> {
         match self.inline.expand(op, std::slice::from_ref(&text)) {
             Some(Ok(lines)) => {
                 for l in lines {
@@ -568,13 +568,22 @@ impl UnitGen<'_, '_> {
         what: &str,
     ) -> Result<()> {
         self.section = section;
+        self.collect_frame_sites(&r.vertices)?;
+        // The integer tape is LIFO: the frame pointers' shadows, pushed
+        // before the allocations at the end of the tape section, are popped
+        // after them.
         if section == Section::Adjoint {
             self.restore_live_locals()?;
+            self.restore_live_frame_pointers(&r.vertices)?;
             self.restore_live_pointers(&r.vertices);
             self.replay_pointer_associations(&r.vertices)?;
         }
+        if section == Section::Tape {
+            self.start_frame_pointers(&r.vertices)?;
+        }
         self.control_flow(&r.vertices, &r.edges, r.structured, what)?;
         if section == Section::Tape {
+            self.tape_live_frame_pointers(&r.vertices)?;
             self.tape_live_locals()?;
             self.tape_live_pointers(&r.vertices);
         }

@@ -11,7 +11,7 @@ use crate::codegen::UnitGen;
 use crate::error::Result;
 use crate::expr::{as_factor, RefCtx};
 use crate::fortran_text::add_value_suffix_with;
-use crate::pointers::POINTER_PREFIX;
+use crate::pointers::{PointerAction, POINTER_PREFIX};
 use crate::Mode;
 
 /// Prefix of `Marker/@annotation` pointing at an opaque statement.
@@ -159,14 +159,22 @@ impl UnitGen<'_, '_> {
             return self.black_box_statement(source, description, mirror, m);
         }
         if mirror {
-            if let Some(names) = &recorded {
-                self.record_pointers_mirror(names, source);
+            match &recorded {
+                Some(PointerAction::Record(names)) => self.record_pointers_mirror(names, source),
+                Some(PointerAction::Frame(name)) => self.frame_pointer_mirror(name, m)?,
+                None => {}
             }
             return self.allocation_mirror(source, m);
         }
         let replaced = match &recorded {
-            Some(names) => self.record_pointers_forward(names, source, m)?,
-            None => None,
+            Some(PointerAction::Record(names)) => self.record_pointers_forward(names, source, m)?,
+            Some(PointerAction::Frame(name))
+                if self.section == crate::allocation::Section::Tape =>
+            {
+                self.frame_pointer_forward(name, m)?;
+                None
+            }
+            _ => None,
         };
         self.allocation_forward(source, m)?;
         let source = replaced.as_deref().unwrap_or(source);

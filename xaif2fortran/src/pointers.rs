@@ -35,8 +35,21 @@ pub const POINTER_PREFIX: &str = "pointer:";
 const POINTER_REPLAY: &str = "pointer:replay:";
 /// The pointer field of an association the sweeps record and restore.
 const POINTER_RECORD: &str = "pointer:record:";
+/// The pointer field of a local pointer's association within its routine's
+/// frame (`pointer_frames.rs`).
+pub(crate) const POINTER_FRAME: &str = "pointer:frame:";
 /// The highest pointer rank `OAD_ptr` has stacks for.
 const MAX_RANK: usize = 4;
+
+/// What the sweeps do at a statement changing pointer associations.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum PointerAction {
+    /// Push / pop the associations of these pointers (`OAD_ptr`).
+    Record(Vec<String>),
+    /// Record the assignment of this local pointer symbolically
+    /// (`pointer_frames.rs`).
+    Frame(String),
+}
 
 /// What a recorded statement does to its pointers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,7 +72,11 @@ impl UnitGen<'_, '_> {
     /// The pointers whose associations this marker's statement changes and
     /// the sweeps record (`pointer:record:NAMES`), in the adjoint modes;
     /// `None` otherwise. A `local` association is refused by name.
-    pub(crate) fn recorded_pointers(&self, field: &str, m: &Marker) -> Result<Option<Vec<String>>> {
+    pub(crate) fn recorded_pointers(
+        &self,
+        field: &str,
+        m: &Marker,
+    ) -> Result<Option<PointerAction>> {
         if !matches!(self.env.mode, Mode::AdjointSplit | Mode::AdjointJoint) {
             return Ok(None);
         }
@@ -81,8 +98,9 @@ impl UnitGen<'_, '_> {
                         ));
                     }
                 }
-                Ok(Some(names))
+                Ok(Some(PointerAction::Record(names)))
             }
+            "frame" => Ok(Some(PointerAction::Frame(names[0].clone()))),
             _ => Err(self.env.xaif.error(
                 &format!("annotation=\"{}\"", m.annotation),
                 format!(
@@ -215,7 +233,7 @@ impl UnitGen<'_, '_> {
 
 /// (canonical statement id, pointer field) of every marker (or mirror) of
 /// the vertices that has a pointer field.
-fn pointer_fields(vertices: &[ControlFlowVertex]) -> Vec<(String, String)> {
+pub(crate) fn pointer_fields(vertices: &[ControlFlowVertex]) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for v in vertices {
         let ControlFlowVertex::BasicBlock(b) = v else {
