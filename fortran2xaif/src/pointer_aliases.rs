@@ -249,12 +249,15 @@ pub fn adjoint_fields(
         }
     }
     // A class is stable when every member that is not a pointer (every
-    // possible named target) is storage that outlives calls.
+    // possible named target) is storage that outlives calls and stays
+    // where it is: not (de)allocated in the program (the reverse sweep
+    // would allocate it again elsewhere).
     let mut unstable: HashSet<Var> = HashSet::new();
     for class in &pointer_classes.classes {
         let stable = class.iter().all(|v| {
             let s = prog.symbol(v.0, v.1);
-            (s.pointer && s.dummy.is_none()) || is_global(prog, *v)
+            (s.pointer && s.dummy.is_none())
+                || (is_global(prog, *v) && !otherwise_changed.contains(v))
         });
         if !stable {
             unstable.extend(class.iter().copied());

@@ -429,6 +429,10 @@ impl UnitGen<'_, '_> {
                 AllocKind::Deallocate => self.pop_allocation(r)?,
             }
         }
+        // Local pointers into re-allocated storage (`pointer_frames.rs`).
+        if stmt.kind == AllocKind::Deallocate && !replayed.is_empty() {
+            self.refresh_frame_pointers();
+        }
         Ok(())
     }
 

@@ -151,6 +151,24 @@ impl UnitGen<'_, '_> {
             self.tape_int("pop_int", format!("oad_pv_{name}({j})"))?;
         }
         self.tape_int("pop_int", format!("oad_pa_{name}"))?;
+        self.associate_from_shadow(name, sites);
+        Ok(())
+    }
+
+    /// Reverse sweep, after storage was allocated again (the mirror of a
+    /// `deallocate`): the frame pointers associate with it again, from
+    /// their shadows (what they were associated with at that point of the
+    /// forward sweep).
+    pub(crate) fn refresh_frame_pointers(&mut self) {
+        for (name, sites) in self.frame_sites.clone() {
+            self.associate_from_shadow(&name, &sites);
+        }
+    }
+
+    /// Makes the association the shadow of `name` names; nullified when
+    /// it names an allocatable that is not allocated (yet: the reverse
+    /// sweep re-allocates it further on, `refresh_frame_pointers`).
+    fn associate_from_shadow(&mut self, name: &str, sites: &[Site]) {
         self.line(format!("select case (oad_pa_{name})"));
         for site in sites {
             self.line(format!("case ({})", site.id));
@@ -181,12 +199,29 @@ impl UnitGen<'_, '_> {
                         format!("{base}({})", items.join(", "))
                     };
                     let text = format!("{name} => {target}");
-                    add_value_suffix_with(&text, &|n| self.is_active(n), &|chain| {
+                    let text = add_value_suffix_with(&text, &|n| self.is_active(n), &|chain| {
                         self.env.index.is_active_chain(self.scope, chain)
-                    })
+                    });
+                    if self.is_allocatable(base) {
+                        format!(
+                            "if (allocated({base})) then\n{}\nelse\nnullify({name})\nend if",
+                            text.trim()
+                        )
+                    } else {
+                        text
+                    }
                 }
             };
-            self.line(text.trim());
+            for l in text.lines() {
+                let l = l.trim();
+                if l.starts_with("else") || l.starts_with("end if") {
+                    self.indent -= 1;
+                }
+                self.line(l);
+                if l.starts_with("if (") || l.starts_with("else") {
+                    self.indent += 1;
+                }
+            }
             self.indent -= 1;
         }
         self.line("case default");
@@ -194,7 +229,26 @@ impl UnitGen<'_, '_> {
         self.line(format!("nullify({name})"));
         self.indent -= 1;
         self.line("end select");
-        Ok(())
+    }
+
+    /// Whether variable `name`, as this unit sees it, is allocatable.
+    fn is_allocatable(&self, name: &str) -> bool {
+        let Some((scope, _, remote)) = self.visible_symbol(name) else {
+            return false;
+        };
+        let unit = self
+            .env
+            .index
+            .unit_of_scope(scope)
+            .unwrap_or(&self.unit)
+            .to_string();
+        crate::checkpoint::declaration_of(self.canon, &unit, &remote).is_some_and(|d| {
+            d.split("::")
+                .next()
+                .unwrap_or("")
+                .split(',')
+                .any(|a| a.trim() == "allocatable")
+        })
     }
 
     /// Tape section, before the pointer assignment `source` of frame

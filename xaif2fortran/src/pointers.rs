@@ -94,7 +94,7 @@ impl UnitGen<'_, '_> {
                     if rank > MAX_RANK {
                         return Err(self.env.xaif.error(
                             &format!("annotation=\"{}\"", m.annotation),
-                            format!("unsupported construct in the adjoint modes (-m rs, -m rj): association of the active pointer '{n}' of rank {rank} (the association stacks go to rank {MAX_RANK})"),
+                            format!("unsupported construct in the adjoint modes (-m rs, -m rj): pointer association of the active pointer '{n}' of rank {rank} (the association stacks go to rank {MAX_RANK})"),
                         ));
                     }
                 }
@@ -104,7 +104,7 @@ impl UnitGen<'_, '_> {
             _ => Err(self.env.xaif.error(
                 &format!("annotation=\"{}\"", m.annotation),
                 format!(
-                    "unsupported construct in the adjoint modes (-m rs, -m rj): association of the active pointer '{}' with a local or a dummy argument of a routine (the adjoint sweep of a split reversal runs in another call, where that storage need not be at the same address); supported: targets in module, common or save storage, allocation through the pointer, or a local pointer associated once with a constant section (use -m f or -m fv otherwise)",
+                    "unsupported construct in the adjoint modes (-m rs, -m rj): pointer association of the active pointer '{}' with a local or a dummy argument of a routine (the adjoint sweep of a split reversal runs in another call, where that storage need not be at the same address); supported: targets in module, common or save storage, allocation through the pointer, or a local pointer re-pointed only by p => variable(subscripts) or p => null() in its own routine (use -m f or -m fv otherwise)",
                     names.join("', '")
                 ),
             )),
