@@ -62,6 +62,17 @@ fn refused_in_adjoint_modes(name: &str, source: &Path, marker: &str, why: &str) 
 /// differences of the original and by the dot-product test against the
 /// tangent (the corpus harness, on a scratch example).
 fn adjoints_match_finite_differences(name: &str, text: &str, nx: usize, ny: usize, x0: &str) {
+    adjoint_legs_match_finite_differences(name, text, nx, ny, x0, &["rs", "rj"]);
+}
+
+fn adjoint_legs_match_finite_differences(
+    name: &str,
+    text: &str,
+    nx: usize,
+    ny: usize,
+    x0: &str,
+    legs: &[&str],
+) {
     let work = tempfile::tempdir().unwrap();
     let dir = work.path().join(name);
     fs::create_dir_all(&dir).unwrap();
@@ -74,7 +85,7 @@ fn adjoints_match_finite_differences(name: &str, text: &str, nx: usize, ny: usiz
         manifest: Manifest::parse(&manifest).unwrap(),
     };
     let entry = CorpusEntry::new(example, None);
-    for leg in ["rs", "rj"] {
+    for &leg in legs {
         let result = check_leg(&entry, leg);
         let worst = result
             .outcome
@@ -236,6 +247,66 @@ end subroutine head
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(
         stderr.contains(&format!("dummy.f90:{line}:{column}: error: unsupported construct: pointer association between the dummy argument 'p' and 'store'")),
+        "{stderr}"
+    );
+    assert!(!out_dir.exists(), "output left behind");
+}
+
+// Allocation through a module pointer in a callee: split mode tapes it;
+// joint mode, which re-runs routines from their checkpoints, refuses it by
+// name (the re-run would allocate other storage than the one the caller's
+// reverse sweep accumulated adjoints into).
+const MODULE_POINTER_ALLOCATED_IN_A_CALLEE: &str = "\
+module pool
+  implicit none
+  double precision, pointer :: buf(:) => null()
+contains
+  subroutine grow(n, x)
+    integer, intent(in) :: n
+    double precision, intent(in) :: x(n)
+    integer :: i
+    allocate(buf(n))
+    do i = 1, n
+      buf(i) = x(i) * x(n + 1 - i)
+    end do
+  end subroutine grow
+end module pool
+subroutine head(x, y)
+  use pool
+  implicit none
+  double precision :: x(3), y(1)
+  !$openad INDEPENDENT(x)
+  call grow(3, x)
+  y(1) = sum(buf**2)
+  deallocate(buf)
+  !$openad DEPENDENT(y)
+end subroutine head
+";
+
+#[test]
+fn allocation_through_a_module_pointer_in_a_callee_is_split_mode_only() {
+    adjoint_legs_match_finite_differences(
+        "module_pointer_allocated",
+        MODULE_POINTER_ALLOCATED_IN_A_CALLEE,
+        3,
+        1,
+        "0.9, 1.3, 0.7",
+        &["rs"],
+    );
+    let work = tempfile::tempdir().unwrap();
+    let source = work.path().join("pool.f90");
+    fs::write(&source, MODULE_POINTER_ALLOCATED_IN_A_CALLEE).unwrap();
+    let out_dir = work.path().join("rj");
+    let out = run("rj", &source, &out_dir);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let mut found = false;
+    for marker in ["allocate(buf(n))", "deallocate(buf)"] {
+        let (line, column) = position_of(MODULE_POINTER_ALLOCATED_IN_A_CALLEE, marker);
+        found |= stderr.contains(&format!("pool.f90:{line}:{column}: error: unsupported construct in joint adjoint mode (-m rj): "));
+    }
+    assert!(
+        found && stderr.contains("through the active pointer 'buf'"),
         "{stderr}"
     );
     assert!(!out_dir.exists(), "output left behind");

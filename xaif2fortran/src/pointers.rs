@@ -120,6 +120,7 @@ impl UnitGen<'_, '_> {
         source: &str,
         m: &Marker,
     ) -> Result<Option<String>> {
+        self.refuse_joint_persistent_allocation(names, source, m)?;
         if self.section != Section::Tape {
             return Ok(None);
         }
@@ -142,6 +143,37 @@ impl UnitGen<'_, '_> {
             ));
         }
         Ok(Some(format!("nullify({})", names.join(", "))))
+    }
+
+    /// Joint mode re-runs routines from their argument checkpoints: a
+    /// (de)allocation through a pointer that outlives the routine (a dummy,
+    /// module or `save` data) would give the re-run other storage than the
+    /// one the caller's reverse sweep accumulated adjoints into, or storage
+    /// already released. Refused by name, as for allocatable arrays.
+    fn refuse_joint_persistent_allocation(
+        &self,
+        names: &[String],
+        source: &str,
+        m: &Marker,
+    ) -> Result<()> {
+        if self.env.mode != Mode::AdjointJoint || change_of(source) == Change::Associate {
+            return Ok(());
+        }
+        let own = |n: &String| self.env.index.symbol(self.scope, n).is_some();
+        let Some(n) = names
+            .iter()
+            .find(|n| !(own(n) && self.is_released_at_return(n)))
+        else {
+            return Ok(());
+        };
+        let what = parse_allocation(source).map_or("allocate", |a| match a.kind {
+            AllocKind::Allocate => "allocate",
+            AllocKind::Deallocate => "deallocate",
+        });
+        Err(self.env.xaif.error(
+            &format!("annotation=\"{}\"", m.annotation),
+            format!("unsupported construct in joint adjoint mode (-m rj): {what} through the active pointer '{n}', a dummy argument, module or save variable (a routine re-run in the reverse sweep would work on other storage; use -m rs, or a local pointer)"),
+        ))
     }
 
     /// Adjoint section, at the mirror of a recorded statement: gives the
