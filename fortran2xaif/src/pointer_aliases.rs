@@ -13,6 +13,10 @@
 //! What the classes cannot express is refused by name here: a dummy
 //! argument (pointer or target) in one class with another dummy or with
 //! module data (the dummy's location must stay the dummy's).
+//!
+//! For the adjoint modes, `adjoint_fields` says how the sweeps restore
+//! each association of an active pointer (recorded, re-made, or refused),
+//! and `association_units` which units need an adjoint for that alone.
 
 use std::collections::{HashMap, HashSet};
 
