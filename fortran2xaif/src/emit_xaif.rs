@@ -1001,7 +1001,7 @@ impl<'a> Emitter<'a> {
                         .unwrap_or_default(),
                     _ => self
                         .prog
-                        .pointer_refusals
+                        .pointer_fields
                         .get(&(s.span.file, s.span.line, s.span.column))
                         .map(|r| format!(";{r}"))
                         .unwrap_or_default(),

@@ -121,18 +121,38 @@ pub fn run_with(inputs: &[PathBuf], options: &Options) -> Result<Output, Diagnos
     let (top, seeds) = crate::seeds::resolve(&prog, &mut lowered, &pragmas, &locate_unit)?;
     let interface = crate::interface::describe(&prog, &lowered, top, &seeds);
     clock.lap("lowering");
-    let results = analysis::analyze(&lowered.program, &seeds);
+    let mut results = analysis::analyze(&lowered.program, &seeds);
     let activity = crate::activity_report::describe(&prog, &lowered, &seeds, &results);
     reject_pointers_to_active_complex(&prog, &mut lowered, &results).map_err(to_diag)?;
-    prog.pointer_refusals = {
+    prog.pointer_fields = {
         let mut active = |(owner, sym): crate::pointer_aliases::Var| {
             let l = lowered.loc(&prog, owner, sym);
             lowered.program.locations[l.index()].differentiable_type
                 && (results.activity.conservative
                     || results.activity.declared_active.contains(l.index()))
         };
-        crate::pointer_aliases::adjoint_refusals(&prog, &mut active)
+        crate::pointer_aliases::adjoint_fields(&prog, &pointers, &mut active)
     };
+    if !results.activity.conservative {
+        let unit_ids: HashMap<usize, usize> = lowered
+            .unit_ids
+            .iter()
+            .map(|(&u, id)| (u, id.0 as usize))
+            .collect();
+        let callers: Vec<Vec<usize>> = analysis::call_graph::CallGraph::build(&lowered.program)
+            .callers
+            .iter()
+            .map(|c| c.iter().map(|id| id.0 as usize).collect())
+            .collect();
+        for u in crate::pointer_aliases::association_units(
+            &prog,
+            &prog.pointer_fields,
+            &unit_ids,
+            &callers,
+        ) {
+            results.activity.active_units.insert(u);
+        }
+    }
     for (span, name, variable) in
         crate::bit_intrinsics::calls_on_active_data(&prog, &mut lowered, &results)
     {

@@ -150,7 +150,7 @@ fn mentions_allocation(source: &str) -> bool {
 }
 
 /// The text between the `(` that `text` starts with and its matching `)`.
-fn parenthesised(text: &str) -> Option<&str> {
+pub(crate) fn parenthesised(text: &str) -> Option<&str> {
     let mut depth = 0i32;
     let mut quote: Option<char> = None;
     for (i, c) in text.char_indices() {
@@ -172,7 +172,7 @@ fn parenthesised(text: &str) -> Option<&str> {
 }
 
 /// Splits at `sep` outside parentheses, brackets and strings.
-fn top_level_split<'t>(text: &'t str, sep: &str) -> Vec<&'t str> {
+pub(crate) fn top_level_split<'t>(text: &'t str, sep: &str) -> Vec<&'t str> {
     let mut parts = Vec::new();
     let mut depth = 0i32;
     let mut quote: Option<char> = None;
@@ -254,6 +254,12 @@ impl UnitGen<'_, '_> {
         args.is_some_and(|a| a.iter().any(|a| a.symbol_id.eq_ignore_ascii_case(name)))
     }
 
+    /// A local of the unit without `save`: Fortran releases (or forgets)
+    /// it at return.
+    pub(crate) fn is_released_at_return(&self, name: &str) -> bool {
+        self.storage(name) == Storage::Local
+    }
+
     fn storage(&self, name: &str) -> Storage {
         if self.is_dummy(name) {
             return Storage::Persistent("dummy argument");
@@ -284,6 +290,10 @@ impl UnitGen<'_, '_> {
             let Some((_, sym, _)) = self.visible_symbol(name) else {
                 continue;
             };
+            // Allocation through a pointer: `pointers.rs`.
+            if sym.pointer {
+                continue;
+            }
             let active = self.is_active(name);
             let replayable = active
                 || matches!(
@@ -326,7 +336,7 @@ impl UnitGen<'_, '_> {
         }
     }
 
-    fn tape_int(&mut self, op: &str, text: String) -> Result<()> {
+    pub(crate) fn tape_int(&mut self, op: &str, text: String) -> Result<()> {
         match self.inline.expand(op, std::slice::from_ref(&text)) {
             Some(Ok(lines)) => {
                 for l in lines {
@@ -418,6 +428,10 @@ impl UnitGen<'_, '_> {
                 AllocKind::Allocate => self.line(format!("deallocate({})", r.name)),
                 AllocKind::Deallocate => self.pop_allocation(r)?,
             }
+        }
+        // Local pointers into re-allocated storage (`pointer_frames.rs`).
+        if stmt.kind == AllocKind::Deallocate && !replayed.is_empty() {
+            self.refresh_frame_pointers();
         }
         Ok(())
     }
@@ -558,13 +572,24 @@ impl UnitGen<'_, '_> {
         what: &str,
     ) -> Result<()> {
         self.section = section;
+        self.collect_frame_sites(&r.vertices)?;
+        // The integer tape is LIFO: the frame pointers' shadows, pushed
+        // before the allocations at the end of the tape section, are popped
+        // after them.
         if section == Section::Adjoint {
             self.restore_live_locals()?;
+            self.restore_live_frame_pointers(&r.vertices)?;
+            self.restore_live_pointers(&r.vertices);
             self.replay_pointer_associations(&r.vertices)?;
+        }
+        if section == Section::Tape {
+            self.start_frame_pointers(&r.vertices)?;
         }
         self.control_flow(&r.vertices, &r.edges, r.structured, what)?;
         if section == Section::Tape {
+            self.tape_live_frame_pointers(&r.vertices)?;
             self.tape_live_locals()?;
+            self.tape_live_pointers(&r.vertices);
         }
         self.section = Section::Other;
         Ok(())

@@ -21,6 +21,8 @@ pub mod inline;
 pub mod interfaces;
 pub mod output;
 pub mod plain_clones;
+pub mod pointer_frames;
+pub mod pointers;
 pub mod push_runs;
 pub mod runtime;
 pub mod state_names;
