@@ -14,6 +14,10 @@ target=${CARGO_TARGET_DIR:-$root/target}
 case "$target" in /*) ;; *) target="$root/$target" ;; esac
 openad="$target/release/openad"
 
+# gfortran, libxml2, libclang: installed when missing and run as root,
+# else the exact apt-get line to run is printed.
+"$root/scripts/prerequisites.sh"
+
 # Build openad and the three stages only (quick when they are up to date).
 (cd "$root" && cargo build --release --quiet -p openad-driver -p fortran2xaif -p xaif-booster -p xaif2fortran)
 

@@ -483,10 +483,7 @@ fn emit_type_definition(prog: &Program, name: &str, text: &str, pad: &str, out: 
         sym.char_len = c.char_len.clone();
         sym.init = c.init.clone();
         sym.access = c.access;
-        let mut decl = decl_text(&sym);
-        if c.pointer && c.init.is_some() {
-            decl = decl.replacen(" = ", " => ", 1);
-        }
+        let decl = decl_text(&sym);
         if !c.pointer && prog.cat_of(tu, &c.ty).is_real() {
             let _ = writeln!(out, "!$oad component {name}%{}", c.name);
         }
@@ -547,7 +544,8 @@ pub fn decl_text(s: &Symbol) -> String {
         let _ = write!(t, "({})", dims(d));
     }
     if let Some(init) = &s.init {
-        let _ = write!(t, " = {}", unparse::expr(init));
+        let op = if s.pointer { "=>" } else { "=" };
+        let _ = write!(t, " {op} {}", unparse::expr(init));
     }
     t
 }

@@ -1013,7 +1013,7 @@ impl<'a> Emitter<'a> {
                     crate::ast::OpaqueKind::DerivedCopy => self.derived_copy_annotation(u, &s.kind),
                     _ => self
                         .prog
-                        .pointer_refusals
+                        .pointer_fields
                         .get(&(s.span.file, s.span.line, s.span.column))
                         .map(|r| format!(";{r}"))
                         .unwrap_or_default(),

@@ -1,6 +1,7 @@
 //! fortran2xaif: the front end. Fortran source in, XAIF and the canonical
 //! source out (see docs/frontend.md).
 
+pub mod activity_report;
 pub mod analysis;
 pub mod ast;
 pub mod bit_intrinsics;
@@ -15,6 +16,7 @@ pub mod diagnostics;
 pub mod emit_canon;
 pub mod emit_xaif;
 pub mod generics;
+pub mod interface;
 pub mod intrinsics;
 pub mod locations;
 pub mod lower;

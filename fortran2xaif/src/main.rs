@@ -1,5 +1,5 @@
 //! `fortran2xaif [--form fixed|free] [--cpp|--no-cpp] [-D NAME[=VALUE]] [-U NAME] [-I DIR]
-//! [--default-real-8] [--black-box FILE]... -o P.xaif --canon P.canon.f90 [--locations P.loc] FILE...`
+//! [--default-real-8] [--black-box FILE]... -o P.xaif --canon P.canon.f90 [--locations P.loc] [--interface P.iface] [--activity P.act] FILE...`
 
 use clap::Parser;
 use fortran2xaif::diagnostics::{render, Diagnostic, Location};
@@ -26,6 +26,14 @@ struct Cli {
     /// sources (read by xaif-booster and xaif2fortran `--locations`).
     #[arg(long, value_name = "P.loc")]
     locations: Option<PathBuf>,
+    /// Also write the top-level routine's interface as a driver calls it
+    /// (read by `openad check`).
+    #[arg(long, value_name = "P.iface")]
+    interface: Option<PathBuf>,
+    /// Also write why each variable is active or passive (read by
+    /// `openad explore`).
+    #[arg(long, value_name = "P.act")]
+    activity: Option<PathBuf>,
     /// Run the C preprocessor (`gfortran -E -cpp`) on every input (default:
     /// only on .F .F90 .FOR .fpp ... files, as gfortran does).
     #[arg(long, overrides_with = "no_cpp")]
@@ -153,6 +161,37 @@ fn main() -> ExitCode {
             eprint!("{}", render(&d));
             return ExitCode::from(1);
         }
+    }
+    let side_files = [
+        (
+            cli.interface.as_ref(),
+            out.interface.to_string(),
+            "the driver interface",
+        ),
+        (
+            cli.activity.as_ref(),
+            out.activity.to_string(),
+            "the activity report",
+        ),
+    ];
+    let mut written: Vec<&PathBuf> = [Some(&cli.output), Some(&cli.canon), cli.locations.as_ref()]
+        .into_iter()
+        .flatten()
+        .collect();
+    for (path, text, what) in side_files {
+        let Some(path) = path else { continue };
+        if let Err(e) = write_atomically(path, text.as_bytes()) {
+            for w in written {
+                let _ = std::fs::remove_file(w);
+            }
+            let d = Diagnostic::error(
+                Location::start_of(path),
+                format!("cannot write {what}: {e}"),
+            );
+            eprint!("{}", render(&d));
+            return ExitCode::from(1);
+        }
+        written.push(path);
     }
     ExitCode::SUCCESS
 }

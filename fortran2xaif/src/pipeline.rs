@@ -15,6 +15,8 @@ use crate::source::{self, Form, LoadOptions};
 use crate::{canon, emit_canon};
 use std::collections::HashMap;
 use std::path::PathBuf;
+use xaif_schema::activity_report::ActivityReport;
+use xaif_schema::driver_interface::DriverInterface;
 use xaif_schema::model::CallGraph;
 use xaif_schema::source_map::{SourceLocation, SourceMap};
 
@@ -24,6 +26,10 @@ pub struct Output {
     pub canon: String,
     /// Source positions of the XAIF's statements, symbols and units.
     pub locations: SourceMap,
+    /// The top-level routine as a driver calls it (`--interface`).
+    pub interface: DriverInterface,
+    /// Why each variable is active or passive (`--activity`).
+    pub activity: ActivityReport,
     pub warnings: Vec<Diagnostic>,
 }
 
@@ -113,18 +119,40 @@ pub fn run_with(inputs: &[PathBuf], options: &Options) -> Result<Output, Diagnos
     let mut lowered = lower::lower(&prog, &cfgs, next_id, &pointers);
     let locate_unit = |u: usize| locate(prog.units[u].ast.span);
     let (top, seeds) = crate::seeds::resolve(&prog, &mut lowered, &pragmas, &locate_unit)?;
+    let interface = crate::interface::describe(&prog, &lowered, top, &seeds);
     clock.lap("lowering");
-    let results = analysis::analyze(&lowered.program, &seeds);
+    let mut results = analysis::analyze(&lowered.program, &seeds);
+    let activity = crate::activity_report::describe(&prog, &lowered, &seeds, &results);
     reject_pointers_to_active_complex(&prog, &mut lowered, &results).map_err(to_diag)?;
-    prog.pointer_refusals = {
+    prog.pointer_fields = {
         let mut active = |(owner, sym): crate::pointer_aliases::Var| {
             let l = lowered.loc(&prog, owner, sym);
             lowered.program.locations[l.index()].differentiable_type
                 && (results.activity.conservative
                     || results.activity.declared_active.contains(l.index()))
         };
-        crate::pointer_aliases::adjoint_refusals(&prog, &mut active)
+        crate::pointer_aliases::adjoint_fields(&prog, &pointers, &mut active)
     };
+    if !results.activity.conservative {
+        let unit_ids: HashMap<usize, usize> = lowered
+            .unit_ids
+            .iter()
+            .map(|(&u, id)| (u, id.0 as usize))
+            .collect();
+        let callers: Vec<Vec<usize>> = analysis::call_graph::CallGraph::build(&lowered.program)
+            .callers
+            .iter()
+            .map(|c| c.iter().map(|id| id.0 as usize).collect())
+            .collect();
+        for u in crate::pointer_aliases::association_units(
+            &prog,
+            &prog.pointer_fields,
+            &unit_ids,
+            &callers,
+        ) {
+            results.activity.active_units.insert(u);
+        }
+    }
     for (span, name, variable) in
         crate::bit_intrinsics::calls_on_active_data(&prog, &mut lowered, &results)
     {
@@ -181,6 +209,8 @@ pub fn run_with(inputs: &[PathBuf], options: &Options) -> Result<Output, Diagnos
         xaif,
         canon,
         locations,
+        interface,
+        activity,
         warnings,
     })
 }

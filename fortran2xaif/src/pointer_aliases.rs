@@ -13,6 +13,10 @@
 //! What the classes cannot express is refused by name here: a dummy
 //! argument (pointer or target) in one class with another dummy or with
 //! module data (the dummy's location must stay the dummy's).
+//!
+//! For the adjoint modes, `adjoint_fields` says how the sweeps restore
+//! each association of an active pointer (recorded, re-made, or refused),
+//! and `association_units` which units need an adjoint for that alone.
 
 use std::collections::{HashMap, HashSet};
 
@@ -190,21 +194,40 @@ pub fn classes(prog: &Program) -> Result<PointerClasses, FrontError> {
     Ok(PointerClasses { classes })
 }
 
-/// Why the adjoint modes cannot restore an association, as the XAIF
-/// marker field `pointer:KIND:NAME` (docs/xaif.md, "Pointer
-/// associations"); the back end refuses the statement in `-m rs`/`-m rj`,
-/// except `replay`, which it repeats at the start of the adjoint sweep.
+/// What the adjoint modes do at each statement that changes the
+/// association of an active pointer, as the XAIF marker field
+/// `pointer:KIND:NAMES` (docs/xaif.md, "Pointer associations"), keyed by
+/// the statement's position:
 ///
-/// The reverse sweep sees the association the pointer has when it runs, so
-/// it is right only when the association never changes once made: a
-/// pointer given exactly one pointer assignment in the program, to a target
-/// whose subscripts are constants, and never nullified, allocated or
-/// deallocated; a module pointer keeps it between the split sweeps, a
-/// local pointer gets it again from the replay. (An `allocate` through a
-/// pointer would need its anonymous target replayed in the reverse sweep,
-/// which the back end does only for allocatable arrays.)
-pub fn adjoint_refusals(
+/// - `replay`: a local pointer given exactly one pointer assignment in the
+///   program, to a constant section of storage that exists whenever its
+///   routine runs; the back end makes it again at the start of the
+///   adjoint sweep (no tape).
+/// - `record`: any other association (re-association, `nullify`,
+///   `allocate`, `deallocate`) of a pointer whose possible targets all
+///   outlive the sweeps (module, common, `save` data, or anonymous
+///   allocations): the taping sweep pushes the pointer's association
+///   before the statement, the adjoint sweep pops it back at the
+///   statement's mirror (docs/adjoint.md, "Pointer associations"). NAMES
+///   lists the active pointers the statement changes, comma-separated.
+/// - `frame`: a local pointer re-associated only in its own routine, by
+///   pointer assignments to sections of non-pointer variables (locals,
+///   dummies, module data) or to `null()`: the taping sweep pushes which
+///   of these statements made the current association and its subscript
+///   values; the adjoint sweep pops them and makes the association again
+///   (also in another activation of the routine, where its locals and
+///   dummies may be elsewhere).
+/// - `local` (refused by the back end in `-m rs`/`-m rj`): any other
+///   association of a pointer whose possible targets include a local or a
+///   dummy of some routine (a dummy or module pointer associated with
+///   them, pointer-to-pointer copies among them, `nullify`, ...), whose
+///   address the adjoint call of a split sweep need not find again.
+///
+/// A module pointer associated once with a constant target needs nothing:
+/// it keeps its association between the sweeps.
+pub fn adjoint_fields(
     prog: &Program,
+    pointer_classes: &PointerClasses,
     active: &mut dyn FnMut(Var) -> bool,
 ) -> HashMap<(usize, usize, usize), String> {
     let mut found: Vec<(usize, Association, Span)> = Vec::new();
@@ -229,6 +252,22 @@ pub fn adjoint_refusals(
             }
         }
     }
+    // A class is stable when every member that is not a pointer (every
+    // possible named target) is storage that outlives calls and stays
+    // where it is: not (de)allocated in the program (the reverse sweep
+    // would allocate it again elsewhere).
+    let mut unstable: HashSet<Var> = HashSet::new();
+    for class in &pointer_classes.classes {
+        let stable = class.iter().all(|v| {
+            let s = prog.symbol(v.0, v.1);
+            (s.pointer && s.dummy.is_none())
+                || (is_global(prog, *v) && !otherwise_changed.contains(v))
+        });
+        if !stable {
+            unstable.extend(class.iter().copied());
+        }
+    }
+    let frame_pointers = frame_pointers(prog, &found);
     let key = |s: Span| (s.file, s.line, s.column);
     let mut out = HashMap::new();
     for (u, a, span) in &found {
@@ -240,26 +279,114 @@ pub fn adjoint_refusals(
                 .filter(|p| prog.symbol(p.0, p.1).pointer)
                 .collect(),
         };
-        for p in pointers.into_iter().filter(|p| active(*p)) {
-            let name = &prog.symbol(p.0, p.1).name;
-            let why = match a {
-                Association::Other { .. } => "changed",
-                Association::Assign { .. }
-                    if assignments[&p] > 1 || otherwise_changed.contains(&p) =>
-                {
-                    "reassociated"
+        let pointers: Vec<Var> = pointers.into_iter().filter(|p| active(*p)).collect();
+        if pointers.is_empty() {
+            continue;
+        }
+        let names = pointers
+            .iter()
+            .map(|p| prog.symbol(p.0, p.1).name.clone())
+            .collect::<Vec<_>>()
+            .join(",");
+        let once = |p: &Var| assignments.get(p) == Some(&1) && !otherwise_changed.contains(p);
+        let in_frame = |p: &Var| frame_pointers.contains(p);
+        let kind = match a {
+            // A target that is itself a pointer may move between the
+            // executions of the one assignment.
+            Association::Assign { target, .. }
+                if once(&pointers[0])
+                    && invariant(prog, *u, target)
+                    && !var_of(prog, *u, target).is_some_and(|t| prog.symbol(t.0, t.1).pointer) =>
+            {
+                let p = pointers[0];
+                if is_global(prog, p) {
+                    continue;
                 }
-                Association::Assign { target, .. } if !invariant(prog, *u, target) => "variable",
-                Association::Assign { target, .. } if !is_global(prog, p) => {
-                    if replayable(prog, *u, p, target) {
-                        "replay"
-                    } else {
-                        "local"
-                    }
+                if replayable(prog, *u, p, target) {
+                    "replay"
+                } else if in_frame(&p) {
+                    "frame"
+                } else if unstable.contains(&p) {
+                    "local"
+                } else {
+                    "record"
                 }
-                Association::Assign { .. } => continue,
-            };
-            out.insert(key(*span), format!("pointer:{why}:{name}"));
+            }
+            Association::Assign { .. } if in_frame(&pointers[0]) => "frame",
+            _ if pointers.iter().any(|p| unstable.contains(p)) => "local",
+            _ => "record",
+        };
+        out.insert(key(*span), format!("pointer:{kind}:{names}"));
+    }
+    out
+}
+
+/// Local pointers (not dummies, not saved) changed only by pointer
+/// assignments in their own routine, each to a section of a variable that
+/// is not a pointer, or to `null()`: the sweeps can record which of those
+/// statements made the association and the values of its subscripts, and
+/// make it again in any activation of the routine (`pointer:frame:NAME`).
+fn frame_pointers(prog: &Program, found: &[(usize, Association, Span)]) -> HashSet<Var> {
+    let mut ok: HashMap<Var, bool> = HashMap::new();
+    for (u, a, _) in found {
+        match a {
+            Association::Assign { pointer, target } => {
+                let Some(p) = var_of(prog, *u, pointer) else {
+                    continue;
+                };
+                let s = prog.symbol(p.0, p.1);
+                let simple_pointer = matches!(pointer, Expr::Name(..));
+                let null = matches!(target, Expr::Apply { name, args, .. } if name == "null" && args.is_empty())
+                    && var_of(prog, *u, target).is_none();
+                let plain_target =
+                    var_of(prog, *u, target).is_some_and(|t| !prog.symbol(t.0, t.1).pointer);
+                let fits = p.0 == *u
+                    && s.dummy.is_none()
+                    && !is_global(prog, p)
+                    && simple_pointer
+                    && (null || plain_target);
+                *ok.entry(p).or_insert(true) &= fits;
+            }
+            Association::Other { objects } => {
+                for p in objects.iter().filter_map(|o| var_of(prog, *u, o)) {
+                    ok.insert(p, false);
+                }
+            }
+        }
+    }
+    ok.into_iter().filter(|(_, f)| *f).map(|(p, _)| p).collect()
+}
+
+/// The units that change the association of an active pointer (a field
+/// of `adjoint_fields` on one of their statements): they need an adjoint
+/// even without an active assignment (it restores the associations), and
+/// so their callers, up the call tree. `callers[u]`: the units calling
+/// unit `u`; `unit_ids` maps the program's units to those indices.
+pub fn association_units(
+    prog: &Program,
+    fields: &HashMap<(usize, usize, usize), String>,
+    unit_ids: &HashMap<usize, usize>,
+    callers: &[Vec<usize>],
+) -> HashSet<usize> {
+    let mut out = HashSet::new();
+    let mut stack = Vec::new();
+    for (u, unit) in prog.units.iter().enumerate() {
+        let mut here = Vec::new();
+        associations(&unit.ast.body, &mut here);
+        let changes = here
+            .iter()
+            .any(|(_, s)| fields.contains_key(&(s.file, s.line, s.column)));
+        if let Some(&id) = unit_ids.get(&u).filter(|_| changes) {
+            if out.insert(id) {
+                stack.push(id);
+            }
+        }
+    }
+    while let Some(u) = stack.pop() {
+        for &c in &callers[u] {
+            if out.insert(c) {
+                stack.push(c);
+            }
         }
     }
     out
@@ -337,25 +464,48 @@ mod tests {
     }
 
     #[test]
-    fn refusals_name_why_the_adjoint_cannot_see_the_association() {
+    fn reassociations_of_module_buffers_are_recorded_and_a_local_alias_replayed() {
         let p = build(DOUBLE_BUFFER);
-        let r = adjoint_refusals(&p, &mut |_| true);
+        let c = classes(&p).unwrap();
+        let r = adjoint_fields(&p, &c, &mut |_| true);
         let mut fields: Vec<&str> = r.values().map(|s| s.as_str()).collect();
         fields.sort();
         assert_eq!(
             fields,
             vec![
-                "pointer:reassociated:new",
-                "pointer:reassociated:new",
-                "pointer:reassociated:old",
-                "pointer:reassociated:old",
+                "pointer:record:new",
+                "pointer:record:new",
+                "pointer:record:old",
+                "pointer:record:old",
+                "pointer:record:tmp",
                 "pointer:replay:q",
             ]
         );
-        // `tmp => old` is made once, but `old` moves: refused at `old`'s
-        // own associations, which is enough to refuse the program.
         // Passive pointers are nobody's concern.
-        assert!(adjoint_refusals(&p, &mut |_| false).is_empty());
+        assert!(adjoint_fields(&p, &c, &mut |_| false).is_empty());
+    }
+
+    #[test]
+    fn reassociation_among_a_routines_own_arrays_is_recorded_by_statement_and_a_copy_refused() {
+        let p = build("subroutine s(u)\n double precision, target :: u(6)\n double precision, pointer :: row(:), cp(:)\n integer :: k\n do k = 1, 3\n  row => u(k:k+2)\n  cp => row\n  cp(1) = 2 * row(2)\n end do\nend\n");
+        let c = classes(&p).unwrap();
+        let r = adjoint_fields(&p, &c, &mut |_| true);
+        let mut fields: Vec<&str> = r.values().map(|s| s.as_str()).collect();
+        fields.sort();
+        assert_eq!(fields, vec!["pointer:frame:row", "pointer:local:cp"]);
+    }
+
+    #[test]
+    fn allocation_through_a_pointer_is_recorded_with_every_active_object() {
+        let p = build("subroutine s()\n double precision, pointer :: a(:), b(:)\n allocate(a(3), b(2))\n nullify(b)\n deallocate(a)\nend\n");
+        let c = classes(&p).unwrap();
+        let r = adjoint_fields(&p, &c, &mut |_| true);
+        let mut fields: Vec<&str> = r.values().map(|s| s.as_str()).collect();
+        fields.sort();
+        assert_eq!(
+            fields,
+            vec!["pointer:record:a", "pointer:record:a,b", "pointer:record:b"]
+        );
     }
 
     #[test]

@@ -201,9 +201,10 @@ pub struct Program {
     /// The XAIF marker annotation suffix of each black-box call, by the
     /// call's position (`black_box.rs`, `BlackBox::annotation`).
     pub black_box_calls: HashMap<(usize, usize, usize), String>,
-    /// Pointer associations the adjoint modes refuse, by the statement's
-    /// position: the marker field `pointer:KIND:NAME` (`pointer_aliases.rs`).
-    pub pointer_refusals: HashMap<(usize, usize, usize), String>,
+    /// What the adjoint modes do at each association of an active pointer
+    /// (record, replay, refuse), by the statement's position: the marker
+    /// field `pointer:KIND:NAMES` (`pointer_aliases.rs`).
+    pub pointer_fields: HashMap<(usize, usize, usize), String>,
 }
 
 impl Program {
@@ -222,7 +223,7 @@ impl Program {
             black_boxes: Default::default(),
             canon_warnings: Vec::new(),
             black_box_calls: HashMap::new(),
-            pointer_refusals: HashMap::new(),
+            pointer_fields: HashMap::new(),
         };
         let mut tags: HashMap<String, usize> = HashMap::new();
         for f in files {

@@ -108,6 +108,12 @@ Routines without source (LAPACK, C code): declare them in a file given with
 warning at each call) or with the names of tangent and adjoint routines you
 supply (argument convention in the user guide).
 
+`openad check [-m f,fv,rs,rj] [--x0 V,...] [openad options] FILE...` checks
+the derivatives of every mode against finite differences of the original
+program and the adjoints against the tangent, with drivers it writes itself
+(`openad check --help`). `openad explore -o DIR FILE...` writes an HTML
+report of what openad does to the program (`openad explore --help`).
+
 The work is done by three programs found next to openad (or in
 $OPENAD_BIN_DIR): fortran2xaif (front end), xaif-booster (differentiation)
 and xaif2fortran (back end). -n shows their command lines.
@@ -135,7 +141,7 @@ pub struct Cli {
     #[arg(short = 'n', long = "dry-run")]
     pub dry_run: bool,
 
-    /// Also keep the intermediate files (P.canon.f90, P.xaif, P.xb.xaif, P.loc) in DIR.
+    /// Also keep the intermediate files (P.canon.f90, P.xaif, P.xb.xaif, P.loc, P.iface, P.act) in DIR.
     #[arg(short = 'k', long = "keep")]
     pub keep: bool,
 

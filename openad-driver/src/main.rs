@@ -2,7 +2,9 @@
 //! processes in a temporary directory and copies the results into the
 //! output directory only when every stage succeeded.
 
+mod check;
 mod cli;
+mod explore;
 mod stages;
 
 use std::fs;
@@ -24,6 +26,12 @@ enum Failure {
 }
 
 fn main() -> ExitCode {
+    let mut args = std::env::args_os();
+    match args.nth(1) {
+        Some(a) if a == "check" => return check::main(args.collect()),
+        Some(a) if a == "explore" => return explore::main(args.collect()),
+        _ => {}
+    }
     let cli = Cli::parse();
     match run(&cli) {
         Ok(()) => ExitCode::SUCCESS,
@@ -90,7 +98,14 @@ fn run(cli: &Cli) -> Result<(), Failure> {
         .map(|name| (work.out_dir.join(name), name.clone()))
         .collect();
     if cli.keep {
-        for path in [&work.canon, &work.xaif, &work.boosted, &work.locations] {
+        for path in [
+            &work.canon,
+            &work.xaif,
+            &work.boosted,
+            &work.locations,
+            &work.interface,
+            &work.activity,
+        ] {
             if let Some(name) = path.file_name() {
                 copies.push((path.clone(), PathBuf::from(name)));
             }
@@ -112,7 +127,7 @@ fn print_dry_run(cli: &Cli, stem: &str) {
     let dir = cli.output_dir.display();
     println!("mkdir -p '{dir}' && (cd \"$T/out\" && cp $(cat SOURCES) SOURCES \"$OLDPWD/{dir}/\")");
     if cli.keep {
-        println!("cp \"$T/{stem}.canon.f90\" \"$T/{stem}.xaif\" \"$T/{stem}.xb.xaif\" \"$T/{stem}.loc\" '{dir}/'");
+        println!("cp \"$T/{stem}.canon.f90\" \"$T/{stem}.xaif\" \"$T/{stem}.xb.xaif\" \"$T/{stem}.loc\" \"$T/{stem}.iface\" \"$T/{stem}.act\" '{dir}/'");
     }
     println!("rm -rf \"$T\"");
 }

@@ -49,6 +49,10 @@ pub struct WorkFiles {
     /// Source positions of the XAIF's statements and symbols: the booster
     /// and the back end report rejected input at the user's Fortran with it.
     pub locations: PathBuf,
+    /// The top-level routine as a driver calls it (`openad check` reads it).
+    pub interface: PathBuf,
+    /// Why each variable is active (`openad explore` reads it).
+    pub activity: PathBuf,
     pub out_dir: PathBuf,
 }
 
@@ -59,6 +63,8 @@ impl WorkFiles {
             canon: work.join(format!("{stem}.canon.f90")),
             boosted: work.join(format!("{stem}.xb.xaif")),
             locations: work.join(format!("{stem}.loc")),
+            interface: work.join(format!("{stem}.iface")),
+            activity: work.join(format!("{stem}.act")),
             out_dir: work.join("out"),
         }
     }
@@ -118,6 +124,10 @@ pub fn stage_commands(cli: &Cli, programs: [PathBuf; 3], work: &WorkFiles) -> Ve
     front_args.push(work.canon.clone().into());
     front_args.push("--locations".into());
     front_args.push(work.locations.clone().into());
+    front_args.push("--interface".into());
+    front_args.push(work.interface.clone().into());
+    front_args.push("--activity".into());
+    front_args.push(work.activity.clone().into());
     front_args.extend(cli.files.iter().map(|f| f.clone().into_os_string()));
 
     let mut booster_args: Vec<OsString> = vec!["-m".into(), cli.mode.booster_name().into()];

@@ -43,10 +43,14 @@ while [ $# -gt 0 ]; do
     -o) out="$2"; shift 2;;
     --canon) canon="$2"; shift 2;;
     --locations) locations="$2"; shift 2;;
+    --interface) interface="$2"; shift 2;;
+    --activity) activity="$2"; shift 2;;
     *) last="$1"; shift;;
   esac
 done
 cat "$last" > "$out"; cat "$last" > "$canon"; echo '# openad source locations 1' > "$locations"
+echo '# openad driver interface 1' > "$interface"
+echo '# openad activity 1' > "$activity"
 "#
         ),
     );
@@ -386,7 +390,9 @@ fn keep_also_copies_the_intermediate_files() {
         [
             "OAD_active.f90",
             "SOURCES",
+            "head.act",
             "head.canon.f90",
+            "head.iface",
             "head.loc",
             "head.oad.f90",
             "head.xaif",

@@ -48,6 +48,39 @@ pub struct SequenceCode {
     /// its entries and propagates with them transposed).
     pub rows: Vec<JacobianRow>,
     pub counts: OpCounts,
+    /// With `report_optimum` (`--stats`): the sequence chosen and what the
+    /// plain orders would have cost.
+    pub report: Option<EliminationReport>,
+}
+
+/// How a flattened run's Jacobian was accumulated, against the textbook
+/// alternatives (`--stats`, and next to each graph with `--dot`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EliminationReport {
+    /// How the sequence was chosen, e.g. `vertex markowitz,reverse`.
+    pub strategy: String,
+    /// The steps, in terms of the graph's vertices (`3 5 4`, `(1,3)f`).
+    pub sequence: String,
+    pub multiplications: usize,
+    /// Vertex elimination in forward and in reverse topological order.
+    pub forward_multiplications: usize,
+    pub reverse_multiplications: usize,
+    /// The proven optimum of vertex elimination, for graphs small enough.
+    pub optimum_multiplications: Option<usize>,
+}
+
+impl std::fmt::Display for EliminationReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(f, "strategy {}", self.strategy)?;
+        writeln!(f, "sequence {}", self.sequence)?;
+        writeln!(f, "multiplications {}", self.multiplications)?;
+        writeln!(f, "forward {}", self.forward_multiplications)?;
+        writeln!(f, "reverse {}", self.reverse_multiplications)?;
+        match self.optimum_multiplications {
+            Some(o) => writeln!(f, "optimum {o}"),
+            None => writeln!(f, "optimum -"),
+        }
+    }
 }
 
 pub fn accumulate_sequence(
@@ -276,7 +309,31 @@ pub fn accumulate_sequence(
             entries,
         });
     }
+    let report = if report_optimum {
+        let plain = |order: &str| -> Result<usize, String> {
+            let chain = order.parse().map_err(|e| format!("{e}"))?;
+            elimination::eliminate(&eg, Method::Vertex, &chain)
+                .map(|e| e.counts.multiplications)
+                .map_err(|e| format!("elimination failed: {e}"))
+        };
+        Some(EliminationReport {
+            strategy: result.strategy.clone(),
+            sequence: sequence_in_graph_ids(&result, &original),
+            multiplications: chosen,
+            forward_multiplications: plain("forward")?,
+            reverse_multiplications: plain("reverse")?,
+            optimum_multiplications: optimum,
+        })
+    } else {
+        None
+    };
     let counts = OpCounts {
+        forward_multiplications: report
+            .as_ref()
+            .map_or(chosen, |r| r.forward_multiplications),
+        reverse_multiplications: report
+            .as_ref()
+            .map_or(chosen, |r| r.reverse_multiplications),
         vertices: live.iter().filter(|&&l| l).count(),
         edges: edge_count,
         jacobian_nonzeros: rows.iter().map(|r| r.entries.len()).sum(),
@@ -293,6 +350,7 @@ pub fn accumulate_sequence(
         propagator,
         rows,
         counts,
+        report,
     })
 }
 
@@ -439,4 +497,29 @@ fn double_literal(f: &Factor) -> Option<f64> {
         return None;
     }
     text.replace('d', "e").parse::<f64>().ok()
+}
+
+/// The elimination steps named by the vertex numbers of the linearized
+/// graph (as `--dot` labels them), not of the elimination's own
+/// renumbered graph; auxiliary sinks print as `aux`.
+fn sequence_in_graph_ids(result: &elimination::Elimination, original: &[Option<usize>]) -> String {
+    use elimination::Step;
+    let id = |v: elimination::VertexId| -> String {
+        original
+            .get(v.0 as usize)
+            .copied()
+            .flatten()
+            .map_or_else(|| "aux".to_string(), |o| o.to_string())
+    };
+    result
+        .steps
+        .iter()
+        .map(|s| match *s {
+            Step::Vertex(v) => id(v),
+            Step::FrontEdge(i, j) => format!("({},{})f", id(i), id(j)),
+            Step::BackEdge(i, j) => format!("({},{})b", id(i), id(j)),
+            Step::Face(a, b, c) => format!("[({},{}),({},{})]", id(a), id(b), id(b), id(c)),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }

@@ -218,12 +218,12 @@ fn print_stats(stats: &[xaif_booster::tangent::BlockStats]) {
     // too large to search count their chosen cost) and how many graphs
     // were searched to optimality.
     println!(
-        "# subroutine block vertices edges multiplications additions jacobian_nonzeros elimination_multiplications optimum_multiplications optimum_graphs"
+        "# subroutine block vertices edges multiplications additions jacobian_nonzeros elimination_multiplications optimum_multiplications optimum_graphs forward_multiplications reverse_multiplications"
     );
     for b in stats {
         let c = b.counts;
         println!(
-            "{} {} {} {} {} {} {} {} {} {}",
+            "{} {} {} {} {} {} {} {} {} {} {} {}",
             b.cfg,
             b.block,
             c.vertices,
@@ -233,12 +233,14 @@ fn print_stats(stats: &[xaif_booster::tangent::BlockStats]) {
             c.jacobian_nonzeros,
             c.elimination_multiplications,
             c.optimum_multiplications,
-            c.optimum_graphs
+            c.optimum_graphs,
+            c.forward_multiplications,
+            c.reverse_multiplications
         );
         total += c;
     }
     println!(
-        "total - {} {} {} {} {} {} {} {}",
+        "total - {} {} {} {} {} {} {} {} {} {}",
         total.vertices,
         total.edges,
         total.multiplications,
@@ -246,6 +248,8 @@ fn print_stats(stats: &[xaif_booster::tangent::BlockStats]) {
         total.jacobian_nonzeros,
         total.elimination_multiplications,
         total.optimum_multiplications,
-        total.optimum_graphs
+        total.optimum_graphs,
+        total.forward_multiplications,
+        total.reverse_multiplications
     );
 }

@@ -111,6 +111,10 @@ pub struct OpCounts {
     pub optimum_multiplications: usize,
     /// Graphs whose optimum was proven (the rest count their chosen cost).
     pub optimum_graphs: usize,
+    /// Vertex elimination in forward / reverse order on the same graphs
+    /// (`--stats` in basic-block mode; otherwise the chosen cost).
+    pub forward_multiplications: usize,
+    pub reverse_multiplications: usize,
 }
 
 impl std::ops::AddAssign for OpCounts {
@@ -123,6 +127,8 @@ impl std::ops::AddAssign for OpCounts {
         self.elimination_multiplications += o.elimination_multiplications;
         self.optimum_multiplications += o.optimum_multiplications;
         self.optimum_graphs += o.optimum_graphs;
+        self.forward_multiplications += o.forward_multiplications;
+        self.reverse_multiplications += o.reverse_multiplications;
     }
 }
 

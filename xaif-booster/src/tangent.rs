@@ -419,6 +419,15 @@ fn flush(
         ctx.symbols,
     )
     .map_err(|m| (Some(first_id.clone()), m))?;
+    if let (Some(dir), Some(report)) = (&ctx.options.dot_dir, &code.report) {
+        let path = dot_path(dir, ctx.cfg_symbol, block, &first_id).with_extension("elimination");
+        crate::dot::write_atomically(&path, &report.to_string()).map_err(|e| {
+            (
+                Some(first_id.clone()),
+                format!("cannot write {}: {e}", path.display()),
+            )
+        })?;
+    }
     out.counts += code.counts;
     for (st, before) in seq.statements.into_iter().zip(code.before_statement) {
         out.elements
@@ -474,17 +483,27 @@ fn write_dot(
     statement_id: &str,
     graph: &LinearizedGraph,
 ) -> Result<(), String> {
+    let path = dot_path(dir, cfg, block, statement_id);
+    crate::dot::write_atomically(&path, &crate::dot::linearized_graph_dot(graph))
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// `DIR/CFG_BLOCK_STATEMENT.dot`, names reduced to letters, digits and `_`.
+fn dot_path(
+    dir: &std::path::Path,
+    cfg: &str,
+    block: &str,
+    statement_id: &str,
+) -> std::path::PathBuf {
     let clean = |s: &str| -> String {
         s.chars()
             .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
             .collect()
     };
-    let path = dir.join(format!(
+    dir.join(format!(
         "{}_{}_{}.dot",
         clean(cfg),
         clean(block),
         clean(statement_id)
-    ));
-    crate::dot::write_atomically(&path, &crate::dot::linearized_graph_dot(graph))
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+    ))
 }

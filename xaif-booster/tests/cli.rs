@@ -252,9 +252,10 @@ fn stats_report_blocks_and_totals() {
     // head, block 2: y = sin(x)*x has vertices x, sin, mul and 3 edges;
     // reverse accumulation: cos(x)*x product, one sum for the two x paths.
     // x = y + z adds 3 vertices and 2 edges. Jacobian nonzeros: dy/dx,
-    // dx/dy, dx/dz. No elimination sequences in statement mode.
-    assert_eq!(lines[0], "head 2 6 5 1 1 3 0 0 0");
-    assert_eq!(*lines.last().unwrap(), "total - 6 5 1 1 3 0 0 0");
+    // dx/dy, dx/dz. No elimination sequences in statement mode (nor their
+    // forward and reverse counterparts).
+    assert_eq!(lines[0], "head 2 6 5 1 1 3 0 0 0 0 0");
+    assert_eq!(*lines.last().unwrap(), "total - 6 5 1 1 3 0 0 0 0 0");
 }
 
 #[test]
@@ -461,12 +462,14 @@ fn basic_block_stats_compare_the_chosen_sequence_with_the_optimum() {
         .skip(2)
         .map(|f| f.parse().unwrap())
         .collect();
-    let [_, _, _, _, nonzeros, chosen, optimum, searched] = total[..] else {
-        panic!("eight total columns expected: {stdout}");
+    let [_, _, _, _, nonzeros, chosen, optimum, searched, forward, reverse] = total[..] else {
+        panic!("ten total columns expected: {stdout}");
     };
     // One flattened graph, small enough to search; the optimum is a lower
-    // bound of the chosen sequence; a and y both depend on x only.
+    // bound of the chosen sequence and of both plain orders; a and y both
+    // depend on x only.
     assert_eq!(searched, 1, "{stdout}");
     assert!(optimum <= chosen, "{stdout}");
+    assert!(optimum <= forward && optimum <= reverse, "{stdout}");
     assert_eq!(nonzeros, 2, "{stdout}");
 }

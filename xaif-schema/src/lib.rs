@@ -6,9 +6,13 @@
 //! - [`validate`]: XSD validation through libxml2 (the XSD files are built in);
 //! - [`graph`]: petgraph views of call, control flow and expression graphs;
 //! - [`dot`]: Graphviz export;
-//! - [`visit`]: every symbol reference of a control flow graph.
+//! - [`visit`]: every symbol reference of a control flow graph;
+//! - side files of the stages: [`source_map`] (`P.loc`) and
+//!   [`driver_interface`] (`P.iface`), [`activity_report`] (`P.act`).
 
+pub mod activity_report;
 pub mod dot;
+pub mod driver_interface;
 pub mod error;
 pub mod graph;
 pub mod model;

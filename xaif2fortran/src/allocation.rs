@@ -103,7 +103,7 @@ pub struct AllocObject {
 }
 
 impl AllocObject {
-    fn is_component(&self) -> bool {
+    pub fn is_component(&self) -> bool {
         self.designator.contains('%')
     }
 }
@@ -169,7 +169,7 @@ fn mentions_allocation(source: &str) -> bool {
 }
 
 /// The text between the `(` that `text` starts with and its matching `)`.
-fn parenthesised(text: &str) -> Option<&str> {
+pub(crate) fn parenthesised(text: &str) -> Option<&str> {
     let mut depth = 0i32;
     let mut quote: Option<char> = None;
     for (i, c) in text.char_indices() {
@@ -191,7 +191,7 @@ fn parenthesised(text: &str) -> Option<&str> {
 }
 
 /// Splits at `sep` outside parentheses, brackets and strings.
-fn top_level_split<'t>(text: &'t str, sep: &str) -> Vec<&'t str> {
+pub(crate) fn top_level_split<'t>(text: &'t str, sep: &str) -> Vec<&'t str> {
     let mut parts = Vec::new();
     let mut depth = 0i32;
     let mut quote: Option<char> = None;
@@ -273,6 +273,12 @@ impl UnitGen<'_, '_> {
         args.is_some_and(|a| a.iter().any(|a| a.symbol_id.eq_ignore_ascii_case(name)))
     }
 
+    /// A local of the unit without `save`: Fortran releases (or forgets)
+    /// it at return.
+    pub(crate) fn is_released_at_return(&self, name: &str) -> bool {
+        self.storage(name) == Storage::Local
+    }
+
     fn storage(&self, name: &str) -> Storage {
         if self.is_dummy(name) {
             return Storage::Persistent("dummy argument");
@@ -313,6 +319,10 @@ impl UnitGen<'_, '_> {
                 }
                 continue;
             };
+            // Allocation through a pointer: `pointers.rs`.
+            if sym.pointer {
+                continue;
+            }
             let active = self.is_active(name);
             let replayable = active
                 || matches!(
@@ -452,6 +462,10 @@ impl UnitGen<'_, '_> {
                 AllocKind::Allocate => self.line(format!("deallocate({})", r.name)),
                 AllocKind::Deallocate => self.pop_allocation(r)?,
             }
+        }
+        // Local pointers into re-allocated storage (`pointer_frames.rs`).
+        if stmt.kind == AllocKind::Deallocate && !replayed.is_empty() {
+            self.refresh_frame_pointers();
         }
         Ok(())
     }
@@ -612,14 +626,26 @@ impl UnitGen<'_, '_> {
         what: &str,
     ) -> Result<()> {
         self.section = section;
+        self.collect_frame_sites(&r.vertices)?;
+        // The integer tape is LIFO: the frame pointers' shadows, pushed
+        // before the allocations at the end of the tape section, are popped
+        // after them.
         if section == Section::Adjoint {
             self.restore_passive_scalars(&r.vertices)?;
             self.restore_live_locals()?;
+            self.restore_live_frame_pointers(&r.vertices)?;
+            self.restore_live_pointers(&r.vertices);
             self.replay_pointer_associations(&r.vertices)?;
+        }
+        if section == Section::Tape {
+            self.start_frame_pointers(&r.vertices)?;
         }
         self.control_flow(&r.vertices, &r.edges, r.structured, what)?;
         if section == Section::Tape {
+            self.tape_live_frame_pointers(&r.vertices)?;
             self.tape_live_locals()?;
+            self.tape_live_pointers(&r.vertices);
+            // Last pushed, first popped at the start of the adjoint section.
             self.tape_passive_scalars(&r.vertices)?;
         }
         self.section = Section::Other;

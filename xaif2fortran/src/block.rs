@@ -11,15 +11,11 @@ use crate::codegen::UnitGen;
 use crate::error::Result;
 use crate::expr::{as_factor, RefCtx};
 use crate::fortran_text::add_value_suffix_with;
+use crate::pointers::{PointerAction, POINTER_PREFIX};
 use crate::Mode;
 
 /// Prefix of `Marker/@annotation` pointing at an opaque statement.
 pub const CANON_PREFIX: &str = "canon:";
-/// Marker field of a pointer association the adjoint modes cannot
-/// restore (docs/xaif.md, "Pointer associations").
-pub const POINTER_PREFIX: &str = "pointer:";
-/// The pointer field of an association the adjoint section makes again.
-const POINTER_REPLAY: &str = "pointer:replay:";
 
 /// Store and restore of one variable of a checkpointed loop's state
 /// (`xaif-booster`, `adjoint/checkpointed_loops.rs`), expanded by the
@@ -116,8 +112,9 @@ impl UnitGen<'_, '_> {
             None => (false, m.annotation.as_str()),
         };
         let (annotation, mut black_box) = crate::black_box::split_annotation(annotation);
-        if let Some(pointer) = black_box.and_then(|f| f.strip_prefix(POINTER_PREFIX)) {
-            self.refuse_pointer_association(pointer, m)?;
+        let mut recorded = None;
+        if let Some(field) = black_box.filter(|f| f.starts_with(POINTER_PREFIX)) {
+            recorded = self.recorded_pointers(field, m)?;
             black_box = None;
         }
         let copy = black_box.and_then(|f| f.strip_prefix(crate::derived_copy::COPY_PREFIX));
@@ -166,9 +163,25 @@ impl UnitGen<'_, '_> {
             return self.black_box_statement(source, description, mirror, m);
         }
         if mirror {
+            match &recorded {
+                Some(PointerAction::Record(names)) => self.record_pointers_mirror(names, source),
+                Some(PointerAction::Frame(name)) => self.frame_pointer_mirror(name, m)?,
+                None => {}
+            }
             return self.allocation_mirror(source, m);
         }
+        let replaced = match &recorded {
+            Some(PointerAction::Record(names)) => self.record_pointers_forward(names, source, m)?,
+            Some(PointerAction::Frame(name))
+                if self.section == crate::allocation::Section::Tape =>
+            {
+                self.frame_pointer_forward(name, m)?;
+                None
+            }
+            _ => None,
+        };
         self.allocation_forward(source, m)?;
+        let source = replaced.as_deref().unwrap_or(source);
         let text = add_value_suffix_with(source, &|n| self.is_active(n), &|chain| {
             self.env.index.is_active_chain(self.scope, chain)
         });
@@ -226,84 +239,6 @@ impl UnitGen<'_, '_> {
                     "unsupported construct: active complex variable '{name}' in a statement outside complex arithmetic (I/O, a black-box call, a conversion to integer, an intrinsic without a complex derivative rule): complex(8) data is differentiated through its parts; use real({name}) and aimag({name}) there"
                 ),
             ));
-        }
-        Ok(())
-    }
-
-    /// In the adjoint modes the reverse sweep runs with the association a
-    /// pointer has at its end; `KIND:NAME` says why that is not the one the
-    /// forward sweep had at this statement.
-    fn refuse_pointer_association(&self, field: &str, m: &Marker) -> Result<()> {
-        if !matches!(self.env.mode, Mode::AdjointSplit | Mode::AdjointJoint) {
-            return Ok(());
-        }
-        let (kind, name) = field.split_once(':').unwrap_or((field, "?"));
-        if kind == "replay" {
-            return Ok(());
-        }
-        let why = match kind {
-            "local" => format!(
-                "'{name}' is a dummy, or its target is allocatable, a pointer or optional (the reverse sweep cannot associate it again)"
-            ),
-            "reassociated" => format!(
-                "'{name}' is associated more than once, or also nullified or (de)allocated (the reverse sweep would see only its last association)"
-            ),
-            "variable" => format!(
-                "the target of '{name}' has variable subscripts (the reverse sweep would see only its last association)"
-            ),
-            _ => format!(
-                "'{name}' is nullified, allocated or deallocated here (the reverse sweep would see only its last association)"
-            ),
-        };
-        Err(self.env.xaif.error(
-            &format!("annotation=\"{}\"", m.annotation),
-            format!(
-                "unsupported construct in the adjoint modes (-m rs, -m rj): pointer association of the active pointer {why}; supported: a module or local pointer associated once, with a constant target (use -m f or -m fv otherwise)"
-            ),
-        ))
-    }
-
-    /// Start of the adjoint section: the local pointer associations marked
-    /// `pointer:replay:NAME` (one association in the program, to a target
-    /// that exists whenever the unit runs), made again so that the reverse
-    /// sweep refers through them to what the forward sweep did, also when
-    /// the sweeps are separate calls (split mode).
-    pub(crate) fn replay_pointer_associations(
-        &mut self,
-        vertices: &[xaif_schema::ControlFlowVertex],
-    ) -> Result<()> {
-        let mut ids = Vec::new();
-        for v in vertices {
-            let xaif_schema::ControlFlowVertex::BasicBlock(b) = v else {
-                continue;
-            };
-            for e in &b.elements {
-                let xaif_schema::BasicBlockElement::Marker(m) = e else {
-                    continue;
-                };
-                let annotation = m
-                    .annotation
-                    .strip_prefix(MIRROR_PREFIX)
-                    .unwrap_or(&m.annotation);
-                let (canon, field) = crate::black_box::split_annotation(annotation);
-                if field.is_some_and(|f| f.starts_with(POINTER_REPLAY)) {
-                    if let Some(id) = canon.strip_prefix(CANON_PREFIX) {
-                        ids.push(id.trim().to_string());
-                    }
-                }
-            }
-        }
-        ids.sort();
-        ids.dedup();
-        for id in ids {
-            if let Some(stmt) = self.canon.stmts.get(id.as_str()) {
-                let text = stmt.text.trim_start();
-                let text = text.trim_start_matches(|c: char| c.is_ascii_digit()).trim();
-                let text = add_value_suffix_with(text, &|n| self.is_active(n), &|chain| {
-                    self.env.index.is_active_chain(self.scope, chain)
-                });
-                self.line(text.trim());
-            }
         }
         Ok(())
     }

@@ -41,6 +41,12 @@ struct Saved {
     /// A component of the elements of this rank-1 array of derived type,
     /// stored element by element (`text` subscripts it with `oad_cp_k`).
     over_elements: Option<String>,
+    /// The status inquiry guarding `allocatable`: `allocated`, or
+    /// `associated` for the target of an active pointer.
+    status: &'static str,
+    /// An active pointer whose association (not value) this entry stores,
+    /// on the association stacks (`OAD_ptr`, `pointers.rs`).
+    association: Option<String>,
 }
 
 impl UnitGen<'_, '_> {
@@ -97,6 +103,10 @@ impl UnitGen<'_, '_> {
                 }
                 continue;
             }
+            if let Some(p) = saved_pointer(sym, &name, decl.as_deref()) {
+                saved.extend(p);
+                continue;
+            }
             if let Some(s) = saved_variable(sym, &name, decl.as_deref(), optional) {
                 saved.push(s);
             }
@@ -110,6 +120,13 @@ impl UnitGen<'_, '_> {
             let decl = declaration_of(self.canon, &g.decl_unit, &g.name);
             // A host's optional dummy (internal procedures) may be absent.
             let optional = is_optional(decl.as_deref()).then(|| g.local.clone());
+            if let Some(p) = saved_pointer(sym, &g.local, decl.as_deref()) {
+                saved.extend(p.into_iter().map(|mut s| {
+                    s.shown = g.name.clone();
+                    s
+                }));
+                continue;
+            }
             if let Some(mut s) = saved_variable(sym, &g.local, decl.as_deref(), optional) {
                 s.shown = g.name.clone();
                 saved.push(s);
@@ -231,18 +248,31 @@ impl UnitGen<'_, '_> {
             });
             self.indent += 1;
         }
+        let status = s.status;
+        let sized = status == "allocated" || s.routine_suffix != "real_scalar";
         match (&s.allocatable, store) {
+            _ if s.association.is_some() => {
+                let name = s.association.as_deref().unwrap_or_default();
+                let call = if store {
+                    "oad_ptr_cp_store"
+                } else {
+                    "oad_ptr_cp_restore"
+                };
+                self.line(format!("call {call}({name})"));
+            }
             (None, _) => self.expand_inline(&routine, &s.text)?,
             // Stored only when allocated, with its size and the
             // allocation status on top; the restore checks both.
             (Some(name), true) => {
-                self.line(format!("if (allocated({name})) then"));
+                self.line(format!("if ({status}({name})) then"));
                 self.indent += 1;
                 self.expand_inline(&routine, &s.text)?;
-                self.expand_inline("cp_store_integer_scalar", &format!("size({name})"))?;
+                if sized {
+                    self.expand_inline("cp_store_integer_scalar", &format!("size({name})"))?;
+                }
                 self.indent -= 1;
                 self.line("end if");
-                self.expand_inline("cp_store_bool_scalar", &format!("allocated({name})"))?;
+                self.expand_inline("cp_store_bool_scalar", &format!("{status}({name})"))?;
             }
             (Some(name), false) => {
                 for d in ["logical :: oad_cp_alloc", "integer :: oad_cp_size"] {
@@ -253,10 +283,21 @@ impl UnitGen<'_, '_> {
                 self.expand_inline("cp_restore_bool_scalar", "oad_cp_alloc")?;
                 self.line("if (oad_cp_alloc) then");
                 self.indent += 1;
-                self.expand_inline("cp_restore_integer_scalar", "oad_cp_size")?;
                 let shown = &s.shown;
-                self.line(format!("if (.not. allocated({name})) stop 'OAD: allocatable {shown} was deallocated {why}'"));
-                self.line(format!("if (size({name}) /= oad_cp_size) stop 'OAD: allocatable {shown} changed size {why}'"));
+                let what = if status == "allocated" {
+                    "allocatable"
+                } else {
+                    "target of pointer"
+                };
+                if sized {
+                    self.expand_inline("cp_restore_integer_scalar", "oad_cp_size")?;
+                }
+                self.line(format!(
+                    "if (.not. {status}({name})) stop 'OAD: {what} {shown} was deallocated {why}'"
+                ));
+                if sized {
+                    self.line(format!("if (size({name}) /= oad_cp_size) stop 'OAD: {what} {shown} changed size {why}'"));
+                }
                 self.expand_inline(&routine, &s.text)?;
                 self.indent -= 1;
                 self.line("end if");
@@ -431,7 +472,38 @@ fn saved_variable(
         shown: local.to_string(),
         active_array: sym.active && sym.shape.rank() > 0,
         over_elements: None,
+        status: "allocated",
+        association: None,
     })
+}
+
+/// An active pointer (a dummy or a global of the call tree): the values
+/// of its target when associated, then its association, so that the
+/// restore (reverse order) associates it first and then fills its target.
+/// `None` for anything else.
+fn saved_pointer(sym: &Symbol, local: &str, decl: Option<&str>) -> Option<Vec<Saved>> {
+    let spec = decl?.split("::").next().unwrap_or("").replace(' ', "");
+    if !sym.active || !spec.split(',').any(|a| a == "pointer") {
+        return None;
+    }
+    let rank = sym.shape.rank();
+    let suffix = match rank {
+        0 => "real_scalar",
+        1 => "real_vector",
+        _ => "real_array",
+    };
+    let entry = |association: Option<String>| Saved {
+        text: format!("{local}%v"),
+        routine_suffix: suffix.to_string(),
+        optional: None,
+        allocatable: Some(local.to_string()),
+        shown: local.to_string(),
+        active_array: rank > 0,
+        over_elements: None,
+        status: "associated",
+        association,
+    };
+    Some(vec![entry(None), entry(Some(local.to_string()))])
 }
 
 /// The declaration of component `component` of derived type `type_name`

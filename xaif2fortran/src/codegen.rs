@@ -45,6 +45,9 @@ pub struct UnitGen<'g, 'a> {
     /// mode, or a leaf's template in joint mode): locals are released in
     /// between, and the unit is never re-run from a checkpoint.
     pub sections_apart: bool,
+    /// The frame pointers of the section being generated and their
+    /// pointer assignments (`pointer_frames.rs`).
+    pub(crate) frame_sites: Vec<(String, Vec<crate::pointer_frames::Site>)>,
     temp_counter: usize,
     used_labels: HashSet<u32>,
     next_label: u32,
@@ -76,6 +79,7 @@ impl<'g, 'a> UnitGen<'g, 'a> {
             emitted_formats: HashSet::new(),
             section: crate::allocation::Section::Other,
             sections_apart: env.mode == crate::Mode::AdjointSplit,
+            frame_sites: Vec::new(),
             temp_counter: 0,
             used_labels: canon.labels_in_body(unit),
             next_label: 1000,

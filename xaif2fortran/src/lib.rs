@@ -23,6 +23,8 @@ pub mod interfaces;
 pub mod loop_invariants;
 pub mod output;
 pub mod plain_clones;
+pub mod pointer_frames;
+pub mod pointers;
 pub mod push_runs;
 pub mod runtime;
 pub mod split_locals;

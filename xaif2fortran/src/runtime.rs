@@ -11,6 +11,9 @@ pub const OAD_TAPE: &str = include_str!("../runtime/OAD_tape.f90");
 pub const OAD_REVOLVE: &str = include_str!("../runtime/OAD_revolve.f90");
 /// Snapshot slots of checkpointed loops, on the checkpoint stacks.
 pub const OAD_SNAPSHOTS: &str = include_str!("../runtime/OAD_snapshots.f90");
+/// Association stacks of active pointers (pointer assignments, nullify and
+/// (de)allocation through pointers reversed in the adjoint sweep).
+pub const OAD_PTR: &str = include_str!("../runtime/OAD_ptr.f90");
 
 /// The runtime files for a mode, as (file name, text), in compile order.
 /// The adjoint modes always get the binomial checkpointing modules (a
@@ -27,6 +30,7 @@ pub fn runtime_files(mode: Mode) -> Vec<(&'static str, &'static str)> {
         ("OAD_tape.f90", OAD_TAPE),
     ];
     if matches!(mode, Mode::AdjointSplit | Mode::AdjointJoint) {
+        files.push(("OAD_ptr.f90", OAD_PTR));
         files.push(("OAD_revolve.f90", OAD_REVOLVE));
         files.push(("OAD_snapshots.f90", OAD_SNAPSHOTS));
     }

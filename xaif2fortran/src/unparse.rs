@@ -204,6 +204,10 @@ pub fn unparse_program(
                 {
                     // Inlined push/pop need OAD_tape whatever the template uses.
                     let mut uses = vec!["use OAD_tape".to_string(), "use OAD_rev".to_string()];
+                    // Pointer association stacks (`pointers.rs`).
+                    if matches!(mode, Mode::AdjointSplit | Mode::AdjointJoint) {
+                        uses.push("use OAD_ptr".to_string());
+                    }
                     // Checkpointed loops: their state type and actions.
                     let checkpoints_loops = index.unit_scope(tag).is_some_and(|s| {
                         index

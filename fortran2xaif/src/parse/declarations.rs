@@ -640,10 +640,18 @@ impl<'a> FortranParser<'a> {
                     .child_by_field_name("right")
                     .or_else(|| node.named_child(1))
                     .ok_or_else(|| FrontError::new(span, "malformed initialisation"))?;
-                if node.kind() == "pointer_init_declarator" {
-                    return self.unsupported(node, "pointer initialisation");
-                }
                 let mut e = self.entity(left)?;
+                // `p => null()`: the only pointer initialisation kept
+                // (`=> target` would make a data target part of the alias
+                // classes from the declaration on).
+                if node.kind() == "pointer_init_declarator"
+                    && !matches!(self.expr(right)?, Expr::Apply { ref name, ref args, .. } if name == "null" && args.is_empty())
+                {
+                    return self.unsupported(
+                        node,
+                        "pointer initialisation with a target (only => null())",
+                    );
+                }
                 e.init = Some(self.expr(right)?);
                 Ok(e)
             }

@@ -180,7 +180,13 @@ impl<'a> FortranParser<'a> {
             "extent_specifier" => self.range(n),
             "keyword_argument" => self.err(n, "keyword argument outside an argument list"),
             "implied_do_loop_expression" => self.implied_do(n),
-            "null_literal" => self.unsupported(n, "null()"),
+            // `null()`: the intrinsic, in `p => null()` and `=> null()`
+            // initialisations.
+            "null_literal" => Ok(Expr::Apply {
+                name: "null".into(),
+                args: Vec::new(),
+                span: self.span(n),
+            }),
             "conditional_expression" => self.unsupported(n, "conditional expression"),
             "user_defined_operator" => self.unsupported(n, "user-defined operator"),
             "coarray_expression" => self.unsupported(n, "coarray"),
