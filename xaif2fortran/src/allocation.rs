@@ -558,6 +558,7 @@ impl UnitGen<'_, '_> {
         what: &str,
     ) -> Result<()> {
         self.section = section;
+        self.switches_mode = switches_mode(&r.vertices);
         if section == Section::Adjoint {
             self.restore_live_locals()?;
             self.replay_pointer_associations(&r.vertices)?;
@@ -567,8 +568,21 @@ impl UnitGen<'_, '_> {
             self.tape_live_locals()?;
         }
         self.section = Section::Other;
+        self.switches_mode = false;
         Ok(())
     }
+}
+
+/// Whether a section's code sets the mode itself (a checkpointed loop's
+/// `oad_mode_*` actions): its calls may then run in another sweep's mode.
+fn switches_mode(vertices: &[xaif_schema::ControlFlowVertex]) -> bool {
+    vertices.iter().any(|v| match v {
+        xaif_schema::ControlFlowVertex::BasicBlock(b) => b.elements.iter().any(|e| {
+            matches!(e, xaif_schema::BasicBlockElement::InlinableSubroutineCall(c)
+                if c.subroutine_name.trim().to_ascii_lowercase().starts_with("oad_mode_"))
+        }),
+        _ => false,
+    })
 }
 
 #[cfg(test)]

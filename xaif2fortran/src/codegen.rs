@@ -45,6 +45,9 @@ pub struct UnitGen<'g, 'a> {
     /// mode, or a leaf's template in joint mode): locals are released in
     /// between, and the unit is never re-run from a checkpoint.
     pub sections_apart: bool,
+    /// The section being generated sets the mode itself (checkpointed
+    /// loops): its calls go to the callees, not to their section copies.
+    pub switches_mode: bool,
     temp_counter: usize,
     used_labels: HashSet<u32>,
     next_label: u32,
@@ -76,6 +79,7 @@ impl<'g, 'a> UnitGen<'g, 'a> {
             emitted_formats: HashSet::new(),
             section: crate::allocation::Section::Other,
             sections_apart: env.mode == crate::Mode::AdjointSplit,
+            switches_mode: false,
             temp_counter: 0,
             used_labels: canon.labels_in_body(unit),
             next_label: 1000,
