@@ -9,7 +9,7 @@
 //! | where | code |
 //! |---|---|
 //! | tape section, at `deallocate(a)` | push `lbound`/`ubound` of `a` per dimension and an allocated flag, then the statement |
-//! | adjoint section, mirror of `deallocate(a)` | pop the flag and bounds, `allocate(a(l1:u1, ...))`, `a%v = 0`, `a%d = 0` (a dead array has adjoint zero) |
+//! | adjoint section, mirror of `deallocate(a)` | pop the flag and bounds, `allocate(a(l1:u1, ...))` (zeroes `a%d`: `type(active)` initialises it; a dead array has adjoint zero), `a%v = 0` |
 //! | adjoint section, mirror of `allocate(a(...))` | `deallocate(a)` (its adjoint has been propagated) |
 //! | split mode, end of the tape section | the same push for every allocatable local (Fortran releases it at return) |
 //! | split mode, start of the adjoint section | the same pop and re-allocation (the adjoint call starts with it unallocated) |
@@ -357,7 +357,7 @@ impl UnitGen<'_, '_> {
     }
 
     /// Pops what `push_allocation` pushed and re-allocates with zero
-    /// value and adjoint.
+    /// value and adjoint (the latter by the type's default initialisation).
     fn pop_allocation(&mut self, r: &Replayed) -> Result<()> {
         self.declare_replay_temps();
         self.tape_int("pop_int", FLAG.into())?;
@@ -374,9 +374,11 @@ impl UnitGen<'_, '_> {
         } else {
             self.line(format!("allocate({}({}))", r.name, dims.join(", ")));
         }
+        // `allocate` already zeroes the adjoint (`type(active)`'s default
+        // initialisation of `d`): a second pass over a large array costs
+        // as much as a sweep over it (glacier: 66 MB per evaluation).
         if r.active {
             self.line(format!("{}%v = 0", r.name));
-            self.line(format!("{}%d = 0", r.name));
         }
         self.indent -= 1;
         self.line("end if");

@@ -141,7 +141,9 @@ pub fn unparse_program(
                 .vertices
                 .iter()
                 .filter_map(|v| match v {
-                    CallGraphVertex::ReplacementList(rl) if split_leaves.contains(&rl.symbol_id) => {
+                    CallGraphVertex::ReplacementList(rl)
+                        if split_leaves.contains(&rl.symbol_id) =>
+                    {
                         crate::symbols::unit_tag(&rl.annotation)
                             .filter(|t| !named_templates.contains_key(*t))
                             .map(|t| (t.to_string(), rl.symbol_id.clone()))
