@@ -164,7 +164,12 @@ impl UnitGen<'_, '_> {
         if mirror {
             return self.allocation_mirror(source, m);
         }
-        self.allocation_forward(source, m)?;
+        let kept = self.allocation_forward(source, m)?;
+        let source = match kept.as_deref() {
+            Some("") => return Ok(()),
+            Some(rest) => rest,
+            None => source,
+        };
         let text = add_value_suffix_with(source, &|n| self.is_active(n), &|chain| {
             self.env.index.is_active_chain(self.scope, chain)
         });

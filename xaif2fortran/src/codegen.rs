@@ -48,6 +48,10 @@ pub struct UnitGen<'g, 'a> {
     /// The section being generated sets the mode itself (checkpointed
     /// loops): its calls go to the callees, not to their section copies.
     pub switches_mode: bool,
+    /// Split mode: a released active local's storage is kept for the
+    /// adjoint section (`allocation.rs`, "Kept storage"); not in the
+    /// section copies, which have no slot shared with the unit.
+    pub keeps_storage: bool,
     temp_counter: usize,
     used_labels: HashSet<u32>,
     next_label: u32,
@@ -80,6 +84,7 @@ impl<'g, 'a> UnitGen<'g, 'a> {
             section: crate::allocation::Section::Other,
             sections_apart: env.mode == crate::Mode::AdjointSplit,
             switches_mode: false,
+            keeps_storage: env.mode == crate::Mode::AdjointSplit,
             temp_counter: 0,
             used_labels: canon.labels_in_body(unit),
             next_label: 1000,

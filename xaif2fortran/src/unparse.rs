@@ -683,6 +683,7 @@ fn plain_clone(
     let header_indent = lines[0].len() - lines[0].trim_start().len();
     let mut gen = UnitGen::new(env, canon, inline, unit, scope);
     gen.indent = header_indent / 2 + 1;
+    gen.keeps_storage = false;
     gen.section_code(section, code, &format!("unit:{unit} (copy {clone})"))?;
     let pad = " ".repeat(header_indent + 2);
     let mut rest: Vec<String> = emitted[n..].to_vec();
