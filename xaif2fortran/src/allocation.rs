@@ -29,7 +29,7 @@
 //! the pops sit at its mirror position, so they interleave with the
 //! booster's integer pushes in LIFO order.
 //!
-//! **Kept storage** (split mode, issue 11 part 5). Releasing an active
+//! **Kept storage** (adjoint modes, issue 11 part 5). Releasing an active
 //! local in the tape section and allocating it again in the adjoint
 //! section costs a fresh mapping each time: glibc maps blocks over 32 MB
 //! with `mmap` and unmaps them at `deallocate`, so every page faults
@@ -42,9 +42,10 @@
 //! `a%d = 0`), allocating afresh otherwise (another activation's array,
 //! a released slot). Values are the forward sweep's instead of zero: the
 //! reverse sweep never reads the values of a dead array. A slot holds at
-//! most one array per local between the sweeps; not in joint mode, nor for
-//! dummies, module or `save` variables, nor in the section copies of
-//! `plain_clones.rs`.
+//! most one array per local between the sweeps (in joint mode, where both
+//! sections run in one invocation, the same saves the re-mapping between
+//! them); not for dummies, module or `save` variables, nor in the section
+//! copies of `plain_clones.rs`.
 
 use xaif_schema::{Marker, SymbolType};
 

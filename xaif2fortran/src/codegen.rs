@@ -48,7 +48,7 @@ pub struct UnitGen<'g, 'a> {
     /// The section being generated sets the mode itself (checkpointed
     /// loops): its calls go to the callees, not to their section copies.
     pub switches_mode: bool,
-    /// Split mode: a released active local's storage is kept for the
+    /// Adjoint modes: a released active local's storage is kept for the
     /// adjoint section (`allocation.rs`, "Kept storage"); not in the
     /// section copies, which have no slot shared with the unit.
     pub keeps_storage: bool,
@@ -84,7 +84,10 @@ impl<'g, 'a> UnitGen<'g, 'a> {
             section: crate::allocation::Section::Other,
             sections_apart: env.mode == crate::Mode::AdjointSplit,
             switches_mode: false,
-            keeps_storage: env.mode == crate::Mode::AdjointSplit,
+            keeps_storage: matches!(
+                env.mode,
+                crate::Mode::AdjointSplit | crate::Mode::AdjointJoint
+            ),
             temp_counter: 0,
             used_labels: canon.labels_in_body(unit),
             next_label: 1000,
