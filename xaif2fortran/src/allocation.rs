@@ -9,7 +9,7 @@
 //! | where | code |
 //! |---|---|
 //! | tape section, at `deallocate(a)` | push `lbound`/`ubound` of `a` per dimension and an allocated flag, then the statement |
-//! | adjoint section, mirror of `deallocate(a)` | pop the flag and bounds, `allocate(a(l1:u1, ...))`, `a%v = 0`, `a%d = 0` (a dead array has adjoint zero) |
+//! | adjoint section, mirror of `deallocate(a)` | pop the flag and bounds, `allocate(a(l1:u1, ...))` (zeroes `a%d`: `type(active)` initialises it; a dead array has adjoint zero), `a%v = 0` |
 //! | adjoint section, mirror of `allocate(a(...))` | `deallocate(a)` (its adjoint has been propagated) |
 //! | split mode, end of the tape section | the same push for every allocatable local (Fortran releases it at return) |
 //! | split mode, start of the adjoint section | the same pop and re-allocation (the adjoint call starts with it unallocated) |
@@ -28,6 +28,24 @@
 //! The pushes go to the integer tape at the statement's own position and
 //! the pops sit at its mirror position, so they interleave with the
 //! booster's integer pushes in LIFO order.
+//!
+//! **Kept storage** (adjoint modes, issue 11 part 5). Releasing an active
+//! local in the tape section and allocating it again in the adjoint
+//! section costs a fresh mapping each time: glibc maps blocks over 32 MB
+//! with `mmap` and unmaps them at `deallocate`, so every page faults
+//! again in each sweep (glacier, a 66 MB `type(active)` array: 41,000
+//! page faults per evaluation, 60 % of the adjoint's time). Instead, the
+//! tape section moves a released active local into a `save`d slot of the
+//! unit (`call move_alloc(a, oad_keep_a)`, the object left out of the
+//! `deallocate`), and the adjoint section's re-allocation takes the slot
+//! back when it holds an array of the popped bounds (`move_alloc`, then
+//! `a%d = 0`), allocating afresh otherwise (another activation's array,
+//! a released slot). Values are the forward sweep's instead of zero: the
+//! reverse sweep never reads the values of a dead array. A slot holds at
+//! most one array per local between the sweeps (in joint mode, where both
+//! sections run in one invocation, the same saves the re-mapping between
+//! them); not for dummies, module or `save` variables, nor in the section
+//! copies of `plain_clones.rs`.
 
 use xaif_schema::{Marker, SymbolType};
 
@@ -45,6 +63,8 @@ pub const MIRROR_PREFIX: &str = "mirror:";
 /// Integer temporaries of the replay code.
 const FLAG: &str = "oad_alloc_flag";
 const BOUNDS: &str = "oad_alloc_bnd";
+/// Prefix of the slots of kept storage ("Kept storage" above).
+const KEEP_PREFIX: &str = "oad_keep_";
 
 /// Which section of an adjoint template is being generated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -150,6 +170,93 @@ fn without_last_subscripts(item: &str) -> &str {
         Some(open) => &item[..item.len() - last.len() + open],
         None => item,
     }
+}
+
+/// The `deallocate` statement `source` without the objects `names` ("" if
+/// none is left); `None` (keep nothing) when it has `stat=`/`errmsg=` or
+/// an object other than a plain name among them.
+fn without_objects(source: &str, names: &[&str]) -> Option<String> {
+    if names.is_empty() {
+        return None;
+    }
+    let lower = source.trim().to_ascii_lowercase();
+    let rest = lower.strip_prefix("deallocate")?.trim_start();
+    let inner = parenthesised(rest)?;
+    if !rest[inner.len() + 2..].trim().is_empty() {
+        return None;
+    }
+    let items: Vec<&str> = top_level_split(inner, ",")
+        .into_iter()
+        .map(str::trim)
+        .collect();
+    let plain = |i: &str| !i.is_empty() && i.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !items.iter().all(|i| plain(i)) {
+        return None;
+    }
+    let left: Vec<&str> = items.into_iter().filter(|i| !names.contains(i)).collect();
+    Some(if left.is_empty() {
+        String::new()
+    } else {
+        format!("deallocate({})", left.join(", "))
+    })
+}
+
+/// The objects `names` of the `allocate` statement `source`, each with
+/// its bounds per dimension (lower bound `1` where none is written), and
+/// the statement without them ("" if none is left); `None` (keep nothing)
+/// with `stat=`, `source=`, a type spec, or an object that is not a plain
+/// name with bounds.
+type KeptBounds = Vec<(String, Vec<(String, String)>)>;
+fn kept_allocations(source: &str, names: &[&str]) -> Option<(KeptBounds, String)> {
+    if names.is_empty() {
+        return None;
+    }
+    let lower = source.trim().to_ascii_lowercase();
+    let rest = lower.strip_prefix("allocate")?.trim_start();
+    let inner = parenthesised(rest)?;
+    if !rest[inner.len() + 2..].trim().is_empty() || top_level_split(inner, "::").len() > 1 {
+        return None;
+    }
+    let mut kept = Vec::new();
+    let mut left = Vec::new();
+    for item in top_level_split(inner, ",") {
+        let item = item.trim();
+        let name: String = item
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        let after = item[name.len()..].trim_start();
+        if name.is_empty() || after.starts_with('=') || after.starts_with('%') {
+            return None;
+        }
+        if !names.contains(&name.as_str()) {
+            left.push(item.to_string());
+            continue;
+        }
+        let dims = if after.is_empty() {
+            Vec::new()
+        } else {
+            let spec = parenthesised(after)?;
+            if !after[spec.len() + 2..].trim().is_empty() {
+                return None;
+            }
+            top_level_split(spec, ",")
+                .into_iter()
+                .map(|d| match top_level_split(d, ":").as_slice() {
+                    [hi] => Some(("1".to_string(), hi.trim().to_string())),
+                    [lo, hi] => Some((lo.trim().to_string(), hi.trim().to_string())),
+                    _ => None,
+                })
+                .collect::<Option<Vec<_>>>()?
+        };
+        kept.push((name, dims));
+    }
+    let rest = if left.is_empty() {
+        String::new()
+    } else {
+        format!("allocate({})", left.join(", "))
+    };
+    Some((kept, rest))
 }
 
 /// Whether the statement text has an `allocate(`/`deallocate(` anywhere
@@ -402,7 +509,7 @@ impl UnitGen<'_, '_> {
     }
 
     /// Pops what `push_allocation` pushed and re-allocates with zero
-    /// value and adjoint.
+    /// value and adjoint (the latter by the type's default initialisation).
     fn pop_allocation(&mut self, r: &Replayed) -> Result<()> {
         self.declare_replay_temps();
         self.tape_int("pop_int", FLAG.into())?;
@@ -414,14 +521,48 @@ impl UnitGen<'_, '_> {
         let dims: Vec<String> = (1..=r.rank)
             .map(|k| format!("{BOUNDS}({}):{BOUNDS}({})", 2 * k - 1, 2 * k))
             .collect();
+        let kept = self.keeps(r);
+        if kept {
+            // The slot's array if it has the popped bounds, else a new one.
+            self.declare_kept_storage(&r.name);
+            let slot = format!("{KEEP_PREFIX}{}", r.name);
+            let differs: Vec<String> = (1..=r.rank)
+                .map(|k| {
+                    format!(
+                        "lbound({slot}, {k}) /= {BOUNDS}({}) .or. ubound({slot}, {k}) /= {BOUNDS}({})",
+                        2 * k - 1,
+                        2 * k
+                    )
+                })
+                .collect();
+            if !differs.is_empty() {
+                self.line(format!("if (allocated({slot})) then"));
+                self.line(format!(
+                    "  if ({}) deallocate({slot})",
+                    differs.join(" .or. ")
+                ));
+                self.line("end if");
+            }
+            self.line(format!("if (allocated({slot})) then"));
+            self.line(format!("  call move_alloc({slot}, {})", r.name));
+            self.line(format!("  {}%d = 0", r.name));
+            self.line("else");
+            self.indent += 1;
+        }
         if dims.is_empty() {
             self.line(format!("allocate({})", r.name));
         } else {
             self.line(format!("allocate({}({}))", r.name, dims.join(", ")));
         }
+        // `allocate` already zeroes the adjoint (`type(active)`'s default
+        // initialisation of `d`): a second pass over a large array costs
+        // as much as a sweep over it (glacier: 66 MB per evaluation).
         if r.active {
             self.line(format!("{}%v = 0", r.name));
-            self.line(format!("{}%d = 0", r.name));
+        }
+        if kept {
+            self.indent -= 1;
+            self.line("end if");
         }
         self.indent -= 1;
         self.line("end if");
@@ -431,20 +572,158 @@ impl UnitGen<'_, '_> {
     /// Forward code of an opaque statement in the adjoint modes: at a
     /// `deallocate` in the tape section, the bounds are pushed first.
     /// Refuses active (de)allocation it cannot replay.
-    pub(crate) fn allocation_forward(&mut self, source: &str, m: &Marker) -> Result<()> {
+    /// Returns the statement to emit instead of `source` when objects
+    /// were moved to their kept storage ("" for none left).
+    pub(crate) fn allocation_forward(
+        &mut self,
+        source: &str,
+        m: &Marker,
+    ) -> Result<Option<String>> {
         if !self.adjoint_mode() {
-            return Ok(());
+            return Ok(None);
         }
         let Some(stmt) = parse_allocation(source) else {
-            return self.refuse_nested_allocation(source, m);
+            self.refuse_nested_allocation(source, m)?;
+            return Ok(None);
         };
         let replayed = self.replayed_objects(&stmt, m)?;
-        if stmt.kind == AllocKind::Deallocate && self.section == Section::Tape {
-            for r in &replayed {
-                self.push_allocation(r)?;
+        if self.section != Section::Tape {
+            return Ok(None);
+        }
+        if stmt.kind == AllocKind::Allocate {
+            return self.allocate_from_kept(source, &replayed);
+        }
+        for r in &replayed {
+            self.push_allocation(r)?;
+        }
+        let kept: Vec<&str> = replayed
+            .iter()
+            .filter(|r| self.keeps(r))
+            .map(|r| r.name.as_str())
+            .collect();
+        let Some(rest) = without_objects(source, &kept) else {
+            return Ok(None);
+        };
+        for name in kept {
+            self.declare_kept_storage(name);
+            self.line(format!("call move_alloc({name}, {KEEP_PREFIX}{name})"));
+        }
+        Ok(Some(rest))
+    }
+
+    /// Tape section, `allocate`: an object whose slot holds an array of
+    /// the requested bounds takes it (adjoint zeroed: the last reverse
+    /// sweep wrote it) instead of a new mapping ("Kept storage").
+    fn allocate_from_kept(
+        &mut self,
+        source: &str,
+        replayed: &[Replayed],
+    ) -> Result<Option<String>> {
+        let names: Vec<&str> = replayed
+            .iter()
+            .filter(|r| self.keeps(r))
+            .map(|r| r.name.as_str())
+            .collect();
+        let Some((bounds, rest)) = kept_allocations(source, &names) else {
+            return Ok(None);
+        };
+        let simple = |e: &str| self.passive_bound(e);
+        if !bounds
+            .iter()
+            .all(|(_, dims)| dims.iter().all(|(lo, hi)| simple(lo) && simple(hi)))
+        {
+            return Ok(None);
+        }
+        for (name, dims) in &bounds {
+            self.declare_kept_storage(name);
+            let slot = format!("{KEEP_PREFIX}{name}");
+            let differs: Vec<String> = dims
+                .iter()
+                .enumerate()
+                .map(|(k, (lo, hi))| {
+                    format!(
+                        "lbound({slot}, {0}) /= ({lo}) .or. ubound({slot}, {0}) /= ({hi})",
+                        k + 1
+                    )
+                })
+                .collect();
+            if !differs.is_empty() {
+                self.line(format!("if (allocated({slot})) then"));
+                self.line(format!(
+                    "  if ({}) deallocate({slot})",
+                    differs.join(" .or. ")
+                ));
+                self.line("end if");
+            }
+            let shape: Vec<String> = dims.iter().map(|(lo, hi)| format!("{lo}:{hi}")).collect();
+            self.line(format!("if (allocated({slot})) then"));
+            self.line(format!("  call move_alloc({slot}, {name})"));
+            self.line(format!("  {name}%d = 0"));
+            self.line("else");
+            if shape.is_empty() {
+                self.line(format!("  allocate({name})"));
+            } else {
+                self.line(format!("  allocate({name}({}))", shape.join(", ")));
+            }
+            self.line("end if");
+        }
+        Ok(Some(rest))
+    }
+
+    /// A bound expression that can be evaluated twice as written: names
+    /// of passive variables, integer literals, `+ - * /` and parentheses.
+    fn passive_bound(&self, e: &str) -> bool {
+        let mut chars = e.chars().peekable();
+        while let Some(c) = chars.next() {
+            if c.is_ascii_alphabetic() {
+                let mut name = c.to_string();
+                while let Some(&d) = chars.peek() {
+                    if d.is_ascii_alphanumeric() || d == '_' {
+                        name.push(d);
+                        chars.next();
+                    } else {
+                        break;
+                    }
+                }
+                while chars.peek() == Some(&' ') {
+                    chars.next();
+                }
+                if chars.peek() == Some(&'(') || self.is_active(&name) {
+                    return false;
+                }
+            } else if !(c.is_ascii_digit() || " +-*/()".contains(c)) {
+                return false;
             }
         }
-        Ok(())
+        true
+    }
+
+    /// Whether `r`'s storage is kept between the sweeps ("Kept storage").
+    fn keeps(&self, r: &Replayed) -> bool {
+        // Components (`s%h`) live in their variable: no slot of their own.
+        self.keeps_storage
+            && !r.name.contains('%')
+            && r.active
+            && self.storage(&r.name) == Storage::Local
+            && KEEP_PREFIX.len() + r.name.len() <= 63
+    }
+
+    /// Declares the `save`d slot of an active local, once.
+    fn declare_kept_storage(&mut self, name: &str) {
+        let rank = self
+            .env
+            .index
+            .symbol(self.scope, name)
+            .map_or(0, |s| s.shape.rank());
+        let dims = if rank == 0 {
+            String::new()
+        } else {
+            format!("({})", vec![":"; rank].join(","))
+        };
+        let decl = format!("type(active), allocatable, save :: {KEEP_PREFIX}{name}{dims}");
+        if !self.extra_decls.contains(&decl) {
+            self.extra_decls.push(decl);
+        }
     }
 
     /// Reverse code at the mirror of an opaque statement: undoes an
@@ -459,6 +738,11 @@ impl UnitGen<'_, '_> {
         let replayed = self.replayed_objects(&stmt, m)?;
         for r in replayed.iter().rev() {
             match stmt.kind {
+                // Kept for the next tape section's `allocate`.
+                AllocKind::Allocate if self.keeps(r) => {
+                    self.declare_kept_storage(&r.name);
+                    self.line(format!("call move_alloc({0}, {KEEP_PREFIX}{0})", r.name));
+                }
                 AllocKind::Allocate => self.line(format!("deallocate({})", r.name)),
                 AllocKind::Deallocate => self.pop_allocation(r)?,
             }
@@ -601,6 +885,14 @@ impl UnitGen<'_, '_> {
         }
         for r in self.allocatable_locals() {
             self.push_allocation(&r)?;
+            // Fortran releases it at return: keep its storage instead.
+            if self.keeps(&r) {
+                self.declare_kept_storage(&r.name);
+                self.line(format!(
+                    "if (allocated({0})) call move_alloc({0}, {KEEP_PREFIX}{0})",
+                    r.name
+                ));
+            }
         }
         Ok(())
     }
@@ -630,6 +922,7 @@ impl UnitGen<'_, '_> {
         // The integer tape is LIFO: the frame pointers' shadows, pushed
         // before the allocations at the end of the tape section, are popped
         // after them.
+        self.switches_mode = switches_mode(&r.vertices);
         if section == Section::Adjoint {
             self.restore_passive_scalars(&r.vertices)?;
             self.restore_live_locals()?;
@@ -649,8 +942,21 @@ impl UnitGen<'_, '_> {
             self.tape_passive_scalars(&r.vertices)?;
         }
         self.section = Section::Other;
+        self.switches_mode = false;
         Ok(())
     }
+}
+
+/// Whether a section's code sets the mode itself (a checkpointed loop's
+/// `oad_mode_*` actions): its calls may then run in another sweep's mode.
+fn switches_mode(vertices: &[xaif_schema::ControlFlowVertex]) -> bool {
+    vertices.iter().any(|v| match v {
+        xaif_schema::ControlFlowVertex::BasicBlock(b) => b.elements.iter().any(|e| {
+            matches!(e, xaif_schema::BasicBlockElement::InlinableSubroutineCall(c)
+                if c.subroutine_name.trim().to_ascii_lowercase().starts_with("oad_mode_"))
+        }),
+        _ => false,
+    })
 }
 
 #[cfg(test)]
@@ -663,6 +969,44 @@ mod tests {
             a.kind,
             a.objects.into_iter().map(|o| o.designator).collect(),
         )
+    }
+
+    #[test]
+    fn kept_objects_leave_the_deallocate() {
+        assert_eq!(
+            without_objects("deallocate(h, q, hn)", &["h", "hn"]),
+            Some("deallocate(q)".to_string())
+        );
+        assert_eq!(
+            without_objects("DEALLOCATE(h)", &["h"]),
+            Some(String::new())
+        );
+        assert_eq!(without_objects("deallocate(h, stat=ierr)", &["h"]), None);
+        assert_eq!(without_objects("deallocate(s%h, h)", &["h"]), None);
+        assert_eq!(without_objects("deallocate(h)", &[]), None);
+    }
+
+    #[test]
+    fn kept_objects_leave_the_allocate() {
+        let (kept, rest) =
+            kept_allocations("allocate(h(0:n + 1, m), q(n), w(3))", &["h", "w"]).unwrap();
+        assert_eq!(rest, "allocate(q(n))");
+        assert_eq!(
+            kept,
+            vec![
+                (
+                    "h".to_string(),
+                    vec![
+                        ("0".to_string(), "n + 1".to_string()),
+                        ("1".to_string(), "m".to_string())
+                    ]
+                ),
+                ("w".to_string(), vec![("1".to_string(), "3".to_string())]),
+            ]
+        );
+        assert_eq!(kept_allocations("allocate(h(n), stat=ierr)", &["h"]), None);
+        assert_eq!(kept_allocations("allocate(real(8) :: h(n))", &["h"]), None);
+        assert_eq!(kept_allocations("allocate(h(n))", &[]), None);
     }
 
     #[test]

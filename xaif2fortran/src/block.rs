@@ -180,8 +180,15 @@ impl UnitGen<'_, '_> {
             }
             _ => None,
         };
-        self.allocation_forward(source, m)?;
-        let source = replaced.as_deref().unwrap_or(source);
+        // A statement is either a pointer's (de)allocation or one of kept
+        // locals (the front end refuses a pointer among other objects).
+        let kept = self.allocation_forward(source, m)?;
+        let source = match (kept.as_deref(), replaced.as_deref()) {
+            (Some(""), _) => return Ok(()),
+            (Some(rest), _) => rest,
+            (None, Some(record)) => record,
+            (None, None) => source,
+        };
         let text = add_value_suffix_with(source, &|n| self.is_active(n), &|chain| {
             self.env.index.is_active_chain(self.scope, chain)
         });

@@ -112,15 +112,13 @@ impl<'a> UnitGen<'_, 'a> {
         for l in before {
             self.line(l);
         }
-        // Plain code calls a loop-free module procedure's plain copy
-        // (callers in the same module only: the copy is not public).
+        // A section calls a loop-free module procedure's copy of the same
+        // section (`plain_clones.rs`; callers in the same module only: the
+        // copy is not public), unless the section switches the mode.
         let own_module = self.unit.rsplit_once('.').map(|(m, _)| m);
         let called = match self.env.plain_clones.get(&name) {
-            Some(c)
-                if self.section == crate::allocation::Section::Plain
-                    && own_module == Some(c.module.as_str()) =>
-            {
-                c.name.as_str()
+            Some(c) if own_module == Some(c.module.as_str()) && !self.switches_mode => {
+                c.copy_for(self.section).unwrap_or(name.as_str())
             }
             _ => name.as_str(),
         };

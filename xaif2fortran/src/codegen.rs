@@ -48,6 +48,13 @@ pub struct UnitGen<'g, 'a> {
     /// The frame pointers of the section being generated and their
     /// pointer assignments (`pointer_frames.rs`).
     pub(crate) frame_sites: Vec<(String, Vec<crate::pointer_frames::Site>)>,
+    /// The section being generated sets the mode itself (checkpointed
+    /// loops): its calls go to the callees, not to their section copies.
+    pub switches_mode: bool,
+    /// Adjoint modes: a released active local's storage is kept for the
+    /// adjoint section (`allocation.rs`, "Kept storage"); not in the
+    /// section copies, which have no slot shared with the unit.
+    pub keeps_storage: bool,
     temp_counter: usize,
     used_labels: HashSet<u32>,
     next_label: u32,
@@ -80,6 +87,11 @@ impl<'g, 'a> UnitGen<'g, 'a> {
             section: crate::allocation::Section::Other,
             sections_apart: env.mode == crate::Mode::AdjointSplit,
             frame_sites: Vec::new(),
+            switches_mode: false,
+            keeps_storage: matches!(
+                env.mode,
+                crate::Mode::AdjointSplit | crate::Mode::AdjointJoint
+            ),
             temp_counter: 0,
             used_labels: canon.labels_in_body(unit),
             next_label: 1000,

@@ -1,7 +1,8 @@
-//! Joint mode: plain copies of loop-free module procedures, so that the
-//! forward sweeps that only recompute values run at the original's speed.
+//! Copies of loop-free module procedures holding one section of their
+//! template, called where the caller knows the mode the callee runs in.
 //!
-//! Joint mode runs a routine's original computation (placeholder 1) once
+//! Joint mode: plain copies, so that the forward sweeps that only
+//! recompute values run at the original's speed. Joint mode runs a routine's original computation (placeholder 1) once
 //! more per level of the call tree above it. In the template, that code
 //! calls its callees' templates, which test the mode and carry their tape
 //! and adjoint sections: calls gfortran cannot inline, costing ten times
@@ -11,6 +12,18 @@
 //! computation; plain sections in the same module call that instead, and
 //! gfortran inlines it as it inlines the original.
 //!
+//! Split mode (issue 11 part 5): the same for the two sweeps. A loop-free
+//! module procedure under the default split template gets `oad_tape_NAME`
+//! (its tape section alone) and `oad_adj_NAME` (its adjoint section
+//! alone); the tape and adjoint sections of callers in the same module
+//! call those. Under the split template a callee runs in its caller's
+//! mode, and CONTRACT.md's split driver sets exactly one switch, so the
+//! callee would run exactly that section: the copy is the same code
+//! without the three mode tests and the call it hides from gfortran's
+//! inliner (flux_tree: a third fewer instructions). Not in a section that
+//! switches the mode itself (a checkpointed loop's `oad_mode_*` actions):
+//! there a call may run in another sweep's mode (`calls.rs`).
+//!
 //! Only where the copy is an exact stand-in: a module procedure (callers in
 //! the same module see it without an interface or `public`), without
 //! internal procedures, `save`d or initialised locals, `data` or `save`
@@ -18,20 +31,52 @@
 
 use std::collections::HashMap;
 
+use crate::allocation::Section;
 use crate::canon::{CanonItem, CanonSource};
 
-/// The copy of one unit: its name, and the module it lives in.
+/// The copies of one unit: the module it lives in, and per template
+/// section copied, the copy's name.
 #[derive(Debug, Clone)]
 pub struct PlainClone {
-    pub name: String,
     pub module: String,
+    pub copies: Vec<(Section, String)>,
 }
 
-/// Prefix of the copies' names.
-pub const CLONE_PREFIX: &str = "oad_plain_";
+impl PlainClone {
+    /// The name of the copy standing in for the unit in `section`.
+    pub fn copy_for(&self, section: Section) -> Option<&str> {
+        self.copies
+            .iter()
+            .find(|(s, _)| *s == section)
+            .map(|(_, n)| n.as_str())
+    }
+}
 
-/// The units (by symbol) among `leaves` (tag, symbol) that get a plain copy.
-pub fn plan(canon: &CanonSource, leaves: &[(String, String)]) -> HashMap<String, PlainClone> {
+/// Prefix of the copies' names, per section copied.
+pub fn clone_prefix(section: Section) -> &'static str {
+    match section {
+        Section::Tape => "oad_tape_",
+        Section::Adjoint => "oad_adj_",
+        _ => "oad_plain_",
+    }
+}
+
+/// The booster placeholder a copied section comes from.
+pub fn placeholder_of(section: Section) -> &'static str {
+    match section {
+        Section::Tape => "2",
+        Section::Adjoint => "3",
+        _ => "1",
+    }
+}
+
+/// The units (by symbol) among `leaves` (tag, symbol) that get a copy of
+/// each of `sections`.
+pub fn plan(
+    canon: &CanonSource,
+    leaves: &[(String, String)],
+    sections: &[Section],
+) -> HashMap<String, PlainClone> {
     let mut out = HashMap::new();
     for (tag, symbol) in leaves {
         let Some((module, _)) = tag.rsplit_once('.') else {
@@ -49,14 +94,20 @@ pub fn plan(canon: &CanonSource, leaves: &[(String, String)]) -> HashMap<String,
         if has_internal || has_own_state(canon, tag) {
             continue;
         }
-        let name = format!("{CLONE_PREFIX}{symbol}");
-        if name.len() > 63 || canon.units.iter().any(|u| u.ends_with(&format!(".{name}"))) {
+        let copies: Vec<(Section, String)> = sections
+            .iter()
+            .map(|&s| (s, format!("{}{symbol}", clone_prefix(s))))
+            .collect();
+        let clash = |name: &str| {
+            name.len() > 63 || canon.units.iter().any(|u| u.ends_with(&format!(".{name}")))
+        };
+        if copies.iter().any(|(_, n)| clash(n)) {
             continue;
         }
         out.insert(
             symbol.clone(),
             PlainClone {
-                name,
+                copies,
                 module: module.to_string(),
             },
         );

@@ -129,7 +129,32 @@ pub fn unparse_program(
             _ => None,
         })
         .collect();
-    env.plain_clones = crate::plain_clones::plan(canon, &leaf_pairs);
+    env.plain_clones = match (mode, template_given) {
+        (Mode::AdjointJoint, false) => {
+            crate::plain_clones::plan(canon, &leaf_pairs, &[Section::Plain])
+        }
+        // Split mode: sweep copies of the loop-free units that keep the
+        // default split template (`plain_clones.rs`).
+        (Mode::AdjointSplit, false) => {
+            let (_, split_leaves, _) = leaf_units(cg);
+            let pairs: Vec<(String, String)> = cg
+                .vertices
+                .iter()
+                .filter_map(|v| match v {
+                    CallGraphVertex::ReplacementList(rl)
+                        if split_leaves.contains(&rl.symbol_id) =>
+                    {
+                        crate::symbols::unit_tag(&rl.annotation)
+                            .filter(|t| !named_templates.contains_key(*t))
+                            .map(|t| (t.to_string(), rl.symbol_id.clone()))
+                    }
+                    _ => None,
+                })
+                .collect();
+            crate::plain_clones::plan(canon, &pairs, &[Section::Tape, Section::Adjoint])
+        }
+        _ => Default::default(),
+    };
     env.not_rerun = leaf_symbols;
     let mut local_names = crate::uses::local_names(&index, canon);
     // Indentation level of each unit's statements (nested units deeper).
@@ -317,17 +342,24 @@ pub fn unparse_program(
                             }
                         }
                         let clone = match env.plain_clones.get(&rl.symbol_id) {
-                            Some(c) => Some(plain_clone(
-                                &env,
-                                canon,
-                                &inline,
-                                unit,
-                                scope,
-                                rl,
-                                &out[header_at..],
-                                temporaries(&index, canon, unit, scope, xaif, "  ")?,
-                                &c.name,
-                            )?),
+                            Some(c) => {
+                                let mut lines = Vec::new();
+                                for (section, name) in &c.copies {
+                                    lines.extend(plain_clone(
+                                        &env,
+                                        canon,
+                                        &inline,
+                                        unit,
+                                        scope,
+                                        rl,
+                                        &out[header_at..],
+                                        temporaries(&index, canon, unit, scope, xaif, "  ")?,
+                                        *section,
+                                        name,
+                                    )?);
+                                }
+                                Some(lines)
+                            }
                             None => None,
                         };
                         out.extend(temporaries(&index, canon, unit, scope, xaif, "  ")?);
@@ -624,10 +656,11 @@ fn header_lines(canon: &CanonSource, unit: &str) -> usize {
         .unwrap_or(1)
 }
 
-/// The plain copy of a loop-free module procedure (`plain_clones.rs`):
-/// its header renamed, its use lines and declarations as emitted for the
+/// A copy of a loop-free module procedure (`plain_clones.rs`): its
+/// header renamed, its use lines and declarations as emitted for the
 /// unit (`emitted`, from the header on), the booster temporaries'
-/// declarations `temps`, its original computation, and an `end`.
+/// declarations `temps`, the code of one template section (the original
+/// computation, the tape or the adjoint section), and an `end`.
 #[allow(clippy::too_many_arguments)]
 fn plain_clone(
     env: &Env,
@@ -638,12 +671,14 @@ fn plain_clone(
     rl: &xaif_schema::ReplacementList,
     emitted: &[String],
     temps: Vec<String>,
+    section: Section,
     clone: &str,
 ) -> Result<Vec<String>> {
-    let Some(plain) = rl.replacements.iter().find(|r| r.placeholder.trim() == "1") else {
+    let id = crate::plain_clones::placeholder_of(section);
+    let Some(code) = rl.replacements.iter().find(|r| r.placeholder.trim() == id) else {
         return Err(env.xaif.error(
             "ReplacementList",
-            format!("unit '{unit}' has no placeholder 1"),
+            format!("unit '{unit}' has no placeholder {id}"),
         ));
     };
     let name = rl.symbol_id.to_ascii_lowercase();
@@ -652,7 +687,8 @@ fn plain_clone(
     let header_indent = lines[0].len() - lines[0].trim_start().len();
     let mut gen = UnitGen::new(env, canon, inline, unit, scope);
     gen.indent = header_indent / 2 + 1;
-    gen.section_code(Section::Plain, plain, &format!("unit:{unit} (plain copy)"))?;
+    gen.keeps_storage = false;
+    gen.section_code(section, code, &format!("unit:{unit} (copy {clone})"))?;
     let pad = " ".repeat(header_indent + 2);
     let mut rest: Vec<String> = emitted[n..].to_vec();
     rest.extend(temps);
