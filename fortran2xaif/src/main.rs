@@ -128,8 +128,8 @@ fn main() -> ExitCode {
     for w in &out.warnings {
         eprint!("{}", render(w));
     }
-    let xaif = xaif_schema::write::write_call_graph(&out.xaif);
-    if let Err(e) = write_atomically(&cli.output, xaif.as_bytes()) {
+    // Streamed to the file: the text of a large model is as large as the model.
+    if let Err(e) = xaif_schema::write::write_call_graph_file(&out.xaif, &cli.output) {
         let d = Diagnostic::error(
             Location::start_of(&cli.output),
             format!("cannot write the XAIF: {e}"),

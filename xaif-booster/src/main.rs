@@ -147,10 +147,11 @@ fn run(cli: &Cli, elimination: EliminationChoice) -> Result<(), String> {
         None => Catalogue::builtin(),
     }
     .map_err(|e| diagnostic(&e))?;
-    let text = std::fs::read_to_string(&cli.input)
-        .map_err(|e| format!("{input_name}:1:1: error: cannot read input: {e}"))?;
-    let mut cg =
-        xaif_schema::read::read_call_graph(&text, &input_name).map_err(|e| diagnostic(&e))?;
+    let mut cg = {
+        let text = std::fs::read_to_string(&cli.input)
+            .map_err(|e| format!("{input_name}:1:1: error: cannot read input: {e}"))?;
+        xaif_schema::read::read_call_graph(&text, &input_name).map_err(|e| diagnostic(&e))?
+    };
     if let Some(dir) = &cli.dot {
         std::fs::create_dir_all(dir).map_err(|e| {
             format!(
@@ -166,8 +167,11 @@ fn run(cli: &Cli, elimination: EliminationChoice) -> Result<(), String> {
         dot_dir: cli.dot.clone(),
         report_optimum: cli.stats,
     };
-    let stats = transform_tangent(&mut cg, &catalogue, &options)
-        .map_err(|e| e.diagnostic(&input_name, &text, locations.as_ref(), ""))?;
+    // The input text is read again only to place a diagnostic.
+    let stats = transform_tangent(&mut cg, &catalogue, &options).map_err(|e| {
+        let text = std::fs::read_to_string(&cli.input).unwrap_or_default();
+        e.diagnostic(&input_name, &text, locations.as_ref(), "")
+    })?;
     if cli.stats {
         print_stats(&stats);
     }
