@@ -805,11 +805,11 @@ def section_throughput(args, bins, work, out):
         "stage binaries run one after the other with openad's command lines (openad =\n"
         "their sum; `--with-openad` also times openad itself); `gfortran -O0 -c` of the\n"
         "same source is the yardstick. Per stage: wall / CPU seconds and peak RSS (the\n"
-        "child's own ru_maxrss). Ratios: openad wall / gfortran wall, and the largest\n"
-        "stage's peak RSS / gfortran's.\n")
+        "child's own ru_maxrss). Ratios: openad wall / gfortran wall, openad CPU /\n"
+        "gfortran CPU, and the largest stage's peak RSS / gfortran's.\n")
     hdr = ("| lines | mode | fortran2xaif wall/CPU [s], RSS | xaif-booster wall/CPU [s], RSS | "
            "xaif2fortran wall/CPU [s], RSS | openad wall/CPU [s] | gfortran -O0 -c wall/CPU [s], RSS | "
-           "wall ratio | RSS ratio | KiB/line (peak) | XAIF, boosted XAIF [B/line] | load |")
+           "wall ratio | CPU ratio | RSS ratio | KiB/line (peak) | XAIF, boosted XAIF [B/line] | load |")
     out(hdr)
     out("|" + "---|" * (hdr.count("|") - 1))
     sys.path.insert(0, BENCH)
@@ -848,7 +848,7 @@ def section_throughput(args, bins, work, out):
                     break
             row += " |" * (3 - cells)
             if failed:
-                out(row + f" | {gf_cell} | | | | | {load()} |")
+                out(row + f" | {gf_cell} | | | | | | {load()} |")
                 out(f"  - stage failure: {failed}")
                 continue
             if args.with_openad:
@@ -862,9 +862,10 @@ def section_throughput(args, bins, work, out):
             else:
                 ocell = f"({wall:.2f} / {cpu:.2f})"
             ratio_t = f"{wall / gf['wall']:.2f}" if gf else "-"
+            ratio_c = f"{cpu / gf['cpu']:.2f}" if gf else "-"
             ratio_m = f"{rss / gf['rss']:.2f}" if gf else "-"
             sizes = [os.path.getsize(os.path.join(st, f)) / real_lines for f in ("P.xaif", "P.xb.xaif")]
-            out(row + f" {ocell} | {gf_cell} | {ratio_t} | {ratio_m} | {rss / 1024 / real_lines:.1f} | "
+            out(row + f" {ocell} | {gf_cell} | {ratio_t} | {ratio_c} | {ratio_m} | {rss / 1024 / real_lines:.1f} | "
                 f"{sizes[0]:.0f}, {sizes[1]:.0f} | {load()} |")
             if not args.keep_outputs:
                 shutil.rmtree(st, ignore_errors=True)
