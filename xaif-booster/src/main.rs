@@ -156,9 +156,9 @@ fn run(cli: &Cli, elimination: EliminationChoice) -> Result<(), String> {
     }
     .map_err(|e| diagnostic(&e))?;
     let mut cg = {
-        let text = std::fs::read_to_string(&cli.input)
+        let file = std::fs::File::open(&cli.input)
             .map_err(|e| format!("{input_name}:1:1: error: cannot read input: {e}"))?;
-        xaif_schema::read::read_call_graph(&text, &input_name).map_err(|e| diagnostic(&e))?
+        xaif_schema::read::read_call_graph_mapped(&file, &input_name).map_err(|e| diagnostic(&e))?
     };
     if let Some(dir) = &cli.dot {
         std::fs::create_dir_all(dir).map_err(|e| {

@@ -141,13 +141,12 @@ pub fn run(opts: &Options) -> Result<Vec<PathBuf>, Diagnostic> {
     let to_diag = |e: xaif_schema::XaifError| {
         Diagnostic::new(&e.file, e.line.max(1), e.column.max(1), e.message)
     };
-    // The text is dropped once read: generation needs only the model.
+    // Mapped and released as it is read: generation needs only the model.
     let cg = {
-        let bytes = std::fs::read(&opts.xaif).map_err(|e| {
+        let file = std::fs::File::open(&opts.xaif).map_err(|e| {
             Diagnostic::new(&xaif_name, 1, 1, format!("cannot read XAIF file: {e}"))
         })?;
-        let text = xaif_schema::read::decode(&bytes, &xaif_name).map_err(to_diag)?;
-        xaif_schema::read::read_call_graph(&text, &xaif_name).map_err(to_diag)?
+        xaif_schema::read::read_call_graph_mapped(&file, &xaif_name).map_err(to_diag)?
     };
     let mut locator = XaifLocator::from_file(&xaif_name, &opts.xaif);
     if let Some(path) = &opts.locations {

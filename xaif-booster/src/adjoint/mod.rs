@@ -647,9 +647,9 @@ pub fn run_file(
     }
     .map_err(|e| e.to_string())?;
     let mut cg = {
-        let text = std::fs::read_to_string(input)
+        let file = std::fs::File::open(input)
             .map_err(|e| format!("{input_name}:1:1: error: cannot read input: {e}"))?;
-        xaif_schema::read::read_call_graph(&text, &input_name).map_err(|e| e.to_string())?
+        xaif_schema::read::read_call_graph_mapped(&file, &input_name).map_err(|e| e.to_string())?
     };
     // The input text is read again only to place a diagnostic.
     let tape = transform_adjoint_with(&mut cg, &catalogue, options).map_err(|e| {
