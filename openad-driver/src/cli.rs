@@ -149,6 +149,10 @@ pub struct Cli {
     #[arg(short = 'v', long = "verbose")]
     pub verbose: bool,
 
+    /// Print each stage's wall time, CPU time and peak memory (RSS) on stderr.
+    #[arg(long = "timings")]
+    pub timings: bool,
+
     /// Source form of all inputs (default: from each file's extension).
     #[arg(long = "form", value_enum, value_name = "FORM")]
     pub form: Option<Form>,

@@ -5,16 +5,19 @@
 mod check;
 mod cli;
 mod explore;
+mod measure;
 mod stages;
 
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode};
+use std::process::{Command, ExitCode, ExitStatus};
+use std::time::Instant;
 
 use clap::Parser;
 
 use cli::Cli;
+use measure::{Progress, StageUsage};
 use stages::{StageCommand, WorkFiles};
 
 /// Why openad stopped (usage errors never get here: clap exits 2 itself).
@@ -44,6 +47,16 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: &Cli) -> Result<(), Failure> {
+    let start = Instant::now();
+    let mut usages = Vec::new();
+    let result = run_stages(cli, &mut usages);
+    if cli.timings && !usages.is_empty() {
+        eprint!("{}", measure::timings_report(&usages, start.elapsed()));
+    }
+    result
+}
+
+fn run_stages(cli: &Cli, usages: &mut Vec<StageUsage>) -> Result<(), Failure> {
     let stem = stages::program_stem(&cli.files);
 
     if cli.dry_run {
@@ -77,11 +90,18 @@ fn run(cli: &Cli) -> Result<(), Failure> {
     let work = WorkFiles::new(work_dir.path(), &stem);
 
     let outputs = [&work.xaif, &work.boosted, &work.out_dir.join("SOURCES")];
+    let progress = Progress::new(outputs.len() as u64);
     for (command, output) in stages::stage_commands(cli, programs, &work)
         .iter()
         .zip(outputs)
     {
-        run_stage(command, cli.verbose)?;
+        let status = run_stage(command, cli.verbose, &progress, usages);
+        if !matches!(status, Ok(status) if status.success()) {
+            // The bar goes before openad's own message.
+            progress.finish();
+            return Err(stage_failure(command, status?));
+        }
+        progress.advance();
         if !output.exists() {
             return Err(Failure::Fatal(format!(
                 "{} reported success but did not write {}",
@@ -132,36 +152,53 @@ fn print_dry_run(cli: &Cli, stem: &str) {
     println!("rm -rf \"$T\"");
 }
 
-fn run_stage(command: &StageCommand, verbose: bool) -> Result<(), Failure> {
-    if verbose {
-        eprintln!("openad: {}", stages::shell_line(command));
-    }
-    // stdout and stderr are inherited: the stage's diagnostics reach the user as they are.
-    let status = Command::new(&command.program)
-        .args(&command.args)
-        .status()
-        .map_err(|e| Failure::Fatal(format!("cannot run {}: {e}", command.program.display())))?;
-    if status.success() {
-        return Ok(());
-    }
-    let name = command
+fn stage_name(command: &StageCommand) -> String {
+    command
         .program
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+        .unwrap_or_default()
+}
+
+/// Runs one stage, adding what it used to `usages`.
+fn run_stage(
+    command: &StageCommand,
+    verbose: bool,
+    progress: &Progress,
+    usages: &mut Vec<StageUsage>,
+) -> Result<ExitStatus, Failure> {
+    if verbose {
+        progress.println(&format!("openad: {}", stages::shell_line(command)));
+    }
+    let name = stage_name(command);
+    progress.stage(&name);
+    // The stage's diagnostics reach the user as they are (through the bar when it shows).
+    let (status, usage) = measure::run_measured(
+        Command::new(&command.program).args(&command.args),
+        &name,
+        progress,
+    )
+    .map_err(|e| Failure::Fatal(format!("cannot run {}: {e}", command.program.display())))?;
+    usages.push(usage);
+    Ok(status)
+}
+
+/// What a failed stage means for openad's exit status.
+fn stage_failure(command: &StageCommand, status: ExitStatus) -> Failure {
+    let name = stage_name(command);
     match status.code() {
         // A stage usage error means an option openad passed through was refused.
         Some(2) => {
             eprintln!("openad: {name} refused its command line");
-            Err(Failure::StageFailed(2))
+            Failure::StageFailed(2)
         }
         Some(code) => {
             eprintln!("openad: {name} failed (exit status {code}); nothing written");
-            Err(Failure::StageFailed(1))
+            Failure::StageFailed(1)
         }
-        None => Err(Failure::Fatal(format!(
+        None => Failure::Fatal(format!(
             "{name} was terminated by a signal; nothing written"
-        ))),
+        )),
     }
 }
 

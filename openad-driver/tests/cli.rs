@@ -501,3 +501,97 @@ fn unreadable_input_is_rejected_before_any_stage_runs() {
     assert!(!bin.join("log").exists(), "no stage may run");
     assert!(!out.exists());
 }
+
+/// The rows of the `--timings` table: (stage, wall, CPU, peak RSS in MiB).
+fn timings_rows(stderr: &str) -> Vec<(String, f64, f64, f64)> {
+    let table = stderr
+        .split("openad: timings\n")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no timings table in {stderr}"));
+    table
+        .lines()
+        .skip(1)
+        .map(|line| {
+            let cells: Vec<&str> = line.split_whitespace().collect();
+            assert_eq!(cells.len(), 4, "{line}");
+            let number = |cell: &str| cell.parse::<f64>().unwrap_or_else(|_| panic!("{line}"));
+            (
+                cells[0].to_string(),
+                number(cells[1]),
+                number(cells[2]),
+                number(cells[3]),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn timings_reports_each_stage_and_no_progress_bar_off_a_terminal() {
+    let work = tempfile::tempdir().unwrap();
+    let bin = work.path().join("bin");
+    fs::create_dir(&bin).unwrap();
+    fake_stages(&bin, false);
+    // The booster stand-in also fills 40 MiB of memory: its row must show it.
+    let booster = bin.join("xaif-booster");
+    let body = fs::read_to_string(&booster).unwrap().replace(
+        "cp \"$in\" \"$out\"",
+        "cp \"$in\" \"$out\"\ndd if=/dev/zero of=/dev/null bs=40M count=1 status=none\nsleep 2.2",
+    );
+    fs::write(&booster, body).unwrap();
+    let source = work.path().join("head.f90");
+    fs::write(&source, "subroutine head(x, y)\nend\n").unwrap();
+    let output = openad()
+        .env("OPENAD_BIN_DIR", &bin)
+        .args(["--timings", "-o"])
+        .arg(work.path().join("out"))
+        .arg(&source)
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let stderr = stderr_of(&output);
+    let rows = timings_rows(&stderr);
+    let names: Vec<&str> = rows.iter().map(|r| r.0.as_str()).collect();
+    assert_eq!(
+        names,
+        ["fortran2xaif", "xaif-booster", "xaif2fortran", "openad"]
+    );
+    let (_, booster_wall, _, booster_rss) = rows[1];
+    assert!(booster_wall >= 2.2, "{stderr}");
+    assert!(booster_rss >= 40.0, "{stderr}");
+    assert!(rows[0].3 < 40.0 && rows[2].3 < 40.0, "{stderr}");
+    let (_, total_wall, _, total_rss) = rows[3];
+    assert!(
+        total_wall >= booster_wall && total_rss == booster_rss,
+        "{stderr}"
+    );
+    // More than two seconds, but stderr is a pipe: no bar, no escape codes.
+    assert!(
+        !stderr.contains('\u{1b}') && !stderr.contains('\r'),
+        "{stderr:?}"
+    );
+}
+
+#[test]
+fn timings_of_a_failed_run_stop_at_the_failing_stage() {
+    let work = tempfile::tempdir().unwrap();
+    let bin = work.path().join("bin");
+    fs::create_dir(&bin).unwrap();
+    fake_stages(&bin, true);
+    let source = work.path().join("head.f90");
+    fs::write(&source, "subroutine head(x, y)\nend\n").unwrap();
+    let output = openad()
+        .env("OPENAD_BIN_DIR", &bin)
+        .args(["--timings", "-o"])
+        .arg(work.path().join("out"))
+        .arg(&source)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = stderr_of(&output);
+    assert!(
+        stderr.contains("head.f90:3:7: error: unsupported construct"),
+        "{stderr}"
+    );
+    let names: Vec<String> = timings_rows(&stderr).into_iter().map(|r| r.0).collect();
+    assert_eq!(names, ["fortran2xaif", "xaif-booster", "openad"]);
+}

@@ -66,6 +66,75 @@ pub fn read_call_graph_file(path: &Path) -> std::result::Result<CallGraph, XaifE
     read_call_graph(&text, &name)
 }
 
+/// Reads an open file as a call graph without keeping all of its text in
+/// memory next to the model being built (a large XAIF is as large as
+/// that model): the file is mapped, and the pages the reader has passed
+/// are handed back to the kernel as it goes. The result is the same as
+/// [`read_call_graph`] of the file's text.
+pub fn read_call_graph_mapped(
+    file: &std::fs::File,
+    file_name: &str,
+) -> std::result::Result<CallGraph, XaifError> {
+    let io_error = |e: std::io::Error| {
+        XaifError::without_position(file_name, format!("cannot read file: {e}"))
+    };
+    let empty = file.metadata().map_err(io_error)?.len() == 0;
+    // SAFETY: the map is only read. The stages read files nobody writes
+    // while they run (openad's scratch directory); a file truncated under
+    // the map would end the process with SIGBUS, as it would any reader
+    // of a mapped file.
+    let map = match empty {
+        true => None,
+        false => Some(unsafe { memmap2::Mmap::map(file) }.map_err(io_error)?),
+    };
+    let Some(map) = map else {
+        return read_call_graph("", file_name);
+    };
+    let text = decode(&map, file_name)?;
+    let Cow::Borrowed(text) = text else {
+        // Latin-1 with non-ASCII bytes: decoded into a copy already.
+        return read_call_graph(&text, file_name);
+    };
+    let start = text.as_ptr() as usize - map.as_ptr() as usize;
+    let map = &map;
+    read_document_releasing(
+        text,
+        file_name,
+        Box::new(move |passed: usize| {
+            // SAFETY: DONTNEED on a read-only shared file mapping only
+            // drops this process's page table entries: a later access
+            // (an error message quoting an earlier line) maps the same
+            // file contents again. No reference is invalidated.
+            let _ = unsafe {
+                map.unchecked_advise_range(
+                    memmap2::UncheckedAdvice::DontNeed,
+                    0,
+                    start + passed.saturating_sub(RELEASE_BEHIND),
+                )
+            };
+        }),
+        call_graph::call_graph,
+    )
+}
+
+/// What stays mapped behind the reader (the elements being read).
+const RELEASE_BEHIND: usize = 1 << 20;
+
+/// [`read_document`] with a cursor that calls `release` as it goes.
+fn read_document_releasing<'i, T>(
+    text: &'i str,
+    file_name: &'i str,
+    release: Box<dyn FnMut(usize) + 'i>,
+    root: impl FnOnce(&mut Cursor, &Element) -> Result<T>,
+) -> Result<T> {
+    let mut c = Cursor::new(text, file_name);
+    c.release_passed_text(release);
+    let el = c.root()?;
+    let value = root(&mut c, &el)?;
+    c.finish()?;
+    Ok(value)
+}
+
 /// Reads a file as an inlinable intrinsics catalogue.
 pub fn read_inlinable_intrinsics_file(
     path: &Path,

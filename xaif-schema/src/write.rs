@@ -36,13 +36,27 @@ pub fn write_noninlinable_intrinsics(d: &NonInlinableIntrinsicDefinitions) -> St
 }
 
 /// Writes a call graph to `path` through a temporary file in the same
-/// directory and a rename, so no partial file is ever left at `path`.
+/// directory and a rename, so no partial file is ever left at `path`. The
+/// text goes to the file as it is produced (the same bytes as
+/// [`write_call_graph`]), never whole in memory.
 pub fn write_call_graph_file(cg: &CallGraph, path: &Path) -> std::io::Result<()> {
-    write_file_atomically(path, write_call_graph(cg).as_bytes())
+    write_file_atomically_with(path, |file| {
+        let mut e = Emitter::to_sink(file);
+        elements::call_graph(&mut e, cg);
+        e.finish()
+    })
 }
 
 /// Writes `bytes` to `path` atomically (temporary file + rename).
 pub fn write_file_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_file_atomically_with(path, |file| file.write_all(bytes))
+}
+
+/// Writes `path` atomically with `write` (temporary file + rename).
+fn write_file_atomically_with(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
@@ -51,7 +65,7 @@ pub fn write_file_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         .prefix(".xaif-")
         .suffix(".tmp")
         .tempfile_in(dir)?;
-    tmp.write_all(bytes)?;
+    write(tmp.as_file_mut())?;
     // Temporary files are private (0600); the result is an ordinary file.
     #[cfg(unix)]
     {

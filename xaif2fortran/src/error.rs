@@ -1,8 +1,9 @@
 //! Diagnostics: every rejected input is reported as
 //! `file:line:column: error: message`.
 
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
 use std::fmt;
+use std::path::{Path, PathBuf};
 
 use xaif_schema::source_map::{SourceLocation, SourceMap};
 use xaif_schema::BasicBlockElement;
@@ -50,7 +51,10 @@ pub type Result<T> = std::result::Result<T, Diagnostic>;
 #[derive(Debug, Clone, Default)]
 pub struct XaifLocator {
     pub file: String,
-    text: Option<String>,
+    /// The XAIF text, needed only to place a diagnostic: read from `path`
+    /// when first asked for (a large XAIF is not kept during generation).
+    text: OnceCell<Option<String>>,
+    path: Option<PathBuf>,
     source: Option<SourceMap>,
     /// Statement ids of the elements being generated (innermost last).
     current: RefCell<Vec<Option<String>>>,
@@ -111,9 +115,29 @@ impl XaifLocator {
     pub fn new(file: &str, text: Option<String>) -> Self {
         XaifLocator {
             file: file.to_string(),
-            text,
+            text: OnceCell::from(text),
             ..XaifLocator::default()
         }
+    }
+
+    /// A locator over the XAIF file at `path`, read again only if a
+    /// diagnostic needs its text.
+    pub fn from_file(file: &str, path: &Path) -> Self {
+        XaifLocator {
+            file: file.to_string(),
+            path: Some(path.to_path_buf()),
+            ..XaifLocator::default()
+        }
+    }
+
+    fn text(&self) -> Option<&str> {
+        self.text
+            .get_or_init(|| {
+                let bytes = std::fs::read(self.path.as_ref()?).ok()?;
+                let text = xaif_schema::read::decode(&bytes, &self.file).ok()?;
+                Some(text.into_owned())
+            })
+            .as_deref()
     }
 
     /// Also report at the user's Fortran, by the front end's source map.
@@ -135,11 +159,11 @@ impl XaifLocator {
     /// XAIF, e.g. `symbol_id="x"`) designates; 1:1 of the XAIF if nothing
     /// finer is known.
     pub fn error(&self, needle: &str, message: impl Into<String>) -> Diagnostic {
-        let found = self.text.as_deref().and_then(|t| t.find(needle));
+        let found = self.text().and_then(|t| t.find(needle));
         if let Some(at) = self.source_location(needle, found) {
             return Diagnostic::new(&at.file, at.line as usize, at.column as usize, message);
         }
-        let (line, column) = match (self.text.as_deref(), found) {
+        let (line, column) = match (self.text(), found) {
             (Some(t), Some(at)) => line_column(t, at),
             _ => (1, 1),
         };
@@ -161,7 +185,7 @@ impl XaifLocator {
     /// A diagnostic at the header of the unit tagged `tag` (its control
     /// flow graph's `unit:` annotation) in the user's Fortran.
     pub fn at_unit(&self, tag: &str, message: &str) -> Option<Diagnostic> {
-        let text = self.text.as_deref()?;
+        let text = self.text()?;
         let needle = format!("annotation=\"unit:{tag}\"");
         let at = text.match_indices(&needle).map(|(i, _)| i).find(|&i| {
             text[..i]
@@ -209,7 +233,7 @@ impl XaifLocator {
             return Some(at);
         }
         // The statement whose element the needle is in (markers, calls, ...).
-        let text = self.text.as_deref();
+        let text = self.text();
         if let Some(id) = text
             .zip(found)
             .and_then(|(t, at)| attribute_of_tag_at(t, at, "statement_id"))

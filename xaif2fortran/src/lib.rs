@@ -143,14 +143,17 @@ pub fn run(opts: &Options) -> Result<Vec<PathBuf>, Diagnostic> {
         None => None,
     };
     let xaif_name = opts.xaif.display().to_string();
-    let bytes = std::fs::read(&opts.xaif)
-        .map_err(|e| Diagnostic::new(&xaif_name, 1, 1, format!("cannot read XAIF file: {e}")))?;
     let to_diag = |e: xaif_schema::XaifError| {
         Diagnostic::new(&e.file, e.line.max(1), e.column.max(1), e.message)
     };
-    let text = xaif_schema::read::decode(&bytes, &xaif_name).map_err(to_diag)?;
-    let cg = xaif_schema::read::read_call_graph(&text, &xaif_name).map_err(to_diag)?;
-    let mut locator = XaifLocator::new(&xaif_name, Some(text.into_owned()));
+    // Mapped and released as it is read: generation needs only the model.
+    let cg = {
+        let file = std::fs::File::open(&opts.xaif).map_err(|e| {
+            Diagnostic::new(&xaif_name, 1, 1, format!("cannot read XAIF file: {e}"))
+        })?;
+        xaif_schema::read::read_call_graph_mapped(&file, &xaif_name).map_err(to_diag)?
+    };
+    let mut locator = XaifLocator::from_file(&xaif_name, &opts.xaif);
     if let Some(path) = &opts.locations {
         let map = xaif_schema::source_map::SourceMap::read_file(path).map_err(to_diag)?;
         locator = locator.with_source_map(map);

@@ -646,12 +646,16 @@ pub fn run_file(
         None => Catalogue::builtin(),
     }
     .map_err(|e| e.to_string())?;
-    let text = std::fs::read_to_string(input)
-        .map_err(|e| format!("{input_name}:1:1: error: cannot read input: {e}"))?;
-    let mut cg =
-        xaif_schema::read::read_call_graph(&text, &input_name).map_err(|e| e.to_string())?;
-    let tape = transform_adjoint_with(&mut cg, &catalogue, options)
-        .map_err(|e| e.diagnostic(&input_name, &text, locations, "adjoint: "))?;
+    let mut cg = {
+        let file = std::fs::File::open(input)
+            .map_err(|e| format!("{input_name}:1:1: error: cannot read input: {e}"))?;
+        xaif_schema::read::read_call_graph_mapped(&file, &input_name).map_err(|e| e.to_string())?
+    };
+    // The input text is read again only to place a diagnostic.
+    let tape = transform_adjoint_with(&mut cg, &catalogue, options).map_err(|e| {
+        let text = std::fs::read_to_string(input).unwrap_or_default();
+        e.diagnostic(&input_name, &text, locations, "adjoint: ")
+    })?;
     if stats {
         println!("# subroutine block reals_pushed integers_pushed (per execution) runs_recomputed");
         let mut total = TapeCounts::default();

@@ -72,7 +72,15 @@ pub(crate) struct Cursor<'i> {
     /// Open elements; bounded so that hostile nesting cannot exhaust the
     /// stack of the recursive reader.
     depth: usize,
+    /// Called with an offset the reader has passed by `RELEASE_STEP`:
+    /// the text before it may leave memory (a mapped file hands its pages
+    /// back; they are read again if an error message needs them).
+    release: Option<Box<dyn FnMut(usize) + 'i>>,
+    released: usize,
 }
+
+/// How far the reader goes between two calls of `release`.
+const RELEASE_STEP: usize = 8 << 20;
 
 /// Deeper than any real XAIF (a subscript nests five levels).
 const MAX_DEPTH: usize = 256;
@@ -97,7 +105,14 @@ impl<'i> Cursor<'i> {
             marks: Vec::new(),
             scratch: Default::default(),
             depth: 0,
+            release: None,
+            released: 0,
         }
+    }
+
+    /// Calls `release(offset)` as the reader passes each `RELEASE_STEP`.
+    pub fn release_passed_text(&mut self, release: Box<dyn FnMut(usize) + 'i>) {
+        self.release = Some(release);
     }
 
     /// An error at a byte offset.
@@ -136,6 +151,12 @@ impl<'i> Cursor<'i> {
             self.leave_empty = false;
         }
         let offset = self.position();
+        if offset >= self.released + RELEASE_STEP {
+            if let Some(release) = self.release.as_mut() {
+                release(offset);
+                self.released = offset;
+            }
+        }
         let event = self.reader.read_event().map_err(|e| self.xml_error(e))?;
         let ns = match &event {
             Event::Start(tag) | Event::Empty(tag) => {
