@@ -346,6 +346,9 @@ impl UnitGen<'_, '_> {
             .iter()
             .map(|a| self.inline_argument(a))
             .collect::<Result<Vec<_>>>()?;
+        if let Some(store) = crate::checkpoint::opaque_checkpoint_direction(name) {
+            return self.opaque_call_site_checkpoint(statement_id, &sorted, &texts, store);
+        }
         // The callees of a checkpointed loop's recomputed iteration run as
         // in the template's own tape and adjoint sections: the split
         // template (and any template in -m rs) gives them its own mode,

@@ -525,3 +525,100 @@ pub(crate) fn component_declaration(
         _ => None,
     })
 }
+
+/// `Some(true)` for the booster's whole-value store of a derived-type
+/// actual at a call site, `Some(false)` for its restore.
+pub(crate) fn opaque_checkpoint_direction(name: &str) -> Option<bool> {
+    match name {
+        "cp_store_opaque_scalar" => Some(true),
+        "cp_restore_opaque_scalar" => Some(false),
+        _ => None,
+    }
+}
+
+/// Whether derived type `type_name` has allocatable or pointer parts,
+/// directly or in a component of derived type: its bits are then not its
+/// value, and a copy through `transfer` would restore stale descriptors.
+fn type_has_dynamic_parts(canon: &CanonSource, type_name: &str, depth: usize) -> bool {
+    if depth > 16 {
+        return true;
+    }
+    canon.items.iter().any(|item| match item {
+        CanonItem::Component {
+            type_name: t,
+            lines,
+            ..
+        } if t.eq_ignore_ascii_case(type_name) => {
+            let texts: Vec<&str> = lines.iter().map(|&i| canon.lines[i].as_str()).collect();
+            let decl = join_statement(&texts).to_ascii_lowercase().replace(' ', "");
+            if decl.contains("allocatable") || decl.contains("pointer") {
+                return true;
+            }
+            decl.strip_prefix("type(")
+                .and_then(|rest| rest.split(')').next())
+                .is_some_and(|inner| type_has_dynamic_parts(canon, inner, depth + 1))
+        }
+        _ => false,
+    })
+}
+
+impl UnitGen<'_, '_> {
+    /// A derived-type actual argument the callee reads `intent(in)` and
+    /// the caller may change after the call, stored whole at the call and
+    /// restored before the reverse sweep re-runs the callee (joint mode):
+    /// its bits on the integer checkpoint stack through `transfer`. Data
+    /// with active parts is left to the callee's own argument checkpoint
+    /// (its dummy loses `intent(in)`); a type with allocatable or pointer
+    /// parts is refused by name.
+    pub(crate) fn opaque_call_site_checkpoint(
+        &mut self,
+        statement_id: &str,
+        args: &[&xaif_schema::Argument],
+        texts: &[String],
+        store: bool,
+    ) -> Result<()> {
+        let (Some(arg), Some(text)) = (args.first(), texts.first()) else {
+            return Err(self.env.xaif.error(
+                &format!("statement_id=\"{statement_id}\""),
+                "a derived-type checkpoint needs one argument",
+            ));
+        };
+        let xaif_schema::ArgumentValue::Variable(r) = &arg.value else {
+            return Ok(());
+        };
+        let sym = self.env.reference_symbol(r)?;
+        if self.env.index.has_active_components(sym) {
+            return Ok(());
+        }
+        let fe = sym.fe_type.to_ascii_lowercase().replace(' ', "");
+        let type_name = fe
+            .strip_prefix("type(")
+            .and_then(|t| t.strip_suffix(')'))
+            .unwrap_or(&fe)
+            .to_string();
+        if type_has_dynamic_parts(self.canon, &type_name, 0) {
+            return Err(self.env.xaif.error(
+                &format!("statement_id=\"{statement_id}\""),
+                format!(
+                    "unsupported construct in joint adjoint mode (-m rj): '{text}' of type({type_name}) is read by a routine the reverse sweep re-runs, and its type has allocatable or pointer components, which the call site cannot store (use -m rs)"
+                ),
+            ));
+        }
+        let n = format!("size(transfer({text}, oad_cit(1:1)), kind=8)");
+        if store {
+            self.line(format!(
+                "if (oad_cit_ptr + {n} - 1 > oad_cit_sz) call oad_cit_grow_to(oad_cit_ptr + {n} - 1)"
+            ));
+            self.line(format!(
+                "oad_cit(oad_cit_ptr:oad_cit_ptr + {n} - 1) = transfer({text}, oad_cit(1:1))"
+            ));
+            self.line(format!("oad_cit_ptr = oad_cit_ptr + {n}"));
+        } else {
+            self.line(format!("oad_cit_ptr = oad_cit_ptr - {n}"));
+            self.line(format!(
+                "{text} = transfer(oad_cit(oad_cit_ptr:oad_cit_ptr + {n} - 1), {text})"
+            ));
+        }
+        Ok(())
+    }
+}

@@ -367,6 +367,11 @@ impl<'a> Env<'a> {
         }
     }
 
+    /// The symbol a reference names (its last symbol step).
+    pub(crate) fn reference_symbol(&self, r: &VariableReference) -> Result<&'a Symbol> {
+        Ok(self.ref_parts(r)?.symbol)
+    }
+
     fn ref_parts<'r>(&self, r: &'r VariableReference) -> Result<RefParts<'r, 'a>> {
         let ordered = order_ref_vertices(r);
         let Some(steps) = ordered else {

@@ -915,7 +915,9 @@ impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
             {
                 continue;
             }
-            let Some(kind) = argument_checkpoint_kind(r, ctx.symbols) else {
+            let Some(kind) = argument_checkpoint_kind(r, ctx.symbols)
+                .or_else(|| opaque_scalar_checkpoint_kind(r, ctx.symbols))
+            else {
                 continue;
             };
             let (store_id, restore_id) = (self.next_id(), self.next_id());
@@ -1100,6 +1102,18 @@ fn argument_checkpoint_kind(r: &VariableReference, symbols: &SymbolIndex) -> Opt
         "array"
     };
     Some(format!("{kind}_{shape}"))
+}
+
+/// A scalar of derived type (opaque to the booster) passed to a read-only
+/// dummy: stored and restored whole (`cp_store_opaque_scalar`; the back end
+/// knows its type, and leaves data with active parts to the callee's own
+/// checkpoint). Its integer components have no symbols of their own, so a
+/// checkpoint per component could not restore them.
+fn opaque_scalar_checkpoint_kind(r: &VariableReference, symbols: &SymbolIndex) -> Option<String> {
+    let (id, scope) = base_symbol(r)?;
+    let info = symbols.lookup(scope, id)?;
+    (info.type_ == SymbolType::Opaque && !info.pointer && symbols.is_scalar_reference(r))
+        .then(|| "opaque_scalar".to_string())
 }
 
 fn checkpoint_kind(symbol: &Symbol) -> Option<String> {
