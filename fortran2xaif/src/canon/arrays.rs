@@ -67,6 +67,15 @@ impl Canon<'_> {
                     span,
                 })
             }
+            // An array-valued user function: its result in a temporary.
+            Expr::Apply { ref name, .. }
+                if matches!(
+                    self.prog.resolve(self.unit, name),
+                    Some(crate::sema::Binding::Proc(_))
+                ) =>
+            {
+                self.value(e, out)
+            }
             Expr::Binary(op, l, r, sp) => {
                 let l = self.value_array(*l, out)?;
                 let r = self.value_array(*r, out)?;

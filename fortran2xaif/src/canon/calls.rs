@@ -172,6 +172,17 @@ impl Canon<'_> {
                 other => {
                     let sp = other.span();
                     let t = self.ty(&other);
+                    let array_function = matches!(&other, Expr::Apply { name, .. }
+                        if matches!(self.prog.resolve(self.unit, name), Some(Binding::Proc(_))));
+                    if t.rank > 0 && array_function {
+                        // An array-valued function: its result's temporary.
+                        let v = self.value(other, out)?;
+                        res.push(Arg {
+                            keyword: a.keyword,
+                            value: v,
+                        });
+                        continue;
+                    }
                     if t.rank > 0 {
                         // An array expression: passed as a temporary array.
                         let (tmp, dealloc) = self.array_temp_of(other, sp, out)?;
@@ -225,22 +236,15 @@ impl Canon<'_> {
         let rsym = callee
             .lookup_local(&rname)
             .ok_or_else(|| FrontError::new(span, "function without a result variable"))?;
-        if callee.symbols[rsym].rank() > 0 {
-            return self.err(
-                span,
-                format!(
-                    "unsupported construct: array-valued function '{}'",
-                    callee.ast.name
-                ),
-            );
-        }
         let cat = self
             .prog
             .cat_of(p, &self.prog.units[p].symbols[rsym].ty.clone());
         let sub_name = self.prog.units[p].canon_name.clone();
         let mut post = Vec::new();
         let mut actuals = self.actuals(args, Some(p), out, &mut post)?;
-        let t = if cat == Cat::Derived {
+        let t = if self.prog.units[p].symbols[rsym].rank() > 0 {
+            self.array_result_temp(p, rsym, &actuals, span, out)?
+        } else if cat == Cat::Derived {
             let ts = self.prog.units[p].symbols[rsym].ty.clone();
             self.derived_temp(ts, span)?
         } else {

@@ -87,7 +87,7 @@ impl Canon<'_> {
                 if let Some(specific) = self.specific_name(name, args, *span)? {
                     *name = specific;
                 }
-                self.refuse_array_valued_function(name, *span)
+                Ok(())
             }
             Expr::Member { base, args, .. } => {
                 self.generic_calls_in_expr(base)?;
@@ -149,29 +149,6 @@ impl Canon<'_> {
                 }
             }
             Expr::Lit(..) | Expr::Name(..) => Ok(()),
-        }
-    }
-
-    /// Array-valued user functions are not supported: refused by name here,
-    /// before any array assignment tries to scalarise around them.
-    fn refuse_array_valued_function(&self, name: &str, span: Span) -> FrontResult<()> {
-        let Some(Binding::Proc(p)) = self.prog.resolve(self.unit, name) else {
-            return Ok(());
-        };
-        let unit = &self.prog.units[p];
-        if unit.ast.kind != UnitKind::Function {
-            return Ok(());
-        }
-        let result = unit.ast.result.as_deref().unwrap_or(&unit.ast.name);
-        match unit.lookup_local(result) {
-            Some(k) if unit.symbols[k].rank() > 0 => self.err(
-                span,
-                format!(
-                    "unsupported construct: array-valued function '{}'",
-                    unit.ast.name
-                ),
-            ),
-            _ => Ok(()),
         }
     }
 

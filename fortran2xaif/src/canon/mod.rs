@@ -26,6 +26,7 @@
 //! | `temporaries` | scalar, loop-index and array temporaries |
 //! | `views` | array operands as explicit sections, their bounds and elements |
 //! | `arrays` | array assignments and expressions scalarised into loop nests; index maps (`transpose`, `reshape`, `spread`, `cshift`) |
+//! | `array_results` | temporaries of the result's shape for array-valued user functions |
 //! | `array_intrinsics` | array values computed into temporaries first: reductions with `dim`, `matmul` inside expressions, `eoshift`, `pack`, `maxloc`/`minloc`, constructors with implied-do loops |
 //! | `dependence` | does the right side read what the loop overwrites? loop directions, copies of the sections that need them |
 //! | `where_construct` | `where` / `elsewhere` as masked loops |
@@ -34,6 +35,7 @@
 //! | `reductions` | `sum`, `product`, `maxval`, `minval`, `dot_product`, `matmul` as loops |
 
 mod array_intrinsics;
+mod array_results;
 mod arrays;
 mod assignments;
 mod black_box_calls;

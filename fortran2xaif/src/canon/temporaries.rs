@@ -119,7 +119,7 @@ impl Canon<'_> {
     /// A temporary array over `space` (1-based extents). Automatic when the
     /// extents are specification expressions; otherwise allocatable,
     /// allocated here (the caller deallocates with the returned statement).
-    fn temp_array(
+    pub(super) fn temp_array(
         &mut self,
         cat: Cat,
         space: &[(Expr, Expr, Option<Expr>)],

@@ -222,10 +222,31 @@ fn generic_call_without_a_matching_specific_is_refused() {
 }
 
 #[test]
-fn defined_operator_with_an_array_result_is_a_named_error() {
-    let e = canon_err("module m\ninterface operator(.cross.)\nmodule procedure cross\nend interface\ncontains\nfunction cross(a, b)\nreal :: a(3), b(3), cross(3)\ncross = a\nend function\nend module\nsubroutine s(x, y)\nuse m\nreal :: x(3), y(3)\ny = x .cross. x\nend\n");
+fn defined_operator_with_an_array_result_calls_into_a_temporary_of_its_shape() {
+    let t = canon_text("module m\ninterface operator(.cross.)\nmodule procedure cross\nend interface\ncontains\nfunction cross(a, b)\nreal :: a(3), b(3), cross(3)\ncross = a\nend function\nend module\nsubroutine s(x, y)\nuse m\nreal :: x(3), y(3)\ny = x .cross. x\nend\n");
+    assert!(t.contains("real :: oad_t1(3)"), "{t}");
+    assert_eq!(
+        body(&t, "s"),
+        "call oad_s_cross(x, x, oad_t1)\ndo oad_i1 = 1, 3\ny(oad_i1) = oad_t1(oad_i1)\nend do"
+    );
+}
+
+#[test]
+fn array_result_shape_is_evaluated_with_the_actual_arguments() {
+    // `size(u)` of the section passed, `n` the actual; lower bound 0.
+    let t = canon_text("module m\ncontains\nfunction f(u, n) result(r)\ninteger :: n\nreal(8) :: u(:), r(0:size(u) + n)\nr = 0\nend function\nend module\nsubroutine s(x, k)\nuse m\ninteger :: k\nreal(8) :: x(10), y\ny = sum(f(x(2:7), k))\nx(1) = y\nend\n");
+    assert!(t.contains("real(kind=8) :: oad_t1(6 + k - 0 + 1)"), "{t}");
     assert!(
-        e.contains("unsupported construct: array-valued function 'cross'"),
+        body(&t, "s").starts_with("call oad_s_f(x(2:7), k, oad_t1)"),
+        "{t}"
+    );
+}
+
+#[test]
+fn array_result_shape_the_caller_cannot_evaluate_is_a_named_error() {
+    let e = canon_err("module m\ncontains\nfunction f(a) result(r)\nreal :: a(:)\nreal :: r(ubound(a, 1))\nr = a\nend function\nend module\nsubroutine s(x, y)\nuse m\nreal :: x(3), y(3)\ny = f(x)\nend\n");
+    assert!(
+        e.contains("the result shape of array-valued function 'f' depends on the bounds of dummy argument 'a'"),
         "{e}"
     );
 }
