@@ -545,6 +545,25 @@ pub struct Unit {
     /// Line of the `end` statement (pragmas between `span` and here belong
     /// to this unit).
     pub end_line: usize,
+    /// What the parser's rewrite of `associate` and `block` left for the
+    /// semantic model.
+    pub construct_locals: ConstructLocals,
+}
+
+/// Names the parser's rewrite of `associate` and `block` constructs
+/// introduced or relied on (`parse/constructs.rs`), for the semantic model
+/// to type and check.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ConstructLocals {
+    /// Variables holding the expression selectors of `associate`, typed
+    /// from the value assigned to them before the construct's body.
+    pub associate_temps: Vec<(String, Span)>,
+    /// Names at the head of designator selectors: they must be variables
+    /// (the parser cannot tell an element from a function reference).
+    pub selector_names: Vec<(String, Span)>,
+    /// Locals of `block` constructs under their hoisted names (their
+    /// bounds must be specification expressions of the procedure).
+    pub block_locals: Vec<(String, Span)>,
 }
 
 /// One input file after parsing.

@@ -11,6 +11,7 @@ pub mod canon;
 pub mod cfg;
 pub mod checkpoint_pragmas;
 pub mod components;
+pub mod construct_locals;
 pub mod default_real;
 pub mod diagnostics;
 pub mod emit_canon;

@@ -247,6 +247,7 @@ impl Program {
         }
         for i in 0..prog.units.len() {
             prog.implicit_symbols(i)?;
+            prog.declare_construct_locals(i)?;
         }
         prog.declare_component_paths()?;
         prog.check_common_layouts()?;
@@ -560,6 +561,11 @@ impl Program {
         }
         for (name, span, applied) in names {
             if self.resolve(i, &name).is_some() {
+                continue;
+            }
+            // Typed from their selectors next (`construct_locals.rs`).
+            let associate_temps = &self.units[i].ast.construct_locals.associate_temps;
+            if associate_temps.iter().any(|(t, _)| *t == name) {
                 continue;
             }
             if applied && intrinsics::is_intrinsic(&name) {

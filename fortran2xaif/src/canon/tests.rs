@@ -392,3 +392,36 @@ fn complex_array_assignment_reading_its_target_keeps_the_imaginary_parts_in_a_te
     assert!(temp < re, "{b}");
     assert!(b.contains("%im = oad_t1("), "{b}");
 }
+
+#[test]
+fn associate_with_an_array_expression_is_a_named_error() {
+    let e = Program::build(vec![parse_file(
+        "subroutine s(x)\nreal(8) :: x(3)\nassociate (d => x * 2)\nx = d\nend associate\nend\n",
+        0,
+    )
+    .unwrap()])
+    .unwrap_err()
+    .message;
+    assert!(
+        e.contains("associate selector that is an array expression"),
+        "{e}"
+    );
+}
+
+#[test]
+fn associate_with_a_function_reference_is_a_named_error() {
+    let e = Program::build(vec![parse_file("real(8) function f(a)\nreal(8) :: a\nf = a\nend\nsubroutine s(x)\nreal(8) :: x, f\nassociate (d => f(x))\nx = d\nend associate\nend\n", 0).unwrap()]).unwrap_err().message;
+    assert!(
+        e.contains("associate selector that references function 'f'"),
+        "{e}"
+    );
+}
+
+#[test]
+fn automatic_array_of_a_block_needs_declarable_bounds() {
+    let e = Program::build(vec![parse_file("subroutine s(x)\nreal(8) :: x(3)\ninteger :: n\nn = 3\nblock\nreal(8) :: w(n)\nw = x\nx = w\nend block\nend\n", 0).unwrap()]).unwrap_err().message;
+    assert!(
+        e.contains("automatic array in a block construct whose bounds use 'n'"),
+        "{e}"
+    );
+}

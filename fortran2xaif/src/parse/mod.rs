@@ -18,15 +18,24 @@
 //! | `declarations` | specification statements, types, attributes, array bounds, entities, interfaces, derived types |
 //! | `statements` | executable statements and blocks, labelled `do` nesting, `forall`, `if`, I/O items, loop controls |
 //! | `expressions` | expressions, actual arguments, ranges, and the operator-precedence re-parse of arithmetic |
+//! | `constructs` | `associate`, `block` and `do concurrent` rewritten into plain statements as they are read |
+//! | `substitute` | names replaced by designators in a block of statements (associate names, block locals) |
 
+mod constructs;
 mod declarations;
 mod expressions;
 mod statements;
+mod substitute;
 #[cfg(test)]
 mod tests;
 mod units;
 
 use crate::ast::*;
+// Shared with the children: `constructs` uses `substitute`.
+use crate::unparse;
+use constructs::concurrent_nest;
+use std::cell::{Cell, RefCell};
+use substitute::Substitution;
 use tree_sitter::{Node, Parser};
 
 /// Parses one normalised (free-form) source text.
@@ -50,7 +59,13 @@ pub fn parse_file(text: &str, file: usize) -> FrontResult<SourceFile> {
             "the parser gave up",
         )
     })?;
-    let p = FortranParser { src: text, file };
+    let p = FortranParser {
+        src: text,
+        file,
+        fresh: Cell::new(0),
+        hoisted: RefCell::new(Vec::new()),
+        locals: RefCell::new(ConstructLocals::default()),
+    };
     let root = tree.root_node();
     if let Some(bad) = first_error(root).map(blame) {
         let what = if bad.is_missing() {
@@ -140,6 +155,13 @@ fn all_children(node: Node) -> Vec<Node> {
 struct FortranParser<'a> {
     src: &'a str,
     file: usize,
+    /// Counter of the fresh names of `constructs.rs`.
+    fresh: Cell<usize>,
+    /// Declarations of `block` constructs of the unit being read, moved to
+    /// its specification part (`constructs.rs`).
+    hoisted: RefCell<Vec<SpecStmt>>,
+    /// Names the rewrite of the unit's constructs introduced.
+    locals: RefCell<ConstructLocals>,
 }
 
 /// Statement kinds that belong to the specification part.

@@ -6,7 +6,7 @@
 use crate::ast::*;
 use tree_sitter::Node;
 
-use super::{all_children, is_spec_kind, named_children, FortranParser};
+use super::{all_children, concurrent_nest, is_spec_kind, named_children, FortranParser};
 
 impl<'a> FortranParser<'a> {
     /// Reads statements until the end of the list, or (for a labelled `do`)
@@ -128,7 +128,7 @@ impl<'a> FortranParser<'a> {
     }
 
     /// Statements nested in a construct (no labelled do nesting across).
-    fn nested(&self, nodes: &[Node]) -> FrontResult<Vec<Stmt>> {
+    pub(super) fn nested(&self, nodes: &[Node]) -> FrontResult<Vec<Stmt>> {
         let mut idx = 0;
         let (body, _) = self.block(nodes, &mut idx, None)?;
         Ok(body)
@@ -214,6 +214,7 @@ impl<'a> FortranParser<'a> {
                 let mut construct = None;
                 let mut control = None;
                 let mut cond = None;
+                let mut concurrent = None;
                 let mut body_nodes = Vec::new();
                 for c in named_children(n) {
                     match c.kind() {
@@ -224,11 +225,16 @@ impl<'a> FortranParser<'a> {
                         "loop_control_expression" => control = Some(self.do_control(c)?),
                         "while_statement" => cond = Some(self.while_cond(c)?),
                         "end_do_loop_statement" => {}
-                        "concurrent_statement" => return self.unsupported(c, "do concurrent"),
+                        "concurrent_statement" => concurrent = Some(self.concurrent_header(c)?),
                         _ => body_nodes.push(c),
                     }
                 }
                 let body = self.nested(&body_nodes)?;
+                if let Some((controls, mask)) = concurrent {
+                    return Ok(vec![mk(concurrent_nest(
+                        construct, controls, mask, body, span,
+                    ))]);
+                }
                 match cond {
                     Some(cond) => StmtKind::DoWhile {
                         construct,
@@ -488,8 +494,8 @@ impl<'a> FortranParser<'a> {
                 StmtKind::Where { arms }
             }
             "forall_statement" => return self.forall(n, label),
-            "block_construct" => return self.unsupported(n, "block construct"),
-            "associate_statement" => return self.unsupported(n, "associate"),
+            "block_construct" => return self.block_construct(n, label),
+            "associate_statement" => return self.associate(n, label),
             "select_type_statement" => return self.unsupported(n, "select type"),
             "select_rank_statement" => return self.unsupported(n, "select rank"),
             "entry_statement" => return self.unsupported(n, "entry"),

@@ -148,3 +148,80 @@ fn element_assignments_to_module_arrays_are_not_statement_functions() {
         .any(|st| matches!(st, SpecStmt::StmtFunction { .. })));
     assert_eq!(u.body.len(), 2);
 }
+#[test]
+fn associate_names_become_their_selectors() {
+    let src = "subroutine s(st, x, k)\nassociate (h => st%h, q => st%q(2:, k), d => x(2) - x(1))\nh = q(3) + d\nq(1:2) = 0\nend associate\nend\n";
+    let f = parse_file(src, 0).expect("parses");
+    let text: Vec<String> = f.units[0]
+        .body
+        .iter()
+        .map(|s| format!("{:?}", s.kind))
+        .collect();
+    let body = &f.units[0].body;
+    assert_eq!(body.len(), 3, "{text:?}");
+    let StmtKind::Assign { lhs, rhs } = &body[1].kind else {
+        panic!("{text:?}")
+    };
+    assert_eq!(crate::unparse::expr(lhs), "st%h");
+    assert_eq!(crate::unparse::expr(rhs), "st%q(2 + (3 - 1), k) + oad_a1_d");
+    let StmtKind::Assign { lhs, .. } = &body[2].kind else {
+        panic!("{text:?}")
+    };
+    assert_eq!(
+        crate::unparse::expr(lhs),
+        "st%q(2 + (1 - 1):2 + (2 - 1), k)"
+    );
+    assert_eq!(f.units[0].construct_locals.associate_temps[0].0, "oad_a1_d");
+}
+
+#[test]
+fn block_locals_are_hoisted_under_fresh_names() {
+    let src = "subroutine s(y)\nreal :: y\nblock\nreal :: t\nt = 2\ny = t\nend block\nend\n";
+    let f = parse_file(src, 0).expect("parses");
+    let u = &f.units[0];
+    assert!(u.spec.iter().any(
+        |d| matches!(d, SpecStmt::TypeDecl { entities, .. } if entities[0].name == "oad_b1_t")
+    ));
+    let StmtKind::Assign { rhs, .. } = &u.body[1].kind else {
+        panic!("{:?}", u.body)
+    };
+    assert_eq!(crate::unparse::expr(rhs), "oad_b1_t");
+}
+
+#[test]
+fn do_concurrent_is_a_loop_nest_with_the_mask_inside() {
+    let body = body_of("subroutine s(a)\nreal :: a(3, 4)\ndo concurrent (i = 1:3, j = 1:4:2, a(i, j) > 0)\na(i, j) = 0\nend do\nend\n");
+    let StmtKind::Do {
+        control: Some(c),
+        body,
+        ..
+    } = &body[0].kind
+    else {
+        panic!("{body:?}")
+    };
+    assert_eq!(c.var, "i");
+    let StmtKind::Do {
+        control: Some(c),
+        body,
+        ..
+    } = &body[0].kind
+    else {
+        panic!("{body:?}")
+    };
+    assert_eq!((c.var.as_str(), c.step.is_some()), ("j", true));
+    assert!(matches!(body[0].kind, StmtKind::If { .. }), "{body:?}");
+}
+
+#[test]
+fn allocatable_block_local_is_a_named_error() {
+    let e = parse_file(
+        "subroutine s()\nblock\nreal, allocatable :: w(:)\nend block\nend\n",
+        0,
+    )
+    .unwrap_err();
+    assert!(
+        e.message.contains("allocatable local of a block construct"),
+        "{}",
+        e.message
+    );
+}

@@ -37,6 +37,7 @@ impl<'a> FortranParser<'a> {
             contains: Vec::new(),
             span: self.span(node),
             end_line: node.end_position().row + 1,
+            construct_locals: ConstructLocals::default(),
         };
         let mut stmts: Vec<Node> = Vec::new();
         // Parsed once this unit's specification part is known: it decides
@@ -119,6 +120,10 @@ impl<'a> FortranParser<'a> {
             return self.err(stmts[idx], "unexpected statement");
         }
         unit.body = body;
+        // Declarations hoisted out of block constructs, and what the
+        // semantic model must type or check (`constructs.rs`).
+        unit.spec.extend(self.hoisted.take());
+        unit.construct_locals = self.locals.take();
         let mut scopes: Vec<&[SpecStmt]> = hosts.to_vec();
         scopes.push(&unit.spec);
         let contains = internal
