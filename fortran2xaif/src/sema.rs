@@ -571,6 +571,10 @@ impl Program {
             if applied && intrinsics::is_intrinsic(&name) {
                 continue;
             }
+            // A structure constructor (`canon/structure_constructors.rs`).
+            if applied && self.derived_type(&name).is_some() {
+                continue;
+            }
             // A generic procedure or operator (`canon/generic_calls.rs`).
             if applied && self.generic_specifics(i, &name).is_some() {
                 continue;
@@ -988,6 +992,7 @@ impl Program {
                     }
                     _ => scalar(Cat::Unknown),
                 },
+                None if self.derived_type(name).is_some() => scalar(Cat::Derived),
                 Some(Binding::Intrinsic) | None => {
                     let arg_tys: Vec<Ty> = args.iter().map(|a| self.type_of(i, &a.value)).collect();
                     intrinsics::result_type(self, i, name, args, &arg_tys)

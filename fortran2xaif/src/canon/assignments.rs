@@ -38,6 +38,10 @@ impl Canon<'_> {
         }
         if lt.cat == Cat::Derived {
             let paths = self.component_paths_of(&lhs);
+            // Types without real components stay opaque (below).
+            if !paths.is_empty() && self.is_structure_constructor(&rhs) {
+                return self.construct(lhs, rhs, span, out);
+            }
             if !paths.is_empty() {
                 return self.derived_assign(lhs, rhs, lt, paths, span, out);
             }

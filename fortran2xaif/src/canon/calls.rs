@@ -169,6 +169,19 @@ impl Canon<'_> {
                     }
                     name(&tmp, sp)
                 }
+                // A structure constructor: built in a temporary of its type.
+                Expr::Apply {
+                    name: ref type_name,
+                    ..
+                } if self.is_structure_constructor(&a.value)
+                    && !self.prog.real_leaves(type_name).is_empty() =>
+                {
+                    let sp = a.value.span();
+                    let ts = TypeSpec::new(BaseType::Derived(type_name.clone()));
+                    let tmp = self.derived_temp(ts, sp)?;
+                    self.construct(name(&tmp, sp), a.value, sp, out)?;
+                    name(&tmp, sp)
+                }
                 other => {
                     let sp = other.span();
                     let t = self.ty(&other);

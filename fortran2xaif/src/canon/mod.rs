@@ -32,6 +32,7 @@
 //! | `where_construct` | `where` / `elsewhere` as masked loops |
 //! | `forall` | `forall` as loop nests, through temporaries where Fortran's evaluate-then-assign order needs them |
 //! | `shift_peeling` | `cshift` with constant shifts: the loop split where the shifts wrap, constant offsets instead of `mod` |
+//! | `structure_constructors` | `s = state(h0, q0)` assigned component by component |
 //! | `reductions` | `sum`, `product`, `maxval`, `minval`, `dot_product`, `matmul` as loops |
 
 mod array_intrinsics;
@@ -50,6 +51,7 @@ mod generic_calls;
 mod reductions;
 mod shift_peeling;
 mod statement_functions;
+mod structure_constructors;
 mod temporaries;
 #[cfg(test)]
 mod tests;

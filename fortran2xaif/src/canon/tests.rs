@@ -425,3 +425,48 @@ fn automatic_array_of_a_block_needs_declarable_bounds() {
         "{e}"
     );
 }
+
+const LAYER_TYPE: &str =
+    "module m\ntype layer_t\nreal(8) :: t, s = 35d0\ninteger :: id\nend type\nend module\n";
+
+#[test]
+fn structure_constructor_is_assigned_component_by_component() {
+    let t = canon_text(&format!(
+        "{LAYER_TYPE}subroutine s(x, l)\nuse m\nreal(8) :: x\ntype(layer_t) :: l\nl = layer_t(2 * x, id=3)\nend\n"
+    ));
+    // The integer component is an opaque statement.
+    assert_eq!(
+        body(&t, "s"),
+        "l%t = 2 * x\nl%s = 35d0\n!$oad stmt 0\nl%id = 3"
+    );
+}
+
+#[test]
+fn structure_constructor_reading_its_target_goes_through_a_temporary() {
+    let t = canon_text(&format!(
+        "{LAYER_TYPE}subroutine s(l)\nuse m\ntype(layer_t) :: l\nl = layer_t(l%s, l%t, 1)\nend\n"
+    ));
+    let b = body(&t, "s");
+    assert!(
+        b.starts_with("oad_t1%t = l%s\noad_t1%s = l%t\n!$oad stmt 0\noad_t1%id = 1\n"),
+        "{b}"
+    );
+    assert!(b.contains("l = oad_t1\n"), "{b}");
+}
+
+#[test]
+fn structure_constructor_without_a_value_for_a_component_is_refused() {
+    let e = canon_err(&format!(
+        "{LAYER_TYPE}subroutine s(x, l)\nuse m\nreal(8) :: x\ntype(layer_t) :: l\nl = layer_t(x)\nend\n"
+    ));
+    assert!(e.contains("without a value for component 'id'"), "{e}");
+}
+
+#[test]
+fn structure_constructor_of_a_type_with_allocatable_components_is_refused() {
+    let e = canon_err("module m\ntype v_t\nreal(8), allocatable :: a(:)\nreal(8) :: b\nend type\nend module\nsubroutine s(x, v)\nuse m\nreal(8) :: x(2)\ntype(v_t) :: v\nv = v_t(x, x(1))\nend\n");
+    assert!(
+        e.contains("component 'a' is allocatable or a pointer"),
+        "{e}"
+    );
+}
