@@ -54,6 +54,11 @@ const CATALOGUE: &[(&str, &str)] = &[
     ("mod", "mod_scal_scal"),
     ("amod", "mod_scal_scal"),
     ("dmod", "mod_scal_scal"),
+    ("dim", "dim_scal_scal"),
+    ("ddim", "dim_scal_scal"),
+    ("idim", "dim_scal_scal"),
+    ("modulo", "modulo_scal_scal"),
+    ("hypot", "hypot_scal_scal"),
     ("int", "int_scal"),
     ("ifix", "int_scal"),
     ("idint", "int_scal"),
@@ -104,9 +109,7 @@ const OTHER: &[&str] = &[
     "conjg",
     "aimag",
     "dimag",
-    "dim",
     "dprod",
-    "modulo",
     "sum",
     "product",
     "dot_product",
@@ -118,6 +121,7 @@ const OTHER: &[&str] = &[
     "any",
     "all",
     "merge",
+    "norm2",
     "reshape",
     "spread",
     "maxloc",
@@ -150,7 +154,6 @@ const OTHER: &[&str] = &[
     "unpack",
     "cshift",
     "eoshift",
-    "hypot",
     "erf",
     "erfc",
     "gamma",
@@ -337,6 +340,14 @@ pub fn result_type(prog: &Program, unit: usize, name: &str, args: &[Arg], tys: &
             rank: first.rank.max(1),
         },
         "merge" => elem(first.cat),
+        "norm2" => Ty {
+            cat: first.cat,
+            rank: if args.len() > 1 {
+                first.rank.saturating_sub(1)
+            } else {
+                0
+            },
+        },
         "null" => scalar(Cat::Unknown),
         _ => elem(first.cat),
     }

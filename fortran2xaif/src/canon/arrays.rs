@@ -97,6 +97,10 @@ impl Canon<'_> {
                     .rank
                     > 0 =>
             {
+                if n == "norm2" {
+                    let e = self.norm2_as_sum(&args, span)?;
+                    return self.value_array(e, out);
+                }
                 // Elemental intrinsic applied to arrays.
                 let mut new = Vec::new();
                 for a in args {
@@ -105,11 +109,18 @@ impl Canon<'_> {
                         value: self.value_array(a.value, out)?,
                     });
                 }
-                Ok(Expr::Apply {
+                let e = Expr::Apply {
                     name: n,
                     args: new,
                     span,
-                })
+                };
+                // The chosen branch element by element, in a temporary.
+                if matches!(&e, Expr::Apply { name, .. } if name == "merge")
+                    && self.ty(&e).cat.is_real()
+                {
+                    return self.merge_array(e, span, out);
+                }
+                Ok(e)
             }
             other => self.value(other, out),
         }

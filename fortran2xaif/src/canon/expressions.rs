@@ -166,6 +166,10 @@ impl Canon<'_> {
         if REDUCTIONS.contains(&n.as_str()) {
             return self.reduction(&n, args, span, out);
         }
+        if n == "norm2" {
+            let e = self.norm2_as_sum(&args, span)?;
+            return self.value(e, out);
+        }
         if n == "matmul" || n == "transpose" {
             return self.err(span, format!("unsupported construct: {n} inside an expression (assign it to an array directly)"));
         }
@@ -233,6 +237,12 @@ impl Canon<'_> {
         let t = self.ty(&e);
         if t.rank > 0 {
             return Ok(e); // elemental on arrays: handled by scalarisation
+        }
+        if n == "merge" && t.cat.is_real() {
+            let Expr::Apply { args, .. } = e else {
+                unreachable!()
+            };
+            return self.merge_scalar(&args, t.cat, span, out);
         }
         let complex_arg = {
             let Expr::Apply { args: ref a, .. } = e else {

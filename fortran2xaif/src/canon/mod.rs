@@ -33,6 +33,7 @@
 //! | `forall` | `forall` as loop nests, through temporaries where Fortran's evaluate-then-assign order needs them |
 //! | `shift_peeling` | `cshift` with constant shifts: the loop split where the shifts wrap, constant offsets instead of `mod` |
 //! | `structure_constructors` | `s = state(h0, q0)` assigned component by component |
+//! | `intrinsic_rewrites` | `merge` on real data as an `if` on its mask, `norm2` as `sqrt(sum(x**2))` |
 //! | `reductions` | `sum`, `product`, `maxval`, `minval`, `dot_product`, `matmul` as loops |
 
 mod array_intrinsics;
@@ -48,6 +49,7 @@ mod derived_values;
 mod expressions;
 mod forall;
 mod generic_calls;
+mod intrinsic_rewrites;
 mod reductions;
 mod shift_peeling;
 mod statement_functions;

@@ -470,3 +470,34 @@ fn structure_constructor_of_a_type_with_allocatable_components_is_refused() {
         "{e}"
     );
 }
+
+#[test]
+fn merge_on_real_data_is_an_if_on_its_mask() {
+    let t =
+        canon_text("subroutine s(a, b, y)\nreal(8) :: a, b, y\ny = 2 * merge(a, b, a > b)\nend\n");
+    assert_eq!(
+        body(&t, "s"),
+        "if (a > b) then\noad_t1 = a\nelse\noad_t1 = b\nend if\ny = 2 * oad_t1"
+    );
+}
+
+#[test]
+fn elemental_merge_fills_a_temporary_array() {
+    let t =
+        canon_text("subroutine s(a, b)\nreal(8) :: a(4), b(4)\na = merge(a, b, b > 0) + 1\nend\n");
+    let b = body(&t, "s");
+    assert!(
+        b.starts_with("do oad_i1 = 1, 4\nif (b(oad_i1) > 0) then\noad_t1(oad_i1) = a(oad_i1)\nelse\noad_t1(oad_i1) = b(oad_i1)\nend if\nend do\n"),
+        "{b}"
+    );
+}
+
+#[test]
+fn norm2_is_the_root_of_a_sum_of_squares() {
+    let t = canon_text("subroutine s(a, y)\nreal(8) :: a(3), y\ny = norm2(a)\nend\n");
+    assert!(
+        body(&t, "s").contains("oad_t1 = oad_t1 + a(oad_i1) ** 2"),
+        "{t}"
+    );
+    assert!(body(&t, "s").ends_with("y = sqrt(oad_t1)"), "{t}");
+}

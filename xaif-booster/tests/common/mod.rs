@@ -379,6 +379,9 @@ pub fn apply_intrinsic(name: &str, a: &[f64]) -> f64 {
             }
         }
         ("mod_scal_scal", [x, y]) => x - (x / y).trunc() * y,
+        ("dim_scal_scal", [x, y]) => (x - y).max(0.0),
+        ("modulo_scal_scal", [x, y]) => x - (x / y).floor() * y,
+        ("hypot_scal_scal", [x, y]) => x.hypot(*y),
         ("int_scal" | "aint_scal", [x]) => x.trunc(),
         ("nint_scal" | "anint_scal", [x]) => x.round(),
         ("floor_scal", [x]) => x.floor(),
