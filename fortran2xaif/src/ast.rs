@@ -333,6 +333,12 @@ pub enum Attr {
     Intrinsic,
     Public,
     Private,
+    /// Checks and hints without effect on the values: dropped.
+    Contiguous,
+    Protected,
+    /// Rewritten by the parser into an `intent(in)` dummy and a local copy
+    /// (`parse/constructs.rs`).
+    Value,
 }
 
 #[derive(Debug, Clone, PartialEq)]

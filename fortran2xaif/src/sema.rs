@@ -1083,6 +1083,7 @@ fn apply_attr(sym: &mut Symbol, a: &Attr) -> FrontResult<()> {
         Attr::Intrinsic => sym.intrinsic_attr = true,
         Attr::Public => sym.access = Some(true),
         Attr::Private => sym.access = Some(false),
+        Attr::Contiguous | Attr::Protected | Attr::Value => {}
     }
     Ok(())
 }

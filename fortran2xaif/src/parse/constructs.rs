@@ -10,7 +10,10 @@
 //! - `block ... end block`: its declarations move to the procedure under
 //!   fresh names `oad_bN_name`, its statements stay in place;
 //! - `do concurrent (i = 1:n, j = 1:m, mask)`: a nest of `do` loops
-//!   (first index outermost), the mask an `if` around the body.
+//!   (first index outermost), the mask an `if` around the body;
+//! - a `value` dummy `a`: an `intent(in)` dummy, copied at entry into a
+//!   local `oad_vN_a` that the body uses instead (what passing by value
+//!   means: the callee's changes stay local).
 
 use crate::ast::*;
 use tree_sitter::Node;
@@ -210,6 +213,124 @@ impl<'a> FortranParser<'a> {
             return self.err(n, "do concurrent without an index");
         }
         Ok((controls, mask))
+    }
+}
+
+impl<'a> FortranParser<'a> {
+    /// `value` dummies of `unit` rewritten (module comment).
+    pub(super) fn value_dummies(&self, unit: &mut Unit) -> FrontResult<()> {
+        let mut by_value: Vec<(String, Span)> = Vec::new();
+        for s in &unit.spec {
+            match s {
+                SpecStmt::TypeDecl {
+                    attrs, entities, ..
+                } if attrs.contains(&Attr::Value) => {
+                    by_value.extend(entities.iter().map(|e| (e.name.clone(), e.span)))
+                }
+                SpecStmt::AttrStmt {
+                    attr: Attr::Value,
+                    entities,
+                    ..
+                } => by_value.extend(entities.iter().map(|e| (e.name.clone(), e.span))),
+                _ => {}
+            }
+        }
+        if by_value.is_empty() {
+            return Ok(());
+        }
+        if !unit.contains.is_empty() {
+            return self.err_at(
+                by_value[0].1,
+                "unsupported construct: value dummy argument of a procedure with internal procedures (they would see the dummy, not the copy)",
+            );
+        }
+        let has_body = !unit.body.is_empty();
+        let mut copies = Vec::new();
+        let mut names = Vec::new();
+        let mut first = Vec::new();
+        for (dummy, span) in &by_value {
+            if !unit.params.contains(dummy) {
+                return self.err_at(
+                    *span,
+                    format!("'{dummy}' has the value attribute but is not a dummy argument"),
+                );
+            }
+            // The declaration giving its type (and its other attributes).
+            let decl = unit.spec.iter().find_map(|s| match s {
+                SpecStmt::TypeDecl {
+                    ty,
+                    attrs,
+                    entities,
+                    ..
+                } => entities
+                    .iter()
+                    .find(|e| e.name == *dummy)
+                    .map(|e| (ty.clone(), attrs.clone(), e.clone())),
+                _ => None,
+            });
+            let Some((ty, attrs, entity)) = decl else {
+                return self.err_at(*span, format!("unsupported construct: value dummy argument '{dummy}' without a type declaration"));
+            };
+            if attrs.contains(&Attr::Optional)
+                || unit.spec.iter().any(|s| {
+                    matches!(s, SpecStmt::AttrStmt { attr: Attr::Optional, entities, .. }
+                        if entities.iter().any(|e| e.name == *dummy))
+                })
+            {
+                return self.err_at(
+                    *span,
+                    format!("unsupported construct: optional value dummy argument '{dummy}'"),
+                );
+            }
+            if !has_body {
+                continue;
+            }
+            let copy = self.fresh("v", dummy);
+            let copy_attrs: Vec<Attr> = attrs
+                .into_iter()
+                .filter(|a| matches!(a, Attr::Dimension(_) | Attr::Target))
+                .collect();
+            copies.push(SpecStmt::TypeDecl {
+                ty,
+                attrs: copy_attrs,
+                entities: vec![EntityDecl {
+                    name: copy.clone(),
+                    init: None,
+                    ..entity
+                }],
+                span: *span,
+            });
+            first.push(Stmt {
+                id: 0,
+                label: None,
+                span: *span,
+                kind: StmtKind::Assign {
+                    lhs: Expr::Name(copy.clone(), *span),
+                    rhs: Expr::Name(dummy.clone(), *span),
+                },
+            });
+            names.push((dummy.clone(), Expr::Name(copy, *span)));
+        }
+        // The dummies: intent(in) instead of value.
+        for s in &mut unit.spec {
+            match s {
+                SpecStmt::TypeDecl { attrs, .. } if attrs.contains(&Attr::Value) => {
+                    attrs.retain(|a| !matches!(a, Attr::Value | Attr::Intent(_)));
+                    attrs.push(Attr::Intent(Intent::In));
+                }
+                SpecStmt::AttrStmt { attr, .. } if *attr == Attr::Value => {
+                    *attr = Attr::Intent(Intent::In);
+                }
+                _ => {}
+            }
+        }
+        if has_body {
+            let mut body = std::mem::take(&mut unit.body);
+            Substitution { names }.stmts(&mut body)?;
+            unit.spec.extend(copies);
+            unit.body = first.into_iter().chain(body).collect();
+        }
+        Ok(())
     }
 }
 

@@ -519,8 +519,10 @@ impl<'a> FortranParser<'a> {
                     None => Attr::Dimension(Vec::new()),
                 }
             }
-            "value" => return self.unsupported(q, "value attribute"),
-            "volatile" | "asynchronous" | "contiguous" | "protected" => {
+            "value" => Attr::Value,
+            "contiguous" => Attr::Contiguous,
+            "protected" => Attr::Protected,
+            "volatile" | "asynchronous" => {
                 return self.unsupported(q, &format!("{first} attribute"))
             }
             _ => return self.unsupported(q, &format!("attribute '{}'", self.text(q))),

@@ -225,3 +225,45 @@ fn allocatable_block_local_is_a_named_error() {
         e.message
     );
 }
+
+#[test]
+fn value_dummy_is_copied_into_a_local_the_body_uses() {
+    let f = parse_file(
+        "subroutine s(a, y)\nreal(8), value :: a\nreal(8) :: y\na = 2 * a\ny = a\nend\n",
+        0,
+    )
+    .expect("parses");
+    let u = &f.units[0];
+    let text: Vec<String> = u
+        .body
+        .iter()
+        .map(|s| match &s.kind {
+            StmtKind::Assign { lhs, rhs } => format!(
+                "{} = {}",
+                crate::unparse::expr(lhs),
+                crate::unparse::expr(rhs)
+            ),
+            k => format!("{k:?}"),
+        })
+        .collect();
+    assert_eq!(
+        text,
+        ["oad_v1_a = a", "oad_v1_a = 2 * oad_v1_a", "y = oad_v1_a"]
+    );
+    assert!(u.spec.iter().any(|s| matches!(s, SpecStmt::TypeDecl { attrs, entities, .. }
+        if entities[0].name == "a" && attrs.contains(&Attr::Intent(Intent::In)) && !attrs.contains(&Attr::Value))));
+}
+
+#[test]
+fn optional_value_dummy_is_a_named_error() {
+    let e = parse_file(
+        "subroutine s(a)\nreal(8), value, optional :: a\na = 1\nend\n",
+        0,
+    )
+    .unwrap_err();
+    assert!(
+        e.message.contains("optional value dummy argument 'a'"),
+        "{}",
+        e.message
+    );
+}

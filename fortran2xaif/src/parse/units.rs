@@ -131,6 +131,7 @@ impl<'a> FortranParser<'a> {
             .map(|p| self.unit_in(p, &scopes))
             .collect::<FrontResult<Vec<_>>>()?;
         unit.contains = contains;
+        self.value_dummies(&mut unit)?;
         Ok(unit)
     }
 
