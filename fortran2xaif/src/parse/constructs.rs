@@ -76,8 +76,14 @@ impl<'a> FortranParser<'a> {
                 _ => body_nodes.push(c),
             }
         }
+        // Blocks inside hoist declarations whose bounds may use the names.
+        let hoisted_before = self.hoisted.borrow().len();
         let mut body = self.nested(&body_nodes)?;
-        Substitution { names }.stmts(&mut body)?;
+        let subst = Substitution { names };
+        subst.stmts(&mut body)?;
+        for s in self.hoisted.borrow_mut()[hoisted_before..].iter_mut() {
+            rename_declared(s, &subst)?;
+        }
         Ok(labelled(
             before.into_iter().chain(body).collect(),
             label,

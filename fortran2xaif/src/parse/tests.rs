@@ -267,3 +267,31 @@ fn optional_value_dummy_is_a_named_error() {
         e.message
     );
 }
+
+#[test]
+fn nested_associate_composes_sections_and_reaches_block_bounds() {
+    let src = "subroutine s(st, k)\nassociate (a => st%q(:, k))\nassociate (b => a(2:5))\nblock\nreal :: w(size(a))\nb(1) = w(1)\nend block\nend associate\nend associate\nend\n";
+    let f = parse_file(src, 0).expect("parses");
+    let u = &f.units[0];
+    let StmtKind::Assign { lhs, .. } = &u.body[0].kind else {
+        panic!("{:?}", u.body)
+    };
+    assert_eq!(
+        crate::unparse::expr(lhs),
+        "st%q(lbound(st%q, 1) + (2 + (1 - 1) - 1), k)"
+    );
+    let w = u
+        .spec
+        .iter()
+        .find_map(|s| match s {
+            SpecStmt::TypeDecl { entities, .. } if entities[0].name == "oad_b1_w" => {
+                entities[0].dims.clone()
+            }
+            _ => None,
+        })
+        .expect("hoisted");
+    let DimSpec::Explicit { hi, .. } = &w[0] else {
+        panic!("{w:?}")
+    };
+    assert_eq!(crate::unparse::expr(hi), "size(st%q(:, k))");
+}
