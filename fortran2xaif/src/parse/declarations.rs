@@ -529,7 +529,7 @@ impl<'a> FortranParser<'a> {
         })
     }
 
-    fn dims(&self, list: Node) -> FrontResult<Vec<DimSpec>> {
+    pub(super) fn dims(&self, list: Node) -> FrontResult<Vec<DimSpec>> {
         let mut dims = Vec::new();
         for d in named_children(list) {
             match d.kind() {

@@ -19,8 +19,10 @@
 //! | `statements` | executable statements and blocks, labelled `do` nesting, `forall`, `if`, I/O items, loop controls |
 //! | `expressions` | expressions, actual arguments, ranges, and the operator-precedence re-parse of arithmetic |
 //! | `constructs` | `associate`, `block` and `do concurrent` rewritten into plain statements as they are read |
+//! | `allocatable_results` | a function that allocates its allocatable result once, first, from its arguments: an explicit-shape result instead |
 //! | `substitute` | names replaced by designators in a block of statements (associate names, block locals) |
 
+mod allocatable_results;
 mod constructs;
 mod declarations;
 mod expressions;
@@ -65,6 +67,7 @@ pub fn parse_file(text: &str, file: usize) -> FrontResult<SourceFile> {
         fresh: Cell::new(0),
         hoisted: RefCell::new(Vec::new()),
         locals: RefCell::new(ConstructLocals::default()),
+        allocations: RefCell::new(Vec::new()),
     };
     let root = tree.root_node();
     if let Some(bad) = first_error(root).map(blame) {
@@ -162,6 +165,9 @@ struct FortranParser<'a> {
     hoisted: RefCell<Vec<SpecStmt>>,
     /// Names the rewrite of the unit's constructs introduced.
     locals: RefCell<ConstructLocals>,
+    /// `allocate` statements of one variable: position, name, bounds
+    /// (`allocatable_results.rs`).
+    allocations: RefCell<Vec<(Span, String, Vec<DimSpec>)>>,
 }
 
 /// Statement kinds that belong to the specification part.

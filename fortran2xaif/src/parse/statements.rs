@@ -382,6 +382,21 @@ impl<'a> FortranParser<'a> {
                             writes.push(Expr::Name(self.lower(id), self.span(id)));
                         }
                     }
+                    // The bounds of a single allocated variable, for
+                    // `allocatable_results.rs`.
+                    if c.kind() == "sized_allocation" && named_children(n).len() == 1 {
+                        let kids = named_children(c);
+                        if let (Some(id), Some(size)) = (
+                            kids.iter().find(|x| x.kind() == "identifier"),
+                            kids.iter().find(|x| x.kind() == "size"),
+                        ) {
+                            if let Ok(dims) = self.dims(*size) {
+                                self.allocations
+                                    .borrow_mut()
+                                    .push((span, self.lower(*id), dims));
+                            }
+                        }
+                    }
                 }
                 StmtKind::Opaque {
                     kind: OpaqueKind::Allocate,

@@ -295,3 +295,32 @@ fn nested_associate_composes_sections_and_reaches_block_bounds() {
     };
     assert_eq!(crate::unparse::expr(hi), "size(st%q(:, k))");
 }
+
+#[test]
+fn allocatable_result_allocated_from_the_arguments_is_read_as_explicit_shape() {
+    let f = parse_file("function f(u, c) result(r)\nreal(8), intent(in) :: u(:), c\nreal(8), allocatable :: r(:)\nreal(8) :: s\ns = 1 / c\nallocate(r(size(u)))\nr = s * u\nend\n", 0).expect("parses");
+    let u = &f.units[0];
+    assert_eq!(u.body.len(), 2, "{:?}", u.body);
+    let decl = u
+        .spec
+        .iter()
+        .find_map(|s| match s {
+            SpecStmt::TypeDecl {
+                attrs, entities, ..
+            } if entities[0].name == "r" => Some((attrs.clone(), entities[0].dims.clone())),
+            _ => None,
+        })
+        .expect("r declared");
+    assert!(!decl.0.contains(&Attr::Allocatable), "{decl:?}");
+    assert!(
+        matches!(&decl.1.as_deref(), Some([DimSpec::Explicit { .. }])),
+        "{decl:?}"
+    );
+}
+
+#[test]
+fn allocatable_result_sized_by_a_count_stays_allocatable() {
+    let f = parse_file("function f(u) result(r)\nreal(8), intent(in) :: u(:)\nreal(8), allocatable :: r(:)\ninteger :: n\nn = count(u > 0)\nallocate(r(n))\nr = 1\nend\n", 0).expect("parses");
+    let u = &f.units[0];
+    assert_eq!(u.body.len(), 3, "{:?}", u.body);
+}

@@ -132,6 +132,7 @@ impl<'a> FortranParser<'a> {
             .collect::<FrontResult<Vec<_>>>()?;
         unit.contains = contains;
         self.value_dummies(&mut unit)?;
+        self.allocatable_result(&mut unit);
         Ok(unit)
     }
 

@@ -1,8 +1,8 @@
 ! Sediment transport along a channel of cells: the capacity and the
 ! saturated flux are module functions returning allocatable arrays
-! (allocated inside the function to the size of the argument), called
-! every time step inside array expressions, as an actual argument and
-! inside a reduction.
+! (allocated inside the function to the size of the argument, first or
+! after other statements), called every time step inside array
+! expressions, as an actual argument and inside a reduction.
 module sediment
   implicit none
   integer, parameter :: ncell = 6
@@ -20,8 +20,10 @@ contains
   function saturated(s, cap) result(f)
     real(8), intent(in) :: s(:), cap
     real(8), allocatable :: f(:)
+    real(8) :: rcap
+    rcap = 1.0d0 / cap
     allocate(f(size(s)))
-    f = cap * tanh(s / cap)
+    f = cap * tanh(s * rcap)
   end function saturated
 
   subroutine deposit(bed, load, rate)
