@@ -288,6 +288,12 @@ impl<'a> FortranParser<'a> {
                     format!("unsupported construct: optional value dummy argument '{dummy}'"),
                 );
             }
+            if ty.base == BaseType::Character {
+                return self.err_at(
+                    *span,
+                    format!("unsupported construct: character value dummy argument '{dummy}'"),
+                );
+            }
             if !has_body {
                 continue;
             }
