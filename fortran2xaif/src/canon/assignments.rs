@@ -42,6 +42,9 @@ impl Canon<'_> {
             if !paths.is_empty() && self.is_structure_constructor(&rhs) {
                 return self.construct(lhs, rhs, span, out);
             }
+            if !paths.is_empty() && self.is_constructor_of_structures(&rhs) {
+                return self.construct_elements(lhs, rhs, span, out);
+            }
             if !paths.is_empty() {
                 return self.derived_assign(lhs, rhs, lt, paths, span, out);
             }

@@ -78,13 +78,13 @@ impl Canon<'_> {
         let (Some(lts), Some(rts)) = (self.derived_spec(&lhs), self.derived_spec(&rhs)) else {
             return self.err(
                 span,
-                "unsupported construct: assignment of a derived-type value with real components from an expression other than a variable, a part of one, a function reference or a structure constructor (an array constructor, a defined operation)",
+                "unsupported construct: assignment of a derived-type value with real components from an expression other than a variable, a part of one, a function reference or a structure constructor (a defined operation, an array constructor other than of structure constructors)",
             );
         };
         if !self.is_designator(&lhs) || !self.is_designator(&rhs) {
             return self.err(
                 span,
-                "unsupported construct: assignment of a derived-type value with real components from an expression other than a variable, a part of one, a function reference or a structure constructor (an array constructor, a defined operation)",
+                "unsupported construct: assignment of a derived-type value with real components from an expression other than a variable, a part of one, a function reference or a structure constructor (a defined operation, an array constructor other than of structure constructors)",
             );
         }
         let rt = self.ty(&rhs);

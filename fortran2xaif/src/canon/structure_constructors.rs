@@ -123,6 +123,99 @@ impl Canon<'_> {
         Ok(())
     }
 
+    /// Is `e` an array constructor of structure constructors
+    /// (`[cell_t(0d0, a), cell_t(1d0, b)]`)?
+    pub(super) fn is_constructor_of_structures(&self, e: &Expr) -> bool {
+        matches!(e, Expr::ArrayCtor(items, _)
+            if !items.is_empty() && items.iter().all(|x| self.is_structure_constructor(x)))
+    }
+
+    /// `cells = [cell_t(...), ...]` on a whole rank-1 array: element by
+    /// element (`cells(lbound(cells, 1) + k)`), every item built first
+    /// when one reads the array (Fortran evaluates the right side first).
+    pub(super) fn construct_elements(
+        &mut self,
+        lhs: Expr,
+        rhs: Expr,
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) -> FrontResult<()> {
+        let Expr::ArrayCtor(items, _) = rhs else {
+            unreachable!("checked by is_constructor_of_structures")
+        };
+        let items: Vec<Expr> = items
+            .into_iter()
+            .map(|mut x| {
+                while let Expr::Paren(inner, _) = x {
+                    x = *inner;
+                }
+                x
+            })
+            .collect();
+        let (Expr::Name(array, _), 1) = (&lhs, self.ty(&lhs).rank) else {
+            return self.err(
+                span,
+                "unsupported construct: array constructor of structures assigned to something other than a whole rank-1 array",
+            );
+        };
+        let array = array.clone();
+        let reads_target = items.iter().any(|v| {
+            let mut hit = false;
+            v.walk(&mut |x| {
+                if let Expr::Name(n, _) | Expr::Apply { name: n, .. } = x {
+                    hit |= variable_of(n) == array;
+                }
+            });
+            hit
+        });
+        let element = |k: usize| Expr::Apply {
+            name: array.clone(),
+            args: vec![Arg {
+                keyword: None,
+                value: Expr::Binary(
+                    BinOp::Add,
+                    Box::new(Expr::Apply {
+                        name: "lbound".into(),
+                        args: vec![
+                            Arg {
+                                keyword: None,
+                                value: name(&array, span),
+                            },
+                            Arg {
+                                keyword: None,
+                                value: Expr::int(1, span),
+                            },
+                        ],
+                        span,
+                    }),
+                    Box::new(Expr::int(k as i64, span)),
+                    span,
+                ),
+            }],
+            span,
+        };
+        if !reads_target {
+            for (k, item) in items.into_iter().enumerate() {
+                self.construct(element(k), item, span, out)?;
+            }
+            return Ok(());
+        }
+        let mut built = Vec::new();
+        for item in items {
+            let Expr::Apply { name: t, .. } = &item else {
+                unreachable!("structure constructors")
+            };
+            let ts = TypeSpec::new(BaseType::Derived(t.clone()));
+            let tmp = self.derived_temp(ts, span)?;
+            self.construct(name(&tmp, span), item, span, out)?;
+            built.push(tmp);
+        }
+        for (k, tmp) in built.into_iter().enumerate() {
+            self.assign(element(k), name(&tmp, span), span, out)?;
+        }
+        Ok(())
+    }
+
     /// `base%field = value`, as any assignment to a component.
     fn component_assign(
         &mut self,
@@ -159,9 +252,10 @@ impl Canon<'_> {
     }
 }
 
-/// The variable of a component-path name (`l%t`: `l`).
+/// The variable of a component-path name (`l%t`, `cells(1)%h`: `l`,
+/// `cells`).
 fn variable_of(name: &str) -> &str {
-    name.split('%').next().unwrap_or(name)
+    name.split(['%', '(']).next().unwrap_or(name)
 }
 
 /// The variable a designator belongs to.

@@ -501,3 +501,27 @@ fn norm2_is_the_root_of_a_sum_of_squares() {
     );
     assert!(body(&t, "s").ends_with("y = sqrt(oad_t1)"), "{t}");
 }
+
+#[test]
+fn constructor_of_structures_reading_its_array_builds_every_item_first() {
+    let t = canon_text(&format!(
+        "{LAYER_TYPE}subroutine s(l)\nuse m\ntype(layer_t) :: l(2)\nl = [layer_t(l(2)%t, 1d0, 1), layer_t(l(1)%t, 2d0, 2)]\nend\n"
+    ));
+    let b = body(&t, "s");
+    assert!(b.starts_with("oad_t1%t = l(2)%t\n"), "{b}");
+    assert!(b.contains("oad_t2%t = l(1)%t\n"), "{b}");
+    let first_store = b.find("l(lbound(l, 1) + 0)").expect("stored");
+    assert!(first_store > b.find("oad_t2%t").unwrap(), "{b}");
+}
+
+#[test]
+fn constructor_assigned_to_an_element_it_reads_goes_through_a_temporary() {
+    let t = canon_text(&format!(
+        "{LAYER_TYPE}subroutine s(l)\nuse m\ntype(layer_t) :: l(2)\nl(1) = layer_t(l(1)%s, l(1)%t, 1)\nend\n"
+    ));
+    let b = body(&t, "s");
+    assert!(
+        b.starts_with("oad_t1%t = l(1)%s\noad_t1%s = l(1)%t\n"),
+        "{b}"
+    );
+}

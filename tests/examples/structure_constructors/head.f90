@@ -4,7 +4,8 @@
 ! with an array component (`col = column_t(h, 0d0, layer_t(...))`), a
 ! keyword constructor reading the value it replaces (Fortran evaluates
 ! the constructor first), a component left to its default value, and a
-! constructor passed as an actual argument.
+! constructor passed as an actual argument; whole arrays of layers from
+! array constructors of structure constructors (one reading the array).
 module ocean_types
   implicit none
   integer, parameter :: nz = 5
@@ -56,8 +57,15 @@ subroutine head(x, y)
   real(8) :: h(nz)
   integer :: k, step
   !$openad INDEPENDENT(x)
+  layers = [layer_t(x(1), 35.0d0, 1), layer_t(0.9d0 * x(1), 35.0d0 + x(2), 2), &
+            layer_t(0.8d0 * x(1), 35.0d0 + 2 * x(2), 3), layer_t(0.7d0, 36.0d0, 4), &
+            layer_t(0.6d0 * x(1), 36.0d0 + x(2), 5)]
+  ! The first two swapped: the items read the old layers.
+  layers = [layer_t(layers(2)%t, layers(2)%s, 1), layer_t(layers(1)%t, layers(1)%s, 2), &
+            layer_t(layers(3)%t, layers(1)%s, 3), layer_t(layers(4)%t, layers(4)%s, 4), &
+            layer_t(layers(5)%t, layers(5)%s, 5)]
   do k = 1, nz
-    layers(k) = layer_t(x(1) * (1.0d0 - 0.1d0 * k), 35.0d0 + x(2) * k, k)
+    layers(k) = layer_t(layers(k)%t * (1.0d0 - 0.1d0 * k), layers(k)%s, k)
     h(k) = 10.0d0 * k
   end do
   col = column_t(h * x(3), 0.0d0, layer_t(x(1) + 2.0d0, 34.0d0, 0))
