@@ -35,6 +35,7 @@ mod units;
 use crate::ast::*;
 // Shared with the children: `constructs` uses `substitute`.
 use crate::unparse;
+use allocatable_results::allocatable_result;
 use constructs::concurrent_nest;
 use std::cell::{Cell, RefCell};
 use substitute::Substitution;

@@ -298,8 +298,8 @@ fn nested_associate_composes_sections_and_reaches_block_bounds() {
 
 #[test]
 fn allocatable_result_allocated_from_the_arguments_is_read_as_explicit_shape() {
-    let f = parse_file("function f(u, c) result(r)\nreal(8), intent(in) :: u(:), c\nreal(8), allocatable :: r(:)\nreal(8) :: s\ns = 1 / c\nallocate(r(size(u)))\nr = s * u\nend\n", 0).expect("parses");
-    let u = &f.units[0];
+    let f = parse_file("module m\ncontains\nfunction f(u, c) result(r)\nreal(8), intent(in) :: u(:), c\nreal(8), allocatable :: r(:)\nreal(8) :: s\ns = 1 / c\nallocate(r(size(u)))\nr = s * u\nend function\nend module\n", 0).expect("parses");
+    let u = &f.units[0].contains[0];
     assert_eq!(u.body.len(), 2, "{:?}", u.body);
     let decl = u
         .spec
@@ -320,7 +320,14 @@ fn allocatable_result_allocated_from_the_arguments_is_read_as_explicit_shape() {
 
 #[test]
 fn allocatable_result_sized_by_a_count_stays_allocatable() {
-    let f = parse_file("function f(u) result(r)\nreal(8), intent(in) :: u(:)\nreal(8), allocatable :: r(:)\ninteger :: n\nn = count(u > 0)\nallocate(r(n))\nr = 1\nend\n", 0).expect("parses");
-    let u = &f.units[0];
+    let f = parse_file("module m\ncontains\nfunction f(u) result(r)\nreal(8), intent(in) :: u(:)\nreal(8), allocatable :: r(:)\ninteger :: n\nn = count(u > 0)\nallocate(r(n))\nr = 1\nend function\nend module\n", 0).expect("parses");
+    let u = &f.units[0].contains[0];
     assert_eq!(u.body.len(), 3, "{:?}", u.body);
+}
+
+#[test]
+fn allocatable_result_of_an_external_function_stays_allocatable() {
+    // An interface block elsewhere would still declare it allocatable.
+    let f = parse_file("function f(u) result(r)\nreal(8), intent(in) :: u(:)\nreal(8), allocatable :: r(:)\nallocate(r(size(u)))\nr = u\nend\n", 0).expect("parses");
+    assert_eq!(f.units[0].body.len(), 2, "{:?}", f.units[0].body);
 }

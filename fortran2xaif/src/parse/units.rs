@@ -7,7 +7,7 @@
 use crate::ast::*;
 use tree_sitter::Node;
 
-use super::{is_spec_kind, named_children, FortranParser};
+use super::{allocatable_result, is_spec_kind, named_children, FortranParser};
 
 impl<'a> FortranParser<'a> {
     pub(super) fn unit(&self, node: Node) -> FrontResult<Unit> {
@@ -124,6 +124,8 @@ impl<'a> FortranParser<'a> {
         // semantic model must type or check (`constructs.rs`).
         unit.spec.extend(self.hoisted.take());
         unit.construct_locals = self.locals.take();
+        // This body's, before the internal procedures add theirs.
+        let allocations = self.allocations.take();
         let mut scopes: Vec<&[SpecStmt]> = hosts.to_vec();
         scopes.push(&unit.spec);
         let contains = internal
@@ -132,7 +134,11 @@ impl<'a> FortranParser<'a> {
             .collect::<FrontResult<Vec<_>>>()?;
         unit.contains = contains;
         self.value_dummies(&mut unit)?;
-        self.allocatable_result(&mut unit);
+        // Only where no interface block can describe the function: an
+        // external one's interface would keep the allocatable result.
+        if !hosts.is_empty() {
+            allocatable_result(&mut unit, &allocations);
+        }
         Ok(unit)
     }
 
