@@ -281,7 +281,7 @@ impl Program {
                         seen.insert(b.clone(), (i, layout));
                     }
                     Some((first, l)) if *l != layout => {
-                        return Err(FrontError::new(
+                        return Err(FrontError::unsupported(
                             members[0].3,
                             format!(
                                 "unsupported construct: common block /{b}/ laid out differently here than in '{}'",
@@ -1087,7 +1087,7 @@ fn data_to_init(unit: &mut UnitInfo, set: &DataSet, span: Span) -> FrontResult<(
     }
     if set.names.len() == 1 {
         let Expr::Name(name, s) = &set.names[0] else {
-            return Err(FrontError::new(
+            return Err(FrontError::unsupported(
                 span,
                 "unsupported construct: data statement on an array element or section",
             ));
@@ -1108,21 +1108,21 @@ fn data_to_init(unit: &mut UnitInfo, set: &DataSet, span: Span) -> FrontResult<(
         return Ok(());
     }
     if set.names.len() != values.len() {
-        return Err(FrontError::new(
+        return Err(FrontError::unsupported(
             span,
             "unsupported construct: data statement with arrays in a list",
         ));
     }
     for (n, v) in set.names.iter().zip(values) {
         let Expr::Name(name, s) = n else {
-            return Err(FrontError::new(
+            return Err(FrontError::unsupported(
                 span,
                 "unsupported construct: data statement on an array element",
             ));
         };
         let k = get_or_add(unit, name, *s);
         if unit.symbols[k].dims.is_some() {
-            return Err(FrontError::new(
+            return Err(FrontError::unsupported(
                 span,
                 "unsupported construct: data statement with arrays in a list",
             ));

@@ -13,6 +13,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use xaif_schema::diagnostic::{Diagnostic as JsonDiagnostic, Kind};
+
 use openad_tests::{
     bad_inputs_dir, bin_dir, openad_program, parallel_map, report, workspace_root, LegResult,
 };
@@ -30,6 +32,63 @@ fn expected_line(case: &Path) -> Option<u32> {
         .split(|c: char| !c.is_ascii_alphanumeric())
         .find(|w| !w.is_empty())?;
     word.parse().ok()
+}
+
+/// The diagnostic kind the case says openad reports (`error-kind: KIND`,
+/// a [`Kind::name`]), if it says one.
+fn expected_kind(case: &Path) -> Option<String> {
+    let text = fs::read_to_string(case)
+        .or_else(|_| fs::read_to_string(case.join("README")))
+        .unwrap_or_default();
+    let spec = text.split("error-kind:").nth(1)?;
+    let word = spec
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+        .find(|w| !w.is_empty())?;
+    Some(word.to_string())
+}
+
+/// With `--error-format json` every line on stderr is one diagnostic; the
+/// first error must be of the case's kind, at its line, in its file.
+fn check_json_diagnostics(
+    openad: &Path,
+    case: &Path,
+    out: &Path,
+    line: Option<u32>,
+) -> Result<(), String> {
+    let output = Command::new(openad)
+        .args(["--error-format", "json", "-o"])
+        .arg(out)
+        .arg(case)
+        .output()
+        .map_err(|e| e.to_string())?;
+    if output.status.code() != Some(1) {
+        return Err(format!("json: exit status {} instead of 1", output.status));
+    }
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let mut diagnostics = Vec::new();
+    for text in stderr.lines().filter(|l| !l.trim().is_empty()) {
+        let d = JsonDiagnostic::from_json(text)
+            .ok_or_else(|| format!("json: a stderr line is not a diagnostic: {text}"))?;
+        diagnostics.push(d);
+    }
+    let first = diagnostics
+        .iter()
+        .find(|d| d.is_error())
+        .ok_or_else(|| format!("json: no error among {} diagnostics", diagnostics.len()))?;
+    if first.location.file.file_name() != case.file_name() {
+        return Err(format!("json: error in {}", first.location.file.display()));
+    }
+    if line.is_some_and(|l| first.location.line != l as usize) {
+        return Err(format!("json: error at line {}", first.location.line));
+    }
+    match expected_kind(case) {
+        Some(kind) if first.kind.name() != kind => Err(format!(
+            "json: kind {} instead of {kind}: {}",
+            first.kind.name(),
+            first.message
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// Is there `NAME:LINE:COLUMN` in `stderr` (LINE as expected, if given)?
@@ -80,6 +139,10 @@ fn check_case(case: &PathBuf) -> LegResult {
         }
         if out.exists() {
             return Err("the output directory was created".into());
+        }
+        check_json_diagnostics(&openad, case, &out, line)?;
+        if out.exists() {
+            return Err("the output directory was created (json)".into());
         }
         Ok(0.0)
     })();
@@ -171,6 +234,20 @@ fn joint_adjoint_refuses_persistent_allocation_by_name() {
             (format!("{name}.f90").as_str(), line, column),
             "{name}: {stderr}"
         );
+        // Programs tell a refusal from other errors by its kind.
+        let json = Command::new(&openad)
+            .args(["--error-format", "json", "-m", "rj", "-o"])
+            .arg(&out_dir)
+            .arg(&source)
+            .output()
+            .unwrap();
+        let json_stderr = String::from_utf8_lossy(&json.stderr);
+        let refusal = json_stderr
+            .lines()
+            .find_map(JsonDiagnostic::from_json)
+            .unwrap_or_else(|| panic!("{name}: no JSON diagnostic: {json_stderr}"));
+        assert_eq!(refusal.kind, Kind::Unsupported, "{name}: {json_stderr}");
+        assert_eq!(refusal.location.line, line, "{name}: {json_stderr}");
         let stages = work.path().join(format!("{name}_stages"));
         fs::create_dir_all(&stages).unwrap();
         backend_alone_reports_the_xaif_position(&source, &stages);

@@ -324,7 +324,7 @@ impl UnitGen<'_, '_> {
                 SymbolType::Integer => "integer",
                 SymbolType::Bool => "logical",
                 _ => {
-                    return Err(self.env.xaif.error(
+                    return Err(self.env.xaif.unsupported(
                         &format!("statement_id=\"{}\"", m.statement_id),
                         format!("unsupported construct: vector mode cannot copy black-box argument '{a}' (not real, integer or logical) for each direction"),
                     ))

@@ -240,7 +240,7 @@ impl UnitGen<'_, '_> {
             {
                 continue;
             }
-            return Err(self.env.xaif.error(
+            return Err(self.env.xaif.unsupported(
                 &format!("annotation=\"{}\"", m.annotation),
                 format!(
                     "unsupported construct: active complex variable '{name}' in a statement outside complex arithmetic (I/O, a black-box call, a conversion to integer, an intrinsic without a complex derivative rule): complex(8) data is differentiated through its parts; use real({name}) and aimag({name}) there"

@@ -4,7 +4,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::error::{Diagnostic, Result};
+use crate::error::{error_at, Result};
 
 /// One piece of the canonical source, in file order.
 #[derive(Debug, Clone, PartialEq)]
@@ -118,7 +118,7 @@ impl CanonSource {
             file: file.to_string(),
             ..Default::default()
         };
-        let err = |i: usize, msg: String| Diagnostic::new(file, i + 1, 1, msg);
+        let err = |i: usize, msg: String| error_at(file, i + 1, 1, msg);
         // Units nest (module procedures, internal procedures, interface
         // bodies): the innermost open one owns declarations and bodies.
         let mut stack: Vec<String> = Vec::new();
@@ -489,7 +489,7 @@ mod tests {
     fn missing_end_body_is_an_error_at_the_body_tag() {
         let text = "!$oad unit s1\nsubroutine s\n!$oad body\nx = 1\n";
         let e = CanonSource::parse("a.canon.f90", text).unwrap_err();
-        assert_eq!(e.line, 3);
+        assert_eq!(e.location.line, 3);
         assert!(e.message.contains("end-body"));
     }
 

@@ -171,7 +171,7 @@ impl UnitGen<'_, '_> {
             .unit_of_scope(scope)
             .and_then(|unit| declaration_of(self.canon, unit, &name));
         let Some(mut saved) = saved_variable(sym, &local, decl.as_deref(), None) else {
-            return Err(self.env.xaif.error(
+            return Err(self.env.xaif.unsupported(
                 &format!("symbol_id=\"{name}\""),
                 format!("unsupported construct in a CHECKPOINT BINOMIAL loop: the loop state includes '{name}', which cannot be stored (a pointer, an assumed-size array, an allocatable scalar or a named constant)"),
             ));
@@ -213,7 +213,7 @@ impl UnitGen<'_, '_> {
             return Ok(false);
         }
         let Some(mut saved) = saved_variable(sym, &lower, decl.as_deref(), None) else {
-            return Err(self.env.xaif.error(
+            return Err(self.env.xaif.unsupported(
                 &format!("symbol_id=\"{name}\""),
                 format!("unsupported construct: black-box argument '{name}' cannot be stored for the adjoint (a pointer, an assumed-size array or an allocatable scalar)"),
             ));
@@ -352,7 +352,7 @@ impl UnitGen<'_, '_> {
                 .annotation
                 .starts_with(&format!("component:{}%", crate::symbols::COMPLEX_TYPE));
             if !complex_part && (inner_arrays || base_rank > 1) {
-                return Err(self.env.xaif.error(
+                return Err(self.env.xaif.unsupported(
                     &format!("symbol_id=\"{}\"", sym.symbol_id),
                     format!("unsupported construct in joint mode: checkpointing component '{bare}' (arrays of derived types inside derived types, or of rank above 1)"),
                 ));
@@ -597,7 +597,7 @@ impl UnitGen<'_, '_> {
             .unwrap_or(&fe)
             .to_string();
         if type_has_dynamic_parts(self.canon, &type_name, 0) {
-            return Err(self.env.xaif.error(
+            return Err(self.env.xaif.unsupported(
                 &format!("statement_id=\"{statement_id}\""),
                 format!(
                     "unsupported construct in joint adjoint mode (-m rj): '{text}' of type({type_name}) is read by a routine the reverse sweep re-runs, and its type has allocatable or pointer components, which the call site cannot store (use -m rs)"

@@ -19,7 +19,7 @@ use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use xaif_schema::{BasicBlockElement, CallGraph, CallGraphVertex, ControlFlowVertex};
 
 use crate::canon::{CanonItem, CanonSource};
-use crate::error::{Result, XaifLocator};
+use crate::error::{Kind, Result, XaifLocator};
 use crate::fortran_text::code_part;
 use crate::symbols::{unit_tag, XaifIndex};
 use crate::uses::LocalNames;
@@ -422,7 +422,7 @@ pub fn plan(
                                     if let Some(d) =
                                         own_scope.and_then(|s| xaif.at_symbol(s, &remote, &message))
                                     {
-                                        return Err(d);
+                                        return Err(d.with_kind(Kind::Unsupported));
                                     }
                                 }
                                 // Point at the call through which it is reached.
@@ -449,10 +449,10 @@ pub fn plan(
                                 let message = format!("{message} (reached through {via})");
                                 if site.is_none() {
                                     if let Some(d) = xaif.at_unit(unit, &message) {
-                                        return Err(d);
+                                        return Err(d.with_kind(Kind::Unsupported));
                                     }
                                 }
-                                return Err(xaif.error(&needle, message));
+                                return Err(xaif.unsupported(&needle, message));
                             }
                             let l = fresh_name();
                             uses.push(format!("use {module}, only: {l} => {remote}"));
@@ -491,9 +491,11 @@ pub fn plan(
                         );
                         if let Some(d) = own_scope.and_then(|s| xaif.at_symbol(s, &name, &message))
                         {
-                            return Err(d);
+                            return Err(d.with_kind(Kind::Unsupported));
                         }
-                        return Err(xaif.error(&format!("annotation=\"unit:{unit}\""), message));
+                        return Err(
+                            xaif.unsupported(&format!("annotation=\"unit:{unit}\""), message)
+                        );
                     }
                     saved.push(SavedGlobal {
                         local: name.clone(),

@@ -15,7 +15,7 @@ use crate::codegen::UnitGen;
 use crate::decl::{
     drop_intent, rewrite_active_complex_decl, rewrite_active_decl, temp_declaration,
 };
-use crate::error::{Diagnostic, Result, XaifLocator};
+use crate::error::{error_at, Result, XaifLocator};
 use crate::expr::Env;
 use crate::fortran_text::{add_value_suffix_with, wrap_line};
 use crate::inline::InlineDefs;
@@ -268,7 +268,8 @@ pub fn unparse_program(
                     match rewrite_active_decl(&joined, name) {
                         Ok(d) => out.push(format!("{}{d}", " ".repeat(indent))),
                         Err(e) => {
-                            return Err(Diagnostic::new(&canon.file, lines[0] + 1, indent + 1, e.0))
+                            return Err(error_at(&canon.file, lines[0] + 1, indent + 1, e.message)
+                                .with_kind(e.kind))
                         }
                     }
                 } else {
@@ -445,7 +446,8 @@ pub(crate) fn declaration(
             if complex {
                 return match rewrite_active_complex_decl(&joined, name) {
                     Ok(d) => Ok(vec![format!("{}{d}", " ".repeat(indent))]),
-                    Err(e) => Err(Diagnostic::new(&canon.file, lines[0] + 1, indent + 1, e.0)),
+                    Err(e) => Err(error_at(&canon.file, lines[0] + 1, indent + 1, e.message)
+                        .with_kind(e.kind)),
                 };
             }
             return Ok(vec![format!(
@@ -462,7 +464,7 @@ pub(crate) fn declaration(
     let joined = join_statement(&texts);
     match rewrite_active_decl(&joined, name) {
         Ok(d) => Ok(vec![format!("{}{d}", " ".repeat(indent))]),
-        Err(e) => Err(Diagnostic::new(&canon.file, lines[0] + 1, indent + 1, e.0)),
+        Err(e) => Err(error_at(&canon.file, lines[0] + 1, indent + 1, e.message).with_kind(e.kind)),
     }
 }
 
@@ -489,7 +491,10 @@ fn temporaries(
         .map(|s| {
             temp_declaration(s)
                 .map(|d| format!("{pad}{d}"))
-                .map_err(|e| xaif.error(&format!("symbol_id=\"{}\"", s.symbol_id), e.0))
+                .map_err(|e| {
+                    xaif.error(&format!("symbol_id=\"{}\"", s.symbol_id), e.message)
+                        .with_kind(e.kind)
+                })
         })
         .collect()
 }

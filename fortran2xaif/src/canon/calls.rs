@@ -66,7 +66,7 @@ impl Canon<'_> {
                         );
                     }
                     if let Some((f, sp)) = first_user_call(self.prog, self.unit, &a.value) {
-                        return self.err(sp, format!("unsupported construct: user function '{f}' in a call of external '{callee}'"));
+                        return self.err_unsupported(sp, format!("unsupported construct: user function '{f}' in a call of external '{callee}'"));
                     }
                 }
                 let text = format!("call {callee}({})", unparse::args_text(&args));
@@ -110,7 +110,7 @@ impl Canon<'_> {
                 Expr::Name(ref n, sp) => match self.prog.resolve(self.unit, n) {
                     Some(Binding::Var { .. }) => a.value,
                     _ => {
-                        return self.err(
+                        return self.err_unsupported(
                             sp,
                             format!("unsupported construct: procedure '{n}' passed as an argument"),
                         )
@@ -147,7 +147,7 @@ impl Canon<'_> {
                         return self.err(sp, "cannot determine the type of this component");
                     };
                     if self.ty(&a.value).rank > 0 {
-                        return self.err(
+                        return self.err_unsupported(
                             sp,
                             "unsupported construct: a derived-type component of an array of derived types passed as an actual argument",
                         );
@@ -226,7 +226,7 @@ impl Canon<'_> {
             .lookup_local(&rname)
             .ok_or_else(|| FrontError::new(span, "function without a result variable"))?;
         if callee.symbols[rsym].rank() > 0 {
-            return self.err(
+            return self.err_unsupported(
                 span,
                 format!(
                     "unsupported construct: array-valued function '{}'",

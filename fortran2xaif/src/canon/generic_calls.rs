@@ -164,7 +164,7 @@ impl Canon<'_> {
         }
         let result = unit.ast.result.as_deref().unwrap_or(&unit.ast.name);
         match unit.lookup_local(result) {
-            Some(k) if unit.symbols[k].rank() > 0 => self.err(
+            Some(k) if unit.symbols[k].rank() > 0 => self.err_unsupported(
                 span,
                 format!(
                     "unsupported construct: array-valued function '{}'",
@@ -293,7 +293,7 @@ impl Canon<'_> {
         }
         // Reached through the generic only: name it through its module.
         let Some(module) = module else {
-            return self.err(
+            return self.err_unsupported(
                 span,
                 format!("unsupported construct: generic '{name}' resolves to '{own}', which is not a module procedure visible here"),
             );

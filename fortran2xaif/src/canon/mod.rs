@@ -202,6 +202,11 @@ impl Canon<'_> {
         Err(FrontError::new(span, msg))
     }
 
+    /// Refuses a construct the canonicaliser cannot rewrite; `msg` names it.
+    fn err_unsupported<T>(&self, span: Span, msg: impl Into<String>) -> FrontResult<T> {
+        Err(FrontError::unsupported(span, msg))
+    }
+
     fn ty(&self, e: &Expr) -> Ty {
         self.prog.type_of(self.unit, e)
     }

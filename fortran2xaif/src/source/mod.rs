@@ -18,8 +18,8 @@ mod tests;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::diagnostics::Diagnostic;
 pub use crate::diagnostics::Location;
+use crate::diagnostics::{Diagnostic, Kind};
 pub use line_map::LineMap;
 use line_map::{ColumnSegment, LineOrigin};
 pub use pragma::{Pragma, PragmaKind, SnapshotCount};
@@ -114,7 +114,8 @@ pub fn load_with(path: &Path, options: &LoadOptions) -> Result<NormalizedSource,
         let error = fs::read(path)
             .err()
             .map_or_else(|| "not a regular file".to_string(), |e| e.to_string());
-        return Err(Diagnostic::error(
+        return Err(Diagnostic::of_kind(
+            Kind::InputOutput,
             Location::start_of(path),
             format!("cannot read file: {error}"),
         ));
@@ -125,7 +126,8 @@ pub fn load_with(path: &Path, options: &LoadOptions) -> Result<NormalizedSource,
         (output.text, output.warnings)
     } else {
         let bytes = fs::read(path).map_err(|error| {
-            Diagnostic::error(
+            Diagnostic::of_kind(
+                Kind::InputOutput,
                 Location::start_of(path),
                 format!("cannot read file: {error}"),
             )
@@ -157,7 +159,8 @@ pub fn normalize_bytes(
 }
 
 fn unknown_form(path: &Path) -> Diagnostic {
-    Diagnostic::error(
+    Diagnostic::of_kind(
+        Kind::InputOutput,
         Location::start_of(path),
         format!(
             "cannot tell the source form of `{}` from its extension",
@@ -385,7 +388,8 @@ impl Loader {
                 .chars()
                 .take_while(|c| c.is_ascii_alphanumeric())
                 .collect();
-            let error = Diagnostic::error(
+            let error = Diagnostic::of_kind(
+                Kind::Unsupported,
                 self.location(cx, physical_line, 0),
                 format!("preprocessor directive `#{name}` is not supported"),
             );
@@ -430,7 +434,8 @@ impl Loader {
             .cloned()
             .unwrap_or_else(|| directory.join(name));
         let cannot_open = |error: std::io::Error| {
-            Diagnostic::error(
+            Diagnostic::of_kind(
+                Kind::InputOutput,
                 site.clone(),
                 format!("cannot open include file `{name}`: {error}"),
             )

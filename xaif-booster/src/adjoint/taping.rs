@@ -61,7 +61,7 @@ pub struct BlockSweeps {
 }
 
 /// A statement the adjoint cannot handle, with the statement's id.
-pub type StatementError = (Option<String>, String);
+pub use crate::tangent::StatementError;
 
 /// What the block reversal needs from the whole program.
 pub struct BlockContext<'a> {
@@ -201,7 +201,7 @@ pub fn reverse_block(
                 };
                 let lin = linearizer
                     .linearize_assignment(a)
-                    .map_err(|m| (Some(a.statement_id.clone()), m))?;
+                    .map_err(|m| StatementError::new(Some(a.statement_id.clone()), m))?;
                 // A statement changing its own subscripts is taped alone
                 // (its subscripts are pushed before it).
                 let flattened = block_mode
@@ -212,9 +212,9 @@ pub fn reverse_block(
                             super::runs::flush_run(&mut run, &mut b, pool, temps, hoist)?;
                             let id = a.statement_id.clone();
                             if run.try_append(a, g).is_err() {
-                                return Err((
+                                return Err(StatementError::internal(
                                     Some(id),
-                                    "internal error: a new graph rejected a statement".into(),
+                                    "internal error: a new graph rejected a statement",
                                 ));
                             }
                         }
@@ -252,9 +252,9 @@ pub fn reverse_block(
             }
             BasicBlockElement::DerivativePropagator(_)
             | BasicBlockElement::InlinableSubroutineCall(_) => {
-                return Err((
+                return Err(StatementError::new(
                     None,
-                    "booster output (derivative propagator or inlinable call) in the input".into(),
+                    "booster output (derivative propagator or inlinable call) in the input",
                 ))
             }
         }
@@ -694,7 +694,7 @@ impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
         hoist: &mut BlockHoist,
     ) -> Result<(Vec<BasicBlockElement>, Vec<BasicBlockElement>), StatementError> {
         let tail = vec![BasicBlockElement::Assignment(a.clone())];
-        let fail = |m: String| (Some(a.statement_id.clone()), m);
+        let fail = |m: String| StatementError::new(Some(a.statement_id.clone()), m);
         let graph = match lin {
             Linearization::Passive => return Ok((tail, Vec::new())),
             Linearization::ZeroDerivative(y) => {
@@ -716,10 +716,13 @@ impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
         }
         let acc = preaccumulate_statement(&graph, a, pool, ctx.symbols);
         let [row] = acc.rows.as_slice() else {
-            return Err(fail(format!(
-                "internal error: statement Jacobian with {} rows",
-                acc.rows.len()
-            )));
+            return Err(StatementError::internal(
+                Some(a.statement_id.clone()),
+                format!(
+                    "internal error: statement Jacobian with {} rows",
+                    acc.rows.len()
+                ),
+            ));
         };
         self.forward.extend(
             acc.preamble
