@@ -527,11 +527,12 @@ pub(crate) fn component_declaration(
 }
 
 /// `Some(true)` for the booster's whole-value store of a derived-type
-/// actual at a call site, `Some(false)` for its restore.
+/// actual at a call site (a scalar, or an array or section of one),
+/// `Some(false)` for its restore.
 pub(crate) fn opaque_checkpoint_direction(name: &str) -> Option<bool> {
     match name {
-        "cp_store_opaque_scalar" => Some(true),
-        "cp_restore_opaque_scalar" => Some(false),
+        "cp_store_opaque_scalar" | "cp_store_opaque_array" => Some(true),
+        "cp_restore_opaque_scalar" | "cp_restore_opaque_array" => Some(false),
         _ => None,
     }
 }

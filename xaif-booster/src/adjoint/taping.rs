@@ -919,7 +919,7 @@ impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
                 continue;
             }
             let Some(kind) = argument_checkpoint_kind(r, ctx.symbols)
-                .or_else(|| opaque_scalar_checkpoint_kind(r, ctx.symbols))
+                .or_else(|| opaque_checkpoint_kind(r, ctx.symbols))
             else {
                 continue;
             };
@@ -1107,16 +1107,23 @@ fn argument_checkpoint_kind(r: &VariableReference, symbols: &SymbolIndex) -> Opt
     Some(format!("{kind}_{shape}"))
 }
 
-/// A scalar of derived type (opaque to the booster) passed to a read-only
-/// dummy: stored and restored whole (`cp_store_opaque_scalar`; the back end
-/// knows its type, and leaves data with active parts to the callee's own
-/// checkpoint). Its integer components have no symbols of their own, so a
-/// checkpoint per component could not restore them.
-fn opaque_scalar_checkpoint_kind(r: &VariableReference, symbols: &SymbolIndex) -> Option<String> {
+/// A derived-type value (opaque to the booster) passed to a read-only
+/// dummy: stored and restored whole (`cp_store_opaque_scalar`, or
+/// `cp_store_opaque_array` for a whole array or a section of one; the back
+/// end knows its type, and leaves data with active parts to the callee's
+/// own checkpoint). Its integer components have no symbols of their own,
+/// so a checkpoint per component could not restore them.
+fn opaque_checkpoint_kind(r: &VariableReference, symbols: &SymbolIndex) -> Option<String> {
     let (id, scope) = base_symbol(r)?;
     let info = symbols.lookup(scope, id)?;
-    (info.type_ == SymbolType::Opaque && !info.pointer && symbols.is_scalar_reference(r))
-        .then(|| "opaque_scalar".to_string())
+    if info.type_ != SymbolType::Opaque || info.pointer {
+        return None;
+    }
+    Some(if symbols.is_scalar_reference(r) {
+        "opaque_scalar".to_string()
+    } else {
+        "opaque_array".to_string()
+    })
 }
 
 fn checkpoint_kind(symbol: &Symbol) -> Option<String> {
