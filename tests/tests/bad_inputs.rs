@@ -729,3 +729,91 @@ fn refused_in_joint_mode_at(source: &str, file_name: &str, marker: &str, says: &
     assert!(!stderr.contains(".xaif:"), "points into XAIF: {stderr}");
     assert!(!out_dir.exists(), "output left behind");
 }
+
+/// A part of a passive pointer passed to a routine the joint reverse sweep
+/// re-runs: the call site can restore a whole pointer's association (the
+/// `pointer_coefficient_switch` example) but not a section's, so `-m rj`
+/// refuses it by name at the call (kind `unsupported`, nothing written),
+/// while `-m rs` (no re-run) differentiates the program.
+#[test]
+fn joint_adjoint_refuses_a_section_of_a_passive_pointer_at_the_call() {
+    const SOURCE: &str = "\
+module reaction_tables
+  implicit none
+  real(8), target :: day_rates(4) = (/ 0.1d0, 0.2d0, 0.3d0, 0.4d0 /)
+  real(8), target :: night_rates(4) = (/ 0.5d0, 0.1d0, 0.7d0, 0.2d0 /)
+contains
+  subroutine react(u, rates)
+    real(8), intent(inout) :: u(3)
+    real(8), intent(in) :: rates(3)
+    integer :: i, k
+    do k = 1, 2
+      do i = 2, 3
+        u(i) = u(i) - rates(i) * u(i) * u(i-1)
+      end do
+    end do
+  end subroutine react
+end module reaction_tables
+
+subroutine head(x, y)
+  use reaction_tables
+  implicit none
+  real(8), intent(in) :: x(4)
+  real(8), intent(out) :: y(1)
+  real(8) :: u(4)
+  real(8), pointer :: rates(:)
+  integer :: hour
+  !$openad INDEPENDENT(x)
+  u = x
+  rates => day_rates
+  do hour = 1, 4
+    call react(u(1:3), rates(2:4))
+    if (mod(hour, 2) == 1) then
+      rates => night_rates
+    else
+      rates => day_rates
+    end if
+  end do
+  y(1) = sum(u**2)
+  !$openad DEPENDENT(y)
+end subroutine head
+";
+    let openad = openad_program().expect("openad binary");
+    let work = tempfile::tempdir().unwrap();
+    let source = work.path().join("pointer_section.f90");
+    fs::write(&source, SOURCE).unwrap();
+    let out_dir = work.path().join("rj");
+    let out = Command::new(&openad)
+        .args(["--error-format", "json", "-m", "rj", "-o"])
+        .arg(&out_dir)
+        .arg(&source)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(!out_dir.exists(), "output left behind");
+    let d = stderr
+        .lines()
+        .find_map(JsonDiagnostic::from_json)
+        .unwrap_or_else(|| panic!("no JSON diagnostic: {stderr}"));
+    assert_eq!(d.kind, Kind::Unsupported, "{stderr}");
+    assert!(d.message.contains("passive pointer 'rates'"), "{stderr}");
+    let (line, column) = position_of(SOURCE, "call react(");
+    assert_eq!(
+        (d.location.line, d.location.column),
+        (line, column),
+        "{stderr}"
+    );
+    assert_eq!(d.location.file.file_name(), source.file_name());
+    let rs = Command::new(&openad)
+        .args(["-m", "rs", "-o"])
+        .arg(work.path().join("rs"))
+        .arg(&source)
+        .output()
+        .unwrap();
+    assert!(
+        rs.status.success(),
+        "{}",
+        String::from_utf8_lossy(&rs.stderr)
+    );
+}

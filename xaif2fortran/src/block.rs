@@ -349,6 +349,9 @@ impl UnitGen<'_, '_> {
         if let Some(store) = crate::checkpoint::opaque_checkpoint_direction(name) {
             return self.opaque_call_site_checkpoint(statement_id, &sorted, &texts, store);
         }
+        if let Some(store) = crate::checkpoint::pointer_checkpoint_direction(name) {
+            return self.pointer_call_site_checkpoint(statement_id, &sorted, &texts, store);
+        }
         // The callees of a checkpointed loop's recomputed iteration run as
         // in the template's own tape and adjoint sections: the split
         // template (and any template in -m rs) gives them its own mode,

@@ -537,6 +537,16 @@ pub(crate) fn opaque_checkpoint_direction(name: &str) -> Option<bool> {
     }
 }
 
+/// `Some(true)` for the booster's call-site store of a passive pointer's
+/// association, `Some(false)` for its restore.
+pub(crate) fn pointer_checkpoint_direction(name: &str) -> Option<bool> {
+    match name {
+        "cp_store_pointer" => Some(true),
+        "cp_restore_pointer" => Some(false),
+        _ => None,
+    }
+}
+
 /// Whether derived type `type_name` has allocatable or pointer parts,
 /// directly or in a component of derived type: its bits are then not its
 /// value, and a copy through `transfer` would restore stale descriptors.
@@ -620,6 +630,53 @@ impl UnitGen<'_, '_> {
                 "{text} = transfer(oad_cit(oad_cit_ptr:oad_cit_ptr + {n} - 1), {text})"
             ));
         }
+        Ok(())
+    }
+
+    /// A passive pointer passed to a routine the joint reverse sweep
+    /// re-runs: the association it had at the call, on the runtime's
+    /// association stack of passive real(8) pointers (OAD_ptr), restored
+    /// before the values the booster restores through it. A part of a
+    /// pointer, or a pointer the stack has no slot for, is refused by name.
+    pub(crate) fn pointer_call_site_checkpoint(
+        &mut self,
+        statement_id: &str,
+        args: &[&xaif_schema::Argument],
+        texts: &[String],
+        store: bool,
+    ) -> Result<()> {
+        let (Some(arg), Some(text)) = (args.first(), texts.first()) else {
+            return Err(self.env.xaif.error(
+                &format!("statement_id=\"{statement_id}\""),
+                "a pointer checkpoint needs one argument",
+            ));
+        };
+        let xaif_schema::ArgumentValue::Variable(r) = &arg.value else {
+            return Ok(());
+        };
+        let sym = self.env.reference_symbol(r)?;
+        let fe = sym.fe_type.to_ascii_lowercase().replace(' ', "");
+        let double = matches!(
+            fe.as_str(),
+            "real(kind=8)" | "real(8)" | "real*8" | "doubleprecision"
+        );
+        let whole = r.vertices.len() == 1;
+        if !whole || !double || sym.shape.rank() > 4 {
+            let name = &sym.symbol_id;
+            return Err(self.env.xaif.unsupported(
+                &format!("statement_id=\"{statement_id}\""),
+                format!(
+                    "unsupported construct in joint adjoint mode (-m rj): the passive pointer '{name}' is passed{} to a routine the reverse sweep re-runs, and the call site can restore the association only of a whole real(8) pointer of rank at most 4 (pass the whole pointer, or use -m rs)",
+                    if whole { "" } else { " in part" }
+                ),
+            ));
+        }
+        let routine = if store {
+            "oad_ptr_cp_store"
+        } else {
+            "oad_ptr_cp_restore"
+        };
+        self.line(format!("call {routine}({text})"));
         Ok(())
     }
 }

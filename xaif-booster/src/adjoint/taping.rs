@@ -918,8 +918,17 @@ impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
             {
                 continue;
             }
+            // A passive pointer: the association it had at the call is
+            // restored first (the caller may re-point it later), then the
+            // values through it.
+            let passive_pointer = is_passive_pointer(r, ctx.symbols);
             let Some(kind) = argument_checkpoint_kind(r, ctx.symbols)
                 .or_else(|| opaque_checkpoint_kind(r, ctx.symbols))
+                .or_else(|| {
+                    passive_pointer
+                        .then(|| pointer_value_checkpoint_kind(r, ctx.symbols))
+                        .flatten()
+                })
             else {
                 continue;
             };
@@ -936,6 +945,22 @@ impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
                 ArgumentValue::Variable(self.restored(r)),
                 restore_id,
             ));
+            if passive_pointer {
+                let (store_id, restore_id) = (self.next_id(), self.next_id());
+                stores.push(callsite_checkpoint(
+                    &callee,
+                    "cp_store_pointer",
+                    ArgumentValue::Variable(r.clone()),
+                    store_id,
+                ));
+                // Restores run in reverse: the association comes back first.
+                restores.push(callsite_checkpoint(
+                    &callee,
+                    "cp_restore_pointer",
+                    ArgumentValue::Variable(r.clone()),
+                    restore_id,
+                ));
+            }
         }
         self.forward
             .push(BasicBlockElement::SubroutineCall(c.clone()));
@@ -1099,6 +1124,34 @@ fn argument_checkpoint_kind(r: &VariableReference, symbols: &SymbolIndex) -> Opt
     if info.pointer {
         return None;
     }
+    let shape = if symbols.is_scalar_reference(r) {
+        "scalar"
+    } else {
+        "array"
+    };
+    Some(format!("{kind}_{shape}"))
+}
+
+/// A passive pointer passed to a read-only dummy: its association is
+/// checkpointed at the call site besides its values (`cp_store_pointer`;
+/// the back end refuses, in joint mode, what the runtime cannot put back:
+/// a part of a pointer, or one that is not real(8) of rank 0 to 4).
+fn is_passive_pointer(r: &VariableReference, symbols: &SymbolIndex) -> bool {
+    base_symbol(r)
+        .and_then(|(id, scope)| symbols.lookup(scope, id))
+        .is_some_and(|info| info.pointer && !info.active)
+}
+
+/// The value checkpoint of the data a passive pointer reference reaches
+/// (`real_array`, `integer_scalar`, ...).
+fn pointer_value_checkpoint_kind(r: &VariableReference, symbols: &SymbolIndex) -> Option<String> {
+    let (id, scope) = base_symbol(r)?;
+    let kind = match symbols.lookup(scope, id)?.type_ {
+        SymbolType::Real => "real",
+        SymbolType::Integer => "integer",
+        SymbolType::Bool => "bool",
+        _ => return None,
+    };
     let shape = if symbols.is_scalar_reference(r) {
         "scalar"
     } else {
