@@ -113,10 +113,26 @@ impl UnitGen<'_, '_> {
         }
         // Module and common-block variables its call tree can see
         // (`global_checkpoint.rs`), under the names this unit gives them.
+        // Passive derived-type globals go whole, as bits, after the others
+        // (restored first): their integer components have no symbols.
+        let mut opaque_globals = Vec::new();
         for g in globals {
             let Some(sym) = index.symbol(g.scope, &g.name) else {
                 continue;
             };
+            if sym.type_ == SymbolType::Opaque && sym.kind == SymbolKind::Variable {
+                if index.has_active_components(sym) {
+                    // Real parts by component, the others as bits.
+                    for part in self.passive_parts_of_active_global(sym, &g.name)? {
+                        opaque_globals.push(format!("{}%{part}", g.local));
+                    }
+                    self.component_checkpoints(&g.local, cfg_scope, &mut saved)?;
+                } else if !is_pointer_decl(declaration_of(self.canon, &g.decl_unit, &g.name)) {
+                    self.refuse_dynamic_global(sym, &g.name)?;
+                    opaque_globals.push(g.local.clone());
+                }
+                continue;
+            }
             let decl = declaration_of(self.canon, &g.decl_unit, &g.name);
             // A host's optional dummy (internal procedures) may be absent.
             let optional = is_optional(decl.as_deref()).then(|| g.local.clone());
@@ -134,6 +150,10 @@ impl UnitGen<'_, '_> {
         }
         if !store {
             saved.reverse();
+            opaque_globals.reverse();
+            for g in &opaque_globals {
+                self.opaque_bits(g, false);
+            }
         }
         for s in saved {
             self.emit_saved(
@@ -142,7 +162,62 @@ impl UnitGen<'_, '_> {
                 "before the reverse sweep re-ran a call that reads it",
             )?;
         }
+        if store {
+            for g in &opaque_globals {
+                self.opaque_bits(g, true);
+            }
+        }
         Ok(())
+    }
+
+    /// The components that are not real data of a derived-type global
+    /// with active parts: checkpointed as bits besides its real components
+    /// (its own bits cannot be: they hold the adjoints too). Nested derived
+    /// types and allocatable or pointer parts that are not real are
+    /// refused by name.
+    fn passive_parts_of_active_global(&self, sym: &Symbol, name: &str) -> Result<Vec<String>> {
+        let fe = sym.fe_type.to_ascii_lowercase().replace(' ', "");
+        let type_name = fe
+            .strip_prefix("type(")
+            .and_then(|t| t.strip_suffix(')'))
+            .unwrap_or(&fe);
+        let parts = self.canon.type_parts.get(type_name);
+        let why = match parts {
+            None => Some("whose parts the canonical source does not describe"),
+            Some(p) if !p.nested.is_empty() => Some("with components of derived type"),
+            Some(p) if p.dynamic_nonreal => {
+                Some("with allocatable or pointer components that are not real")
+            }
+            Some(_) => None,
+        };
+        if let Some(why) = why {
+            return Err(self.env.xaif.unsupported(
+                &format!("symbol_id=\"{}\"", sym.symbol_id),
+                format!(
+                    "unsupported construct in joint adjoint mode (-m rj): the module variable '{name}' of type({type_name}) has active components and is read by a routine the reverse sweep re-runs, and its checkpoint cannot restore a type {why} (use -m rs)"
+                ),
+            ));
+        }
+        Ok(parts.map(|p| p.nonreal.clone()).unwrap_or_default())
+    }
+
+    /// A derived-type global with allocatable or pointer parts: its bits
+    /// hold descriptors, which a checkpoint cannot restore.
+    fn refuse_dynamic_global(&self, sym: &Symbol, name: &str) -> Result<()> {
+        let fe = sym.fe_type.to_ascii_lowercase().replace(' ', "");
+        let type_name = fe
+            .strip_prefix("type(")
+            .and_then(|t| t.strip_suffix(')'))
+            .unwrap_or(&fe);
+        if !type_has_dynamic_parts(self.canon, type_name, 0) {
+            return Ok(());
+        }
+        Err(self.env.xaif.unsupported(
+            &format!("symbol_id=\"{}\"", sym.symbol_id),
+            format!(
+                "unsupported construct in joint adjoint mode (-m rj): the module variable '{name}' of type({type_name}) is read by a routine the reverse sweep re-runs, and its type has allocatable or pointer components, which the routine's checkpoint cannot store (use -m rs)"
+            ),
+        ))
     }
 
     /// Stores (or restores) one variable of a checkpointed loop's state
@@ -537,6 +612,19 @@ pub(crate) fn opaque_checkpoint_direction(name: &str) -> Option<bool> {
     }
 }
 
+/// Whether a declaration gives the pointer attribute.
+fn is_pointer_decl(decl: Option<String>) -> bool {
+    decl.is_some_and(|d| {
+        d.split("::")
+            .next()
+            .unwrap_or("")
+            .replace(' ', "")
+            .to_ascii_lowercase()
+            .split(',')
+            .any(|a| a == "pointer")
+    })
+}
+
 /// `Some(true)` for the booster's call-site store of a passive pointer's
 /// association, `Some(false)` for its restore.
 pub(crate) fn pointer_checkpoint_direction(name: &str) -> Option<bool> {
@@ -551,6 +639,11 @@ pub(crate) fn pointer_checkpoint_direction(name: &str) -> Option<bool> {
 /// directly or in a component of derived type: its bits are then not its
 /// value, and a copy through `transfer` would restore stale descriptors.
 fn type_has_dynamic_parts(canon: &CanonSource, type_name: &str, depth: usize) -> bool {
+    // The front end's summary covers every component (the scan below sees
+    // only the tagged real ones).
+    if let Some(parts) = canon.type_parts.get(&type_name.to_ascii_lowercase()) {
+        return parts.dynamic;
+    }
     if depth > 16 {
         return true;
     }
@@ -615,6 +708,13 @@ impl UnitGen<'_, '_> {
                 ),
             ));
         }
+        self.opaque_bits(text, store);
+        Ok(())
+    }
+
+    /// Pushes the bits of the derived-type value `text` (a scalar, array or
+    /// section) on the integer checkpoint stack, or pops them back into it.
+    fn opaque_bits(&mut self, text: &str, store: bool) {
         let n = format!("size(transfer({text}, oad_cit(1:1)), kind=8)");
         if store {
             self.line(format!(
@@ -630,7 +730,6 @@ impl UnitGen<'_, '_> {
                 "{text} = transfer(oad_cit(oad_cit_ptr:oad_cit_ptr + {n} - 1), {text})"
             ));
         }
-        Ok(())
     }
 
     /// A passive pointer passed to a routine the joint reverse sweep
