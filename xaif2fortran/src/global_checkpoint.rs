@@ -208,7 +208,14 @@ fn host_references(
         for part in parts {
             xaif_schema::visit::symbol_references(part, &mut |r| {
                 if host_scopes.contains(&r.scope_id) {
-                    found.insert(Global::Host(r.scope_id, r.symbol_id.to_ascii_lowercase()));
+                    // A component path is saved with its base variable
+                    // (whole: its non-real parts have no symbols).
+                    let name = r.symbol_id.to_ascii_lowercase();
+                    let base = match name.split(['%', '(']).next() {
+                        Some(b) if crate::components::is_component_path(&name) => b.to_string(),
+                        _ => name,
+                    };
+                    found.insert(Global::Host(r.scope_id, base));
                 }
             });
         }
