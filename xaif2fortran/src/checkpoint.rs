@@ -120,6 +120,13 @@ impl UnitGen<'_, '_> {
             let Some(sym) = index.symbol(g.scope, &g.name) else {
                 continue;
             };
+            // Character data as bits too (a string may select a branch).
+            if matches!(sym.type_, SymbolType::Char | SymbolType::String)
+                && sym.kind == SymbolKind::Variable
+            {
+                opaque_globals.push(g.local.clone());
+                continue;
+            }
             if sym.type_ == SymbolType::Opaque && sym.kind == SymbolKind::Variable {
                 if index.has_active_components(sym) {
                     // Real parts by component, the others as bits.

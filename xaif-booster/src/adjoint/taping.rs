@@ -1160,8 +1160,8 @@ fn pointer_value_checkpoint_kind(r: &VariableReference, symbols: &SymbolIndex) -
     Some(format!("{kind}_{shape}"))
 }
 
-/// A derived-type value (opaque to the booster) passed to a read-only
-/// dummy: stored and restored whole (`cp_store_opaque_scalar`, or
+/// A derived-type value (opaque to the booster) or character data passed
+/// to a read-only dummy: stored and restored whole (`cp_store_opaque_scalar`, or
 /// `cp_store_opaque_array` for a whole array or a section of one; the back
 /// end knows its type, and leaves data with active parts to the callee's
 /// own checkpoint). Its integer components have no symbols of their own,
@@ -1169,7 +1169,12 @@ fn pointer_value_checkpoint_kind(r: &VariableReference, symbols: &SymbolIndex) -
 fn opaque_checkpoint_kind(r: &VariableReference, symbols: &SymbolIndex) -> Option<String> {
     let (id, scope) = base_symbol(r)?;
     let info = symbols.lookup(scope, id)?;
-    if info.type_ != SymbolType::Opaque || info.pointer {
+    // Character data too: a string that selects a branch in the callee.
+    let by_bits = matches!(
+        info.type_,
+        SymbolType::Opaque | SymbolType::Char | SymbolType::String
+    );
+    if !by_bits || info.pointer {
         return None;
     }
     Some(if symbols.is_scalar_reference(r) {
