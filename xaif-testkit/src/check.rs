@@ -322,6 +322,23 @@ pub fn check_routine(p: &Programs, routine: &str, seed: u64) -> Verdict {
     }
 }
 
+/// Installs a panic hook that keeps quiet about what the interpreter cannot
+/// run (reported as `Unsupported`) and reports every other panic as usual.
+pub fn quiet_unsupported_panics() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if !message.starts_with("unsupported: ") {
+            default(info)
+        }
+    }));
+}
+
 /// Checks every active subroutine of a document.
 pub fn check_document(
     input: &CallGraph,

@@ -246,9 +246,6 @@ impl Machine {
                             "unsupported: reference with several symbols (derived-type component)"
                         );
                     }
-                    if !s.properties.is_empty() {
-                        panic!("unsupported: symbol reference with properties");
-                    }
                     symbol = Some(s)
                 }
                 VariableReferenceVertex::ArrayElementReference(_) => {}
@@ -308,7 +305,7 @@ impl Machine {
                 .map(|(lo, hi)| (lo..=hi).collect())
                 .collect(),
             None => return None,
-            Some(a) if a.index_triplets.iter().all(|t| t.bound.is_none()) => return None,
+            Some(a) if a.index_triplets.iter().all(is_scalar_subscript) => return None,
             Some(a) => {
                 let declared = self.bounds(s);
                 a.index_triplets
@@ -318,7 +315,7 @@ impl Machine {
                         let (lo, hi) = declared.get(k).copied().unwrap_or((1, 0));
                         let start = t.index.as_ref().map_or(lo, |e| self.eval_int(e));
                         match &t.bound {
-                            None if t.stride.is_none() => vec![start],
+                            None if is_scalar_subscript(t) => vec![start],
                             bound => {
                                 let end = bound.as_ref().map_or(hi, |e| self.eval_int(e));
                                 let step = t.stride.as_ref().map_or(1, |e| self.eval_int(e));
@@ -368,10 +365,7 @@ impl Machine {
         match Self::subscripts(r) {
             None => base,
             Some(a) => {
-                if a.index_triplets
-                    .iter()
-                    .any(|t| t.bound.is_some() || t.stride.is_some())
-                {
+                if !a.index_triplets.iter().all(is_scalar_subscript) {
                     panic!(
                         "unsupported: array section of {} in a scalar context",
                         s.symbol_id
@@ -664,6 +658,30 @@ impl Machine {
             ArgumentValue::Constant(_) => panic!("pop into a constant"),
         };
         match c.subroutine_name.as_str() {
+            name if name.starts_with("cp_store_") && name.ends_with("_array") => {
+                let ArgumentValue::Variable(r) = &arg else {
+                    panic!("checkpoint of a constant")
+                };
+                let elements = self
+                    .elements(r)
+                    .unwrap_or_else(|| panic!("{name} of a scalar"));
+                for n in elements {
+                    let x = self.read_location(&n, r);
+                    self.checkpoints.push(x);
+                }
+            }
+            name if name.starts_with("cp_restore_") && name.ends_with("_array") => {
+                let ArgumentValue::Variable(r) = &arg else {
+                    panic!("restore into a constant")
+                };
+                let elements = self
+                    .elements(r)
+                    .unwrap_or_else(|| panic!("{name} of a scalar"));
+                for n in elements.into_iter().rev() {
+                    let x = self.checkpoints.pop().expect("checkpoint underflow");
+                    self.v.insert(n, x);
+                }
+            }
             name if name.starts_with("cp_store_") && name.ends_with("_scalar") => {
                 let x = value(self);
                 self.checkpoints.push(x)
@@ -768,7 +786,7 @@ impl Machine {
                     let s = Self::symbol_reference(r);
                     match Self::subscripts(r) {
                         None => self.base(s),
-                        Some(a) if a.index_triplets.iter().any(|t| t.bound.is_some()) => {
+                        Some(a) if !a.index_triplets.iter().all(is_scalar_subscript) => {
                             panic!("unsupported: array section as an actual argument")
                         }
                         Some(_) => self.location(r),
@@ -800,9 +818,13 @@ impl Machine {
         let out = |id: &str| -> Vec<&ControlFlowEdge> {
             edges.iter().filter(|e| e.source == id).collect()
         };
+        // Parallel edges to the same vertex are one way on.
         let single = |id: &str| -> String {
             let o = out(id);
-            assert_eq!(o.len(), 1, "vertex {id} must have one successor");
+            assert!(
+                !o.is_empty() && o.iter().all(|e| e.target == o[0].target),
+                "vertex {id} must have one successor"
+            );
             o[0].target.clone()
         };
         let on = |id: &str, value: i64| -> String {
@@ -874,6 +896,11 @@ impl Machine {
             cur = next;
         }
     }
+}
+
+/// A subscript that selects one position (`i`; not `:` or `i:j`).
+fn is_scalar_subscript(t: &IndexTriplet) -> bool {
+    t.index.is_some() && t.bound.is_none() && t.stride.is_none()
 }
 
 fn element_name(base: &str, idx: &[i64]) -> String {

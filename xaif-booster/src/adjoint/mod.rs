@@ -104,6 +104,7 @@ pub fn transform_adjoint_with(
     catalogue: &Catalogue,
     options: &AdjointOptions,
 ) -> Result<Vec<BlockTape>, BoostError> {
+    crate::prepare::prepare_input(cg)?;
     ensure_default_map_keys(cg);
     let chains = DuChains::new(&cg.duud_set_map);
     let symbols = SymbolIndex::new(cg);
@@ -187,7 +188,13 @@ pub fn transform_adjoint_with(
         .vertices
         .par_iter()
         .map(|vertex| match vertex {
-            CallGraphVertex::ControlFlowGraph(cfg) if cfg.active => Some(adjoint_cfg(cfg, &ctx)),
+            // An empty body (a module's) has nothing to reverse: it stays
+            // a control flow graph, as a passive one does.
+            CallGraphVertex::ControlFlowGraph(cfg)
+                if cfg.active && !crate::cfg_shape::is_empty_body(cfg) =>
+            {
+                Some(adjoint_cfg(cfg, &ctx))
+            }
             _ => None,
         })
         .collect();
@@ -630,6 +637,18 @@ fn ensure_default_map_keys(cg: &mut CallGraph) {
     }
 }
 
+/// `file:line:column: error: message` for a reader error (as tangent mode
+/// writes it).
+fn reader_diagnostic(e: &xaif_schema::XaifError) -> String {
+    let message = e.message.strip_prefix("error: ").unwrap_or(&e.message);
+    format!(
+        "{}:{}:{}: error: {message}",
+        e.file,
+        e.line.max(1),
+        e.column.max(1)
+    )
+}
+
 /// The command line's adjoint mode: read, transform, write atomically.
 /// Errors are `file:line:column: error: ...` diagnostics.
 pub fn run_file(
@@ -645,11 +664,12 @@ pub fn run_file(
         Some(path) => Catalogue::load(path),
         None => Catalogue::builtin(),
     }
-    .map_err(|e| e.to_string())?;
+    .map_err(|e| reader_diagnostic(&e))?;
     let mut cg = {
         let file = std::fs::File::open(input)
             .map_err(|e| format!("{input_name}:1:1: error: cannot read input: {e}"))?;
-        xaif_schema::read::read_call_graph_mapped(&file, &input_name).map_err(|e| e.to_string())?
+        xaif_schema::read::read_call_graph_mapped(&file, &input_name)
+            .map_err(|e| reader_diagnostic(&e))?
     };
     // The input text is read again only to place a diagnostic.
     let tape = transform_adjoint_with(&mut cg, &catalogue, options).map_err(|e| {
