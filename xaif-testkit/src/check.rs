@@ -10,8 +10,10 @@
 //!   adjoint's tapes and checkpoint stack must end empty.
 //!
 //! Inputs `x` are the active reals the routine reads before writing among
-//! its arguments and global variables; outputs `y` those it writes, plus
-//! the inputs themselves (unchanged ones contribute the identity).
+//! its arguments and global variables; outputs `y` those whose last write
+//! is an active assignment, plus the inputs nothing writes (the identity).
+//! (A last write the front end made passive means the final value is not
+//! a dependent: no derivative is kept for it.)
 //! Locals of the routine are neither. Adjoint mode is simulated as split
 //! mode (every callee runs its tape section in the forward sweep and its
 //! adjoint section in the reverse sweep).
@@ -22,7 +24,9 @@ use xaif_schema::model::*;
 
 use std::rc::Rc;
 
-use crate::machine::{hash_unit, is_interface, Callee, Frame, Inputs, Machine, Symbols};
+use crate::machine::{
+    hash_unit, is_interface, Callee, Frame, Inputs, Machine, MarkerPolicy, Symbols,
+};
 
 /// What happened to one subroutine.
 #[derive(Debug, Clone, PartialEq)]
@@ -47,6 +51,9 @@ pub struct Programs {
     pub input_symbols: Rc<Symbols>,
     pub tangent_symbols: Rc<Symbols>,
     pub adjoint_symbols: Rc<Symbols>,
+    /// Markers known to change no value; running any other one makes a
+    /// subroutine not interpretable.
+    pub markers: MarkerPolicy,
 }
 
 fn graphs(cg: &CallGraph) -> HashMap<String, Callee> {
@@ -128,12 +135,14 @@ impl Programs {
             input_symbols: Rc::new(Symbols::new(input)),
             tangent_symbols: Rc::new(Symbols::new(tangent)),
             adjoint_symbols: Rc::new(Symbols::new(adjoint)),
+            markers: MarkerPolicy::Known(Rc::default()),
         }
     }
 }
 
 /// Runs `routine` of `subs` from `start` (values) and `d` (derivatives).
 fn run(
+    markers: &MarkerPolicy,
     symbols: &Rc<Symbols>,
     seed: u64,
     subs: &HashMap<String, Callee>,
@@ -147,6 +156,7 @@ fn run(
             seed,
             drawn: BTreeMap::new(),
         }),
+        markers: markers.clone(),
         ..Machine::default()
     };
     m.subroutines = subs.clone();
@@ -169,6 +179,7 @@ fn close(a: f64, b: f64, rel: f64) -> bool {
 fn check_routine_or_panic(p: &Programs, routine: &str, seed: u64) -> Verdict {
     // The original: which inputs it reads, what it writes.
     let original = run(
+        &p.markers,
         &p.input_symbols,
         seed,
         &p.input,
@@ -176,6 +187,7 @@ fn check_routine_or_panic(p: &Programs, routine: &str, seed: u64) -> Verdict {
         &HashMap::new(),
         HashMap::new(),
     );
+    let value = |m: &Machine, n: &str| *m.v.get(n).unwrap_or(&0.0);
     let drawn = original.inputs.clone().unwrap().drawn;
     let start: HashMap<String, f64> = drawn.iter().map(|(n, i)| (n.clone(), i.value)).collect();
     let xs: Vec<String> = drawn
@@ -189,10 +201,16 @@ fn check_routine_or_panic(p: &Programs, routine: &str, seed: u64) -> Verdict {
         .filter(|(n, active)| **active && is_interface(n))
         .map(|(n, _)| n.clone())
         .collect();
+    // An input nothing writes is an output too (the identity); one whose
+    // last write is passive is not (the front end found its final value
+    // useless, so no derivative is kept for it).
     for x in &xs {
-        if !ys.contains(x) {
+        if !original.written.contains_key(x) {
             ys.push(x.clone());
         }
+    }
+    if ys.iter().any(|y| !value(&original, y).is_finite()) {
+        panic!("unsupported: non-finite values at the drawn inputs");
     }
     let xdot: BTreeMap<String, f64> = xs
         .iter()
@@ -202,7 +220,6 @@ fn check_routine_or_panic(p: &Programs, routine: &str, seed: u64) -> Verdict {
         .iter()
         .map(|n| (n.clone(), 2.0 * hash_unit(seed + 2, n) - 1.0))
         .collect();
-    let value = |m: &Machine, n: &str| *m.v.get(n).unwrap_or(&0.0);
 
     // Central finite differences of the input program along ẋ.
     let h = 1e-6;
@@ -212,6 +229,7 @@ fn check_routine_or_panic(p: &Programs, routine: &str, seed: u64) -> Verdict {
             *s.get_mut(n).unwrap() += sign * h * dx;
         }
         run(
+            &p.markers,
             &p.input_symbols,
             seed,
             &p.input,
@@ -229,6 +247,7 @@ fn check_routine_or_panic(p: &Programs, routine: &str, seed: u64) -> Verdict {
 
     // Tangent output: same values, ẏ = J ẋ.
     let t = run(
+        &p.markers,
         &p.tangent_symbols,
         seed,
         &p.tangent,
@@ -257,6 +276,7 @@ fn check_routine_or_panic(p: &Programs, routine: &str, seed: u64) -> Verdict {
 
     // Adjoint output: forward sweep (tape), then reverse sweep with ȳ.
     let mut a = run(
+        &p.markers,
         &p.adjoint_symbols,
         seed,
         &p.tape,
@@ -339,14 +359,34 @@ pub fn quiet_unsupported_panics() {
     }));
 }
 
-/// Checks every active subroutine of a document.
+/// Checks every active subroutine of a document; every marker run makes
+/// a subroutine not interpretable.
 pub fn check_document(
     input: &CallGraph,
     tangent: &CallGraph,
     adjoint: &CallGraph,
     seed: u64,
 ) -> Vec<(String, Verdict)> {
-    let p = Programs::new(input, tangent, adjoint);
+    check_document_with(
+        input,
+        tangent,
+        adjoint,
+        seed,
+        MarkerPolicy::Known(Rc::default()),
+    )
+}
+
+/// Checks every active subroutine of a document, with what is known of
+/// its markers.
+pub fn check_document_with(
+    input: &CallGraph,
+    tangent: &CallGraph,
+    adjoint: &CallGraph,
+    seed: u64,
+    markers: MarkerPolicy,
+) -> Vec<(String, Verdict)> {
+    let mut p = Programs::new(input, tangent, adjoint);
+    p.markers = markers;
     p.routines
         .iter()
         .map(|r| (r.clone(), check_routine(&p, r, seed)))

@@ -51,6 +51,22 @@ pub struct Machine {
     /// Locations assignments wrote, with whether the left-hand side is an
     /// active real (recorded when `inputs` is set: the outputs of a check).
     pub written: BTreeMap<String, bool>,
+    /// What opaque statements (`Marker`s) do to values.
+    pub markers: MarkerPolicy,
+}
+
+/// What the interpreter assumes of `Marker`s, opaque statements whose
+/// effect XAIF does not show (I/O, allocation, anything a front end could
+/// not express).
+#[derive(Clone, Debug, Default)]
+pub enum MarkerPolicy {
+    /// Nothing (the test builders' markers are placeholders).
+    #[default]
+    Ignore,
+    /// Only markers with these annotations (a `mirror:` prefix of the
+    /// adjoint's reverse sweep removed) are known to change no value; any
+    /// other one makes the run not interpretable.
+    Known(Rc<std::collections::HashSet<String>>),
 }
 
 /// A subroutine as the interpreter calls it.
@@ -90,6 +106,10 @@ pub struct Frame {
     pub prefix: String,
     pub bindings: HashMap<String, String>,
     pub scope: Option<u64>,
+    /// Formals without declared bounds bound to a whole array: the
+    /// actual's extents, from 1 (assumed shape; explicit shape when the
+    /// extents agree, the usual case).
+    pub bounds: HashMap<String, Vec<(i64, i64)>>,
 }
 
 impl Frame {
@@ -105,6 +125,7 @@ impl Frame {
                 .map(|f| (f.clone(), f.clone()))
                 .collect(),
             scope: callee.scope,
+            bounds: HashMap::new(),
         }
     }
 }
@@ -269,24 +290,36 @@ impl Machine {
 
     /// The bounds of every dimension of the array `s`.
     fn bounds(&self, s: &SymbolReference) -> Vec<(i64, i64)> {
-        match &self.symbols {
-            None => vec![(1, VECTOR_LEN)],
-            Some(_) => {
-                let sym = self
-                    .symbol(s)
-                    .unwrap_or_else(|| panic!("unsupported: unknown symbol {}", s.symbol_id));
-                if sym.dimension_bounds.is_empty() {
-                    panic!(
-                        "unsupported: array {} without constant DimensionBounds",
-                        s.symbol_id
-                    );
-                }
+        self.known_bounds(s).unwrap_or_else(|| {
+            panic!(
+                "unsupported: array without constant DimensionBounds: {}",
+                s.symbol_id
+            )
+        })
+    }
+
+    /// The bounds of every dimension of the array `s`: declared, else
+    /// those of the whole array bound to it.
+    fn known_bounds(&self, s: &SymbolReference) -> Option<Vec<(i64, i64)>> {
+        if self.symbols.is_none() {
+            return Some(vec![(1, VECTOR_LEN)]);
+        }
+        let sym = self
+            .symbol(s)
+            .unwrap_or_else(|| panic!("unsupported: unknown symbol: {}", s.symbol_id));
+        if !sym.dimension_bounds.is_empty() {
+            return Some(
                 sym.dimension_bounds
                     .iter()
                     .map(|b| (b.lower, b.upper))
-                    .collect()
-            }
+                    .collect(),
+            );
         }
+        let local = self.frame.scope.is_none_or(|f| f == s.scope_id);
+        if local {
+            return self.frame.bounds.get(&s.symbol_id).cloned();
+        }
+        None
     }
 
     fn is_array_symbol(&self, s: &SymbolReference) -> bool {
@@ -367,7 +400,7 @@ impl Machine {
             Some(a) => {
                 if !a.index_triplets.iter().all(is_scalar_subscript) {
                     panic!(
-                        "unsupported: array section of {} in a scalar context",
+                        "unsupported: array section in a scalar context: {}",
                         s.symbol_id
                     );
                 }
@@ -564,6 +597,10 @@ impl Machine {
                 (BooleanOp::Not, [x]) => truth(*x == 0.0),
                 (op, _) => panic!("unsupported: boolean operation {op:?}/{}", a.len()),
             },
+            // Integer results (`rType`) truncate: integer division.
+            ExpressionVertex::Intrinsic(i) if i.r_type == SymbolType::Integer => {
+                intrinsics::apply(&i.name, &a).trunc()
+            }
             ExpressionVertex::Intrinsic(i) => intrinsics::apply(&i.name, &a),
             ExpressionVertex::ArgumentReference(r) => arguments[r.argument as usize - 1],
             ExpressionVertex::FunctionCall(_) => {
@@ -710,7 +747,7 @@ impl Machine {
                 let n = target(self);
                 self.v.insert(n, x as f64);
             }
-            other => panic!("unsupported: inlinable call {other}"),
+            other => panic!("unsupported: inlinable call: {other}"),
         }
     }
 
@@ -720,8 +757,21 @@ impl Machine {
             BasicBlockElement::Assignment(a) => self.assign(a),
             BasicBlockElement::DerivativePropagator(p) => self.propagate(p),
             BasicBlockElement::InlinableSubroutineCall(c) => self.inlinable_call(c),
-            // Opaque statements (I/O, allocation, ...): nothing numeric.
-            BasicBlockElement::Marker(_) => {}
+            BasicBlockElement::Marker(m) => {
+                if let MarkerPolicy::Known(harmless) = &self.markers {
+                    let what = m
+                        .annotation
+                        .strip_prefix("mirror:")
+                        .unwrap_or(&m.annotation);
+                    if !harmless.contains(what) {
+                        panic!(
+                            "unsupported: opaque statement whose effect on values the XAIF \
+                             does not show: Marker '{}'",
+                            m.annotation
+                        );
+                    }
+                }
+            }
             BasicBlockElement::SubroutineCall(c) => self.call(c),
         }
     }
@@ -732,7 +782,7 @@ impl Machine {
         if let Some(joint) = &self.joint {
             let [plain, tape, adjoint] = joint
                 .get(&name)
-                .unwrap_or_else(|| panic!("unsupported: no code for subroutine {name}"))
+                .unwrap_or_else(|| panic!("unsupported: no code for subroutine: {name}"))
                 .clone();
             let reverse = self.in_reverse;
             let actuals: Vec<String> = c
@@ -765,7 +815,7 @@ impl Machine {
         let callee = self
             .subroutines
             .get(&name)
-            .unwrap_or_else(|| panic!("unsupported: no code for subroutine {name}"))
+            .unwrap_or_else(|| panic!("unsupported: no code for subroutine: {name}"))
             .clone();
         self.invoke(c, &name, &callee);
     }
@@ -775,6 +825,7 @@ impl Machine {
     fn invoke(&mut self, c: &SubroutineCall, name: &str, callee: &Callee) {
         self.calls += 1;
         let mut bindings = HashMap::new();
+        let mut bounds = HashMap::new();
         for arg in &c.arguments {
             let formal = callee
                 .formals
@@ -785,6 +836,13 @@ impl Machine {
                 ArgumentValue::Variable(r) => {
                     let s = Self::symbol_reference(r);
                     match Self::subscripts(r) {
+                        None if self.symbols.is_some() && self.is_array_symbol(s) => {
+                            if let Some(b) = self.known_bounds(s) {
+                                let extents = b.into_iter().map(|(lo, hi)| (1, hi - lo + 1));
+                                bounds.insert(formal.clone(), extents.collect());
+                            }
+                            self.base(s)
+                        }
                         None => self.base(s),
                         Some(a) if !a.index_triplets.iter().all(is_scalar_subscript) => {
                             panic!("unsupported: array section as an actual argument")
@@ -804,6 +862,7 @@ impl Machine {
             prefix: format!("{name}#{}:", self.calls),
             bindings,
             scope: callee.scope,
+            bounds,
         };
         let saved = std::mem::replace(&mut self.frame, frame);
         self.run(&callee.vertices, &callee.edges);
@@ -918,12 +977,12 @@ pub fn constant_value(c: &Constant) -> f64 {
             other => panic!("bad logical literal {other}"),
         },
         ConstantType::Char | ConstantType::String => {
-            panic!("unsupported: character constant {}", c.value)
+            panic!("unsupported: character constant: {}", c.value)
         }
         _ => {
             let t = c.value.split('_').next().unwrap().replace(['d', 'D'], "e");
             t.parse()
-                .unwrap_or_else(|_| panic!("unsupported: literal {}", c.value))
+                .unwrap_or_else(|_| panic!("unsupported: literal: {}", c.value))
         }
     }
 }
