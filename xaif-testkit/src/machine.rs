@@ -67,6 +67,21 @@ pub enum MarkerPolicy {
     /// adjoint's reverse sweep removed) are known to change no value; any
     /// other one makes the run not interpretable.
     Known(Rc<std::collections::HashSet<String>>),
+    /// Markers whose annotation contains one of these fragments change no
+    /// value (a front end's tags for comments, pragmas, `use`, output).
+    Containing(Rc<Vec<String>>),
+}
+
+impl MarkerPolicy {
+    /// Whether the marker with this annotation is known to change no value.
+    pub fn harmless(&self, annotation: &str) -> bool {
+        let what = annotation.strip_prefix("mirror:").unwrap_or(annotation);
+        match self {
+            MarkerPolicy::Ignore => true,
+            MarkerPolicy::Known(set) => set.contains(what),
+            MarkerPolicy::Containing(fragments) => fragments.iter().any(|f| what.contains(f)),
+        }
+    }
 }
 
 /// A subroutine as the interpreter calls it.
@@ -758,18 +773,12 @@ impl Machine {
             BasicBlockElement::DerivativePropagator(p) => self.propagate(p),
             BasicBlockElement::InlinableSubroutineCall(c) => self.inlinable_call(c),
             BasicBlockElement::Marker(m) => {
-                if let MarkerPolicy::Known(harmless) = &self.markers {
-                    let what = m
-                        .annotation
-                        .strip_prefix("mirror:")
-                        .unwrap_or(&m.annotation);
-                    if !harmless.contains(what) {
-                        panic!(
-                            "unsupported: opaque statement whose effect on values the XAIF \
-                             does not show: Marker '{}'",
-                            m.annotation
-                        );
-                    }
+                if !self.markers.harmless(&m.annotation) {
+                    panic!(
+                        "unsupported: opaque statement whose effect on values the XAIF \
+                         does not show: Marker '{}'",
+                        m.annotation
+                    );
                 }
             }
             BasicBlockElement::SubroutineCall(c) => self.call(c),
