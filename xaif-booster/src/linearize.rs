@@ -269,8 +269,8 @@ impl Linearizer<'_> {
 fn array_error(r: &VariableReference) -> String {
     let name = crate::expr::base_symbol(r).map_or("?", |(s, _)| s);
     format!(
-        "active array-valued reference to '{name}' (whole array or section) is not supported; \
-         the front end scalarises array expressions"
+        "active array-valued reference to '{name}' (whole array or section) is not supported \
+         here: the booster scalarises assignments of basic blocks only (docs/frontend-contract.md)"
     )
 }
 
