@@ -285,7 +285,8 @@ fn scalarize_assignment(
             .unwrap_or_default();
         return Err(format!(
             "the right-hand side reads the array-valued '{read}' but the left-hand side '{}' \
-             is a scalar: the shapes do not conform",
+             is a scalar: the shapes do not conform (canonical form C2: an assignment gives \
+             its one variable one value)",
             name_of(&a.lhs.reference)
         ));
     };
@@ -295,7 +296,8 @@ fn scalarize_assignment(
         if shape.extents() != lhs_shape.extents() {
             return Err(format!(
                 "array-valued operands do not conform: the left-hand side '{}' has extents \
-                 {:?}, a right-hand side reference {:?}",
+                 {:?}, a right-hand side reference {:?} (canonical form C3: elemental \
+                 operations)",
                 name_of(&a.lhs.reference),
                 lhs_shape.extents(),
                 shape.extents()
