@@ -125,6 +125,10 @@ pub struct Frame {
     /// actual's extents, from 1 (assumed shape; explicit shape when the
     /// extents agree, the usual case).
     pub bounds: HashMap<String, Vec<(i64, i64)>>,
+    /// Array formals bound to a section, or to an array element (sequence
+    /// association: that element and the ones after it): the storage of
+    /// their elements in array element order.
+    pub views: HashMap<String, Vec<String>>,
 }
 
 impl Frame {
@@ -141,6 +145,7 @@ impl Frame {
                 .collect(),
             scope: callee.scope,
             bounds: HashMap::new(),
+            views: HashMap::new(),
         }
     }
 }
@@ -254,10 +259,20 @@ impl Machine {
     }
 
     fn resolve(&self, name: &str) -> String {
-        match self.frame.bindings.get(name) {
-            Some(actual) => actual.clone(),
-            None => format!("{}{name}", self.frame.prefix),
+        if let Some(actual) = self.frame.bindings.get(name) {
+            return actual.clone();
         }
+        // A component path (`p%pos`, `cells(1)%q`: docs/xaif.md) of a
+        // derived-type formal is the same path of the actual.
+        if let Some(at) = name.find(['%', '(']) {
+            if let Some(actual) = self.frame.bindings.get(&name[..at]) {
+                if actual.contains('(') {
+                    panic!("unsupported: component of a derived-type array element actual");
+                }
+                return format!("{actual}{}", &name[at..]);
+            }
+        }
+        format!("{}{name}", self.frame.prefix)
     }
 
     /// The storage of a symbol: the frame's own or bound to an actual
@@ -330,11 +345,57 @@ impl Machine {
                     .collect(),
             );
         }
+        if let Some(view) = self.view(s) {
+            return (sym.shape.rank() == 1).then(|| vec![(1, view.len() as i64)]);
+        }
         let local = self.frame.scope.is_none_or(|f| f == s.scope_id);
         if local {
             return self.frame.bounds.get(&s.symbol_id).cloned();
         }
         None
+    }
+
+    /// The elements a formal bound to a section or an element stands for.
+    fn view(&self, s: &SymbolReference) -> Option<&Vec<String>> {
+        let local = self.frame.scope.is_none_or(|f| f == s.scope_id) && s.scope_id != 1;
+        if local {
+            self.frame.views.get(&s.symbol_id)
+        } else {
+            None
+        }
+    }
+
+    /// The storage of element `idx` of the array `s`.
+    fn element_location(&self, s: &SymbolReference, idx: &[i64]) -> String {
+        let Some(view) = self.view(s) else {
+            let bound_to_element = self
+                .frame
+                .bindings
+                .get(&s.symbol_id)
+                .is_some_and(|b| b.contains('('));
+            if bound_to_element {
+                panic!("unsupported: subscripted scalar formal");
+            }
+            return element_name(&self.base(s), idx);
+        };
+        // The linear position in array element order.
+        let bounds = self.bounds(s);
+        let mut linear = 0i64;
+        let mut stride = 1i64;
+        for (i, (lo, hi)) in idx.iter().zip(&bounds) {
+            linear += (i - lo) * stride;
+            stride *= hi - lo + 1;
+        }
+        view.get(linear as usize)
+            .unwrap_or_else(|| {
+                // Drawn integers (a parameter XAIF shows as a variable)
+                // need not agree with the actual's extent.
+                panic!(
+                    "unsupported: subscript beyond the actual argument: {}",
+                    s.symbol_id
+                )
+            })
+            .clone()
     }
 
     fn is_array_symbol(&self, s: &SymbolReference) -> bool {
@@ -381,7 +442,6 @@ impl Machine {
                     .collect()
             }
         };
-        let base = self.base(s);
         // Array element order: the first subscript varies fastest.
         let mut out = Vec::new();
         if extents.iter().any(|e| e.is_empty()) {
@@ -390,7 +450,7 @@ impl Machine {
         let mut pos = vec![0usize; extents.len()];
         loop {
             let idx: Vec<i64> = pos.iter().zip(&extents).map(|(&p, e)| e[p]).collect();
-            out.push(element_name(&base, &idx));
+            out.push(self.element_location(s, &idx));
             let mut k = 0;
             loop {
                 if k == pos.len() {
@@ -409,9 +469,11 @@ impl Machine {
     /// The storage a scalar reference denotes: `x`, `v(2)`, `a(1,3)`.
     pub fn location(&mut self, r: &VariableReference) -> String {
         let s = Self::symbol_reference(r);
-        let base = self.base(s);
         match Self::subscripts(r) {
-            None => base,
+            None if self.view(s).is_some() => {
+                panic!("unsupported: whole array formal in a scalar context")
+            }
+            None => self.base(s),
             Some(a) => {
                 if !a.index_triplets.iter().all(is_scalar_subscript) {
                     panic!(
@@ -419,15 +481,12 @@ impl Machine {
                         s.symbol_id
                     );
                 }
-                if base.contains('(') {
-                    panic!("unsupported: subscripted formal bound to an array element (sequence association)");
-                }
                 let idx: Vec<i64> = a
                     .index_triplets
                     .iter()
                     .map(|t| self.eval_int(t.index.as_ref().expect("subscript")))
                     .collect();
-                element_name(&base, &idx)
+                self.element_location(s, &idx)
             }
         }
     }
@@ -835,6 +894,16 @@ impl Machine {
         self.calls += 1;
         let mut bindings = HashMap::new();
         let mut bounds = HashMap::new();
+        let mut views = HashMap::new();
+        // Whether the callee's formal is an array (sequence association).
+        let formal_is_array = |m: &Machine, formal: &str| {
+            let (Some(symbols), Some(scope)) = (&m.symbols, callee.scope) else {
+                return false;
+            };
+            symbols
+                .lookup(scope, formal)
+                .is_some_and(|f| f.shape != SymbolShape::Scalar)
+        };
         for arg in &c.arguments {
             let formal = callee
                 .formals
@@ -845,6 +914,11 @@ impl Machine {
                 ArgumentValue::Variable(r) => {
                     let s = Self::symbol_reference(r);
                     match Self::subscripts(r) {
+                        None if self.view(s).is_some() => {
+                            // A formal passed on whole: the same elements.
+                            views.insert(formal.clone(), self.view(s).unwrap().clone());
+                            format!("view#{}:{formal}", self.calls)
+                        }
                         None if self.symbols.is_some() && self.is_array_symbol(s) => {
                             if let Some(b) = self.known_bounds(s) {
                                 let extents = b.into_iter().map(|(lo, hi)| (1, hi - lo + 1));
@@ -854,7 +928,27 @@ impl Machine {
                         }
                         None => self.base(s),
                         Some(a) if !a.index_triplets.iter().all(is_scalar_subscript) => {
-                            panic!("unsupported: array section as an actual argument")
+                            let elements = self.elements(r).expect("a section");
+                            views.insert(formal.clone(), elements);
+                            format!("view#{}:{formal}", self.calls)
+                        }
+                        Some(_) if formal_is_array(self, &formal) => {
+                            // The element and those after it in the actual.
+                            let element = self.location(r);
+                            let mut whole = r.clone();
+                            whole.vertices.retain(|v| {
+                                matches!(v, VariableReferenceVertex::SymbolReference(_))
+                            });
+                            whole.edges.clear();
+                            let all = self.elements(&whole).unwrap_or_else(|| {
+                                panic!("unsupported: array element of a scalar as an actual")
+                            });
+                            let at = all
+                                .iter()
+                                .position(|n| *n == element)
+                                .expect("element of its array");
+                            views.insert(formal.clone(), all[at..].to_vec());
+                            format!("view#{}:{formal}", self.calls)
                         }
                         Some(_) => self.location(r),
                     }
@@ -872,6 +966,7 @@ impl Machine {
             bindings,
             scope: callee.scope,
             bounds,
+            views,
         };
         let saved = std::mem::replace(&mut self.frame, frame);
         self.run(&callee.vertices, &callee.edges);
