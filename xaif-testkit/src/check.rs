@@ -167,9 +167,13 @@ fn run(
         .unwrap_or_else(|| panic!("no code for {routine}"))
         .clone();
     m.frame = Frame::top(&top);
+    m.assume_bounds_of_formals(ASSUMED_EXTENT);
     m.run(&top.vertices, &top.edges);
     m
 }
+
+/// The extent given to a top-level routine's arrays that declare none.
+const ASSUMED_EXTENT: i64 = 3;
 
 fn close(a: f64, b: f64, rel: f64) -> bool {
     (a - b).abs() <= rel * a.abs().max(b.abs()).max(1.0)
@@ -297,6 +301,7 @@ fn check_routine_or_panic(p: &Programs, routine: &str, seed: u64) -> Verdict {
     a.subroutines = p.adjoint.clone();
     a.d = ybar.clone().into_iter().collect();
     a.frame = Frame::top(&top);
+    a.assume_bounds_of_formals(ASSUMED_EXTENT);
     a.run(&top.vertices, &top.edges);
     if !a.real_tape.is_empty() || !a.int_tape.is_empty() || !a.checkpoints.is_empty() {
         return Verdict::Failed(format!(

@@ -466,6 +466,27 @@ impl Machine {
         }
     }
 
+    /// Gives the current frame's array formals that declare no bounds
+    /// (`x(n)`, `x(:)` of a routine run at the top, with no actual to take
+    /// them from) the bounds `1:extent` in every dimension. The interpreter
+    /// then runs them as arrays of that shape whatever integer `n` it
+    /// draws: one fixed semantics for input, tangent and adjoint alike.
+    pub fn assume_bounds_of_formals(&mut self, extent: i64) {
+        let (Some(symbols), Some(scope)) = (&self.symbols, self.frame.scope) else {
+            return;
+        };
+        for formal in self.frame.bindings.keys() {
+            if let Some(sym) = symbols.lookup(scope, formal) {
+                let rank = sym.shape.rank();
+                if rank > 0 && sym.dimension_bounds.is_empty() {
+                    self.frame
+                        .bounds
+                        .insert(formal.clone(), vec![(1, extent); rank]);
+                }
+            }
+        }
+    }
+
     /// The storage a scalar reference denotes: `x`, `v(2)`, `a(1,3)`.
     pub fn location(&mut self, r: &VariableReference) -> String {
         let s = Self::symbol_reference(r);
