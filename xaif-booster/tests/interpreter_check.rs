@@ -106,13 +106,18 @@ fn run(path: &Path, dir: &Path) -> Outcome {
             validate_output(&tangent);
             validate_output(&adjoint);
             let read = |p: &Path| read_call_graph_file(p).unwrap_or_else(|e| panic!("{e}"));
-            let verdicts = check_document_with(
-                &read(path),
-                &read(&tangent),
-                &read(&adjoint),
-                7,
-                reference_markers(),
-            );
+            // Three random points and directions; the worst verdict of
+            // each subroutine counts.
+            let (input, t, a) = (read(path), read(&tangent), read(&adjoint));
+            let mut verdicts = check_document_with(&input, &t, &a, 7, reference_markers());
+            for seed in [8, 9] {
+                let again = check_document_with(&input, &t, &a, seed, reference_markers());
+                for (v, w) in verdicts.iter_mut().zip(again) {
+                    if !matches!(w.1, Verdict::Passed { .. }) {
+                        *v = w;
+                    }
+                }
+            }
             Outcome::Checked(verdicts)
         }
         (t, a) => panic!(
