@@ -154,20 +154,24 @@ impl BoostError {
                 return Diagnostic::of_kind(self.kind, place, message);
             }
         }
-        let needles = [
-            self.statement_id
-                .as_ref()
-                .map(|s| format!("statement_id=\"{s}\"")),
-            self.cfg_symbol
-                .as_ref()
-                .map(|s| format!("symbol_id=\"{s}\"")),
-        ];
-        let offset = needles
-            .iter()
-            .flatten()
-            .find_map(|n| xaif_text.find(n.as_str()))
-            .map(|off| xaif_text[..off].rfind('<').unwrap_or(off))
-            .unwrap_or(0);
+        // The statement, else the subroutine's graph (not the symbol
+        // declaring its name, which comes first in the document).
+        let statement = self.statement_id.as_ref().and_then(|s| {
+            let off = xaif_text.find(&format!("statement_id=\"{s}\""))?;
+            Some(xaif_text[..off].rfind('<').unwrap_or(off))
+        });
+        let graph = || {
+            let needle = format!("symbol_id=\"{}\"", self.cfg_symbol.as_ref()?);
+            xaif_text.match_indices(&needle).find_map(|(off, _)| {
+                let start = xaif_text[..off].rfind('<')?;
+                let tag = xaif_text[start + 1..off].split_whitespace().next()?;
+                ["ControlFlowGraph", "ReplacementList"]
+                    .iter()
+                    .any(|t| tag == *t || tag.ends_with(&format!(":{t}")))
+                    .then_some(start)
+            })
+        };
+        let offset = statement.or_else(graph).unwrap_or(0);
         let (line, column) = xaif_schema::error::line_column(xaif_text, offset);
         let place = Location::new(xaif_file, line, column);
         Diagnostic::of_kind(self.kind, place, format!("{prefix}{self}"))
@@ -183,6 +187,7 @@ pub fn transform_tangent(
     catalogue: &Catalogue,
     options: &TangentOptions,
 ) -> Result<Vec<BlockStats>, BoostError> {
+    crate::prepare::prepare_input(cg)?;
     ensure_default_map_keys(cg);
     let symbols = SymbolIndex::new(cg);
     let chains = DuChains::new(&cg.duud_set_map);

@@ -105,6 +105,7 @@ pub fn transform_adjoint_with(
     catalogue: &Catalogue,
     options: &AdjointOptions,
 ) -> Result<Vec<BlockTape>, BoostError> {
+    crate::prepare::prepare_input(cg)?;
     ensure_default_map_keys(cg);
     let chains = DuChains::new(&cg.duud_set_map);
     let symbols = SymbolIndex::new(cg);
@@ -188,7 +189,13 @@ pub fn transform_adjoint_with(
         .vertices
         .par_iter()
         .map(|vertex| match vertex {
-            CallGraphVertex::ControlFlowGraph(cfg) if cfg.active => Some(adjoint_cfg(cfg, &ctx)),
+            // An empty body (a module's) has nothing to reverse: it stays
+            // a control flow graph, as a passive one does.
+            CallGraphVertex::ControlFlowGraph(cfg)
+                if cfg.active && !crate::cfg_shape::is_empty_body(cfg) =>
+            {
+                Some(adjoint_cfg(cfg, &ctx))
+            }
             _ => None,
         })
         .collect();
