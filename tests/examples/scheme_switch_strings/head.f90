@@ -44,6 +44,7 @@ subroutine head(x, y)
   !$openad INDEPENDENT(x)
   t = x
   relaxation = 'strong'
+  scheme = 'upwind'
   do year = 1, 4
     call step(t)
     call relax(t, relaxation)
