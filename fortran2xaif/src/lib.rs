@@ -7,6 +7,7 @@ pub mod ast;
 pub mod bit_intrinsics;
 pub mod black_box;
 pub mod black_box_pragmas;
+pub mod mpi;
 pub mod canon;
 pub mod cfg;
 pub mod checkpoint_pragmas;

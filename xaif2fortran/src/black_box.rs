@@ -118,7 +118,7 @@ pub fn parse_black_box(text: &str) -> std::result::Result<BlackBoxCall, String> 
 }
 
 /// The actual arguments of `call NAME(a, b(1, 2), c)`, as written.
-fn call_actuals(source: &str) -> Option<Vec<String>> {
+pub(crate) fn call_actuals(source: &str) -> Option<Vec<String>> {
     let open = source.find('(')?;
     let close = source.rfind(')')?;
     let inner = &source[open + 1..close];

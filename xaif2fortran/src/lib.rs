@@ -4,6 +4,7 @@
 
 pub mod allocation;
 pub mod black_box;
+pub mod mpi;
 pub mod block;
 pub mod calls;
 pub mod canon;
@@ -113,6 +114,9 @@ pub fn generate(
         .into_iter()
         .map(|(n, t)| (n.to_string(), t.to_string()))
         .collect();
+    if canon.uses_mpi() {
+        files.push(("OAD_mpi.f90".into(), runtime::oad_mpi(mode)));
+    }
     files.push((format!("{stem}.oad.f90"), program));
     let sources: String = files.iter().map(|(n, _)| format!("{n}\n")).collect();
     files.push(("SOURCES".into(), sources));

@@ -20,6 +20,7 @@
 //! | `control_flow` | statement dispatch, `if` chains, `do`/`do while`, `select case` |
 //! | `calls` | subroutine calls, user functions turned into subroutine calls, actual arguments |
 //! | `black_box_calls` | calls of routines without source declared with `--black-box`, checked against their declaration |
+//! | `mpi_calls` | calls of MPI routines on real data, checked against the built-in table of `mpi.rs` |
 //! | `assignments` | scalar assignments, passive (opaque) assignments |
 //! | `complex_parts` | `complex(8)` arithmetic as real arithmetic on the parts `z%re`, `z%im` |
 //! | `expressions` | expressions to canonical form, subscripts, intrinsics |
@@ -37,6 +38,7 @@ mod array_intrinsics;
 mod arrays;
 mod assignments;
 mod black_box_calls;
+mod mpi_calls;
 mod calls;
 mod complex_parts;
 mod control_flow;

@@ -1,0 +1,125 @@
+//! Calls of MPI routines that pass real data (`mpi.rs`): checked against
+//! the built-in table of signatures and kept as one opaque statement,
+//! `OpaqueKind::Mpi`, whose `Marker` carries `;mpi:NAME;args:ROLES`. The
+//! back end turns it into calls of the runtime module `OAD_mpi`.
+//!
+//! Buffers must be real(8) variables: whole (scalar or array), an array
+//! element (the start of `count` contiguous elements, as MPI reads it) or
+//! a section. Every other argument is a passive integer expression.
+
+use crate::ast::*;
+use crate::mpi::{self, Role};
+use crate::sema::{Binding, Cat};
+use crate::unparse;
+
+use super::{first_user_call, stmt, Canon};
+
+impl Canon<'_> {
+    pub(super) fn mpi_call(
+        &mut self,
+        callee: String,
+        args: Vec<Arg>,
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) -> FrontResult<()> {
+        let Some(roles) = mpi::signature(&callee) else {
+            return self.err(
+                span,
+                format!("MPI routine '{callee}' on real data is not supported (supported: mpi_send, mpi_recv, mpi_sendrecv, mpi_allreduce, mpi_reduce, mpi_bcast, mpi_gather, mpi_scatter, mpi_allgather)"),
+            );
+        };
+        if let Some(a) = args.iter().find(|a| a.keyword.is_some()) {
+            return self.err(
+                a.value.span(),
+                format!("unsupported construct: keyword argument in a call of MPI routine '{callee}' (pass the arguments by position)"),
+            );
+        }
+        if args.len() != roles.len() {
+            return self.err(
+                span,
+                format!(
+                    "call of MPI routine '{callee}' passes {} argument(s); its Fortran binding has {} (the error code last)",
+                    args.len(),
+                    roles.len()
+                ),
+            );
+        }
+        let mut reads = Vec::new();
+        let mut writes = Vec::new();
+        for (a, role) in args.iter().zip(roles) {
+            let at = a.value.span();
+            if let Some((f, sp)) = first_user_call(self.prog, self.unit, &a.value) {
+                return self.err(sp, format!("unsupported construct: user function '{f}' in a call of MPI routine '{callee}' (assign it to a variable first)"));
+            }
+            let t = self.ty(&a.value);
+            let variable = match &a.value {
+                Expr::Name(n, _) | Expr::Apply { name: n, .. } => matches!(
+                    self.prog.resolve(self.unit, n),
+                    Some(Binding::Var { owner, sym }) if !self.prog.symbol(owner, sym).parameter
+                ),
+                _ => false,
+            };
+            if role.is_buffer() {
+                if let Expr::Name(n, _) = &a.value {
+                    if n == "mpi_in_place" {
+                        return self.err(
+                            at,
+                            format!("unsupported construct: mpi_in_place in a call of MPI routine '{callee}' on real data (use separate send and receive buffers)"),
+                        );
+                    }
+                }
+                if t.cat != Cat::Real(8) || !variable {
+                    return self.err(
+                        at,
+                        format!(
+                            "unsupported construct: buffer of MPI routine '{callee}' must be a real(8) variable, element or section (mixed buffer types or expressions are not supported)"
+                        ),
+                    );
+                }
+                if let Expr::Apply { args: subs, .. } = &a.value {
+                    if subs.iter().any(|s| {
+                        matches!(&s.value, Expr::Range { stride: Some(_), .. })
+                    }) {
+                        return self.err(
+                            at,
+                            format!("unsupported construct: strided section as buffer of MPI routine '{callee}' (MPI needs contiguous data)"),
+                        );
+                    }
+                }
+            } else if matches!(t.cat, Cat::Real(_) | Cat::Complex(_)) {
+                return self.err(
+                    at,
+                    format!("unsupported construct: real value as a passive argument of MPI routine '{callee}' (count, datatype, peer, tag, communicator and status are integers)"),
+                );
+            }
+            match role {
+                Role::SendBuffer | Role::Input => reads.push(a.value.clone()),
+                Role::RecvBuffer => writes.push(a.value.clone()),
+                Role::Buffer => {
+                    reads.push(a.value.clone());
+                    writes.push(a.value.clone());
+                }
+                Role::Output => {
+                    if variable {
+                        writes.push(a.value.clone());
+                    }
+                }
+            }
+        }
+        self.prog.mpi_calls.insert(
+            (span.file, span.line, span.column),
+            mpi::annotation(&callee, roles),
+        );
+        let text = format!("call {callee}({})", unparse::args_text(&args));
+        out.push(stmt(
+            StmtKind::Opaque {
+                kind: OpaqueKind::Mpi,
+                text,
+                reads,
+                writes,
+            },
+            span,
+        ));
+        Ok(())
+    }
+}
