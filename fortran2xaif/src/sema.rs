@@ -625,7 +625,10 @@ impl Program {
                 .is_some_and(|&m| self.sees_mpi_from(m, depth + 1)),
             _ => false,
         });
-        direct || unit.parent.is_some_and(|p| self.sees_mpi_from(p, depth + 1))
+        direct
+            || unit
+                .parent
+                .is_some_and(|p| self.sees_mpi_from(p, depth + 1))
     }
 
     /// Resolves a name used in unit `i`.

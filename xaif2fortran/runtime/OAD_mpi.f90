@@ -191,7 +191,7 @@ contains
     call check_type(datatype)
     call view(buf, count, p)
     call MPI_Recv(t, size(t), MPI_DOUBLE_PRECISION, source, tag, comm, st, ierror)
-    call unpack(p, count, t)
+    if (st(MPI_SOURCE) /= MPI_PROC_NULL) call unpack(p, count, t)
     if (.not. ignored(status)) status(1:MPI_STATUS_SIZE) = st
   end subroutine oad_mpi_recv
 
@@ -214,7 +214,7 @@ contains
     call MPI_Sendrecv(s, size(s), MPI_DOUBLE_PRECISION, dest, sendtag, r, size(r), &
          MPI_DOUBLE_PRECISION, source, recvtag, comm, st, ierror)
     call sent(size(s))
-    call unpack(q, recvcount, r)
+    if (st(MPI_SOURCE) /= MPI_PROC_NULL) call unpack(q, recvcount, r)
     if (.not. ignored(status)) status(1:MPI_STATUS_SIZE) = st
   end subroutine oad_mpi_sendrecv
 
@@ -415,7 +415,7 @@ contains
     call check_type(datatype)
     call view(buf, count, p)
     call MPI_Recv(t, count, MPI_DOUBLE_PRECISION, source, tag, comm, st, ierror)
-    p(1:count)%v = t
+    if (st(MPI_SOURCE) /= MPI_PROC_NULL) p(1:count)%v = t
     if (tape) then
       ! The reverse sweep sends the adjoint back to the actual sender.
       call push(st(MPI_SOURCE))
@@ -444,7 +444,7 @@ contains
     call MPI_Sendrecv(s, sendcount, MPI_DOUBLE_PRECISION, dest, sendtag, r, recvcount, &
          MPI_DOUBLE_PRECISION, source, recvtag, comm, st, ierror)
     call sent(sendcount)
-    q(1:recvcount)%v = r
+    if (st(MPI_SOURCE) /= MPI_PROC_NULL) q(1:recvcount)%v = r
     if (tape) then
       call push(st(MPI_SOURCE))
       call push(st(MPI_TAG))
@@ -612,6 +612,7 @@ contains
     real(8) :: t(count)
     call check_type(datatype)
     call view(buf, count, p)
+    t = 0
     call MPI_Recv(t, count, MPI_DOUBLE_PRECISION, dest, tag, comm, MPI_STATUS_IGNORE, ierror)
     call add_d(p, count, t)
   end subroutine oad_mpi_send_adj
@@ -628,6 +629,8 @@ contains
     call check_type(datatype)
     actual_tag = pop()
     actual_source = pop()
+    ! A receive from MPI_PROC_NULL left the buffer as it was.
+    if (actual_source == MPI_PROC_NULL) return
     call view(buf, count, p)
     call get_d(p, count, t)
     call zero_d(p, count)
@@ -652,8 +655,14 @@ contains
     actual_source = pop()
     call view(sendbuf, sendcount, p)
     call view(recvbuf, recvcount, q)
-    call get_d(q, recvcount, r)
-    call zero_d(q, recvcount)
+    ! MPI_PROC_NULL receives report MPI_ANY_TAG, invalid for a send.
+    if (actual_source == MPI_PROC_NULL) actual_tag = recvtag
+    r = 0
+    if (actual_source /= MPI_PROC_NULL) then
+      call get_d(q, recvcount, r)
+      call zero_d(q, recvcount)
+    end if
+    s = 0
     call MPI_Sendrecv(r, recvcount, MPI_DOUBLE_PRECISION, actual_source, actual_tag, &
          s, sendcount, MPI_DOUBLE_PRECISION, dest, sendtag, comm, MPI_STATUS_IGNORE, ierror)
     call sent(recvcount)

@@ -115,7 +115,9 @@ impl CanonSource {
     /// generated units then use the runtime module `OAD_mpi` (`mpi.rs`).
     pub fn uses_mpi(&self) -> bool {
         self.lines.iter().any(|l| {
-            let code = crate::fortran_text::code_part(l).trim().to_ascii_lowercase();
+            let code = crate::fortran_text::code_part(l)
+                .trim()
+                .to_ascii_lowercase();
             code == "use mpi" || code.starts_with("use mpi,") || code.starts_with("use :: mpi")
         })
     }

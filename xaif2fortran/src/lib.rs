@@ -4,7 +4,6 @@
 
 pub mod allocation;
 pub mod black_box;
-pub mod mpi;
 pub mod block;
 pub mod calls;
 pub mod canon;
@@ -22,6 +21,7 @@ pub mod global_checkpoint;
 pub mod inline;
 pub mod interfaces;
 pub mod loop_invariants;
+pub mod mpi;
 pub mod output;
 pub mod plain_clones;
 pub mod pointer_frames;

@@ -130,8 +130,12 @@ impl UnitGen<'_, '_> {
                 .xaif
                 .error(&format!("statement_id=\"{}\"", m.statement_id), message)
         };
-        let (name, roles) = parse_mpi(description)
-            .map_err(|e| located(self, format!("malformed MPI annotation '{description}': {e}")))?;
+        let (name, roles) = parse_mpi(description).map_err(|e| {
+            located(
+                self,
+                format!("malformed MPI annotation '{description}': {e}"),
+            )
+        })?;
         let actuals = call_actuals(source)
             .filter(|a| a.len() == roles.len())
             .ok_or_else(|| {

@@ -78,7 +78,13 @@ impl Canon<'_> {
                 }
                 if let Expr::Apply { args: subs, .. } = &a.value {
                     if subs.iter().any(|s| {
-                        matches!(&s.value, Expr::Range { stride: Some(_), .. })
+                        matches!(
+                            &s.value,
+                            Expr::Range {
+                                stride: Some(_),
+                                ..
+                            }
+                        )
                     }) {
                         return self.err(
                             at,
