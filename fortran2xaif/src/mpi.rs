@@ -55,6 +55,11 @@ pub enum Role {
     Input,
     /// A passive integer output (status, error code).
     Output,
+    /// A request handle (or an array of them) of a nonblocking call:
+    /// written by `mpi_isend`/`mpi_irecv`, read and reset by
+    /// `mpi_wait`/`mpi_waitall`. The runtime pairs requests across the
+    /// sweeps itself, so the reverse sweep never needs its value.
+    Request,
 }
 
 impl Role {
@@ -70,11 +75,14 @@ impl Role {
             Role::Buffer => 'b',
             Role::Input => 'i',
             Role::Output => 'o',
+            Role::Request => 'q',
         }
     }
 }
 
-use Role::{Buffer as B, Input as I, Output as O, RecvBuffer as R, SendBuffer as S};
+use Role::{
+    Buffer as B, Input as I, Output as O, RecvBuffer as R, Request as Q, SendBuffer as S,
+};
 
 /// The MPI routines the tool differentiates on real(8) data, with the
 /// role of each argument (Fortran binding of MPI-3, `ierror` last).
@@ -97,7 +105,23 @@ const SUPPORTED: &[(&str, &[Role])] = &[
     ("mpi_scatter", &[S, I, I, R, I, I, I, I, O]),
     // sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror
     ("mpi_allgather", &[S, I, I, R, I, I, I, O]),
+    // buf, count, datatype, dest, tag, comm, request, ierror
+    ("mpi_isend", &[S, I, I, I, I, I, Q, O]),
+    // buf, count, datatype, source, tag, comm, request, ierror
+    ("mpi_irecv", &[R, I, I, I, I, I, Q, O]),
+    // request, status, ierror
+    ("mpi_wait", &[Q, O, O]),
+    // count, requests, statuses, ierror
+    ("mpi_waitall", &[I, Q, O, O]),
 ];
+
+/// The completions of nonblocking calls: kept as MPI statements even
+/// though they pass no real data (the runtime finishes an `mpi_irecv` of
+/// active data there, and the reverse sweep posts the reversed message
+/// there).
+pub fn is_completion(name: &str) -> bool {
+    matches!(name, "mpi_wait" | "mpi_waitall")
+}
 
 /// The argument roles of a supported MPI routine (lower-case name).
 pub fn signature(name: &str) -> Option<&'static [Role]> {

@@ -21,7 +21,7 @@
 module OAD_mpi
   use mpi
   use OAD_active
-  use iso_c_binding, only: c_loc, c_f_pointer
+  use iso_c_binding, only: c_loc, c_f_pointer, c_ptr, c_null_ptr, c_associated
   implicit none
   private
   public :: oad_mpi_send, oad_mpi_recv, oad_mpi_sendrecv, oad_mpi_allreduce, &
@@ -33,6 +33,9 @@ module OAD_mpi
   public :: oad_mpi_send_adj, oad_mpi_recv_adj, oad_mpi_sendrecv_adj, &
        oad_mpi_allreduce_adj, oad_mpi_reduce_adj, oad_mpi_bcast_adj, &
        oad_mpi_gather_adj, oad_mpi_scatter_adj, oad_mpi_allgather_adj
+  public :: oad_mpi_isend, oad_mpi_irecv, oad_mpi_wait, oad_mpi_waitall
+  public :: oad_mpi_isend_fwd, oad_mpi_irecv_fwd, oad_mpi_wait_fwd, oad_mpi_waitall_fwd
+  public :: oad_mpi_isend_adj, oad_mpi_irecv_adj, oad_mpi_wait_adj, oad_mpi_waitall_adj
   public :: oad_mpi_bytes_sent
 
   ! Bytes this process passed to MPI send operations through this module
@@ -42,6 +45,33 @@ module OAD_mpi
   ! The forward sweep's records, popped in reverse order by the adjoints.
   integer, allocatable :: record(:)
   integer :: record_top = 0
+
+  ! Nonblocking calls on active data: one record per request, from the
+  ! isend/irecv to its wait; in the adjoint modes (taped) on to the
+  ! reverse sweep, where the adjoint of the wait posts the reversed
+  ! operation and the adjoint of the isend/irecv completes it.
+  integer, parameter :: nb_free = 0, nb_in_flight = 1, nb_completed = 2, &
+       nb_reversed = 3
+  type nb_record
+    integer :: state = nb_free
+    logical :: recv = .false.
+    ! Values only (adjoint modes' forward sweep) or values and derivatives.
+    logical :: values_only = .false.
+    logical :: taped = .false.
+    ! MPI request of the operation in flight (forward, then reverse).
+    integer :: handle = 0
+    ! Peer and tag: for a receive, the actual ones once completed.
+    integer :: count = 0, peer = 0, tag = 0, comm = 0
+    ! Posting order: the reverse posts in the opposite order.
+    integer(8) :: serial = 0
+    ! The user's buffer (a receive is unpacked there at its wait, and
+    ! its adjoint read there at the adjoint of the wait).
+    type(c_ptr) :: buf = c_null_ptr
+    ! The packed message in flight.
+    real(8), allocatable :: t(:)
+  end type nb_record
+  type(nb_record), allocatable, target :: nb(:)
+  integer(8) :: nb_posted = 0
 
 contains
 
@@ -831,5 +861,342 @@ contains
       call add_d(p, sendcount * nprocs, t)
     end if
   end subroutine oad_mpi_scatter_adj
+
+  ! ================= nonblocking calls =================
+
+  ! A free record (the table grows; move_alloc keeps the messages in
+  ! flight where MPI was told they are).
+  integer function nb_new(recv, values_only, taped, count, peer, tag, comm, buf)
+    logical, intent(in) :: recv, values_only, taped
+    integer, intent(in) :: count, peer, tag, comm
+    type(c_ptr), intent(in) :: buf
+    type(nb_record), allocatable :: bigger(:)
+    integer :: k
+    if (.not. allocated(nb)) allocate(nb(16))
+    nb_new = 0
+    do k = 1, size(nb)
+      if (nb(k)%state == nb_free) then
+        nb_new = k
+        exit
+      end if
+    end do
+    if (nb_new == 0) then
+      allocate(bigger(2 * size(nb)))
+      do k = 1, size(nb)
+        bigger(k)%state = nb(k)%state
+        bigger(k)%recv = nb(k)%recv
+        bigger(k)%values_only = nb(k)%values_only
+        bigger(k)%taped = nb(k)%taped
+        bigger(k)%handle = nb(k)%handle
+        bigger(k)%count = nb(k)%count
+        bigger(k)%peer = nb(k)%peer
+        bigger(k)%tag = nb(k)%tag
+        bigger(k)%comm = nb(k)%comm
+        bigger(k)%serial = nb(k)%serial
+        bigger(k)%buf = nb(k)%buf
+        if (allocated(nb(k)%t)) call move_alloc(nb(k)%t, bigger(k)%t)
+      end do
+      nb_new = size(nb) + 1
+      call move_alloc(bigger, nb)
+    end if
+    nb_posted = nb_posted + 1
+    nb(nb_new)%state = nb_in_flight
+    nb(nb_new)%recv = recv
+    nb(nb_new)%values_only = values_only
+    nb(nb_new)%taped = taped
+    nb(nb_new)%count = count
+    nb(nb_new)%peer = peer
+    nb(nb_new)%tag = tag
+    nb(nb_new)%comm = comm
+    nb(nb_new)%serial = nb_posted
+    nb(nb_new)%buf = buf
+    nb(nb_new)%handle = MPI_REQUEST_NULL
+  end function nb_new
+
+  ! The record of a request in flight, 0 if it is none of ours (a
+  ! request of passive data, or MPI_REQUEST_NULL).
+  integer function nb_find(request)
+    integer, intent(in) :: request
+    integer :: k
+    nb_find = 0
+    if (.not. allocated(nb) .or. request == MPI_REQUEST_NULL) return
+    do k = 1, size(nb)
+      if (nb(k)%state == nb_in_flight .and. nb(k)%handle == request) then
+        nb_find = k
+        return
+      end if
+    end do
+  end function nb_find
+
+  subroutine nb_release(k)
+    integer, intent(in) :: k
+    if (allocated(nb(k)%t)) deallocate(nb(k)%t)
+    nb(k)%state = nb_free
+    nb(k)%buf = c_null_ptr
+  end subroutine nb_release
+
+  ! Posts an isend (recv false) or irecv of `count` elements of `buf`.
+  subroutine nb_post(recv, values_only, tape, buf, count, datatype, peer, tag, comm, &
+       request, ierror)
+    logical, intent(in) :: recv, values_only, tape
+    type(active), dimension(..), target, contiguous, intent(in) :: buf
+    integer, intent(in) :: count, datatype, peer, tag, comm
+    integer, intent(out) :: request, ierror
+    type(active), pointer :: p(:)
+    integer :: k, n
+    call check_type(datatype)
+    call view(buf, count, p)
+    k = nb_new(recv, values_only, tape, count, peer, tag, comm, c_loc(buf))
+    n = count
+    if (.not. values_only) n = (1 + width()) * count
+    allocate(nb(k)%t(n))
+    if (recv) then
+      call MPI_Irecv(nb(k)%t, n, MPI_DOUBLE_PRECISION, peer, tag, comm, nb(k)%handle, ierror)
+    else
+      if (values_only) then
+        nb(k)%t = p(1:count)%v
+      else
+        call pack(p, count, nb(k)%t)
+      end if
+      call MPI_Isend(nb(k)%t, n, MPI_DOUBLE_PRECISION, peer, tag, comm, nb(k)%handle, ierror)
+      call sent(n)
+    end if
+    request = nb(k)%handle
+    ! The reverse sweep finds this record again (adjoint of the isend/irecv).
+    if (tape) call push(k)
+  end subroutine nb_post
+
+  ! Completes one request: a receive of active data is unpacked into the
+  ! user's buffer. Taped: the record waits for the reverse sweep, whose
+  ! adjoint of this wait finds it on the stack (0: nothing to reverse).
+  subroutine nb_complete(tape, request, st, ierror)
+    logical, intent(in) :: tape
+    integer, intent(inout) :: request
+    integer, intent(out) :: st(MPI_STATUS_SIZE), ierror
+    type(active), pointer :: p(:)
+    integer :: k, n
+    k = nb_find(request)
+    if (k == 0) then
+      call MPI_Wait(request, st, ierror)
+      if (tape) call push(0)
+      return
+    end if
+    call MPI_Wait(nb(k)%handle, st, ierror)
+    request = MPI_REQUEST_NULL
+    n = nb(k)%count
+    if (nb(k)%recv) then
+      if (st(MPI_SOURCE) /= MPI_PROC_NULL) then
+        call c_f_pointer(nb(k)%buf, p, [n])
+        if (nb(k)%values_only) then
+          p(1:n)%v = nb(k)%t(1:n)
+        else
+          call unpack(p, n, nb(k)%t)
+        end if
+      end if
+      nb(k)%peer = st(MPI_SOURCE)
+      nb(k)%tag = st(MPI_TAG)
+    end if
+    if (tape .and. nb(k)%taped) then
+      deallocate(nb(k)%t)
+      nb(k)%state = nb_completed
+      call push(k)
+    else
+      if (tape) call push(0)
+      call nb_release(k)
+    end if
+  end subroutine nb_complete
+
+  ! Adjoint of a wait: the reversed nonblocking operation. A receive
+  ! sends its adjoint back to the actual sender and zeroes it (the user
+  ! may not touch a receive buffer between the irecv and its wait, so
+  ! the adjoint is final here); a send posts the receive of the adjoint,
+  ! added to the buffer at the adjoint of the isend.
+  subroutine nb_reverse(k)
+    integer, intent(in) :: k
+    type(active), pointer :: p(:)
+    integer :: n, ierror
+    if (k == 0) return
+    if (nb(k)%state /= nb_completed) &
+         error stop 'OAD_mpi: the reverse sweep found no completed nonblocking call for a wait'
+    n = nb(k)%count
+    allocate(nb(k)%t(n))
+    nb(k)%t = 0
+    nb(k)%handle = MPI_REQUEST_NULL
+    if (nb(k)%recv) then
+      if (nb(k)%peer /= MPI_PROC_NULL) then
+        call c_f_pointer(nb(k)%buf, p, [n])
+        call get_d(p, n, nb(k)%t)
+        call zero_d(p, n)
+        call MPI_Isend(nb(k)%t, n, MPI_DOUBLE_PRECISION, nb(k)%peer, nb(k)%tag, nb(k)%comm, &
+             nb(k)%handle, ierror)
+        call sent(n)
+      end if
+    else
+      call MPI_Irecv(nb(k)%t, n, MPI_DOUBLE_PRECISION, nb(k)%peer, nb(k)%tag, nb(k)%comm, &
+           nb(k)%handle, ierror)
+    end if
+    nb(k)%state = nb_reversed
+  end subroutine nb_reverse
+
+  ! Adjoint of an isend/irecv: completes the reversed operation; a send
+  ! adds the adjoint received.
+  subroutine nb_finish(buf, count, ierror)
+    type(active), dimension(..), target, contiguous, intent(inout) :: buf
+    integer, intent(in) :: count
+    integer, intent(out) :: ierror
+    type(active), pointer :: p(:)
+    integer :: k
+    k = pop()
+    if (k < 1) error stop 'OAD_mpi: the reverse sweep found no record of a nonblocking call'
+    if (nb(k)%state /= nb_reversed) &
+         error stop 'OAD_mpi: a nonblocking call was not completed by a wait in the same sweep'
+    if (nb(k)%recv .and. nb(k)%peer /= MPI_PROC_NULL .and. &
+         .not. c_associated(nb(k)%buf, c_loc(buf))) then
+      ! A local array of a routine whose reverse sweep runs in another
+      ! invocation: pass the buffer from a caller or a module.
+      error stop 'OAD_mpi: the buffer of an mpi_irecv moved between the sweeps'
+    end if
+    call MPI_Wait(nb(k)%handle, MPI_STATUS_IGNORE, ierror)
+    if (.not. nb(k)%recv) then
+      call view(buf, count, p)
+      call add_d(p, count, nb(k)%t)
+    end if
+    call nb_release(k)
+  end subroutine nb_finish
+
+  ! ---- tangent modes ----
+
+  subroutine oad_mpi_isend(buf, count, datatype, dest, tag, comm, request, ierror)
+    type(active), dimension(..), target, contiguous, intent(in) :: buf
+    integer, intent(in) :: count, datatype, dest, tag, comm
+    integer, intent(out) :: request, ierror
+    call nb_post(.false., .false., .false., buf, count, datatype, dest, tag, comm, request, ierror)
+  end subroutine oad_mpi_isend
+
+  subroutine oad_mpi_irecv(buf, count, datatype, source, tag, comm, request, ierror)
+    type(active), dimension(..), target, contiguous, intent(inout) :: buf
+    integer, intent(in) :: count, datatype, source, tag, comm
+    integer, intent(out) :: request, ierror
+    call nb_post(.true., .false., .false., buf, count, datatype, source, tag, comm, request, ierror)
+  end subroutine oad_mpi_irecv
+
+  subroutine oad_mpi_wait(request, status, ierror)
+    integer, intent(inout) :: request
+    integer :: status(*)
+    integer, intent(out) :: ierror
+    call oad_mpi_wait_fwd(.false., request, status, ierror)
+  end subroutine oad_mpi_wait
+
+  subroutine oad_mpi_waitall(count, requests, statuses, ierror)
+    integer, intent(in) :: count
+    integer, intent(inout) :: requests(*)
+    integer :: statuses(MPI_STATUS_SIZE, *)
+    integer, intent(out) :: ierror
+    call oad_mpi_waitall_fwd(.false., count, requests, statuses, ierror)
+  end subroutine oad_mpi_waitall
+
+  ! ---- adjoint modes: forward ----
+
+  subroutine oad_mpi_isend_fwd(tape, buf, count, datatype, dest, tag, comm, request, ierror)
+    logical, intent(in) :: tape
+    type(active), dimension(..), target, contiguous, intent(in) :: buf
+    integer, intent(in) :: count, datatype, dest, tag, comm
+    integer, intent(out) :: request, ierror
+    call nb_post(.false., .true., tape, buf, count, datatype, dest, tag, comm, request, ierror)
+  end subroutine oad_mpi_isend_fwd
+
+  subroutine oad_mpi_irecv_fwd(tape, buf, count, datatype, source, tag, comm, request, ierror)
+    logical, intent(in) :: tape
+    type(active), dimension(..), target, contiguous, intent(inout) :: buf
+    integer, intent(in) :: count, datatype, source, tag, comm
+    integer, intent(out) :: request, ierror
+    call nb_post(.true., .true., tape, buf, count, datatype, source, tag, comm, request, ierror)
+  end subroutine oad_mpi_irecv_fwd
+
+  subroutine oad_mpi_wait_fwd(tape, request, status, ierror)
+    logical, intent(in) :: tape
+    integer, intent(inout) :: request
+    integer :: status(*)
+    integer, intent(out) :: ierror
+    integer :: st(MPI_STATUS_SIZE)
+    call nb_complete(tape, request, st, ierror)
+    if (.not. ignored(status)) status(1:MPI_STATUS_SIZE) = st
+  end subroutine oad_mpi_wait_fwd
+
+  ! One wait after the other: every request is posted already, so this
+  ! completes what MPI_Waitall completes.
+  subroutine oad_mpi_waitall_fwd(tape, count, requests, statuses, ierror)
+    logical, intent(in) :: tape
+    integer, intent(in) :: count
+    integer, intent(inout) :: requests(*)
+    integer :: statuses(MPI_STATUS_SIZE, *)
+    integer, intent(out) :: ierror
+    integer :: st(MPI_STATUS_SIZE), i, skip
+    skip = 0
+    if (loc(statuses) == loc(MPI_STATUSES_IGNORE)) skip = 1
+    do i = 1, count
+      call nb_complete(tape, requests(i), st, ierror)
+      if (skip == 0) statuses(1:MPI_STATUS_SIZE, i) = st
+    end do
+  end subroutine oad_mpi_waitall_fwd
+
+  ! ---- adjoint modes: reverse sweep ----
+
+  subroutine oad_mpi_wait_adj(status, ierror)
+    integer :: status(*)
+    integer, intent(out) :: ierror
+    ierror = MPI_SUCCESS
+    call nb_reverse(pop())
+  end subroutine oad_mpi_wait_adj
+
+  ! The reversed operations are posted in the reverse of the order in
+  ! which the forward ones were (MPI matches messages of one peer and
+  ! tag in posting order), whatever the order of the requests.
+  subroutine oad_mpi_waitall_adj(count, statuses, ierror)
+    integer, intent(in) :: count
+    integer :: statuses(*)
+    integer, intent(out) :: ierror
+    integer :: ks(count), i, j, k
+    ierror = MPI_SUCCESS
+    do i = count, 1, -1
+      ks(i) = pop()
+    end do
+    ! Insertion sort, latest posted first (count is small).
+    do i = 2, count
+      k = ks(i)
+      j = i - 1
+      do while (j >= 1)
+        if (serial_of(ks(j)) >= serial_of(k)) exit
+        ks(j + 1) = ks(j)
+        j = j - 1
+      end do
+      ks(j + 1) = k
+    end do
+    do i = 1, count
+      call nb_reverse(ks(i))
+    end do
+  end subroutine oad_mpi_waitall_adj
+
+  integer(8) function serial_of(k)
+    integer, intent(in) :: k
+    serial_of = -1
+    if (k > 0) serial_of = nb(k)%serial
+  end function serial_of
+
+  subroutine oad_mpi_isend_adj(buf, count, datatype, dest, tag, comm, ierror)
+    type(active), dimension(..), target, contiguous, intent(inout) :: buf
+    integer, intent(in) :: count, datatype, dest, tag, comm
+    integer, intent(out) :: ierror
+    call check_type(datatype)
+    call nb_finish(buf, count, ierror)
+  end subroutine oad_mpi_isend_adj
+
+  subroutine oad_mpi_irecv_adj(buf, count, datatype, source, tag, comm, ierror)
+    type(active), dimension(..), target, contiguous, intent(inout) :: buf
+    integer, intent(in) :: count, datatype, source, tag, comm
+    integer, intent(out) :: ierror
+    call check_type(datatype)
+    call nb_finish(buf, count, ierror)
+  end subroutine oad_mpi_irecv_adj
 
 end module OAD_mpi

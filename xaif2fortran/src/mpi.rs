@@ -3,7 +3,7 @@
 //! the role of each argument (docs/xaif.md, "MPI calls"):
 //! `canon:ID;mpi:NAME;args:ROLES`, one letter per argument (`s` send
 //! buffer, `r` receive buffer, `b` broadcast buffer, `i` passive input,
-//! `o` passive output). Every buffer is an active variable (the front
+//! `o` passive output, `q` request of a nonblocking call). Every buffer is an active variable (the front
 //! end declares every real variable an MPI call passes active), and the
 //! runtime module `OAD_mpi` (runtime/OAD_mpi.f90) does the communication:
 //!
@@ -12,7 +12,12 @@
 //! | `f`, `fv` | `call oad_NAME(...)`: the same arguments, values and derivatives travel together |
 //! | `rs`/`rj`, plain | `call oad_NAME_fwd(.false., ...)`: values only |
 //! | `rs`/`rj`, tape | the passive inputs and the buffers' subscripts pushed on the integer tape, then `call oad_NAME_fwd(.true., ...)` (the runtime keeps its own records: actual source and tag, winners of max/min) |
-//! | `rs`/`rj`, mirror | those integers popped, `call oad_NAME_adj(...)` with them: the reversed communication of the adjoints |
+//! | `rs`/`rj`, mirror | those integers popped, `call oad_NAME_adj(...)` with them (requests left out): the reversed communication of the adjoints |
+//!
+//! Nonblocking calls (`mpi_isend`/`mpi_irecv`, `mpi_wait`/`mpi_waitall`)
+//! take the same path; the runtime keeps a record per request and pairs
+//! the adjoint of a wait with the adjoint of its isend/irecv through its
+//! own stack, so no request value crosses the sweeps.
 //!
 //! The pushes sit at the statement's position in the tape section and
 //! the pops at its mirror, its exact reverse position, so they nest in
@@ -46,7 +51,7 @@ pub fn parse_mpi(text: &str) -> std::result::Result<(String, Vec<char>), String>
             name = Some(n.trim().to_string());
         } else if let Some(a) = part.strip_prefix("args:") {
             let r: Vec<char> = a.trim().chars().collect();
-            if let Some(bad) = r.iter().find(|c| !"srbio".contains(**c)) {
+            if let Some(bad) = r.iter().find(|c| !"srbioq".contains(**c)) {
                 return Err(format!("unknown argument role '{bad}'"));
             }
             roles = Some(r);
@@ -165,20 +170,23 @@ impl UnitGen<'_, '_> {
         // The integers the mirror needs, in argument order.
         let mut integers = Vec::new();
         let mut reversed_args = Vec::new();
-        for (a, r) in actuals.iter().zip(&roles) {
+        for (k, (a, r)) in actuals.iter().zip(&roles).enumerate() {
             match r {
                 'i' => {
                     integers.push(add_value_suffix(a, &|n| self.is_active(n)));
                     reversed_args.push(format!("{POPPED}({})", integers.len()));
                 }
-                'o' => reversed_args.push(if reversed_args.len() + 2 == roles.len() {
-                    "oad_mpi_status".to_string()
-                } else {
+                // The error code is last; other outputs are statuses.
+                'o' => reversed_args.push(if k + 1 == roles.len() {
                     "oad_mpi_ierr".to_string()
+                } else {
+                    "oad_mpi_status".to_string()
                 }),
+                // Requests: the runtime pairs them across the sweeps.
+                'q' => {}
                 _ => {
                     let (subscripts, rebuilt) =
-                        buffer_subscripts(a, integers.len() + 1, &|k| format!("{POPPED}({k})"));
+                        buffer_subscripts(a, integers.len() + 1, &|j| format!("{POPPED}({j})"));
                     integers.extend(subscripts);
                     reversed_args.push(rebuilt);
                 }

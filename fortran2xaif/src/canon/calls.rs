@@ -43,9 +43,10 @@ impl Canon<'_> {
                 self.black_box_call(bb, args, span, out)
             }
             None if crate::mpi::is_mpi_routine(&callee)
-                && args
-                    .iter()
-                    .any(|a| matches!(self.ty(&a.value).cat, Cat::Real(_) | Cat::Complex(_))) =>
+                && (crate::mpi::is_completion(&callee)
+                    || args.iter().any(|a| {
+                        matches!(self.ty(&a.value).cat, Cat::Real(_) | Cat::Complex(_))
+                    })) =>
             {
                 self.mpi_call(callee, args, span, out)
             }

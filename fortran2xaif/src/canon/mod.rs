@@ -76,6 +76,7 @@ pub fn canonicalise(prog: &mut Program) -> FrontResult<()> {
             temps: 0,
             loops: 0,
             pending_dealloc: Vec::new(),
+            irecv_buffers: mpi_calls::irecv_buffers(&body),
         };
         let body = c.resolve_generic_calls_in(body)?;
         let body = c.expand_stmt_functions_in(body)?;
@@ -107,6 +108,9 @@ struct Canon<'p> {
     /// Deallocations of allocatable temporaries made for the statement
     /// being rewritten, emitted after it.
     pending_dealloc: Vec<Stmt>,
+    /// The receive buffers of the unit's `mpi_irecv` calls: its waits
+    /// write them (`mpi_calls.rs`).
+    irecv_buffers: Vec<Expr>,
 }
 
 /// One dimension of an array operand: a fixed subscript, a range, or a

@@ -14,6 +14,51 @@ use crate::unparse;
 
 use super::{first_user_call, stmt, Canon};
 
+/// The receive buffers (first arguments) of the `mpi_irecv` calls among
+/// `stmts`. For the analyses a nonblocking receive writes its buffer at
+/// its wait, after sends that may come later in the text: so every wait
+/// of the unit is said to write every one of them (from the message
+/// channel), whichever request it completes.
+pub(super) fn irecv_buffers(stmts: &[Stmt]) -> Vec<Expr> {
+    let mut found = Vec::new();
+    collect_irecv_buffers(stmts, &mut found);
+    found
+}
+
+fn collect_irecv_buffers(stmts: &[Stmt], found: &mut Vec<Expr>) {
+    for s in stmts {
+        match &s.kind {
+            StmtKind::Call { name, args } if name == "mpi_irecv" => {
+                if let Some(a) = args.first() {
+                    found.push(a.value.clone());
+                }
+            }
+            StmtKind::If { arms, otherwise } => {
+                for (_, b) in arms {
+                    collect_irecv_buffers(b, found);
+                }
+                if let Some(b) = otherwise {
+                    collect_irecv_buffers(b, found);
+                }
+            }
+            StmtKind::Do { body, .. }
+            | StmtKind::DoWhile { body, .. }
+            | StmtKind::Forall { body, .. } => collect_irecv_buffers(body, found),
+            StmtKind::Select { cases, .. } => {
+                for c in cases {
+                    collect_irecv_buffers(&c.body, found);
+                }
+            }
+            StmtKind::Where { arms } => {
+                for (_, b) in arms {
+                    collect_irecv_buffers(b, found);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 impl Canon<'_> {
     pub(super) fn mpi_call(
         &mut self,
@@ -25,7 +70,7 @@ impl Canon<'_> {
         let Some(roles) = mpi::signature(&callee) else {
             return self.err(
                 span,
-                format!("MPI routine '{callee}' on real data is not supported (supported: mpi_send, mpi_recv, mpi_sendrecv, mpi_allreduce, mpi_reduce, mpi_bcast, mpi_gather, mpi_scatter, mpi_allgather)"),
+                format!("MPI routine '{callee}' on real data is not supported (supported: mpi_send, mpi_recv, mpi_sendrecv, mpi_allreduce, mpi_reduce, mpi_bcast, mpi_gather, mpi_scatter, mpi_allgather, mpi_isend, mpi_irecv, mpi_wait, mpi_waitall)"),
             );
         };
         if let Some(a) = args.iter().find(|a| a.keyword.is_some()) {
@@ -110,7 +155,16 @@ impl Canon<'_> {
                         writes.push(a.value.clone());
                     }
                 }
+                Role::Request => {
+                    reads.push(a.value.clone());
+                    if variable {
+                        writes.push(a.value.clone());
+                    }
+                }
             }
+        }
+        if mpi::is_completion(&callee) {
+            writes.extend(self.irecv_buffers.iter().cloned());
         }
         self.prog.mpi_calls.insert(
             (span.file, span.line, span.column),
