@@ -128,6 +128,7 @@ impl Lowered {
             is_array: true,
         });
         self.mpi_channel = Some(id);
+        self.program.always_active.push(id);
         id
     }
 
@@ -414,7 +415,11 @@ impl Lowered {
             // out of: what one rank sends another receives, so a receive
             // buffer is varied when any send buffer is, and a send buffer
             // useful when any receive buffer is (every rank runs this same
-            // program).
+            // program). Another rank's send may come at a point this rank's
+            // control flow does not reach before its receive (the root
+            // receives in one branch what the others send in the other):
+            // the channel is varied and useful everywhere
+            // (`always_active`).
             StmtKind::Opaque {
                 kind: OpaqueKind::Mpi,
                 ..
