@@ -123,6 +123,23 @@ pub fn is_completion(name: &str) -> bool {
     matches!(name, "mpi_wait" | "mpi_waitall")
 }
 
+/// The other ways to complete or drop a request: refused whatever they
+/// pass, since a request of active data completed behind the runtime's
+/// back would leave a receive buffer without its values and derivatives.
+pub fn is_other_completion(name: &str) -> bool {
+    matches!(
+        name,
+        "mpi_test"
+            | "mpi_testall"
+            | "mpi_testany"
+            | "mpi_testsome"
+            | "mpi_waitany"
+            | "mpi_waitsome"
+            | "mpi_request_free"
+            | "mpi_cancel"
+    )
+}
+
 /// The argument roles of a supported MPI routine (lower-case name).
 pub fn signature(name: &str) -> Option<&'static [Role]> {
     SUPPORTED

@@ -701,6 +701,12 @@ fn mpi_refusals_are_named_at_the_call() {
             "call of MPI routine 'mpi_send' passes 6 argument(s); its Fortran binding has 7",
         ),
         (
+            "test",
+            "call mpi_test(request, flag, mpi_status_ignore, ierr)",
+            "call mpi_test",
+            "MPI routine 'mpi_test' is not supported (complete nonblocking calls with mpi_wait or mpi_waitall",
+        ),
+        (
             "real_tag",
             "call mpi_isend(y, 4, mpi_double_precision, 0, x(1), mpi_comm_world, request, ierr)",
             "x(1), mpi_comm_world",
@@ -709,7 +715,7 @@ fn mpi_refusals_are_named_at_the_call() {
     ];
     for (name, statement, marker, what) in cases {
         let text = format!(
-            "subroutine head(x, y)\n  use mpi\n  implicit none\n  real(8), intent(in) :: x(4)\n  real(8), intent(out) :: y(4)\n  real(4) :: single(4)\n  integer :: ierr, request\n  !$openad INDEPENDENT(x)\n  y = x\n  {statement}\n  !$openad DEPENDENT(y)\nend subroutine head\n"
+            "subroutine head(x, y)\n  use mpi\n  implicit none\n  real(8), intent(in) :: x(4)\n  real(8), intent(out) :: y(4)\n  real(4) :: single(4)\n  integer :: ierr, request\n  logical :: flag\n  !$openad INDEPENDENT(x)\n  y = x\n  {statement}\n  !$openad DEPENDENT(y)\nend subroutine head\n"
         );
         let source = work.path().join(format!("mpi_{name}.f90"));
         fs::write(&source, &text).unwrap();

@@ -1,12 +1,12 @@
 ! Benchmark copy of tests/examples/mpi_nonblocking_diffusion2d (where
-! the harness checks every mode at 1, 2, 4 processes), on a 256 x 256
+! the harness checks every mode at 1, 2, 4 processes), on a 512 x 256
 ! grid for 20 steps: nonblocking halo exchange with mpi_waitall, an
 ! mpi_allreduce and a ring of mpi_isend/mpi_irecv/mpi_wait. Timed by
 ! bench/mpi_bench.py.
 module grid2d_mod
   use mpi
   implicit none
-  integer, parameter :: nx = 256
+  integer, parameter :: nx = 512
   integer, parameter :: nyglobal = 256
   integer, parameter :: nsteps = 20
   real(8), parameter :: dt = 0.02d0

@@ -44,6 +44,7 @@ impl Canon<'_> {
             }
             None if crate::mpi::is_mpi_routine(&callee)
                 && (crate::mpi::is_completion(&callee)
+                    || crate::mpi::is_other_completion(&callee)
                     || args.iter().any(|a| {
                         matches!(self.ty(&a.value).cat, Cat::Real(_) | Cat::Complex(_))
                     })) =>

@@ -67,6 +67,12 @@ impl Canon<'_> {
         span: Span,
         out: &mut Vec<Stmt>,
     ) -> FrontResult<()> {
+        if mpi::is_other_completion(&callee) {
+            return self.err(
+                span,
+                format!("MPI routine '{callee}' is not supported (complete nonblocking calls with mpi_wait or mpi_waitall: the derivative code finishes a receive of real data there)"),
+            );
+        }
         let Some(roles) = mpi::signature(&callee) else {
             return self.err(
                 span,
