@@ -80,9 +80,7 @@ impl Role {
     }
 }
 
-use Role::{
-    Buffer as B, Input as I, Output as O, RecvBuffer as R, Request as Q, SendBuffer as S,
-};
+use Role::{Buffer as B, Input as I, Output as O, RecvBuffer as R, Request as Q, SendBuffer as S};
 
 /// The MPI routines the tool differentiates on real(8) data, with the
 /// role of each argument (Fortran binding of MPI-3, `ierror` last).
