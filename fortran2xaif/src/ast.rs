@@ -469,6 +469,8 @@ pub enum OpaqueKind {
     /// `call NAME(...)` of a routine declared with `--black-box`
     /// (`black_box.rs`).
     BlackBox,
+    /// `call mpi_NAME(...)` on real data (`mpi.rs`).
+    Mpi,
     Other,
 }
 

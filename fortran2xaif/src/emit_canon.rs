@@ -289,6 +289,9 @@ fn emit_spec(prog: &Program, i: usize, level: usize, out: &mut String) {
             }
         }
         for k in list {
+            if u.symbols[k].from_mpi {
+                continue;
+            }
             let mut sym = u.symbols[k].clone();
             // Common block members get constant bounds where they are known:
             // the back end may move the block into a module that cannot see

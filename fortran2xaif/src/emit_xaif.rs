@@ -1013,6 +1013,12 @@ impl<'a> Emitter<'a> {
                         .cloned()
                         .unwrap_or_default(),
                     crate::ast::OpaqueKind::DerivedCopy => self.derived_copy_annotation(u, &s.kind),
+                    crate::ast::OpaqueKind::Mpi => self
+                        .prog
+                        .mpi_calls
+                        .get(&(s.span.file, s.span.line, s.span.column))
+                        .cloned()
+                        .unwrap_or_default(),
                     _ => self
                         .prog
                         .pointer_fields

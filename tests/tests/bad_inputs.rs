@@ -817,3 +817,90 @@ end subroutine head
         String::from_utf8_lossy(&rs.stderr)
     );
 }
+
+/// The named refusals of MPI calls on real data (docs/frontend.md,
+/// "Rejected, with a named error"): exit 1, the diagnostic at the
+/// offending call or argument of the user's file with what and why, no
+/// output directory.
+#[test]
+fn mpi_refusals_are_named_at_the_call() {
+    let openad = openad_program().expect("openad binary");
+    let work = tempfile::tempdir().unwrap();
+    // (case, the offending statement, where the error points in it,
+    // what the message must say)
+    let cases = [
+        (
+            "routine",
+            "call mpi_alltoall(x, 1, mpi_double_precision, y, 1, mpi_double_precision, mpi_comm_world, ierr)",
+            "call mpi_alltoall",
+            "MPI routine 'mpi_alltoall' on real data is not supported",
+        ),
+        (
+            "in_place",
+            "call mpi_allreduce(mpi_in_place, y, 4, mpi_double_precision, mpi_sum, mpi_comm_world, ierr)",
+            "mpi_in_place,",
+            "mpi_in_place in a call of MPI routine 'mpi_allreduce'",
+        ),
+        (
+            "strided",
+            "call mpi_allreduce(x(1:4:2), y, 2, mpi_double_precision, mpi_sum, mpi_comm_world, ierr)",
+            "x(1:4:2)",
+            "strided section as buffer of MPI routine 'mpi_allreduce'",
+        ),
+        (
+            "single",
+            "call mpi_bcast(single, 4, mpi_real, 0, mpi_comm_world, ierr)",
+            "single,",
+            "buffer of MPI routine 'mpi_bcast' must be a real(8) variable",
+        ),
+        (
+            "keyword",
+            "call mpi_bcast(buffer=y, count=4, datatype=mpi_double_precision, root=0, comm=mpi_comm_world, ierror=ierr)",
+            "y, count",
+            "keyword argument in a call of MPI routine 'mpi_bcast'",
+        ),
+        (
+            "count",
+            "call mpi_send(y, 4, mpi_double_precision, 0, 1, mpi_comm_world)",
+            "call mpi_send",
+            "call of MPI routine 'mpi_send' passes 6 argument(s); its Fortran binding has 7",
+        ),
+        (
+            "test",
+            "call mpi_test(request, flag, mpi_status_ignore, ierr)",
+            "call mpi_test",
+            "MPI routine 'mpi_test' is not supported (complete nonblocking calls with mpi_wait or mpi_waitall",
+        ),
+        (
+            "real_tag",
+            "call mpi_isend(y, 4, mpi_double_precision, 0, x(1), mpi_comm_world, request, ierr)",
+            "x(1), mpi_comm_world",
+            "real value as a passive argument of MPI routine 'mpi_isend'",
+        ),
+    ];
+    for (name, statement, marker, what) in cases {
+        let text = format!(
+            "subroutine head(x, y)\n  use mpi\n  implicit none\n  real(8), intent(in) :: x(4)\n  real(8), intent(out) :: y(4)\n  real(4) :: single(4)\n  integer :: ierr, request\n  logical :: flag\n  !$openad INDEPENDENT(x)\n  y = x\n  {statement}\n  !$openad DEPENDENT(y)\nend subroutine head\n"
+        );
+        let source = work.path().join(format!("mpi_{name}.f90"));
+        fs::write(&source, &text).unwrap();
+        let out_dir = work.path().join(format!("mpi_{name}_out"));
+        let out = Command::new(&openad)
+            .args(["-m", "rs", "-o"])
+            .arg(&out_dir)
+            .arg(&source)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{name}: {stderr}");
+        assert!(!out_dir.exists(), "{name}: output left behind");
+        let d = first_diagnostic(&stderr).unwrap_or_else(|| panic!("{name}: {stderr}"));
+        let (line, column) = position_of(&text, marker);
+        assert_eq!(
+            (d.file_name(), d.line, d.column),
+            (format!("mpi_{name}.f90").as_str(), line, column),
+            "{name}: {stderr}"
+        );
+        assert!(d.message.contains(what), "{name}: {stderr}");
+    }
+}

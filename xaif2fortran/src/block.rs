@@ -159,6 +159,9 @@ impl UnitGen<'_, '_> {
             }
         }
         self.refuse_active_complex(source, m)?;
+        if let Some(description) = black_box.filter(|d| d.starts_with(crate::mpi::MPI_KEY)) {
+            return self.mpi_statement(source, description, mirror, m);
+        }
         if let Some(description) = black_box {
             return self.black_box_statement(source, description, mirror, m);
         }

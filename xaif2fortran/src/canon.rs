@@ -147,6 +147,17 @@ pub fn continues(line: &str) -> bool {
 }
 
 impl CanonSource {
+    /// Whether the program uses the system's module `mpi` (`use mpi`): its
+    /// generated units then use the runtime module `OAD_mpi` (`mpi.rs`).
+    pub fn uses_mpi(&self) -> bool {
+        self.lines.iter().any(|l| {
+            let code = crate::fortran_text::code_part(l)
+                .trim()
+                .to_ascii_lowercase();
+            code == "use mpi" || code.starts_with("use mpi,") || code.starts_with("use :: mpi")
+        })
+    }
+
     /// Parses the text of a canonical source file.
     pub fn parse(file: &str, text: &str) -> Result<CanonSource> {
         let lines: Vec<String> = text.lines().map(|l| l.to_string()).collect();

@@ -21,6 +21,7 @@ pub mod global_checkpoint;
 pub mod inline;
 pub mod interfaces;
 pub mod loop_invariants;
+pub mod mpi;
 pub mod output;
 pub mod plain_clones;
 pub mod pointer_frames;
@@ -113,6 +114,9 @@ pub fn generate(
         .into_iter()
         .map(|(n, t)| (n.to_string(), t.to_string()))
         .collect();
+    if canon.uses_mpi() {
+        files.push(("OAD_mpi.f90".into(), runtime::oad_mpi(mode)));
+    }
     files.push((format!("{stem}.oad.f90"), program));
     let sources: String = files.iter().map(|(n, _)| format!("{n}\n")).collect();
     files.push(("SOURCES".into(), sources));

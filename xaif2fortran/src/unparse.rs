@@ -35,6 +35,7 @@ pub fn unparse_program(
     template: Option<&Template>,
 ) -> Result<String> {
     let index = XaifIndex::new(cg, xaif)?;
+    let uses_mpi = canon.uses_mpi();
     let mut referenced: Vec<&String> = index.referenced_units().collect();
     referenced.sort();
     for tag in referenced {
@@ -215,6 +216,9 @@ pub fn unparse_program(
                 unit_level.insert(tag.clone(), header_indent / 2 + 1);
                 let pad = " ".repeat(header_indent + 2);
                 out.push(format!("{pad}use OAD_active"));
+                if uses_mpi {
+                    out.push(format!("{pad}use OAD_mpi"));
+                }
                 if let Some(uses) = commons.uses.get(tag) {
                     out.extend(uses.iter().map(|u| format!("{pad}{u}")));
                 }

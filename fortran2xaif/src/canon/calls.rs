@@ -42,6 +42,15 @@ impl Canon<'_> {
                     .expect("guarded");
                 self.black_box_call(bb, args, span, out)
             }
+            None if crate::mpi::is_mpi_routine(&callee)
+                && (crate::mpi::is_completion(&callee)
+                    || crate::mpi::is_other_completion(&callee)
+                    || args.iter().any(|a| {
+                        matches!(self.ty(&a.value).cat, Cat::Real(_) | Cat::Complex(_))
+                    })) =>
+            {
+                self.mpi_call(callee, args, span, out)
+            }
             _ => {
                 // A subroutine without source: allowed only when no real
                 // data goes in or out (otherwise derivatives would be lost).

@@ -20,6 +20,7 @@
 //! | `control_flow` | statement dispatch, `if` chains, `do`/`do while`, `select case` |
 //! | `calls` | subroutine calls, user functions turned into subroutine calls, actual arguments |
 //! | `black_box_calls` | calls of routines without source declared with `--black-box`, checked against their declaration |
+//! | `mpi_calls` | calls of MPI routines on real data, checked against the built-in table of `mpi.rs` |
 //! | `assignments` | scalar assignments, passive (opaque) assignments |
 //! | `complex_parts` | `complex(8)` arithmetic as real arithmetic on the parts `z%re`, `z%im` |
 //! | `expressions` | expressions to canonical form, subscripts, intrinsics |
@@ -45,6 +46,7 @@ mod derived_values;
 mod expressions;
 mod forall;
 mod generic_calls;
+mod mpi_calls;
 mod reductions;
 mod shift_peeling;
 mod statement_functions;
@@ -74,6 +76,7 @@ pub fn canonicalise(prog: &mut Program) -> FrontResult<()> {
             temps: 0,
             loops: 0,
             pending_dealloc: Vec::new(),
+            irecv_buffers: mpi_calls::irecv_buffers(&body),
         };
         let body = c.resolve_generic_calls_in(body)?;
         let body = c.expand_stmt_functions_in(body)?;
@@ -105,6 +108,9 @@ struct Canon<'p> {
     /// Deallocations of allocatable temporaries made for the statement
     /// being rewritten, emitted after it.
     pending_dealloc: Vec<Stmt>,
+    /// The receive buffers of the unit's `mpi_irecv` calls: its waits
+    /// write them (`mpi_calls.rs`).
+    irecv_buffers: Vec<Expr>,
 }
 
 /// One dimension of an array operand: a fixed subscript, a range, or a

@@ -175,7 +175,7 @@ impl Loader {
                                 .unwrap_or(text.len());
                             if let Some((name, keyword)) = scan::parse_include(&text[..code_end]) {
                                 let site = self.location(cx, physical_line, text_start + keyword);
-                                self.include(cx, &name, site)?;
+                                self.include(cx, physical_line, &name, site)?;
                                 continue;
                             }
                         }

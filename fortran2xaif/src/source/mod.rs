@@ -170,6 +170,15 @@ fn unknown_form(path: &Path) -> Diagnostic {
     .with_note("fixed form: .f .F .for .ftn; free form: .f90 .F90 .f95 .f03 .f08")
 }
 
+/// What `include 'mpif.h'` reads as.
+pub const MPI_HEADER_USE: &str = "use mpi";
+
+/// Whether an include line names MPI's Fortran header.
+fn is_mpi_header(name: &str) -> bool {
+    let file = name.rsplit('/').next().unwrap_or(name);
+    file.eq_ignore_ascii_case("mpif.h")
+}
+
 /// Includes nest at most this deep (cycles are caught before that).
 const MAX_INCLUDE_DEPTH: usize = 64;
 
@@ -420,7 +429,21 @@ impl Loader {
     /// the file the line comes from (after the C preprocessor: the
     /// `#include`d header a line marker names), then the directory of the
     /// file being read, then the `-I` directories.
-    fn include(&mut self, cx: &FileContext, name: &str, site: Location) -> Result<(), Diagnostic> {
+    ///
+    /// `mpif.h`, MPI's header for Fortran, becomes `use mpi`: the front end
+    /// knows module `mpi`'s names without its source (`mpi.rs`), and the
+    /// header's own text is for compilers, not for this parser.
+    fn include(
+        &mut self,
+        cx: &FileContext,
+        physical_line: usize,
+        name: &str,
+        site: Location,
+    ) -> Result<(), Diagnostic> {
+        if is_mpi_header(name) {
+            self.push_line(cx, physical_line, MPI_HEADER_USE.to_string(), &[]);
+            return Ok(());
+        }
         let directory = cx.path.parent().unwrap_or(Path::new(""));
         let mut candidates: Vec<PathBuf> = Vec::new();
         if let Some(reported) = self.map.files().get(cx.reported_file) {
