@@ -12,6 +12,9 @@ set -euo pipefail
 missing=()
 command -v gfortran >/dev/null 2>&1 || missing+=(gfortran)
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+# MPI programs: mpif90 builds them, mpirun runs them.
+command -v mpif90 >/dev/null 2>&1 || missing+=(libopenmpi-dev)
+command -v mpirun >/dev/null 2>&1 || missing+=(openmpi-bin)
 if ! pkg-config --exists libxml-2.0 2>/dev/null; then missing+=(libxml2-dev); fi
 command -v xmllint >/dev/null 2>&1 || missing+=(libxml2-utils)
 if ! ls /usr/lib/llvm-*/lib/libclang*.so* /usr/lib/*/libclang*.so* >/dev/null 2>&1; then

@@ -4,6 +4,8 @@
 //! rejected by the parser with a named error, so later stages can match
 //! exhaustively.
 
+use xaif_schema::diagnostic::Kind;
+
 /// A position in the normalised text of one input file (1-based).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Span {
@@ -17,14 +19,33 @@ pub struct Span {
 #[derive(Debug, Clone, PartialEq)]
 pub struct FrontError {
     pub span: Span,
+    pub kind: Kind,
     pub message: String,
 }
 
 impl FrontError {
+    /// A rule of the language or the tool broken (kind `Semantic`).
     pub fn new(span: Span, message: impl Into<String>) -> Self {
         FrontError {
             span,
+            kind: Kind::Semantic,
             message: message.into(),
+        }
+    }
+
+    /// A construct the front end refuses; `message` names it.
+    pub fn unsupported(span: Span, message: impl Into<String>) -> Self {
+        FrontError {
+            kind: Kind::Unsupported,
+            ..FrontError::new(span, message)
+        }
+    }
+
+    /// Text that does not parse.
+    pub fn syntax(span: Span, message: impl Into<String>) -> Self {
+        FrontError {
+            kind: Kind::Syntax,
+            ..FrontError::new(span, message)
         }
     }
 }
@@ -454,6 +475,8 @@ pub enum OpaqueKind {
     /// `call NAME(...)` of a routine declared with `--black-box`
     /// (`black_box.rs`).
     BlackBox,
+    /// `call mpi_NAME(...)` on real data (`mpi.rs`).
+    Mpi,
     Other,
 }
 

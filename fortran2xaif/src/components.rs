@@ -361,7 +361,7 @@ impl Program {
                     continue;
                 };
                 if !seen.insert(name.clone()) {
-                    return Err(FrontError::new(
+                    return Err(FrontError::unsupported(
                         *span,
                         format!("unsupported construct: derived type '{name}' is defined twice (types are told apart by name)"),
                     ));
@@ -371,7 +371,7 @@ impl Program {
                     l == "contains" || l.starts_with("contains ") || l.starts_with("contains!")
                 });
                 if has_contains {
-                    return Err(FrontError::new(
+                    return Err(FrontError::unsupported(
                         *span,
                         format!("unsupported construct: type-bound procedures (type '{name}' has a 'contains' part)"),
                     ));
@@ -648,7 +648,7 @@ fn member_as_path(prog: &Program, unit: usize, e: &Expr) -> FrontResult<Option<E
     let name = path_name(&named);
     let span = e.span();
     if prog.resolve_component_path(unit, &name).is_none() {
-        return Err(FrontError::new(
+        return Err(FrontError::unsupported(
             span,
             "unsupported construct: a real component that is allocatable inside an array of derived types, or a pointer, in the numerical core",
         ));

@@ -15,7 +15,7 @@ impl Program {
         let locals = self.units[i].ast.construct_locals.clone();
         for (name, span) in &locals.selector_names {
             if matches!(self.resolve(i, name), Some(Binding::Proc(_))) {
-                return Err(FrontError::new(
+                return Err(FrontError::unsupported(
                     *span,
                     format!("unsupported construct: associate selector that references function '{name}' (assign its result to a variable first)"),
                 ));
@@ -30,7 +30,7 @@ impl Program {
             };
             let ty = self.type_of(i, value);
             let refuse = |what: &str| {
-                Err(FrontError::new(
+                Err(FrontError::unsupported(
                     *span,
                     format!("unsupported construct: associate selector that is {what} (associate with a variable, or assign it to one first)"),
                 ))
@@ -71,7 +71,7 @@ impl Program {
             }
             for b in bounds {
                 if let Some(bad) = self.not_declarable(i, b) {
-                    return Err(FrontError::new(
+                    return Err(FrontError::unsupported(
                         *span,
                         format!("unsupported construct: automatic array in a block construct whose bounds use '{bad}', which the procedure's declarations cannot (declare the array in the procedure)"),
                     ));

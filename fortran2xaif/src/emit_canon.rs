@@ -289,6 +289,9 @@ fn emit_spec(prog: &Program, i: usize, level: usize, out: &mut String) {
             }
         }
         for k in list {
+            if u.symbols[k].from_mpi {
+                continue;
+            }
             let mut sym = u.symbols[k].clone();
             // Common block members get constant bounds where they are known:
             // the back end may move the block into a module that cannot see
@@ -454,6 +457,61 @@ pub fn decl_order(prog: &Program, i: usize) -> Vec<usize> {
         .collect()
 }
 
+/// Whether derived type `name` has, directly or in a nested component,
+/// allocatable or pointer components. Unknown types count as having them.
+fn type_is_dynamic(prog: &Program, name: &str, depth: usize) -> bool {
+    let Some((_, comps)) = prog.derived_type(name).filter(|_| depth < 16) else {
+        return true;
+    };
+    comps.iter().any(|c| {
+        c.allocatable
+            || c.pointer
+            || matches!(&c.ty.base, BaseType::Derived(inner) if type_is_dynamic(prog, inner, depth + 1))
+    })
+}
+
+/// The `!$oad type-parts` summary of a derived type (docs/xaif.md): what
+/// the back end must know to checkpoint a value of it in joint mode.
+/// `dynamic`: allocatable or pointer parts, here or nested (its bits then
+/// hold descriptors); `dynamic-nonreal`: such a part that is not real;
+/// `nonreal=a,b`: the other components that are not real data (integer,
+/// logical, character, complex); `nested=c`: components of derived type.
+fn type_parts_tag(
+    prog: &Program,
+    name: &str,
+    tu: usize,
+    comps: &[crate::components::Component],
+) -> String {
+    let mut words = Vec::new();
+    if type_is_dynamic(prog, name, 0) {
+        words.push("dynamic".to_string());
+    }
+    let mut nonreal = Vec::new();
+    let mut nested = Vec::new();
+    let mut dynamic_nonreal = false;
+    for c in comps {
+        if matches!(c.ty.base, BaseType::Derived(_)) {
+            nested.push(c.name.clone());
+        } else if !prog.cat_of(tu, &c.ty).is_real() {
+            if c.allocatable || c.pointer {
+                dynamic_nonreal = true;
+            } else {
+                nonreal.push(c.name.clone());
+            }
+        }
+    }
+    if dynamic_nonreal {
+        words.push("dynamic-nonreal".to_string());
+    }
+    if !nonreal.is_empty() {
+        words.push(format!("nonreal={}", nonreal.join(",")));
+    }
+    if !nested.is_empty() {
+        words.push(format!("nested={}", nested.join(",")));
+    }
+    format!("!$oad type-parts {name} {}", words.join(" "))
+}
+
 /// A derived type definition, one component per statement; each real
 /// component is tagged `!$oad component TYPE%NAME` so that the back end
 /// can make it `type(active)` (docs/xaif.md, "Derived types").
@@ -475,7 +533,7 @@ fn emit_type_definition(prog: &Program, name: &str, text: &str, pad: &str, out: 
             let _ = writeln!(out, "{pad}  {l}");
         }
     }
-    for c in comps {
+    for c in &comps {
         let mut sym = Symbol::new(&c.name, c.ty.clone(), c.span);
         sym.dims = c.dims.clone();
         sym.allocatable = c.allocatable;
@@ -489,6 +547,8 @@ fn emit_type_definition(prog: &Program, name: &str, text: &str, pad: &str, out: 
         }
         let _ = writeln!(out, "{pad}  {decl}");
     }
+    // What the back end must know to checkpoint a value of the type.
+    let _ = writeln!(out, "{}", type_parts_tag(prog, name, tu, &comps));
     let _ = writeln!(out, "{pad}end type {name}");
 }
 

@@ -748,7 +748,7 @@ impl<'a> Emitter<'a> {
                         ))
                     }
                     _ => {
-                        let xname = intrinsics::xaif_name(name).ok_or_else(|| FrontError::new(*span, format!("unsupported construct: intrinsic '{name}' in the numerical core")))?;
+                        let xname = intrinsics::xaif_name(name).ok_or_else(|| FrontError::unsupported(*span, format!("unsupported construct: intrinsic '{name}' in the numerical core")))?;
                         // Kind arguments are not operands.
                         let keep = match xname {
                             "int_scal" | "nint_scal" | "aint_scal" | "anint_scal"
@@ -839,7 +839,7 @@ impl<'a> Emitter<'a> {
                             BinOp::Mul => "mul_scal_scal",
                             BinOp::Div => "div_scal_scal",
                             BinOp::Pow => "pow_scal_scal",
-                            _ => return Err(FrontError::new(*sp, "unsupported construct: character concatenation in the numerical core")),
+                            _ => return Err(FrontError::unsupported(*sp, "unsupported construct: character concatenation in the numerical core")),
                         };
                         let t = self.prog.type_of(u, e);
                         b.expr
@@ -858,18 +858,20 @@ impl<'a> Emitter<'a> {
                 b.edge(&rid, &id, 2);
                 Ok(id)
             }
-            Expr::Member { span, .. } => Err(FrontError::new(
+            Expr::Member { span, .. } => Err(FrontError::unsupported(
                 *span,
                 "unsupported construct: derived-type component in the numerical core",
             )),
-            Expr::Range { span, .. } => Err(FrontError::new(
+            Expr::Range { span, .. } => Err(FrontError::unsupported(
                 *span,
                 "unsupported construct: array section in an expression",
             )),
-            Expr::ArrayCtor(_, span) | Expr::ImpliedDo { span, .. } => Err(FrontError::new(
-                *span,
-                "unsupported construct: array constructor in an expression",
-            )),
+            Expr::ArrayCtor(_, span) | Expr::ImpliedDo { span, .. } => {
+                Err(FrontError::unsupported(
+                    *span,
+                    "unsupported construct: array constructor in an expression",
+                ))
+            }
         }
     }
 
@@ -1011,6 +1013,12 @@ impl<'a> Emitter<'a> {
                         .cloned()
                         .unwrap_or_default(),
                     crate::ast::OpaqueKind::DerivedCopy => self.derived_copy_annotation(u, &s.kind),
+                    crate::ast::OpaqueKind::Mpi => self
+                        .prog
+                        .mpi_calls
+                        .get(&(s.span.file, s.span.line, s.span.column))
+                        .cloned()
+                        .unwrap_or_default(),
                     _ => self
                         .prog
                         .pointer_fields

@@ -21,6 +21,7 @@ pub mod interface;
 pub mod intrinsics;
 pub mod locations;
 pub mod lower;
+pub mod mpi;
 pub mod parse;
 pub mod pipeline;
 pub mod pointer_aliases;

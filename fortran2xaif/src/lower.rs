@@ -30,6 +30,8 @@ pub struct Lowered {
     /// (type, component) → the one location of that component in every
     /// object of the type (`components.rs`).
     components: HashMap<(String, String), LocationId>,
+    /// The messages of MPI calls (`mpi_channel`).
+    mpi_channel: Option<LocationId>,
 }
 
 /// Intrinsics whose arguments never carry a derivative into the result.
@@ -109,6 +111,24 @@ impl Lowered {
         if let Some(k) = key {
             self.commons.insert(k, id);
         }
+        id
+    }
+
+    /// The global pseudo-location standing for the messages of MPI calls
+    /// (see the lowering of `OpaqueKind::Mpi`); no variable has it.
+    fn mpi_channel(&mut self) -> LocationId {
+        if let Some(l) = self.mpi_channel {
+            return l;
+        }
+        let id = LocationId(self.program.locations.len() as u32);
+        self.program.locations.push(LocationInfo {
+            name: "mpi(messages)".into(),
+            kind: LocationKind::Global,
+            differentiable_type: true,
+            is_array: true,
+        });
+        self.mpi_channel = Some(id);
+        self.program.always_active.push(id);
         id
     }
 
@@ -389,6 +409,31 @@ impl Lowered {
                     parts,
                 }
             }
+            // An MPI call on real data: for the analyses, a call of a
+            // routine without body on its variables and on the message
+            // channel, one global location every MPI buffer flows into and
+            // out of: what one rank sends another receives, so a receive
+            // buffer is varied when any send buffer is, and a send buffer
+            // useful when any receive buffer is (every rank runs this same
+            // program). Another rank's send may come at a point this rank's
+            // control flow does not reach before its receive (the root
+            // receives in one branch what the others send in the other):
+            // the channel is varied and useful everywhere
+            // (`always_active`).
+            StmtKind::Opaque {
+                kind: OpaqueKind::Mpi,
+                ..
+            } => {
+                let (mut actuals, mut parts) = self.black_box_actuals(prog, u, s);
+                actuals.push(Some(self.mpi_channel()));
+                parts.push(ActualPart::Whole);
+                ir::Stmt::Call {
+                    id,
+                    callee: Callee::External("mpi".into()),
+                    actuals,
+                    parts,
+                }
+            }
             StmtKind::Opaque { reads, writes, .. } => {
                 let mut uses = Vec::new();
                 for r in reads {
@@ -462,6 +507,7 @@ pub fn lower(
         next_stmt: first_free_stmt as u32 + 1,
         elements: HashMap::new(),
         components: HashMap::new(),
+        mpi_channel: None,
     };
     for (k, (u, _)) in cfgs.iter().enumerate() {
         l.unit_ids.insert(*u, UnitId(k as u32));

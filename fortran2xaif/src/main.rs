@@ -2,7 +2,7 @@
 //! [--default-real-8] [--black-box FILE]... -o P.xaif --canon P.canon.f90 [--locations P.loc] [--interface P.iface] [--activity P.act] FILE...`
 
 use clap::Parser;
-use fortran2xaif::diagnostics::{render, Diagnostic, Location};
+use fortran2xaif::diagnostics::{Diagnostic, ErrorFormat, Kind, Location};
 use fortran2xaif::pipeline;
 use fortran2xaif::source::{Form, LoadOptions, PreprocessOptions, Preprocessing};
 use std::path::{Path, PathBuf};
@@ -58,6 +58,10 @@ struct Cli {
     /// with tangent and adjoint routines you supply); may be repeated.
     #[arg(long = "black-box", value_name = "FILE")]
     black_box: Vec<PathBuf>,
+    /// How diagnostics are printed on stderr: for people (with the source
+    /// line), or one JSON object per line with the diagnostic's kind.
+    #[arg(long = "error-format", value_enum, default_value = "human")]
+    error_format: ErrorFormat,
     /// Fortran sources, one program, in compile order.
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
@@ -116,7 +120,7 @@ fn main() -> ExitCode {
     let library = match fortran2xaif::black_box::Library::read(&cli.black_box) {
         Ok(l) => l,
         Err(d) => {
-            eprint!("{}", render(&d));
+            eprint!("{}", cli.error_format.format(&d));
             return ExitCode::from(1);
         }
     };
@@ -125,40 +129,43 @@ fn main() -> ExitCode {
     let out = match pipeline::run_with(&cli.files, &options) {
         Ok(o) => o,
         Err(d) => {
-            eprint!("{}", render(&d));
+            eprint!("{}", cli.error_format.format(&d));
             return ExitCode::from(1);
         }
     };
     for w in &out.warnings {
-        eprint!("{}", render(w));
+        eprint!("{}", cli.error_format.format(w));
     }
     // Streamed to the file: the text of a large model is as large as the model.
     if let Err(e) = xaif_schema::write::write_call_graph_file(&out.xaif, &cli.output) {
-        let d = Diagnostic::error(
+        let d = Diagnostic::of_kind(
+            Kind::InputOutput,
             Location::start_of(&cli.output),
             format!("cannot write the XAIF: {e}"),
         );
-        eprint!("{}", render(&d));
+        eprint!("{}", cli.error_format.format(&d));
         return ExitCode::from(1);
     }
     if let Err(e) = write_atomically(&cli.canon, out.canon.as_bytes()) {
         let _ = std::fs::remove_file(&cli.output);
-        let d = Diagnostic::error(
+        let d = Diagnostic::of_kind(
+            Kind::InputOutput,
             Location::start_of(&cli.canon),
             format!("cannot write the canonical source: {e}"),
         );
-        eprint!("{}", render(&d));
+        eprint!("{}", cli.error_format.format(&d));
         return ExitCode::from(1);
     }
     if let Some(path) = &cli.locations {
         if let Err(e) = write_atomically(path, out.locations.to_text().as_bytes()) {
             let _ = std::fs::remove_file(&cli.output);
             let _ = std::fs::remove_file(&cli.canon);
-            let d = Diagnostic::error(
+            let d = Diagnostic::of_kind(
+                Kind::InputOutput,
                 Location::start_of(path),
                 format!("cannot write the source locations: {e}"),
             );
-            eprint!("{}", render(&d));
+            eprint!("{}", cli.error_format.format(&d));
             return ExitCode::from(1);
         }
     }
@@ -184,11 +191,12 @@ fn main() -> ExitCode {
             for w in written {
                 let _ = std::fs::remove_file(w);
             }
-            let d = Diagnostic::error(
+            let d = Diagnostic::of_kind(
+                Kind::InputOutput,
                 Location::start_of(path),
                 format!("cannot write {what}: {e}"),
             );
-            eprint!("{}", render(&d));
+            eprint!("{}", cli.error_format.format(&d));
             return ExitCode::from(1);
         }
         written.push(path);

@@ -75,7 +75,7 @@ pub fn run_with(inputs: &[PathBuf], options: &Options) -> Result<Output, Diagnos
             _ => Location::start_of(inputs.get(span.file).cloned().unwrap_or_default()),
         }
     };
-    let to_diag = |e: FrontError| Diagnostic::error(locate(e.span), e.message);
+    let to_diag = |e: FrontError| Diagnostic::error(locate(e.span), e.message).with_kind(e.kind);
     let mut files = Vec::new();
     for (k, s) in sources.iter().enumerate() {
         let mut file = parse::parse_file(&s.text, k).map_err(to_diag)?;
@@ -299,7 +299,7 @@ fn reject_pointers_to_active_complex(
                         })
                 });
                 if prog.resolve_component_path(u, &part).is_some() && varied {
-                    return Err(FrontError::new(
+                    return Err(FrontError::unsupported(
                         span,
                         format!("unsupported construct: pointer associated with complex data '{n}' that depends on the independents (pointers are passive)"),
                     ));

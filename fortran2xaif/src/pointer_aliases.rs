@@ -167,7 +167,7 @@ pub fn classes(prog: &Program) -> Result<PointerClasses, FrontError> {
             let other = members.iter().find(|v| *v != d).copied();
             if let Some(o) = other.filter(|o| dummies.len() > 1 || is_global(prog, *o)) {
                 let name = |v: Var| prog.symbol(v.0, v.1).name.clone();
-                return Err(FrontError::new(
+                return Err(FrontError::unsupported(
                     spans[d],
                     format!(
                         "unsupported construct: pointer association between the dummy argument '{}' and '{}' (a dummy argument may be a pointer or a target only together with local data of its routine)",

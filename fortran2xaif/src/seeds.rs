@@ -88,7 +88,7 @@ pub fn collect(
                 let base = n.split(['(', '%']).next().unwrap_or(n).trim();
                 if let Some((o, k)) = prog.var(unit, base) {
                     if matches!(prog.cat_of(o, &prog.symbol(o, k).ty), Cat::Complex(_)) {
-                        return Err(Diagnostic::error(
+                        return Err(Diagnostic::unsupported(
                             p.location.clone(),
                             format!(
                                 "unsupported construct: complex variable '{base}' as {}: independents and dependents are real (declare real(8) parts and build the complex value inside, e.g. with cmplx)",

@@ -61,6 +61,9 @@ pub struct Symbol {
     pub temp: bool,
     /// A component-path pseudo-variable (`components.rs`).
     pub component: Option<crate::components::ComponentPath>,
+    /// A named constant of module `mpi` (no source: `mpi.rs`); the
+    /// canonical source declares it through `use mpi`, not itself.
+    pub from_mpi: bool,
     pub span: Span,
 }
 
@@ -87,6 +90,7 @@ impl Symbol {
             dummy: None,
             temp: false,
             component: None,
+            from_mpi: false,
             span,
         }
     }
@@ -201,6 +205,9 @@ pub struct Program {
     /// The XAIF marker annotation suffix of each black-box call, by the
     /// call's position (`black_box.rs`, `BlackBox::annotation`).
     pub black_box_calls: HashMap<(usize, usize, usize), String>,
+    /// Calls of MPI routines on real data, by the call's position: the
+    /// `Marker` annotation suffix (`mpi.rs`).
+    pub mpi_calls: HashMap<(usize, usize, usize), String>,
     /// What the adjoint modes do at each association of an active pointer
     /// (record, replay, refuse), by the statement's position: the marker
     /// field `pointer:KIND:NAMES` (`pointer_aliases.rs`).
@@ -223,6 +230,7 @@ impl Program {
             black_boxes: Default::default(),
             canon_warnings: Vec::new(),
             black_box_calls: HashMap::new(),
+            mpi_calls: HashMap::new(),
             pointer_fields: HashMap::new(),
         };
         let mut tags: HashMap<String, usize> = HashMap::new();
@@ -282,7 +290,7 @@ impl Program {
                         seen.insert(b.clone(), (i, layout));
                     }
                     Some((first, l)) if *l != layout => {
-                        return Err(FrontError::new(
+                        return Err(FrontError::unsupported(
                             members[0].3,
                             format!(
                                 "unsupported construct: common block /{b}/ laid out differently here than in '{}'",
@@ -585,6 +593,13 @@ impl Program {
                     format!("'{name}' is neither an array nor a procedure whose source is among the inputs"),
                 ));
             }
+            if !applied && crate::mpi::is_constant(&name) && self.sees_mpi(i) {
+                let mut sym = Symbol::new(&name, TypeSpec::new(BaseType::Integer), span);
+                sym.explicit_type = true;
+                sym.from_mpi = true;
+                self.units[i].add_symbol(sym);
+                continue;
+            }
             let unit = &mut self.units[i];
             match unit.implicit_type(&name) {
                 Some(t) => {
@@ -599,6 +614,31 @@ impl Program {
             }
         }
         Ok(())
+    }
+
+    /// Whether unit `i` sees module `mpi` (the system's, no source among
+    /// the inputs): it, a host or a module it uses says `use mpi`.
+    pub fn sees_mpi(&self, i: usize) -> bool {
+        self.sees_mpi_from(i, 0)
+    }
+
+    fn sees_mpi_from(&self, i: usize, depth: usize) -> bool {
+        if depth > 20 || self.globals.contains_key("mpi") {
+            return false;
+        }
+        let unit = &self.units[i];
+        let direct = unit.ast.spec.iter().any(|s| match s {
+            SpecStmt::Use { module, .. } if module == "mpi" => true,
+            SpecStmt::Use { module, .. } => self
+                .globals
+                .get(module)
+                .is_some_and(|&m| self.sees_mpi_from(m, depth + 1)),
+            _ => false,
+        });
+        direct
+            || unit
+                .parent
+                .is_some_and(|p| self.sees_mpi_from(p, depth + 1))
     }
 
     /// Resolves a name used in unit `i`.
@@ -1099,7 +1139,7 @@ fn data_to_init(unit: &mut UnitInfo, set: &DataSet, span: Span) -> FrontResult<(
     }
     if set.names.len() == 1 {
         let Expr::Name(name, s) = &set.names[0] else {
-            return Err(FrontError::new(
+            return Err(FrontError::unsupported(
                 span,
                 "unsupported construct: data statement on an array element or section",
             ));
@@ -1120,21 +1160,21 @@ fn data_to_init(unit: &mut UnitInfo, set: &DataSet, span: Span) -> FrontResult<(
         return Ok(());
     }
     if set.names.len() != values.len() {
-        return Err(FrontError::new(
+        return Err(FrontError::unsupported(
             span,
             "unsupported construct: data statement with arrays in a list",
         ));
     }
     for (n, v) in set.names.iter().zip(values) {
         let Expr::Name(name, s) = n else {
-            return Err(FrontError::new(
+            return Err(FrontError::unsupported(
                 span,
                 "unsupported construct: data statement on an array element",
             ));
         };
         let k = get_or_add(unit, name, *s);
         if unit.symbols[k].dims.is_some() {
-            return Err(FrontError::new(
+            return Err(FrontError::unsupported(
                 span,
                 "unsupported construct: data statement with arrays in a list",
             ));

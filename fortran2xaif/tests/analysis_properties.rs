@@ -938,6 +938,8 @@ fn inline_all_with_top(prog: &Program) -> (Program, StmtMap, StmtMap) {
     let program = Program {
         units: vec![inl.out],
         locations: inl.locations,
+        // Random programs have no MPI message channel.
+        always_active: Vec::new(),
     };
     (program, inl.origin, inl.at_top)
 }

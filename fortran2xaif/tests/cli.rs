@@ -343,10 +343,25 @@ fn same_results_as_original(
         .map(|m| format!("  use {}\n", m.trim().trim_matches('"')))
         .unwrap_or_default();
     let work = tempfile::tempdir().map_err(|e| e.to_string())?;
+    // MPI examples: built with mpif90, run as one process (singleton init).
+    let mpi = manifest
+        .lines()
+        .any(|l| l.trim_start().starts_with("mpi_procs"));
+    let (mpi_use, mpi_decl, mpi_init, mpi_end) = if mpi {
+        (
+            "  use mpi\n",
+            "  integer :: ierr\n",
+            "  call mpi_init(ierr)\n",
+            "  call mpi_finalize(ierr)\n",
+        )
+    } else {
+        ("", "", "", "")
+    };
     let driver = format!(
-        "program drv\n{uses}  double precision :: x({nx}), y({ny})\n  x = (/ {} /)\n  y = 0\n  call head(x, y)\n  write(*, '(es24.15)') y\nend program\n",
+        "program drv\n{mpi_use}{uses}  double precision :: x({nx}), y({ny})\n{mpi_decl}{mpi_init}  x = (/ {} /)\n  y = 0\n  call head(x, y)\n  write(*, '(es24.15)') y\n{mpi_end}end program\n",
         x0.join(", &\n    ")
     );
+    let compiler = if mpi { "mpif90" } else { "gfortran" };
     std::fs::write(work.path().join("drv.f90"), driver).map_err(|e| e.to_string())?;
     let canon = outputs.join(format!("fe-{name}.canon.f90"));
     // The original sources need the example's flags (preprocessor, default
@@ -366,7 +381,7 @@ fn same_results_as_original(
         .collect();
     let build_and_run = |exe: &str, sources: Vec<PathBuf>| -> Result<String, String> {
         let flags: &[String] = if exe == "orig" { &fflags } else { &[] };
-        let o = process::Command::new("gfortran")
+        let o = process::Command::new(compiler)
             .current_dir(work.path())
             .args(flags)
             .arg("-o")

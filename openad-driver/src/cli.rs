@@ -153,6 +153,12 @@ pub struct Cli {
     #[arg(long = "timings")]
     pub timings: bool,
 
+    /// How the stages print diagnostics on stderr: for people (with the
+    /// source line), or one JSON object per line with the diagnostic's kind
+    /// (syntax, semantic, unsupported, input-output, usage, internal).
+    #[arg(long = "error-format", value_enum, default_value = "human")]
+    pub error_format: xaif_schema::diagnostic::ErrorFormat,
+
     /// Source form of all inputs (default: from each file's extension).
     #[arg(long = "form", value_enum, value_name = "FORM")]
     pub form: Option<Form>,

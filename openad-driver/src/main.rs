@@ -19,6 +19,7 @@ use clap::Parser;
 use cli::Cli;
 use measure::{Progress, StageUsage};
 use stages::{StageCommand, WorkFiles};
+use xaif_schema::diagnostic::{Diagnostic, ErrorFormat};
 
 /// Why openad stopped (usage errors never get here: clap exits 2 itself).
 enum Failure {
@@ -67,8 +68,9 @@ fn run_stages(cli: &Cli, usages: &mut Vec<StageUsage>) -> Result<(), Failure> {
     for file in &cli.files {
         // Reading the whole file also rejects directories and unreadable files.
         if let Err(e) = fs::read(file) {
-            // Same diagnostic shape as the stages use for rejected input.
-            eprintln!("{}:1:1: error: cannot read input file: {e}", file.display());
+            // Same diagnostic as the stages give for rejected input.
+            let d = Diagnostic::input_output(file, format!("cannot read input file: {e}"));
+            eprint!("{}", cli.error_format.format(&d));
             return Err(Failure::StageFailed(1));
         }
     }
@@ -99,7 +101,7 @@ fn run_stages(cli: &Cli, usages: &mut Vec<StageUsage>) -> Result<(), Failure> {
         if !matches!(status, Ok(status) if status.success()) {
             // The bar goes before openad's own message.
             progress.finish();
-            return Err(stage_failure(command, status?));
+            return Err(stage_failure(command, status?, cli.error_format));
         }
         progress.advance();
         if !output.exists() {
@@ -184,7 +186,7 @@ fn run_stage(
 }
 
 /// What a failed stage means for openad's exit status.
-fn stage_failure(command: &StageCommand, status: ExitStatus) -> Failure {
+fn stage_failure(command: &StageCommand, status: ExitStatus, error_format: ErrorFormat) -> Failure {
     let name = stage_name(command);
     match status.code() {
         // A stage usage error means an option openad passed through was refused.
@@ -193,7 +195,10 @@ fn stage_failure(command: &StageCommand, status: ExitStatus) -> Failure {
             Failure::StageFailed(2)
         }
         Some(code) => {
-            eprintln!("openad: {name} failed (exit status {code}); nothing written");
+            // In JSON the stage's own diagnostics are the whole report.
+            if error_format == ErrorFormat::Human {
+                eprintln!("openad: {name} failed (exit status {code}); nothing written");
+            }
             Failure::StageFailed(1)
         }
         None => Failure::Fatal(format!(

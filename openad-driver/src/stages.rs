@@ -4,6 +4,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use crate::cli::{Cli, Elimination, Form, Partials, Preaccumulation};
+use xaif_schema::diagnostic::ErrorFormat;
 
 pub const FRONT_END: &str = "fortran2xaif";
 pub const BOOSTER: &str = "xaif-booster";
@@ -118,6 +119,12 @@ pub fn stage_commands(cli: &Cli, programs: [PathBuf; 3], work: &WorkFiles) -> Ve
         front_args.push("--black-box".into());
         front_args.push(file.clone().into_os_string());
     }
+    // Every stage prints its diagnostics in the format asked of openad.
+    let error_format: Vec<OsString> = match cli.error_format {
+        ErrorFormat::Human => Vec::new(),
+        ErrorFormat::Json => vec!["--error-format".into(), "json".into()],
+    };
+    front_args.extend(error_format.iter().cloned());
     front_args.push("-o".into());
     front_args.push(work.xaif.clone().into());
     front_args.push("--canon".into());
@@ -180,6 +187,7 @@ pub fn stage_commands(cli: &Cli, programs: [PathBuf; 3], work: &WorkFiles) -> Ve
         booster_args.push("--intrinsics".into());
         booster_args.push(catalogue.clone().into());
     }
+    booster_args.extend(error_format.iter().cloned());
     booster_args.push("--locations".into());
     booster_args.push(work.locations.clone().into());
     booster_args.push("-o".into());
@@ -194,6 +202,7 @@ pub fn stage_commands(cli: &Cli, programs: [PathBuf; 3], work: &WorkFiles) -> Ve
         "--locations".into(),
         work.locations.clone().into(),
     ];
+    back_args.extend(error_format.iter().cloned());
     if let Some(template) = &cli.template {
         back_args.push("--template".into());
         back_args.push(template.clone().into());

@@ -1,4 +1,4 @@
-! error-at: 9
+! error-at: 9, error-kind: semantic
 ! A CHECKPOINT BINOMIAL pragma must stand right before a counted DO loop.
 subroutine head(x, y)
   double precision :: x(2), y(1), u

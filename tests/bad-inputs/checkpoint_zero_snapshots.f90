@@ -1,4 +1,4 @@
-! error-at: 8
+! error-at: 8, error-kind: semantic
 ! A binomially checkpointed loop needs at least one snapshot.
 subroutine head(x, y)
   double precision :: x(2), y(1), u

@@ -1,4 +1,4 @@
-! error-at: 12
+! error-at: 12, error-kind: unsupported
 ! An active complex variable (type(active_c) in the output) in an I/O
 ! statement: the back end refuses it by name at the user's line.
 subroutine head(x, y)

@@ -1,4 +1,4 @@
-! error-at: 8
+! error-at: 8, error-kind: unsupported
 ! A complex INDEPENDENT: the driver API's type(active) is real, so the
 ! tool refuses it by name instead of dropping the seed.
 subroutine head(z, y)

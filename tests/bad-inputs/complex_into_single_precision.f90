@@ -1,4 +1,4 @@
-! error-at: 11
+! error-at: 11, error-kind: unsupported
 ! Active complex(8) data stored into a complex(4) variable, which stays
 ! passive: derivatives would be lost, so it is refused by name.
 subroutine head(x, y)

@@ -1,4 +1,4 @@
-! error-at: 10
+! error-at: 10, error-kind: unsupported
 ! sqrt of active complex data has no rule in the part lowering: refused
 ! by name (supported: + - * / ** conjg cmplx exp real aimag abs).
 subroutine head(x, y)

@@ -1,4 +1,4 @@
-! error-at: 11
+! error-at: 11, error-kind: unsupported
 ! A pointer to complex data that depends on the independents would carry
 ! values without derivatives (pointers are passive): refused by name.
 subroutine head(x, y)

@@ -1,4 +1,4 @@
-! error-at: any
+! error-at: any, error-kind: semantic
 ! No INDEPENDENT/DEPENDENT pragma: nothing to differentiate.
 subroutine head(x, y)
   implicit none

@@ -1,4 +1,4 @@
-! error-at: 6
+! error-at: 6, error-kind: semantic
 ! The INDEPENDENT pragma names a variable that does not exist.
 subroutine head(x, y)
   implicit none

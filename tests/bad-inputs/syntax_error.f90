@@ -1,4 +1,4 @@
-! error-at: 6
+! error-at: 6, error-kind: syntax
 subroutine head(x, y)
   implicit none
   double precision :: x(2), y(1)

@@ -1,4 +1,4 @@
-! error-at: 9
+! error-at: 9, error-kind: unsupported
 ! cshift with an array-valued shift (one shift per column) is refused by
 ! name: the scalarised index map needs one shift per dimension.
 subroutine head(x, y)

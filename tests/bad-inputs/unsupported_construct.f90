@@ -1,4 +1,4 @@
-! error-at: 7
+! error-at: 7, error-kind: unsupported
 ! ENTRY gives a subroutine a second entry point; the tool rejects it.
 subroutine head(x, y)
   implicit none

@@ -13,6 +13,7 @@
 pub mod call_trees;
 pub mod drivers;
 pub mod manifest;
+pub mod mpi;
 
 use std::collections::{BTreeMap, HashSet};
 use std::fs;
@@ -423,7 +424,13 @@ fn gfortran(
     m: &Manifest,
     link_dir: &Path,
 ) -> Result<(), String> {
-    let mut command = Command::new("gfortran");
+    // MPI programs build with the MPI compiler wrapper (gfortran inside).
+    let compiler = if m.mpi_procs.is_empty() {
+        "gfortran"
+    } else {
+        mpi::COMPILER
+    };
+    let mut command = Command::new(compiler);
     command
         .current_dir(build)
         .args(flags)
@@ -433,7 +440,83 @@ fn gfortran(
         .arg("-o")
         .arg(exe)
         .args(m.libraries.iter().map(|l| format!("-l{l}")));
-    run_checked(&mut command, "gfortran").map(|_| ())
+    run_checked(&mut command, compiler).map(|_| ())
+}
+
+/// A driver as written for `m`: summing over the ranks for MPI programs.
+fn driver_text(m: &Manifest, text: String) -> Result<String, String> {
+    if m.mpi_procs.is_empty() {
+        Ok(text)
+    } else {
+        mpi::driver(&text)
+    }
+}
+
+/// Runs a compiled driver in `dir` and reads what it printed (`what`
+/// names it in errors, `log` receives the output). An MPI program runs
+/// at each process count of the example; the derivatives (and y) must
+/// agree across the counts to `tolerance`, and the output at the largest
+/// count is returned.
+fn run_driver(
+    exe: &Path,
+    dir: &Path,
+    m: &Manifest,
+    what: &str,
+    log: &Path,
+    tolerance: f64,
+) -> Result<DriverOutput, String> {
+    if m.mpi_procs.is_empty() {
+        let stdout = run_checked(timed(exe).current_dir(dir), what)?;
+        let _ = fs::write(log, &stdout);
+        return parse_driver_output(&stdout, m.nx, m.ny);
+    }
+    let mut first: Option<(usize, DriverOutput)> = None;
+    let mut last = None;
+    for &procs in &m.mpi_procs {
+        let mut command = mpi::mpirun(RUN_TIMEOUT.as_secs(), procs, exe);
+        let stdout = run_checked(
+            command.current_dir(dir),
+            &format!("{what} on {procs} processes"),
+        )?;
+        let _ = fs::write(log.with_extension(format!("np{procs}.txt")), &stdout);
+        let out = parse_driver_output(&stdout, m.nx, m.ny)?;
+        if let Some((p0, reference)) = &first {
+            let flat = |o: &DriverOutput| -> Vec<f64> {
+                o.values
+                    .iter()
+                    .chain(o.jacobian.iter().flatten())
+                    .chain(&o.dot)
+                    .copied()
+                    .collect()
+            };
+            let (a, b) = (flat(&out), flat(reference));
+            if a.len() != b.len() {
+                return Err(format!(
+                    "{what}: printed {} numbers on {procs} processes, {} on {p0}",
+                    a.len(),
+                    b.len()
+                ));
+            }
+            let scale = b.iter().fold(1e-300f64, |m, v| m.max(v.abs()));
+            let worst = a
+                .iter()
+                .zip(&b)
+                .map(|(x, r)| (x - r).abs() / scale.max(r.abs()))
+                .fold(
+                    0.0f64,
+                    |m, e| if e.is_nan() { f64::INFINITY } else { m.max(e) },
+                );
+            if worst > tolerance {
+                return Err(format!(
+                    "{what}: results on {procs} processes differ from those on {p0} by {worst:.1e} (allowed {tolerance:.0e})"
+                ));
+            }
+        } else {
+            first = Some((procs, out.clone()));
+        }
+        last = Some(out);
+    }
+    last.ok_or_else(|| "`mpi_procs` is empty".to_string())
 }
 
 /// `--black-box FILE` for each declaration file of the example.
@@ -450,13 +533,24 @@ pub fn run_original(example: &Example, size: Option<u64>) -> Result<DriverOutput
     let work = fresh_dir("original", &example.name)?;
     let src = copy_sources(example, &work, size)?;
     let driver = work.join("fd_driver.f90");
-    fs::write(&driver, drivers::finite_difference_driver(m)).map_err(|e| e.to_string())?;
+    fs::write(
+        &driver,
+        driver_text(m, drivers::finite_difference_driver(m))?,
+    )
+    .map_err(|e| e.to_string())?;
     let sources: Vec<PathBuf> = m.files.iter().map(|f| src.join(f)).collect();
     let exe = work.join("fd_driver");
     gfortran(&work, &m.fflags, &sources, &driver, &exe, m, &src)?;
-    let stdout = run_checked(timed(&exe).current_dir(&src), "original program")?;
-    let _ = fs::write(work.join("output.txt"), &stdout);
-    let out = parse_driver_output(&stdout, m.nx, m.ny)?;
+    // Finite differences at different process counts agree to their own
+    // accuracy only (the sums are rounded in another order).
+    let out = run_driver(
+        &exe,
+        &src,
+        m,
+        "original program",
+        &work.join("output.txt"),
+        m.tolerance,
+    )?;
     if out.values.len() != m.ny {
         return Err(format!("driver printed {} values of y", out.values.len()));
     }
@@ -538,7 +632,7 @@ fn write_driver(name: &str, m: &Manifest, mode: &str, work: &Path) -> Result<Pat
         other => return Err(format!("unknown mode {other}")),
     };
     let driver = work.join(format!("driver_{mode}.f90"));
-    fs::write(&driver, text).map_err(|e| e.to_string())?;
+    fs::write(&driver, driver_text(m, text)?).map_err(|e| e.to_string())?;
     Ok(driver)
 }
 
@@ -566,9 +660,15 @@ pub fn run_generated(
     let exe = work.join(format!("driver_{mode}"));
     // No flags: the generated code builds as CONTRACT.md promises.
     gfortran(&build, &[], &sources, &driver, &exe, m, run_dir)?;
-    let stdout = run_checked(timed(&exe).current_dir(run_dir), "differentiated program")?;
-    let _ = fs::write(work.join("output.txt"), &stdout);
-    parse_driver_output(&stdout, m.nx, m.ny)
+    // Derivatives at different process counts: equal to rounding.
+    run_driver(
+        &exe,
+        run_dir,
+        m,
+        "differentiated program",
+        &work.join("output.txt"),
+        1e-10,
+    )
 }
 
 /// Seconds for one evaluation in `mode` (`orig`, `f`, `fv`, `rs`, `rj`) at

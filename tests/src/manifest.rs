@@ -18,6 +18,8 @@
 //! black_box = ["lapack.bb"]           # optional, black-box declarations (`openad --black-box`)
 //! link_sources = ["derivs.f90", "c.c"] # optional, compiled and linked in every leg, never differentiated
 //! libraries = ["lapack"]              # optional, linked in every leg (`-llapack`)
+//! mpi_procs = [1, 2, 4]               # optional: an MPI program, built with mpif90 and run
+//!                                     # with mpirun at each process count (`mpi.rs`)
 //! ```
 //!
 //! `fflags` is used only where the harness compiles the user's original
@@ -68,6 +70,8 @@ pub struct Manifest {
     /// Benchmarks only: the line of the sources tagged `! bench-size` gets this parameter.
     pub size_small: Option<u64>,
     pub size_large: Option<u64>,
+    /// MPI programs: the process counts every leg runs at (empty: not MPI).
+    pub mpi_procs: Vec<usize>,
 }
 
 #[derive(Debug, Clone)]
@@ -108,6 +112,7 @@ impl Manifest {
             "libraries",
             "size_small",
             "size_large",
+            "mpi_procs",
         ];
         if let Some(key) = table.keys().find(|k| !known.contains(&k.as_str())) {
             return Err(format!("unknown key `{key}`"));
@@ -159,6 +164,17 @@ impl Manifest {
             libraries: text_list(&table, "libraries")?.unwrap_or_default(),
             size_small: number(&table, "size_small")?.map(|n| n as u64),
             size_large: number(&table, "size_large")?.map(|n| n as u64),
+            mpi_procs: match table.get("mpi_procs") {
+                None => Vec::new(),
+                Some(Value::List(items)) => items
+                    .iter()
+                    .map(|v| match v {
+                        Value::Number(n) if *n >= 1.0 && n.fract() == 0.0 => Ok(*n as usize),
+                        _ => Err("`mpi_procs` must hold positive integers".to_string()),
+                    })
+                    .collect::<Result<Vec<_>, _>>()?,
+                Some(_) => return Err("`mpi_procs` must be a list".into()),
+            },
         })
     }
 

@@ -13,6 +13,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use xaif_schema::diagnostic::{Diagnostic as JsonDiagnostic, Kind};
+
 use openad_tests::{
     bad_inputs_dir, bin_dir, openad_program, parallel_map, report, workspace_root, LegResult,
 };
@@ -30,6 +32,63 @@ fn expected_line(case: &Path) -> Option<u32> {
         .split(|c: char| !c.is_ascii_alphanumeric())
         .find(|w| !w.is_empty())?;
     word.parse().ok()
+}
+
+/// The diagnostic kind the case says openad reports (`error-kind: KIND`,
+/// a [`Kind::name`]), if it says one.
+fn expected_kind(case: &Path) -> Option<String> {
+    let text = fs::read_to_string(case)
+        .or_else(|_| fs::read_to_string(case.join("README")))
+        .unwrap_or_default();
+    let spec = text.split("error-kind:").nth(1)?;
+    let word = spec
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+        .find(|w| !w.is_empty())?;
+    Some(word.to_string())
+}
+
+/// With `--error-format json` every line on stderr is one diagnostic; the
+/// first error must be of the case's kind, at its line, in its file.
+fn check_json_diagnostics(
+    openad: &Path,
+    case: &Path,
+    out: &Path,
+    line: Option<u32>,
+) -> Result<(), String> {
+    let output = Command::new(openad)
+        .args(["--error-format", "json", "-o"])
+        .arg(out)
+        .arg(case)
+        .output()
+        .map_err(|e| e.to_string())?;
+    if output.status.code() != Some(1) {
+        return Err(format!("json: exit status {} instead of 1", output.status));
+    }
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let mut diagnostics = Vec::new();
+    for text in stderr.lines().filter(|l| !l.trim().is_empty()) {
+        let d = JsonDiagnostic::from_json(text)
+            .ok_or_else(|| format!("json: a stderr line is not a diagnostic: {text}"))?;
+        diagnostics.push(d);
+    }
+    let first = diagnostics
+        .iter()
+        .find(|d| d.is_error())
+        .ok_or_else(|| format!("json: no error among {} diagnostics", diagnostics.len()))?;
+    if first.location.file.file_name() != case.file_name() {
+        return Err(format!("json: error in {}", first.location.file.display()));
+    }
+    if line.is_some_and(|l| first.location.line != l as usize) {
+        return Err(format!("json: error at line {}", first.location.line));
+    }
+    match expected_kind(case) {
+        Some(kind) if first.kind.name() != kind => Err(format!(
+            "json: kind {} instead of {kind}: {}",
+            first.kind.name(),
+            first.message
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// Is there `NAME:LINE:COLUMN` in `stderr` (LINE as expected, if given)?
@@ -80,6 +139,10 @@ fn check_case(case: &PathBuf) -> LegResult {
         }
         if out.exists() {
             return Err("the output directory was created".into());
+        }
+        check_json_diagnostics(&openad, case, &out, line)?;
+        if out.exists() {
+            return Err("the output directory was created (json)".into());
         }
         Ok(0.0)
     })();
@@ -171,6 +234,20 @@ fn joint_adjoint_refuses_persistent_allocation_by_name() {
             (format!("{name}.f90").as_str(), line, column),
             "{name}: {stderr}"
         );
+        // Programs tell a refusal from other errors by its kind.
+        let json = Command::new(&openad)
+            .args(["--error-format", "json", "-m", "rj", "-o"])
+            .arg(&out_dir)
+            .arg(&source)
+            .output()
+            .unwrap();
+        let json_stderr = String::from_utf8_lossy(&json.stderr);
+        let refusal = json_stderr
+            .lines()
+            .find_map(JsonDiagnostic::from_json)
+            .unwrap_or_else(|| panic!("{name}: no JSON diagnostic: {json_stderr}"));
+        assert_eq!(refusal.kind, Kind::Unsupported, "{name}: {json_stderr}");
+        assert_eq!(refusal.location.line, line, "{name}: {json_stderr}");
         let stages = work.path().join(format!("{name}_stages"));
         fs::create_dir_all(&stages).unwrap();
         backend_alone_reports_the_xaif_position(&source, &stages);
@@ -651,4 +728,179 @@ fn refused_in_joint_mode_at(source: &str, file_name: &str, marker: &str, says: &
     );
     assert!(!stderr.contains(".xaif:"), "points into XAIF: {stderr}");
     assert!(!out_dir.exists(), "output left behind");
+}
+
+/// A part of a passive pointer passed to a routine the joint reverse sweep
+/// re-runs: the call site can restore a whole pointer's association (the
+/// `pointer_coefficient_switch` example) but not a section's, so `-m rj`
+/// refuses it by name at the call (kind `unsupported`, nothing written),
+/// while `-m rs` (no re-run) differentiates the program.
+#[test]
+fn joint_adjoint_refuses_a_section_of_a_passive_pointer_at_the_call() {
+    const SOURCE: &str = "\
+module reaction_tables
+  implicit none
+  real(8), target :: day_rates(4) = (/ 0.1d0, 0.2d0, 0.3d0, 0.4d0 /)
+  real(8), target :: night_rates(4) = (/ 0.5d0, 0.1d0, 0.7d0, 0.2d0 /)
+contains
+  subroutine react(u, rates)
+    real(8), intent(inout) :: u(3)
+    real(8), intent(in) :: rates(3)
+    integer :: i, k
+    do k = 1, 2
+      do i = 2, 3
+        u(i) = u(i) - rates(i) * u(i) * u(i-1)
+      end do
+    end do
+  end subroutine react
+end module reaction_tables
+
+subroutine head(x, y)
+  use reaction_tables
+  implicit none
+  real(8), intent(in) :: x(4)
+  real(8), intent(out) :: y(1)
+  real(8) :: u(4)
+  real(8), pointer :: rates(:)
+  integer :: hour
+  !$openad INDEPENDENT(x)
+  u = x
+  rates => day_rates
+  do hour = 1, 4
+    call react(u(1:3), rates(2:4))
+    if (mod(hour, 2) == 1) then
+      rates => night_rates
+    else
+      rates => day_rates
+    end if
+  end do
+  y(1) = sum(u**2)
+  !$openad DEPENDENT(y)
+end subroutine head
+";
+    let openad = openad_program().expect("openad binary");
+    let work = tempfile::tempdir().unwrap();
+    let source = work.path().join("pointer_section.f90");
+    fs::write(&source, SOURCE).unwrap();
+    let out_dir = work.path().join("rj");
+    let out = Command::new(&openad)
+        .args(["--error-format", "json", "-m", "rj", "-o"])
+        .arg(&out_dir)
+        .arg(&source)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(!out_dir.exists(), "output left behind");
+    let d = stderr
+        .lines()
+        .find_map(JsonDiagnostic::from_json)
+        .unwrap_or_else(|| panic!("no JSON diagnostic: {stderr}"));
+    assert_eq!(d.kind, Kind::Unsupported, "{stderr}");
+    assert!(d.message.contains("passive pointer 'rates'"), "{stderr}");
+    let (line, column) = position_of(SOURCE, "call react(");
+    assert_eq!(
+        (d.location.line, d.location.column),
+        (line, column),
+        "{stderr}"
+    );
+    assert_eq!(d.location.file.file_name(), source.file_name());
+    let rs = Command::new(&openad)
+        .args(["-m", "rs", "-o"])
+        .arg(work.path().join("rs"))
+        .arg(&source)
+        .output()
+        .unwrap();
+    assert!(
+        rs.status.success(),
+        "{}",
+        String::from_utf8_lossy(&rs.stderr)
+    );
+}
+
+/// The named refusals of MPI calls on real data (docs/frontend.md,
+/// "Rejected, with a named error"): exit 1, the diagnostic at the
+/// offending call or argument of the user's file with what and why, no
+/// output directory.
+#[test]
+fn mpi_refusals_are_named_at_the_call() {
+    let openad = openad_program().expect("openad binary");
+    let work = tempfile::tempdir().unwrap();
+    // (case, the offending statement, where the error points in it,
+    // what the message must say)
+    let cases = [
+        (
+            "routine",
+            "call mpi_alltoall(x, 1, mpi_double_precision, y, 1, mpi_double_precision, mpi_comm_world, ierr)",
+            "call mpi_alltoall",
+            "MPI routine 'mpi_alltoall' on real data is not supported",
+        ),
+        (
+            "in_place",
+            "call mpi_allreduce(mpi_in_place, y, 4, mpi_double_precision, mpi_sum, mpi_comm_world, ierr)",
+            "mpi_in_place,",
+            "mpi_in_place in a call of MPI routine 'mpi_allreduce'",
+        ),
+        (
+            "strided",
+            "call mpi_allreduce(x(1:4:2), y, 2, mpi_double_precision, mpi_sum, mpi_comm_world, ierr)",
+            "x(1:4:2)",
+            "strided section as buffer of MPI routine 'mpi_allreduce'",
+        ),
+        (
+            "single",
+            "call mpi_bcast(single, 4, mpi_real, 0, mpi_comm_world, ierr)",
+            "single,",
+            "buffer of MPI routine 'mpi_bcast' must be a real(8) variable",
+        ),
+        (
+            "keyword",
+            "call mpi_bcast(buffer=y, count=4, datatype=mpi_double_precision, root=0, comm=mpi_comm_world, ierror=ierr)",
+            "y, count",
+            "keyword argument in a call of MPI routine 'mpi_bcast'",
+        ),
+        (
+            "count",
+            "call mpi_send(y, 4, mpi_double_precision, 0, 1, mpi_comm_world)",
+            "call mpi_send",
+            "call of MPI routine 'mpi_send' passes 6 argument(s); its Fortran binding has 7",
+        ),
+        (
+            "test",
+            "call mpi_test(request, flag, mpi_status_ignore, ierr)",
+            "call mpi_test",
+            "MPI routine 'mpi_test' is not supported (complete nonblocking calls with mpi_wait or mpi_waitall",
+        ),
+        (
+            "real_tag",
+            "call mpi_isend(y, 4, mpi_double_precision, 0, x(1), mpi_comm_world, request, ierr)",
+            "x(1), mpi_comm_world",
+            "real value as a passive argument of MPI routine 'mpi_isend'",
+        ),
+    ];
+    for (name, statement, marker, what) in cases {
+        let text = format!(
+            "subroutine head(x, y)\n  use mpi\n  implicit none\n  real(8), intent(in) :: x(4)\n  real(8), intent(out) :: y(4)\n  real(4) :: single(4)\n  integer :: ierr, request\n  logical :: flag\n  !$openad INDEPENDENT(x)\n  y = x\n  {statement}\n  !$openad DEPENDENT(y)\nend subroutine head\n"
+        );
+        let source = work.path().join(format!("mpi_{name}.f90"));
+        fs::write(&source, &text).unwrap();
+        let out_dir = work.path().join(format!("mpi_{name}_out"));
+        let out = Command::new(&openad)
+            .args(["-m", "rs", "-o"])
+            .arg(&out_dir)
+            .arg(&source)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{name}: {stderr}");
+        assert!(!out_dir.exists(), "{name}: output left behind");
+        let d = first_diagnostic(&stderr).unwrap_or_else(|| panic!("{name}: {stderr}"));
+        let (line, column) = position_of(&text, marker);
+        assert_eq!(
+            (d.file_name(), d.line, d.column),
+            (format!("mpi_{name}.f90").as_str(), line, column),
+            "{name}: {stderr}"
+        );
+        assert!(d.message.contains(what), "{name}: {stderr}");
+    }
 }

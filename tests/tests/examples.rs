@@ -66,7 +66,7 @@ fn adjoint_split_mode_rs_basic_block() {
 /// Examples whose adjoints exercise recomputed partials where they can go
 /// wrong (self-overwriting statements, values overwritten later, joint
 /// re-runs, checkpointed loops, call trees, array syntax, derived types,
-/// black boxes). The forced legs run on these only, to keep the suite
+/// black boxes, MPI calls). The forced legs run on these only, to keep the suite
 /// short; `OPENAD_ALL_EXAMPLES=1` runs them on the whole corpus (all pass
 /// but the refusals listed in EXPECTED_FAILURES).
 const RECOMPUTE_EXAMPLES: &[&str] = &[
@@ -88,6 +88,7 @@ const RECOMPUTE_EXAMPLES: &[&str] = &[
     "ode_rk4",
     "advection_upwind",
     "alloc_persistent",
+    "mpi_nonblocking_diffusion2d",
 ];
 
 /// Split and joint mode with the partials of every run that allows it

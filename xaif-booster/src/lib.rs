@@ -8,6 +8,7 @@
 pub mod adjoint;
 pub mod block_accumulate;
 pub mod catalogue;
+pub mod cfg_shape;
 pub mod dot;
 pub mod du_chains;
 pub mod elimination;
@@ -15,8 +16,10 @@ pub mod expr;
 pub mod flatten;
 pub mod linearize;
 pub mod preaccumulate;
+pub mod prepare;
 pub mod propagate;
 pub mod replay;
+pub mod scalarize;
 pub mod symbols;
 pub mod tangent;
 pub mod temporaries;

@@ -174,7 +174,8 @@ impl Linearizer<'_> {
                         if self.symbols.is_active_use(arg)? {
                             return Err(format!(
                                 "function call '{}' with an active argument in an expression \
-                                 is not supported (the front end turns it into a subroutine call)",
+                                 is not supported (canonical form C4: the front end turns it \
+                                 into a subroutine call)",
                                 f.symbol_id.as_deref().unwrap_or("?")
                             ));
                         }
@@ -198,7 +199,8 @@ impl Linearizer<'_> {
                         let entry = self.catalogue.get(&i.name).ok_or_else(|| {
                             format!(
                                 "intrinsic '{}' has an active argument but is not in the \
-                                 intrinsics catalogue",
+                                 intrinsics catalogue (canonical form C3: elemental operations \
+                                 the catalogue differentiates)",
                                 i.name
                             )
                         })?;
@@ -269,8 +271,8 @@ impl Linearizer<'_> {
 fn array_error(r: &VariableReference) -> String {
     let name = crate::expr::base_symbol(r).map_or("?", |(s, _)| s);
     format!(
-        "active array-valued reference to '{name}' (whole array or section) is not supported; \
-         the front end scalarises array expressions"
+        "active array-valued reference to '{name}' (whole array or section) is not supported \
+         here: the booster scalarises assignments of basic blocks only (docs/frontend-contract.md)"
     )
 }
 

@@ -8,6 +8,7 @@ use xaif_booster::block_accumulate::EliminationChoice;
 use xaif_booster::catalogue::Catalogue;
 use xaif_booster::elimination::{Chain, Filter, Method};
 use xaif_booster::tangent::{transform_tangent, Preaccumulation, TangentOptions};
+use xaif_schema::diagnostic::{Diagnostic, ErrorFormat};
 use xaif_schema::source_map::SourceMap;
 
 // The transformation allocates millions of small objects from rayon's
@@ -81,6 +82,10 @@ struct Cli {
     /// in the Fortran sources instead of in the XAIF.
     #[arg(long, value_name = "P.loc")]
     locations: Option<PathBuf>,
+    /// How diagnostics are printed on stderr: for people, or one JSON object
+    /// per line with the diagnostic's kind.
+    #[arg(long = "error-format", value_enum, default_value = "human")]
+    error_format: ErrorFormat,
     /// Output XAIF file.
     #[arg(short = 'o', value_name = "OUT")]
     output: PathBuf,
@@ -112,17 +117,17 @@ fn main() -> ExitCode {
     };
     match run(&cli, elimination) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("{message}");
+        Err(d) => {
+            eprint!("{}", cli.error_format.format(&d));
             ExitCode::from(1)
         }
     }
 }
 
-fn run(cli: &Cli, elimination: EliminationChoice) -> Result<(), String> {
+fn run(cli: &Cli, elimination: EliminationChoice) -> Result<(), Diagnostic> {
     let input_name = cli.input.display().to_string();
     let locations = match &cli.locations {
-        Some(path) => Some(SourceMap::read_file(path).map_err(|e| diagnostic(&e))?),
+        Some(path) => Some(SourceMap::read_file(path)?),
         None => None,
     };
     let preaccumulation = match cli.preaccumulation {
@@ -153,20 +158,15 @@ fn run(cli: &Cli, elimination: EliminationChoice) -> Result<(), String> {
     let catalogue = match &cli.intrinsics {
         Some(path) => Catalogue::load(path),
         None => Catalogue::builtin(),
-    }
-    .map_err(|e| diagnostic(&e))?;
+    }?;
     let mut cg = {
         let file = std::fs::File::open(&cli.input)
-            .map_err(|e| format!("{input_name}:1:1: error: cannot read input: {e}"))?;
-        xaif_schema::read::read_call_graph_mapped(&file, &input_name).map_err(|e| diagnostic(&e))?
+            .map_err(|e| Diagnostic::input_output(&cli.input, format!("cannot read input: {e}")))?;
+        xaif_schema::read::read_call_graph_mapped(&file, &input_name)?
     };
     if let Some(dir) = &cli.dot {
         std::fs::create_dir_all(dir).map_err(|e| {
-            format!(
-                "{}:1:1: error: cannot create {}: {e}",
-                input_name,
-                dir.display()
-            )
+            Diagnostic::input_output(&cli.input, format!("cannot create {}: {e}", dir.display()))
         })?;
     }
     let options = TangentOptions {
@@ -184,26 +184,14 @@ fn run(cli: &Cli, elimination: EliminationChoice) -> Result<(), String> {
         print_stats(&stats);
     }
     let written = xaif_schema::write::write_call_graph_file(&cg, &cli.output).map_err(|e| {
-        format!(
-            "{}:1:1: error: cannot write {}: {e}",
-            input_name,
-            cli.output.display()
+        Diagnostic::input_output(
+            &cli.input,
+            format!("cannot write {}: {e}", cli.output.display()),
         )
     });
     // The process ends next: freeing the model piece by piece gives nothing back.
     std::mem::forget(cg);
     written
-}
-
-/// `file:line:column: error: message` for a reader error.
-fn diagnostic(e: &xaif_schema::XaifError) -> String {
-    let message = e.message.strip_prefix("error: ").unwrap_or(&e.message);
-    format!(
-        "{}:{}:{}: error: {message}",
-        e.file,
-        e.line.max(1),
-        e.column.max(1)
-    )
 }
 
 /// The elimination method and heuristic chain from the options. The

@@ -3,7 +3,8 @@
 
 use std::collections::{HashMap, HashSet};
 use xaif_schema::model::{
-    ActiveUse, CallGraph, Symbol, SymbolKind, SymbolShape, SymbolType, VariableReference,
+    ActiveUse, CallGraph, DimensionBounds, Symbol, SymbolKind, SymbolShape, SymbolType,
+    VariableReference,
 };
 
 use crate::expr::base_symbol;
@@ -22,6 +23,8 @@ pub struct SymbolInfo {
 /// All symbols of a call graph, by scope, with the parent of each scope.
 pub struct SymbolIndex {
     symbols: HashMap<(u64, String), SymbolInfo>,
+    /// Declared bounds of arrays (constant, as XAIF writes them).
+    bounds: HashMap<(u64, String), Vec<DimensionBounds>>,
     parent: HashMap<u64, u64>,
     scopes: HashSet<u64>,
     all_names: HashSet<String>,
@@ -32,6 +35,7 @@ impl SymbolIndex {
         let mut symbols = HashMap::new();
         let mut scopes = HashSet::new();
         let mut all_names = HashSet::new();
+        let mut bounds = HashMap::new();
         for scope in &cg.scope_hierarchy.scopes {
             let Ok(id) = scope.vertex_id.parse::<u64>() else {
                 continue;
@@ -40,6 +44,9 @@ impl SymbolIndex {
             for table in &scope.symbol_tables {
                 for s in &table.symbols {
                     all_names.insert(s.symbol_id.to_ascii_lowercase());
+                    if !s.dimension_bounds.is_empty() {
+                        bounds.insert((id, s.symbol_id.clone()), s.dimension_bounds.clone());
+                    }
                     symbols.insert(
                         (id, s.symbol_id.clone()),
                         SymbolInfo {
@@ -61,6 +68,7 @@ impl SymbolIndex {
         }
         SymbolIndex {
             symbols,
+            bounds,
             parent,
             scopes,
             all_names,
@@ -74,15 +82,29 @@ impl SymbolIndex {
     /// The symbol `id` as seen from `scope`: that scope first, then its
     /// ancestors.
     pub fn lookup(&self, scope: u64, id: &str) -> Option<SymbolInfo> {
+        let declared = self.declaring_scope(scope, id)?;
+        self.symbols.get(&(declared, id.to_string())).copied()
+    }
+
+    /// The scope that declares `id` as seen from `scope`.
+    fn declaring_scope(&self, scope: u64, id: &str) -> Option<u64> {
         let mut current = scope;
         // The depth bound protects against a cyclic hierarchy in bad input.
         for _ in 0..=self.scopes.len() {
-            if let Some(info) = self.symbols.get(&(current, id.to_string())) {
-                return Some(*info);
+            if self.symbols.contains_key(&(current, id.to_string())) {
+                return Some(current);
             }
             current = *self.parent.get(&current)?;
         }
         None
+    }
+
+    /// The declared bounds of array `id` as seen from `scope` (empty when
+    /// the declaration gives none: assumed shape, allocatable, ...).
+    pub fn dimension_bounds(&self, scope: u64, id: &str) -> &[DimensionBounds] {
+        self.declaring_scope(scope, id)
+            .and_then(|d| self.bounds.get(&(d, id.to_string())))
+            .map_or(&[], |b| b.as_slice())
     }
 
     /// Whether this use of a variable carries a derivative: the use's

@@ -13,6 +13,7 @@ use xaif_schema::model::{
     SymbolTable,
 };
 
+use xaif_schema::diagnostic::{Diagnostic, Kind, Location};
 use xaif_schema::source_map::SourceMap;
 
 use crate::block_accumulate::{accumulate_sequence, EliminationChoice};
@@ -61,7 +62,54 @@ pub struct BlockStats {
 pub struct BoostError {
     pub statement_id: Option<String>,
     pub cfg_symbol: Option<String>,
+    pub kind: Kind,
     pub message: String,
+}
+
+/// A statement a transformation refuses: its id (if it has one), what sort
+/// of problem, why. Becomes a [`BoostError`] once its subroutine is known.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StatementError {
+    pub statement_id: Option<String>,
+    pub kind: Kind,
+    pub message: String,
+}
+
+impl StatementError {
+    /// Input that breaks a rule of XAIF or of the canonical form.
+    pub fn new(statement_id: Option<String>, message: impl Into<String>) -> Self {
+        StatementError {
+            statement_id,
+            kind: Kind::Semantic,
+            message: message.into(),
+        }
+    }
+
+    /// A construct the booster refuses; `message` names it.
+    pub fn unsupported(statement_id: Option<String>, message: impl Into<String>) -> Self {
+        StatementError {
+            kind: Kind::Unsupported,
+            ..StatementError::new(statement_id, message)
+        }
+    }
+
+    /// A broken invariant of the booster itself.
+    pub fn internal(statement_id: Option<String>, message: impl Into<String>) -> Self {
+        StatementError {
+            kind: Kind::Internal,
+            ..StatementError::new(statement_id, message)
+        }
+    }
+
+    /// The error in subroutine `cfg_symbol`.
+    pub fn in_cfg(self, cfg_symbol: &str) -> BoostError {
+        BoostError {
+            statement_id: self.statement_id,
+            cfg_symbol: Some(cfg_symbol.to_string()),
+            kind: self.kind,
+            message: self.message,
+        }
+    }
 }
 
 impl std::fmt::Display for BoostError {
@@ -77,7 +125,8 @@ impl std::fmt::Display for BoostError {
 }
 
 impl BoostError {
-    /// The diagnostic `file:line:column: error: {prefix}...`. With the
+    /// The diagnostic `file:line:column: error: {prefix}...`, of the
+    /// error's kind. With the
     /// front end's source locations it points at the offending statement
     /// (else the subroutine) in the user's Fortran; without them, or when
     /// they do not know the statement, at its element in the XAIF input
@@ -88,7 +137,7 @@ impl BoostError {
         xaif_text: &str,
         locations: Option<&SourceMap>,
         prefix: &str,
-    ) -> String {
+    ) -> Diagnostic {
         if let Some(map) = locations {
             let in_source = self
                 .statement_id
@@ -100,25 +149,32 @@ impl BoostError {
                     Some(cfg) => format!("in '{cfg}': "),
                     None => String::new(),
                 };
-                return format!("{at}: error: {prefix}{unit}{}", self.message);
+                let place = Location::new(at.file, at.line as usize, at.column as usize);
+                let message = format!("{prefix}{unit}{}", self.message);
+                return Diagnostic::of_kind(self.kind, place, message);
             }
         }
-        let needles = [
-            self.statement_id
-                .as_ref()
-                .map(|s| format!("statement_id=\"{s}\"")),
-            self.cfg_symbol
-                .as_ref()
-                .map(|s| format!("symbol_id=\"{s}\"")),
-        ];
-        let offset = needles
-            .iter()
-            .flatten()
-            .find_map(|n| xaif_text.find(n.as_str()))
-            .map(|off| xaif_text[..off].rfind('<').unwrap_or(off))
-            .unwrap_or(0);
+        // The statement, else the subroutine's graph (not the symbol
+        // declaring its name, which comes first in the document).
+        let statement = self.statement_id.as_ref().and_then(|s| {
+            let off = xaif_text.find(&format!("statement_id=\"{s}\""))?;
+            Some(xaif_text[..off].rfind('<').unwrap_or(off))
+        });
+        let graph = || {
+            let needle = format!("symbol_id=\"{}\"", self.cfg_symbol.as_ref()?);
+            xaif_text.match_indices(&needle).find_map(|(off, _)| {
+                let start = xaif_text[..off].rfind('<')?;
+                let tag = xaif_text[start + 1..off].split_whitespace().next()?;
+                ["ControlFlowGraph", "ReplacementList"]
+                    .iter()
+                    .any(|t| tag == *t || tag.ends_with(&format!(":{t}")))
+                    .then_some(start)
+            })
+        };
+        let offset = statement.or_else(graph).unwrap_or(0);
         let (line, column) = xaif_schema::error::line_column(xaif_text, offset);
-        format!("{xaif_file}:{line}:{column}: error: {prefix}{self}")
+        let place = Location::new(xaif_file, line, column);
+        Diagnostic::of_kind(self.kind, place, format!("{prefix}{self}"))
     }
 }
 
@@ -131,6 +187,7 @@ pub fn transform_tangent(
     catalogue: &Catalogue,
     options: &TangentOptions,
 ) -> Result<Vec<BlockStats>, BoostError> {
+    crate::prepare::prepare_input(cg)?;
     ensure_default_map_keys(cg);
     let symbols = SymbolIndex::new(cg);
     let chains = DuChains::new(&cg.duud_set_map);
@@ -148,6 +205,7 @@ pub fn transform_tangent(
                 return Err(BoostError {
                     statement_id: None,
                     cfg_symbol: Some(cfg.symbol_id.clone()),
+                    kind: Kind::Semantic,
                     message: format!(
                         "controlflowgraph_scope_id {} names no scope",
                         cfg.controlflowgraph_scope_id
@@ -235,12 +293,7 @@ fn transform_cfg(
         let ControlFlowVertex::BasicBlock(bb) = v else {
             continue;
         };
-        let counts =
-            transform_block(bb, &ctx, pool).map_err(|(statement_id, message)| BoostError {
-                statement_id,
-                cfg_symbol: Some(cfg_symbol.clone()),
-                message,
-            })?;
+        let counts = transform_block(bb, &ctx, pool).map_err(|e| e.in_cfg(&cfg_symbol))?;
         stats.push(BlockStats {
             cfg: cfg_symbol.clone(),
             block: bb.vertex_id.clone(),
@@ -250,7 +303,7 @@ fn transform_cfg(
     Ok(())
 }
 
-type BlockError = (Option<String>, String);
+type BlockError = StatementError;
 
 /// The output of one block under construction.
 struct BlockOutput {
@@ -283,7 +336,7 @@ fn transform_block(
         };
         let lin = linearizer
             .linearize_assignment(&a)
-            .map_err(|m| (Some(a.statement_id.clone()), m))?;
+            .map_err(|m| StatementError::new(Some(a.statement_id.clone()), m))?;
         let graph = match lin {
             Linearization::Graph(graph) => graph,
             Linearization::Passive => {
@@ -308,9 +361,9 @@ fn transform_block(
             flush(&mut sequence, &mut out, ctx, pool, block)?;
             let statement_id = a.statement_id.clone();
             if sequence.try_append(a, graph).is_err() {
-                return Err((
+                return Err(StatementError::internal(
                     Some(statement_id),
-                    "internal error: a new graph rejected a statement".into(),
+                    "internal error: a new graph rejected a statement",
                 ));
             }
         }
@@ -336,7 +389,7 @@ fn statement_level(
     }
     if let Some(dir) = &ctx.options.dot_dir {
         write_dot(dir, ctx.cfg_symbol, block, &a.statement_id, graph)
-            .map_err(|m| (Some(a.statement_id.clone()), m))?;
+            .map_err(|m| StatementError::new(Some(a.statement_id.clone()), m))?;
     }
     pool.reset();
     let acc = preaccumulate_statement(graph, &a, pool, ctx.symbols);
@@ -378,7 +431,7 @@ fn flush(
     let first_id = seq.statements[0].assignment.statement_id.clone();
     if let Some(dir) = &ctx.options.dot_dir {
         write_dot(dir, ctx.cfg_symbol, block, &first_id, &seq.graph)
-            .map_err(|m| (Some(first_id.clone()), m))?;
+            .map_err(|m| StatementError::new(Some(first_id.clone()), m))?;
     }
     if ctx.options.preaccumulation == Preaccumulation::Auto && seq.statements.len() > 1 {
         // Count both forms on a scratch pool; emit the cheaper one for real.
@@ -390,7 +443,7 @@ fn flush(
             &mut scratch,
             ctx.symbols,
         )
-        .map_err(|m| (Some(first_id.clone()), m))?;
+        .map_err(|m| StatementError::new(Some(first_id.clone()), m))?;
         let block_cost = block_code.counts.multiplications
             + block_code.counts.additions
             + propagation_cost(&block_code.propagator);
@@ -418,11 +471,12 @@ fn flush(
         pool,
         ctx.symbols,
     )
-    .map_err(|m| (Some(first_id.clone()), m))?;
+    .map_err(|m| StatementError::new(Some(first_id.clone()), m))?;
     if let (Some(dir), Some(report)) = (&ctx.options.dot_dir, &code.report) {
         let path = dot_path(dir, ctx.cfg_symbol, block, &first_id).with_extension("elimination");
-        crate::dot::write_atomically(&path, &report.to_string()).map_err(|e| {
-            (
+        crate::dot::write_atomically(&path, &report.to_string()).map_err(|e| StatementError {
+            kind: Kind::InputOutput,
+            ..StatementError::new(
                 Some(first_id.clone()),
                 format!("cannot write {}: {e}", path.display()),
             )

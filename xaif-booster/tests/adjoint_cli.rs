@@ -2,12 +2,10 @@
 //! and a rejected statement reported at its position with exit status 1
 //! and no output file.
 
-mod adjoint_support;
-
 use std::process::Command;
 
-use adjoint_support::*;
 use xaif_schema::model::*;
+use xaif_testkit::*;
 
 fn booster() -> Command {
     Command::new(env!("CARGO_BIN_EXE_xaif-booster"))

@@ -7,12 +7,8 @@
 //! differences of the plain section (1e-6 relative); the tapes must end
 //! empty.
 
-mod adjoint_support;
-mod random_source;
-
 use std::collections::HashMap;
 
-use adjoint_support::*;
 use xaif_booster::adjoint::recompute::Partials;
 use xaif_booster::adjoint::{transform_adjoint, transform_adjoint_with, AdjointOptions};
 use xaif_booster::block_accumulate::EliminationChoice;
@@ -20,6 +16,7 @@ use xaif_booster::catalogue::Catalogue;
 use xaif_booster::elimination::Method;
 use xaif_booster::tangent::{transform_tangent, Preaccumulation, TangentOptions};
 use xaif_schema::model::*;
+use xaif_testkit::*;
 
 struct Sections {
     plain: Replacement,
@@ -99,6 +96,7 @@ fn adjoint_with(
                         formals: formals(&l.argument_list),
                         vertices: r.vertices,
                         edges: r.edges,
+                        scope: None,
                     },
                 )
             })
@@ -139,6 +137,7 @@ fn tangent_of(cg: &CallGraph) -> HashMap<String, Callee> {
                     formals: formals(&c.argument_list),
                     vertices: c.vertices.clone(),
                     edges: c.edges.clone(),
+                    scope: None,
                 },
             )),
             _ => None,
@@ -942,13 +941,13 @@ fn leak(s: String) -> &'static str {
     Box::leak(s.into_boxed_str())
 }
 
-fn random_block(rng: &mut random_source::Lcg) -> Vec<S> {
+fn random_block(rng: &mut xaif_testkit::random::Lcg) -> Vec<S> {
     const TARGETS: &[&str] = &["x", "y", "z", "a", "b", "v[n]", "v[m]", "v[2]"];
     let len = 2 + rng.next() % 6;
     (0..len)
         .map(|_| {
             // Mostly bounded right-hand sides, so that loops stay tame.
-            let rhs = random_source::expression(rng, 3, RANDOM_USES, false);
+            let rhs = xaif_testkit::random::expression(rng, 3, RANDOM_USES, false);
             let rhs = if rng.next().is_multiple_of(3) {
                 rhs
             } else {
@@ -961,7 +960,7 @@ fn random_block(rng: &mut random_source::Lcg) -> Vec<S> {
 
 #[test]
 fn random_blocks_in_every_preaccumulation() {
-    let mut rng = random_source::Lcg(2026);
+    let mut rng = xaif_testkit::random::Lcg(2026);
     for case in 0..40 {
         let block = random_block(&mut rng);
         let program = match case % 3 {

@@ -1,15 +1,13 @@
 //! The adjoint output validates against the reference XAIF output schema
 //! (skipped when `../shared` is absent; fails when `xmllint` is).
 
-mod adjoint_support;
-
 use std::path::Path;
 use std::process::Command;
 
-use adjoint_support::*;
 use xaif_booster::adjoint::transform_adjoint;
 use xaif_booster::catalogue::Catalogue;
 use xaif_schema::model::*;
+use xaif_testkit::*;
 
 /// The reference schema in `../shared` next to the project, when present.
 fn reference_schema() -> std::path::PathBuf {

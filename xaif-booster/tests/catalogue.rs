@@ -3,13 +3,11 @@
 //! intrinsic (values computed by the test interpreter, independently of the
 //! catalogue), and the documented choices at kinks.
 
-mod common;
-
 use std::path::Path;
 use std::process::Command;
 
-use common::{apply_intrinsic, eval};
 use xaif_booster::catalogue::{partial_kind, Catalogue, PartialKind, BUILTIN_CATALOGUE};
+use xaif_testkit::{apply_intrinsic, eval};
 
 /// Every operator and intrinsic name of the architecture table.
 const NAMES: &[&str] = &[

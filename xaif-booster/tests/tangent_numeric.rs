@@ -3,16 +3,14 @@
 //! derivatives are compared with central finite differences of the original
 //! statements (1e-7) and with exact hand derivatives (1e-12).
 
-mod common;
-
 use std::collections::HashMap;
 
-use common::*;
 use xaif_booster::block_accumulate::EliminationChoice;
 use xaif_booster::catalogue::Catalogue;
 use xaif_booster::elimination::{Chain, Method};
 use xaif_booster::tangent::{transform_tangent, Preaccumulation, TangentOptions};
 use xaif_schema::model::*;
+use xaif_testkit::*;
 
 fn options() -> TangentOptions {
     TangentOptions {

@@ -5,17 +5,14 @@
 //! elements (`v[n]`, `v[m]` with n = m or not), the cases where flattening
 //! and propagator ordering can go wrong.
 
-mod common;
-mod random_source;
-
 use std::collections::HashMap;
 
-use common::*;
-use random_source::{expression, Lcg};
 use xaif_booster::block_accumulate::EliminationChoice;
 use xaif_booster::catalogue::Catalogue;
 use xaif_booster::elimination::{Chain, Method};
 use xaif_booster::tangent::{transform_tangent, Preaccumulation, TangentOptions};
+use xaif_testkit::random::{expression, Lcg};
+use xaif_testkit::*;
 
 const VARS: &[&str] = &["x", "y", "z", "a", "b", "p", "v[n]", "v[m]", "v[1]"];
 const LHS: &[&str] = &["x", "y", "z", "a", "b", "v[n]", "v[m]", "v[2]"];

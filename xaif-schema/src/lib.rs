@@ -11,6 +11,7 @@
 //!   [`driver_interface`] (`P.iface`), [`activity_report`] (`P.act`).
 
 pub mod activity_report;
+pub mod diagnostic;
 pub mod dot;
 pub mod driver_interface;
 pub mod error;

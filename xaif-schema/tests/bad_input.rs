@@ -481,3 +481,28 @@ fn our_schema_rejects_the_faults_it_can_express() {
         }
     }
 }
+
+/// Front ends differ in where they put the alias, du-ud and do maps: any
+/// order is read, a missing map is "no information", a second one is an
+/// error at its position.
+#[test]
+fn call_graph_maps_in_any_order() {
+    let head = r#"<?xml version="1.0"?>
+<xaif:CallGraph xmlns:xaif="http://www.mcs.anl.gov/XAIF" program_name="p">
+  <xaif:DOSetMap><xaif:StmtIdSet key="0"/></xaif:DOSetMap>
+  <xaif:ScopeHierarchy>
+    <xaif:Scope vertex_id="1"><xaif:SymbolTable/></xaif:Scope>
+  </xaif:ScopeHierarchy>
+"#;
+    let tail = r#"  <xaif:DUUDSetMap><xaif:StmtIdSet key="0"/><xaif:StmtIdSet key="4"/></xaif:DUUDSetMap>
+</xaif:CallGraph>
+"#;
+    let cg = xaif_schema::read::read_call_graph(&format!("{head}{tail}"), "m.xaif").unwrap();
+    assert_eq!(cg.duud_set_map.sets.len(), 2);
+    assert_eq!(cg.do_set_map.sets.len(), 1);
+    assert!(cg.alias_set_map.sets.is_empty());
+    let twice = format!("{head}  <xaif:DOSetMap/>\n{tail}");
+    let e = xaif_schema::read::read_call_graph(&twice, "m.xaif").unwrap_err();
+    assert_eq!(e.line, 7, "{e}");
+    assert!(e.message.contains("a second 'xaif:DOSetMap'"), "{e}");
+}

@@ -6,7 +6,10 @@
 ! tape pair (oad_ptr_push/oad_ptr_pop) serves pointer assignments, nullify
 ! and (de)allocation through a pointer in the forward and reverse sweeps,
 ! the checkpoint pair (oad_ptr_cp_store/oad_ptr_cp_restore) the argument
-! checkpoints of the joint mode. Both are LIFO like the other stacks.
+! checkpoints of the joint mode. Both are LIFO like the other stacks. The
+! checkpoint pair also keeps the associations of passive real(8) pointers
+! passed to a routine the joint reverse sweep re-runs (the call site
+! restores the association the call had, then the values).
 module OAD_ptr
   use OAD_active
   implicit none
@@ -59,6 +62,51 @@ module OAD_ptr
   end type stack_r4
   type(stack_r4), save :: tape_r4, ckp_r4
 
+  type ptr_d0
+    real(8), pointer :: p => null()
+  end type ptr_d0
+  type stack_d0
+    type(ptr_d0), allocatable :: item(:)
+    integer :: top = 0
+  end type stack_d0
+  type(stack_d0), save :: ckp_d0
+
+  type ptr_d1
+    real(8), pointer :: p(:) => null()
+  end type ptr_d1
+  type stack_d1
+    type(ptr_d1), allocatable :: item(:)
+    integer :: top = 0
+  end type stack_d1
+  type(stack_d1), save :: ckp_d1
+
+  type ptr_d2
+    real(8), pointer :: p(:,:) => null()
+  end type ptr_d2
+  type stack_d2
+    type(ptr_d2), allocatable :: item(:)
+    integer :: top = 0
+  end type stack_d2
+  type(stack_d2), save :: ckp_d2
+
+  type ptr_d3
+    real(8), pointer :: p(:,:,:) => null()
+  end type ptr_d3
+  type stack_d3
+    type(ptr_d3), allocatable :: item(:)
+    integer :: top = 0
+  end type stack_d3
+  type(stack_d3), save :: ckp_d3
+
+  type ptr_d4
+    real(8), pointer :: p(:,:,:,:) => null()
+  end type ptr_d4
+  type stack_d4
+    type(ptr_d4), allocatable :: item(:)
+    integer :: top = 0
+  end type stack_d4
+  type(stack_d4), save :: ckp_d4
+
   interface oad_ptr_push
     module procedure oad_ptr_push_r0, &
          oad_ptr_push_r1, &
@@ -80,7 +128,12 @@ module OAD_ptr
          oad_ptr_cp_store_r1, &
          oad_ptr_cp_store_r2, &
          oad_ptr_cp_store_r3, &
-         oad_ptr_cp_store_r4
+         oad_ptr_cp_store_r4, &
+         oad_ptr_cp_store_d0, &
+         oad_ptr_cp_store_d1, &
+         oad_ptr_cp_store_d2, &
+         oad_ptr_cp_store_d3, &
+         oad_ptr_cp_store_d4
   end interface oad_ptr_cp_store
 
   interface oad_ptr_cp_restore
@@ -88,7 +141,12 @@ module OAD_ptr
          oad_ptr_cp_restore_r1, &
          oad_ptr_cp_restore_r2, &
          oad_ptr_cp_restore_r3, &
-         oad_ptr_cp_restore_r4
+         oad_ptr_cp_restore_r4, &
+         oad_ptr_cp_restore_d0, &
+         oad_ptr_cp_restore_d1, &
+         oad_ptr_cp_restore_d2, &
+         oad_ptr_cp_restore_d3, &
+         oad_ptr_cp_restore_d4
   end interface oad_ptr_cp_restore
 
 contains
@@ -307,5 +365,115 @@ contains
     type(active), pointer, intent(inout) :: p(:,:,:,:)
     call pop_r4(ckp_r4, p)
   end subroutine oad_ptr_cp_restore_r4
+
+  ! Passive real(8) pointers (rank 0): association checkpoints only.
+  subroutine oad_ptr_cp_store_d0(p)
+    real(8), pointer, intent(in) :: p
+    type(ptr_d0), allocatable :: grown(:)
+    if (.not. allocated(ckp_d0%item)) allocate(ckp_d0%item(64))
+    if (ckp_d0%top == size(ckp_d0%item)) then
+      allocate(grown(2 * size(ckp_d0%item)))
+      grown(1:ckp_d0%top) = ckp_d0%item(1:ckp_d0%top)
+      call move_alloc(grown, ckp_d0%item)
+    end if
+    ckp_d0%top = ckp_d0%top + 1
+    ckp_d0%item(ckp_d0%top)%p => p
+  end subroutine oad_ptr_cp_store_d0
+
+  subroutine oad_ptr_cp_restore_d0(p)
+    real(8), pointer, intent(inout) :: p
+    if (ckp_d0%top < 1) stop 'OAD: passive pointer checkpoint (rank 0) popped empty'
+    p => ckp_d0%item(ckp_d0%top)%p
+    nullify(ckp_d0%item(ckp_d0%top)%p)
+    ckp_d0%top = ckp_d0%top - 1
+  end subroutine oad_ptr_cp_restore_d0
+
+  ! Passive real(8) pointers (rank 1): association checkpoints only.
+  subroutine oad_ptr_cp_store_d1(p)
+    real(8), pointer, intent(in) :: p(:)
+    type(ptr_d1), allocatable :: grown(:)
+    if (.not. allocated(ckp_d1%item)) allocate(ckp_d1%item(64))
+    if (ckp_d1%top == size(ckp_d1%item)) then
+      allocate(grown(2 * size(ckp_d1%item)))
+      grown(1:ckp_d1%top) = ckp_d1%item(1:ckp_d1%top)
+      call move_alloc(grown, ckp_d1%item)
+    end if
+    ckp_d1%top = ckp_d1%top + 1
+    ckp_d1%item(ckp_d1%top)%p => p
+  end subroutine oad_ptr_cp_store_d1
+
+  subroutine oad_ptr_cp_restore_d1(p)
+    real(8), pointer, intent(inout) :: p(:)
+    if (ckp_d1%top < 1) stop 'OAD: passive pointer checkpoint (rank 1) popped empty'
+    p => ckp_d1%item(ckp_d1%top)%p
+    nullify(ckp_d1%item(ckp_d1%top)%p)
+    ckp_d1%top = ckp_d1%top - 1
+  end subroutine oad_ptr_cp_restore_d1
+
+  ! Passive real(8) pointers (rank 2): association checkpoints only.
+  subroutine oad_ptr_cp_store_d2(p)
+    real(8), pointer, intent(in) :: p(:,:)
+    type(ptr_d2), allocatable :: grown(:)
+    if (.not. allocated(ckp_d2%item)) allocate(ckp_d2%item(64))
+    if (ckp_d2%top == size(ckp_d2%item)) then
+      allocate(grown(2 * size(ckp_d2%item)))
+      grown(1:ckp_d2%top) = ckp_d2%item(1:ckp_d2%top)
+      call move_alloc(grown, ckp_d2%item)
+    end if
+    ckp_d2%top = ckp_d2%top + 1
+    ckp_d2%item(ckp_d2%top)%p => p
+  end subroutine oad_ptr_cp_store_d2
+
+  subroutine oad_ptr_cp_restore_d2(p)
+    real(8), pointer, intent(inout) :: p(:,:)
+    if (ckp_d2%top < 1) stop 'OAD: passive pointer checkpoint (rank 2) popped empty'
+    p => ckp_d2%item(ckp_d2%top)%p
+    nullify(ckp_d2%item(ckp_d2%top)%p)
+    ckp_d2%top = ckp_d2%top - 1
+  end subroutine oad_ptr_cp_restore_d2
+
+  ! Passive real(8) pointers (rank 3): association checkpoints only.
+  subroutine oad_ptr_cp_store_d3(p)
+    real(8), pointer, intent(in) :: p(:,:,:)
+    type(ptr_d3), allocatable :: grown(:)
+    if (.not. allocated(ckp_d3%item)) allocate(ckp_d3%item(64))
+    if (ckp_d3%top == size(ckp_d3%item)) then
+      allocate(grown(2 * size(ckp_d3%item)))
+      grown(1:ckp_d3%top) = ckp_d3%item(1:ckp_d3%top)
+      call move_alloc(grown, ckp_d3%item)
+    end if
+    ckp_d3%top = ckp_d3%top + 1
+    ckp_d3%item(ckp_d3%top)%p => p
+  end subroutine oad_ptr_cp_store_d3
+
+  subroutine oad_ptr_cp_restore_d3(p)
+    real(8), pointer, intent(inout) :: p(:,:,:)
+    if (ckp_d3%top < 1) stop 'OAD: passive pointer checkpoint (rank 3) popped empty'
+    p => ckp_d3%item(ckp_d3%top)%p
+    nullify(ckp_d3%item(ckp_d3%top)%p)
+    ckp_d3%top = ckp_d3%top - 1
+  end subroutine oad_ptr_cp_restore_d3
+
+  ! Passive real(8) pointers (rank 4): association checkpoints only.
+  subroutine oad_ptr_cp_store_d4(p)
+    real(8), pointer, intent(in) :: p(:,:,:,:)
+    type(ptr_d4), allocatable :: grown(:)
+    if (.not. allocated(ckp_d4%item)) allocate(ckp_d4%item(64))
+    if (ckp_d4%top == size(ckp_d4%item)) then
+      allocate(grown(2 * size(ckp_d4%item)))
+      grown(1:ckp_d4%top) = ckp_d4%item(1:ckp_d4%top)
+      call move_alloc(grown, ckp_d4%item)
+    end if
+    ckp_d4%top = ckp_d4%top + 1
+    ckp_d4%item(ckp_d4%top)%p => p
+  end subroutine oad_ptr_cp_store_d4
+
+  subroutine oad_ptr_cp_restore_d4(p)
+    real(8), pointer, intent(inout) :: p(:,:,:,:)
+    if (ckp_d4%top < 1) stop 'OAD: passive pointer checkpoint (rank 4) popped empty'
+    p => ckp_d4%item(ckp_d4%top)%p
+    nullify(ckp_d4%item(ckp_d4%top)%p)
+    ckp_d4%top = ckp_d4%top - 1
+  end subroutine oad_ptr_cp_restore_d4
 
 end module OAD_ptr

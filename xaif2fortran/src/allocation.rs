@@ -443,7 +443,7 @@ impl UnitGen<'_, '_> {
             if let Storage::Persistent(what) = self.storage(&object.root) {
                 if self.env.mode == Mode::AdjointJoint && !self.sections_apart {
                     if active {
-                        return Err(self.env.xaif.error(
+                        return Err(self.env.xaif.unsupported(
                             &format!("annotation=\"{}\"", m.annotation),
                             format!(
                                 "unsupported construct in joint adjoint mode (-m rj): {} of the active \
@@ -768,7 +768,7 @@ impl UnitGen<'_, '_> {
         if !derived_active {
             return Ok(());
         }
-        Err(self.env.xaif.error(
+        Err(self.env.xaif.unsupported(
             &format!("annotation=\"{}\"", m.annotation),
             format!(
                 "unsupported construct in adjoint mode: allocate/deallocate of '{}', a component \
@@ -798,7 +798,7 @@ impl UnitGen<'_, '_> {
             .filter(|w| !w.is_empty() && *w != "allocate" && *w != "deallocate")
             .find(|w| self.is_active(w));
         match active {
-            Some(name) => Err(self.env.xaif.error(
+            Some(name) => Err(self.env.xaif.unsupported(
                 &format!("annotation=\"{}\"", m.annotation),
                 format!(
                     "unsupported construct in adjoint mode: (de)allocation of the active array \

@@ -117,8 +117,30 @@ pub fn parse_black_box(text: &str) -> std::result::Result<BlackBoxCall, String> 
     })
 }
 
-/// The actual arguments of `call NAME(a, b(1, 2), c)`, as written.
-fn call_actuals(source: &str) -> Option<Vec<String>> {
+/// A statement continued over several lines (`&` at the end of a line,
+/// optionally at the start of the next) as one line.
+fn join_continued(source: &str) -> String {
+    let lines: Vec<&str> = source
+        .lines()
+        .enumerate()
+        .map(|(k, l)| {
+            let l = l.trim_end();
+            let l = l.strip_suffix('&').unwrap_or(l).trim_end();
+            if k == 0 {
+                l
+            } else {
+                let l = l.trim_start();
+                l.strip_prefix('&').unwrap_or(l).trim_start()
+            }
+        })
+        .collect();
+    lines.join(" ")
+}
+
+/// The actual arguments of `call NAME(a, b(1, 2), c)`, as written
+/// (continuation lines joined).
+pub(crate) fn call_actuals(source: &str) -> Option<Vec<String>> {
+    let source = &join_continued(source);
     let open = source.find('(')?;
     let close = source.rfind(')')?;
     let inner = &source[open + 1..close];
@@ -324,7 +346,7 @@ impl UnitGen<'_, '_> {
                 SymbolType::Integer => "integer",
                 SymbolType::Bool => "logical",
                 _ => {
-                    return Err(self.env.xaif.error(
+                    return Err(self.env.xaif.unsupported(
                         &format!("statement_id=\"{}\"", m.statement_id),
                         format!("unsupported construct: vector mode cannot copy black-box argument '{a}' (not real, integer or logical) for each direction"),
                     ))

@@ -159,6 +159,9 @@ impl UnitGen<'_, '_> {
             }
         }
         self.refuse_active_complex(source, m)?;
+        if let Some(description) = black_box.filter(|d| d.starts_with(crate::mpi::MPI_KEY)) {
+            return self.mpi_statement(source, description, mirror, m);
+        }
         if let Some(description) = black_box {
             return self.black_box_statement(source, description, mirror, m);
         }
@@ -240,7 +243,7 @@ impl UnitGen<'_, '_> {
             {
                 continue;
             }
-            return Err(self.env.xaif.error(
+            return Err(self.env.xaif.unsupported(
                 &format!("annotation=\"{}\"", m.annotation),
                 format!(
                     "unsupported construct: active complex variable '{name}' in a statement outside complex arithmetic (I/O, a black-box call, a conversion to integer, an intrinsic without a complex derivative rule): complex(8) data is differentiated through its parts; use real({name}) and aimag({name}) there"
@@ -348,6 +351,9 @@ impl UnitGen<'_, '_> {
             .collect::<Result<Vec<_>>>()?;
         if let Some(store) = crate::checkpoint::opaque_checkpoint_direction(name) {
             return self.opaque_call_site_checkpoint(statement_id, &sorted, &texts, store);
+        }
+        if let Some(store) = crate::checkpoint::pointer_checkpoint_direction(name) {
+            return self.pointer_call_site_checkpoint(statement_id, &sorted, &texts, store);
         }
         // The callees of a checkpointed loop's recomputed iteration run as
         // in the template's own tape and adjoint sections: the split

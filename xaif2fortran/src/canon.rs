@@ -4,7 +4,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::error::{Diagnostic, Result};
+use crate::error::{error_at, Result};
 
 /// One piece of the canonical source, in file order.
 #[derive(Debug, Clone, PartialEq)]
@@ -61,6 +61,42 @@ pub struct CanonSource {
     pub line_units: HashMap<usize, String>,
     /// The unit each unit is nested in.
     pub unit_parent: HashMap<String, Option<String>>,
+    /// Per derived type (lower case), from `!$oad type-parts`.
+    pub type_parts: HashMap<String, TypeParts>,
+}
+
+/// What the front end says about a derived type's components (`!$oad
+/// type-parts NAME [dynamic] [dynamic-nonreal] [nonreal=a,b] [nested=c]`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TypeParts {
+    /// Allocatable or pointer parts, here or in a nested component.
+    pub dynamic: bool,
+    /// An allocatable or pointer component that is not real.
+    pub dynamic_nonreal: bool,
+    /// The other components that are not real data (lower case).
+    pub nonreal: Vec<String>,
+    /// Components of derived type (lower case).
+    pub nested: Vec<String>,
+}
+
+impl TypeParts {
+    fn parse(words: &[&str]) -> TypeParts {
+        let list = |key: &str| -> Vec<String> {
+            words
+                .iter()
+                .filter_map(|w| w.strip_prefix(key))
+                .flat_map(|l| l.split(','))
+                .filter(|n| !n.is_empty())
+                .map(str::to_ascii_lowercase)
+                .collect()
+        };
+        TypeParts {
+            dynamic: words.contains(&"dynamic"),
+            dynamic_nonreal: words.contains(&"dynamic-nonreal"),
+            nonreal: list("nonreal="),
+            nested: list("nested="),
+        }
+    }
 }
 
 /// Whether a line is the `end` statement of a program unit (not of an
@@ -111,6 +147,17 @@ pub fn continues(line: &str) -> bool {
 }
 
 impl CanonSource {
+    /// Whether the program uses the system's module `mpi` (`use mpi`): its
+    /// generated units then use the runtime module `OAD_mpi` (`mpi.rs`).
+    pub fn uses_mpi(&self) -> bool {
+        self.lines.iter().any(|l| {
+            let code = crate::fortran_text::code_part(l)
+                .trim()
+                .to_ascii_lowercase();
+            code == "use mpi" || code.starts_with("use mpi,") || code.starts_with("use :: mpi")
+        })
+    }
+
     /// Parses the text of a canonical source file.
     pub fn parse(file: &str, text: &str) -> Result<CanonSource> {
         let lines: Vec<String> = text.lines().map(|l| l.to_string()).collect();
@@ -118,7 +165,7 @@ impl CanonSource {
             file: file.to_string(),
             ..Default::default()
         };
-        let err = |i: usize, msg: String| Diagnostic::new(file, i + 1, 1, msg);
+        let err = |i: usize, msg: String| error_at(file, i + 1, 1, msg);
         // Units nest (module procedures, internal procedures, interface
         // bodies): the innermost open one owns declarations and bodies.
         let mut stack: Vec<String> = Vec::new();
@@ -267,6 +314,16 @@ impl CanonSource {
                         tag_line,
                         lines: body,
                     });
+                    i += 1;
+                }
+                "type-parts" => {
+                    let mut words = arg.split_whitespace();
+                    let Some(type_name) = words.next() else {
+                        return Err(err(i, "'!$oad type-parts' wants a type name".into()));
+                    };
+                    let words: Vec<&str> = words.collect();
+                    src.type_parts
+                        .insert(type_name.to_ascii_lowercase(), TypeParts::parse(&words));
                     i += 1;
                 }
                 "end-body" => return Err(err(i, "'!$oad end-body' without '!$oad body'".into())),
@@ -489,7 +546,7 @@ mod tests {
     fn missing_end_body_is_an_error_at_the_body_tag() {
         let text = "!$oad unit s1\nsubroutine s\n!$oad body\nx = 1\n";
         let e = CanonSource::parse("a.canon.f90", text).unwrap_err();
-        assert_eq!(e.line, 3);
+        assert_eq!(e.location.line, 3);
         assert!(e.message.contains("end-body"));
     }
 
@@ -499,5 +556,21 @@ mod tests {
             join_statement(&["real(8), &", "  & dimension(3) :: a ! c"]),
             "real(8), dimension(3) :: a"
         );
+    }
+
+    #[test]
+    fn type_parts_lines_are_read() {
+        let text = "!$oad unit m\nmodule m\n  type t\n!$oad component t%a\n    real(8) :: a\n    integer :: n\n!$oad type-parts T dynamic-nonreal nonreal=N,flag nested=Inner\n  end type t\n  type u\n!$oad type-parts u\n  end type u\nend module m\n";
+        let src = CanonSource::parse("m.canon.f90", text).unwrap();
+        let t = &src.type_parts["t"];
+        assert!(!t.dynamic && t.dynamic_nonreal);
+        assert_eq!(t.nonreal, vec!["n".to_string(), "flag".to_string()]);
+        assert_eq!(t.nested, vec!["inner".to_string()]);
+        assert_eq!(src.type_parts["u"], TypeParts::default());
+        // The tag lines are not copied into the generated code.
+        assert!(src
+            .items
+            .iter()
+            .all(|i| !matches!(i, CanonItem::Line(l) if src.lines[*l].contains("type-parts"))));
     }
 }

@@ -113,10 +113,33 @@ impl UnitGen<'_, '_> {
         }
         // Module and common-block variables its call tree can see
         // (`global_checkpoint.rs`), under the names this unit gives them.
+        // Passive derived-type globals go whole, as bits, after the others
+        // (restored first): their integer components have no symbols.
+        let mut opaque_globals = Vec::new();
         for g in globals {
             let Some(sym) = index.symbol(g.scope, &g.name) else {
                 continue;
             };
+            // Character data as bits too (a string may select a branch).
+            if matches!(sym.type_, SymbolType::Char | SymbolType::String)
+                && sym.kind == SymbolKind::Variable
+            {
+                opaque_globals.push(g.local.clone());
+                continue;
+            }
+            if sym.type_ == SymbolType::Opaque && sym.kind == SymbolKind::Variable {
+                if index.has_active_components(sym) {
+                    // Real parts by component, the others as bits.
+                    for part in self.passive_parts_of_active_global(sym, &g.name)? {
+                        opaque_globals.push(format!("{}%{part}", g.local));
+                    }
+                    self.component_checkpoints(&g.local, cfg_scope, &mut saved)?;
+                } else if !is_pointer_decl(declaration_of(self.canon, &g.decl_unit, &g.name)) {
+                    self.refuse_dynamic_global(sym, &g.name)?;
+                    opaque_globals.push(g.local.clone());
+                }
+                continue;
+            }
             let decl = declaration_of(self.canon, &g.decl_unit, &g.name);
             // A host's optional dummy (internal procedures) may be absent.
             let optional = is_optional(decl.as_deref()).then(|| g.local.clone());
@@ -134,6 +157,10 @@ impl UnitGen<'_, '_> {
         }
         if !store {
             saved.reverse();
+            opaque_globals.reverse();
+            for g in &opaque_globals {
+                self.opaque_bits(g, false);
+            }
         }
         for s in saved {
             self.emit_saved(
@@ -142,7 +169,62 @@ impl UnitGen<'_, '_> {
                 "before the reverse sweep re-ran a call that reads it",
             )?;
         }
+        if store {
+            for g in &opaque_globals {
+                self.opaque_bits(g, true);
+            }
+        }
         Ok(())
+    }
+
+    /// The components that are not real data of a derived-type global
+    /// with active parts: checkpointed as bits besides its real components
+    /// (its own bits cannot be: they hold the adjoints too). Nested derived
+    /// types and allocatable or pointer parts that are not real are
+    /// refused by name.
+    fn passive_parts_of_active_global(&self, sym: &Symbol, name: &str) -> Result<Vec<String>> {
+        let fe = sym.fe_type.to_ascii_lowercase().replace(' ', "");
+        let type_name = fe
+            .strip_prefix("type(")
+            .and_then(|t| t.strip_suffix(')'))
+            .unwrap_or(&fe);
+        let parts = self.canon.type_parts.get(type_name);
+        let why = match parts {
+            None => Some("whose parts the canonical source does not describe"),
+            Some(p) if !p.nested.is_empty() => Some("with components of derived type"),
+            Some(p) if p.dynamic_nonreal => {
+                Some("with allocatable or pointer components that are not real")
+            }
+            Some(_) => None,
+        };
+        if let Some(why) = why {
+            return Err(self.env.xaif.unsupported(
+                &format!("symbol_id=\"{}\"", sym.symbol_id),
+                format!(
+                    "unsupported construct in joint adjoint mode (-m rj): the module variable '{name}' of type({type_name}) has active components and is read by a routine the reverse sweep re-runs, and its checkpoint cannot restore a type {why} (use -m rs)"
+                ),
+            ));
+        }
+        Ok(parts.map(|p| p.nonreal.clone()).unwrap_or_default())
+    }
+
+    /// A derived-type global with allocatable or pointer parts: its bits
+    /// hold descriptors, which a checkpoint cannot restore.
+    fn refuse_dynamic_global(&self, sym: &Symbol, name: &str) -> Result<()> {
+        let fe = sym.fe_type.to_ascii_lowercase().replace(' ', "");
+        let type_name = fe
+            .strip_prefix("type(")
+            .and_then(|t| t.strip_suffix(')'))
+            .unwrap_or(&fe);
+        if !type_has_dynamic_parts(self.canon, type_name, 0) {
+            return Ok(());
+        }
+        Err(self.env.xaif.unsupported(
+            &format!("symbol_id=\"{}\"", sym.symbol_id),
+            format!(
+                "unsupported construct in joint adjoint mode (-m rj): the module variable '{name}' of type({type_name}) is read by a routine the reverse sweep re-runs, and its type has allocatable or pointer components, which the routine's checkpoint cannot store (use -m rs)"
+            ),
+        ))
     }
 
     /// Stores (or restores) one variable of a checkpointed loop's state
@@ -171,7 +253,7 @@ impl UnitGen<'_, '_> {
             .unit_of_scope(scope)
             .and_then(|unit| declaration_of(self.canon, unit, &name));
         let Some(mut saved) = saved_variable(sym, &local, decl.as_deref(), None) else {
-            return Err(self.env.xaif.error(
+            return Err(self.env.xaif.unsupported(
                 &format!("symbol_id=\"{name}\""),
                 format!("unsupported construct in a CHECKPOINT BINOMIAL loop: the loop state includes '{name}', which cannot be stored (a pointer, an assumed-size array, an allocatable scalar or a named constant)"),
             ));
@@ -213,7 +295,7 @@ impl UnitGen<'_, '_> {
             return Ok(false);
         }
         let Some(mut saved) = saved_variable(sym, &lower, decl.as_deref(), None) else {
-            return Err(self.env.xaif.error(
+            return Err(self.env.xaif.unsupported(
                 &format!("symbol_id=\"{name}\""),
                 format!("unsupported construct: black-box argument '{name}' cannot be stored for the adjoint (a pointer, an assumed-size array or an allocatable scalar)"),
             ));
@@ -352,7 +434,7 @@ impl UnitGen<'_, '_> {
                 .annotation
                 .starts_with(&format!("component:{}%", crate::symbols::COMPLEX_TYPE));
             if !complex_part && (inner_arrays || base_rank > 1) {
-                return Err(self.env.xaif.error(
+                return Err(self.env.xaif.unsupported(
                     &format!("symbol_id=\"{}\"", sym.symbol_id),
                     format!("unsupported construct in joint mode: checkpointing component '{bare}' (arrays of derived types inside derived types, or of rank above 1)"),
                 ));
@@ -527,11 +609,35 @@ pub(crate) fn component_declaration(
 }
 
 /// `Some(true)` for the booster's whole-value store of a derived-type
-/// actual at a call site, `Some(false)` for its restore.
+/// actual at a call site (a scalar, or an array or section of one),
+/// `Some(false)` for its restore.
 pub(crate) fn opaque_checkpoint_direction(name: &str) -> Option<bool> {
     match name {
-        "cp_store_opaque_scalar" => Some(true),
-        "cp_restore_opaque_scalar" => Some(false),
+        "cp_store_opaque_scalar" | "cp_store_opaque_array" => Some(true),
+        "cp_restore_opaque_scalar" | "cp_restore_opaque_array" => Some(false),
+        _ => None,
+    }
+}
+
+/// Whether a declaration gives the pointer attribute.
+fn is_pointer_decl(decl: Option<String>) -> bool {
+    decl.is_some_and(|d| {
+        d.split("::")
+            .next()
+            .unwrap_or("")
+            .replace(' ', "")
+            .to_ascii_lowercase()
+            .split(',')
+            .any(|a| a == "pointer")
+    })
+}
+
+/// `Some(true)` for the booster's call-site store of a passive pointer's
+/// association, `Some(false)` for its restore.
+pub(crate) fn pointer_checkpoint_direction(name: &str) -> Option<bool> {
+    match name {
+        "cp_store_pointer" => Some(true),
+        "cp_restore_pointer" => Some(false),
         _ => None,
     }
 }
@@ -540,6 +646,11 @@ pub(crate) fn opaque_checkpoint_direction(name: &str) -> Option<bool> {
 /// directly or in a component of derived type: its bits are then not its
 /// value, and a copy through `transfer` would restore stale descriptors.
 fn type_has_dynamic_parts(canon: &CanonSource, type_name: &str, depth: usize) -> bool {
+    // The front end's summary covers every component (the scan below sees
+    // only the tagged real ones).
+    if let Some(parts) = canon.type_parts.get(&type_name.to_ascii_lowercase()) {
+        return parts.dynamic;
+    }
     if depth > 16 {
         return true;
     }
@@ -597,13 +708,20 @@ impl UnitGen<'_, '_> {
             .unwrap_or(&fe)
             .to_string();
         if type_has_dynamic_parts(self.canon, &type_name, 0) {
-            return Err(self.env.xaif.error(
+            return Err(self.env.xaif.unsupported(
                 &format!("statement_id=\"{statement_id}\""),
                 format!(
                     "unsupported construct in joint adjoint mode (-m rj): '{text}' of type({type_name}) is read by a routine the reverse sweep re-runs, and its type has allocatable or pointer components, which the call site cannot store (use -m rs)"
                 ),
             ));
         }
+        self.opaque_bits(text, store);
+        Ok(())
+    }
+
+    /// Pushes the bits of the derived-type value `text` (a scalar, array or
+    /// section) on the integer checkpoint stack, or pops them back into it.
+    fn opaque_bits(&mut self, text: &str, store: bool) {
         let n = format!("size(transfer({text}, oad_cit(1:1)), kind=8)");
         if store {
             self.line(format!(
@@ -619,6 +737,52 @@ impl UnitGen<'_, '_> {
                 "{text} = transfer(oad_cit(oad_cit_ptr:oad_cit_ptr + {n} - 1), {text})"
             ));
         }
+    }
+
+    /// A passive pointer passed to a routine the joint reverse sweep
+    /// re-runs: the association it had at the call, on the runtime's
+    /// association stack of passive real(8) pointers (OAD_ptr), restored
+    /// before the values the booster restores through it. A part of a
+    /// pointer, or a pointer the stack has no slot for, is refused by name.
+    pub(crate) fn pointer_call_site_checkpoint(
+        &mut self,
+        statement_id: &str,
+        args: &[&xaif_schema::Argument],
+        texts: &[String],
+        store: bool,
+    ) -> Result<()> {
+        let (Some(arg), Some(text)) = (args.first(), texts.first()) else {
+            return Err(self.env.xaif.error(
+                &format!("statement_id=\"{statement_id}\""),
+                "a pointer checkpoint needs one argument",
+            ));
+        };
+        let xaif_schema::ArgumentValue::Variable(r) = &arg.value else {
+            return Ok(());
+        };
+        let sym = self.env.reference_symbol(r)?;
+        let fe = sym.fe_type.to_ascii_lowercase().replace(' ', "");
+        let double = matches!(
+            fe.as_str(),
+            "real(kind=8)" | "real(8)" | "real*8" | "doubleprecision"
+        );
+        let whole = r.vertices.len() == 1;
+        if !whole || !double || sym.shape.rank() > 4 {
+            let name = &sym.symbol_id;
+            return Err(self.env.xaif.unsupported(
+                &format!("statement_id=\"{statement_id}\""),
+                format!(
+                    "unsupported construct in joint adjoint mode (-m rj): the passive pointer '{name}' is passed{} to a routine the reverse sweep re-runs, and the call site can restore the association only of a whole real(8) pointer of rank at most 4 (pass the whole pointer, or use -m rs)",
+                    if whole { "" } else { " in part" }
+                ),
+            ));
+        }
+        let routine = if store {
+            "oad_ptr_cp_store"
+        } else {
+            "oad_ptr_cp_restore"
+        };
+        self.line(format!("call {routine}({text})"));
         Ok(())
     }
 }

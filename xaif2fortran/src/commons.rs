@@ -8,7 +8,7 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::canon::{CanonItem, CanonSource};
-use crate::error::{Diagnostic, Result};
+use crate::error::{error_at, Result};
 use crate::fortran_text::code_part;
 use crate::symbols::XaifIndex;
 use crate::unparse::declaration;
@@ -135,7 +135,7 @@ pub fn plan(index: &XaifIndex, canon: &CanonSource, also: &HashSet<String>) -> R
         text.push_str("  save\n");
         for m in &first.members {
             let Some(lines) = decl_lines.get(&(first.unit.clone(), m.clone())) else {
-                return Err(Diagnostic::new(
+                return Err(error_at(
                     &canon.file,
                     first.line + 1,
                     1,
@@ -150,7 +150,7 @@ pub fn plan(index: &XaifIndex, canon: &CanonSource, also: &HashSet<String>) -> R
         plan.modules.push(text);
         for o in &occs {
             if o.members.len() != first.members.len() {
-                return Err(Diagnostic::new(
+                return Err(error_at(
                     &canon.file,
                     o.line + 1,
                     1,

@@ -3,11 +3,31 @@
 
 use xaif_schema::{Symbol, SymbolType};
 
+use crate::error::Kind;
 use crate::fortran_text::{tokenize, TokKind};
 
 /// Why a declaration of an active entity cannot be rewritten.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DeclError(pub String);
+pub struct DeclError {
+    pub kind: Kind,
+    pub message: String,
+}
+
+impl DeclError {
+    fn new(message: String) -> Self {
+        DeclError {
+            kind: Kind::Semantic,
+            message,
+        }
+    }
+
+    fn unsupported(message: String) -> Self {
+        DeclError {
+            kind: Kind::Unsupported,
+            message,
+        }
+    }
+}
 
 /// Top-level (outside parentheses and brackets) tokens of a statement.
 fn top_level_positions(stmt: &str, wanted: &dyn Fn(&str) -> bool) -> Vec<(usize, usize)> {
@@ -56,13 +76,17 @@ pub fn rewrite_active_decl(stmt: &str, name: &str) -> Result<String, DeclError> 
                 .find(|t| {
                     t.kind == TokKind::Ident && stmt[t.start..t.end].eq_ignore_ascii_case(name)
                 })
-                .ok_or_else(|| DeclError(format!("cannot find '{name}' in its declaration")))?;
+                .ok_or_else(|| {
+                    DeclError::new(format!("cannot find '{name}' in its declaration"))
+                })?;
             (stmt[..at.start].trim(), stmt[at.start..].trim())
         }
     };
     let mut attrs = split_top_commas(spec);
     if attrs.is_empty() || attrs[0].is_empty() {
-        return Err(DeclError(format!("declaration of '{name}' has no type")));
+        return Err(DeclError::new(format!(
+            "declaration of '{name}' has no type"
+        )));
     }
     attrs.remove(0);
     let mut kept = vec!["type(active)".to_string()];
@@ -72,7 +96,7 @@ pub fn rewrite_active_decl(stmt: &str, name: &str) -> Result<String, DeclError> 
             continue;
         }
         if lower == "parameter" {
-            return Err(DeclError(format!(
+            return Err(DeclError::new(format!(
                 "active variable '{name}' is declared as a parameter (a constant cannot carry a derivative)"
             )));
         }
@@ -94,7 +118,7 @@ pub fn rewrite_active_decl(stmt: &str, name: &str) -> Result<String, DeclError> 
 pub fn rewrite_active_complex_decl(stmt: &str, name: &str) -> Result<String, DeclError> {
     let d = rewrite_active_decl(stmt, name)?;
     if !top_level_positions(&d, &|s| s == "=").is_empty() {
-        return Err(DeclError(format!(
+        return Err(DeclError::unsupported(format!(
             "unsupported construct: active complex variable '{name}' with an initial value (assign it in the executable part)"
         )));
     }
@@ -161,7 +185,7 @@ pub fn temp_declaration(sym: &Symbol) -> Result<String, DeclError> {
             return Ok(format!("type({SNAPSHOT_LOOP_TYPE}) :: {name}"));
         }
         (t, _) => {
-            return Err(DeclError(format!(
+            return Err(DeclError::new(format!(
                 "temporary '{name}' has type {t:?}, which the back end cannot declare"
             )))
         }
@@ -171,7 +195,7 @@ pub fn temp_declaration(sym: &Symbol) -> Result<String, DeclError> {
         return Ok(format!("{ty} :: {name}"));
     }
     if sym.dimension_bounds.len() != rank {
-        return Err(DeclError(format!(
+        return Err(DeclError::new(format!(
             "temporary '{name}' of rank {rank} has {} dimension bounds",
             sym.dimension_bounds.len()
         )));

@@ -133,7 +133,7 @@ impl UnitGen<'_, '_> {
                 || (rest.starts_with('(') && rest.ends_with(')') && !rest.contains('%')));
         let target = if whole_vector { root } else { target };
         if copy.rank > 0 && !whole_vector {
-            return Err(self.env.xaif.error(
+            return Err(self.env.xaif.unsupported(
                 &format!("annotation=\"{}\"", m.annotation),
                 format!(
                     "unsupported construct in joint adjoint mode (-m rj): assignment to '{target}', an \

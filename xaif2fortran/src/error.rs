@@ -2,43 +2,17 @@
 //! `file:line:column: error: message`.
 
 use std::cell::{OnceCell, RefCell};
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 use xaif_schema::source_map::{SourceLocation, SourceMap};
 use xaif_schema::BasicBlockElement;
 
-/// A diagnostic pointing at a place in one of the inputs.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Diagnostic {
-    pub file: String,
-    pub line: usize,
-    pub column: usize,
-    pub message: String,
-}
+pub use xaif_schema::diagnostic::{Diagnostic, Kind, Location};
 
-impl Diagnostic {
-    pub fn new(file: &str, line: usize, column: usize, message: impl Into<String>) -> Self {
-        Diagnostic {
-            file: file.to_string(),
-            line,
-            column,
-            message: message.into(),
-        }
-    }
+/// An error (kind `Semantic`) at 1-based `line` and `column` of `file`.
+pub fn error_at(file: &str, line: usize, column: usize, message: impl Into<String>) -> Diagnostic {
+    Diagnostic::error(Location::new(file, line, column), message)
 }
-
-impl fmt::Display for Diagnostic {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}:{}:{}: error: {}",
-            self.file, self.line, self.column, self.message
-        )
-    }
-}
-
-impl std::error::Error for Diagnostic {}
 
 pub type Result<T> = std::result::Result<T, Diagnostic>;
 
@@ -161,20 +135,26 @@ impl XaifLocator {
     pub fn error(&self, needle: &str, message: impl Into<String>) -> Diagnostic {
         let found = self.text().and_then(|t| t.find(needle));
         if let Some(at) = self.source_location(needle, found) {
-            return Diagnostic::new(&at.file, at.line as usize, at.column as usize, message);
+            return error_at(&at.file, at.line as usize, at.column as usize, message);
         }
         let (line, column) = match (self.text(), found) {
             (Some(t), Some(at)) => line_column(t, at),
             _ => (1, 1),
         };
-        Diagnostic::new(&self.file, line, column, message)
+        error_at(&self.file, line, column, message)
+    }
+
+    /// [`XaifLocator::error`] for a construct the back end refuses
+    /// (`message` names it).
+    pub fn unsupported(&self, needle: &str, message: impl Into<String>) -> Diagnostic {
+        self.error(needle, message).with_kind(Kind::Unsupported)
     }
 
     /// A diagnostic at the declaration of variable `name` of XAIF scope
     /// `scope` in the user's Fortran, when the source map knows it.
     pub fn at_symbol(&self, scope: u64, name: &str, message: &str) -> Option<Diagnostic> {
         let at = self.source.as_ref()?.symbol(scope, name)?;
-        Some(Diagnostic::new(
+        Some(error_at(
             &at.file,
             at.line as usize,
             at.column as usize,
@@ -194,7 +174,7 @@ impl XaifLocator {
         })?;
         let symbol = attribute_of_tag_at(text, at, "symbol_id")?;
         let place = self.source.as_ref()?.unit(symbol)?;
-        Some(Diagnostic::new(
+        Some(error_at(
             &place.file,
             place.line as usize,
             place.column as usize,
@@ -207,19 +187,17 @@ impl XaifLocator {
     /// statement of the user's Fortran that line comes from, when the
     /// source map knows it; other diagnostics are returned unchanged.
     pub fn in_user_source(&self, d: Diagnostic, canon_file: &str) -> Diagnostic {
-        if d.file != canon_file {
+        if d.location.file.as_os_str() != canon_file {
             return d;
         }
         match self
             .source
             .as_ref()
-            .and_then(|m| m.canon_line(d.line as u64))
+            .and_then(|m| m.canon_line(d.location.line as u64))
         {
             Some(at) => Diagnostic {
-                file: at.file,
-                line: at.line as usize,
-                column: at.column as usize,
-                message: d.message,
+                location: Location::new(at.file, at.line as usize, at.column as usize),
+                ..d
             },
             None => d,
         }
@@ -304,7 +282,8 @@ mod tests {
     }
 
     fn place(d: &Diagnostic) -> (&str, usize, usize) {
-        (d.file.as_str(), d.line, d.column)
+        let at = &d.location;
+        (at.file.to_str().unwrap_or(""), at.line, at.column)
     }
 
     fn assignment(id: &str) -> BasicBlockElement {
@@ -366,12 +345,12 @@ mod tests {
     #[test]
     fn canonical_source_lines_move_to_their_origin() {
         let l = locator();
-        let d = Diagnostic::new("p.canon.f90", 41, 3, "cannot rewrite");
+        let d = error_at("p.canon.f90", 41, 3, "cannot rewrite");
         let moved = l.in_user_source(d.clone(), "p.canon.f90");
         assert_eq!(place(&moved), ("user.f90", 7, 9));
         assert_eq!(moved.message, "cannot rewrite");
         // Untagged lines, other files and locators without a map: unchanged.
-        let other = Diagnostic::new("p.canon.f90", 42, 1, "m");
+        let other = error_at("p.canon.f90", 42, 1, "m");
         assert_eq!(l.in_user_source(other.clone(), "p.canon.f90"), other);
         assert_eq!(l.in_user_source(d.clone(), "other.f90"), d);
         let plain = XaifLocator::new("p.xb.xaif", None);

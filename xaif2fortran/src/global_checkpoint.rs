@@ -19,7 +19,7 @@ use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use xaif_schema::{BasicBlockElement, CallGraph, CallGraphVertex, ControlFlowVertex};
 
 use crate::canon::{CanonItem, CanonSource};
-use crate::error::{Result, XaifLocator};
+use crate::error::{Kind, Result, XaifLocator};
 use crate::fortran_text::code_part;
 use crate::symbols::{unit_tag, XaifIndex};
 use crate::uses::LocalNames;
@@ -208,7 +208,14 @@ fn host_references(
         for part in parts {
             xaif_schema::visit::symbol_references(part, &mut |r| {
                 if host_scopes.contains(&r.scope_id) {
-                    found.insert(Global::Host(r.scope_id, r.symbol_id.to_ascii_lowercase()));
+                    // A component path is saved with its base variable
+                    // (whole: its non-real parts have no symbols).
+                    let name = r.symbol_id.to_ascii_lowercase();
+                    let base = match name.split(['%', '(']).next() {
+                        Some(b) if crate::components::is_component_path(&name) => b.to_string(),
+                        _ => name,
+                    };
+                    found.insert(Global::Host(r.scope_id, base));
                 }
             });
         }
@@ -422,7 +429,7 @@ pub fn plan(
                                     if let Some(d) =
                                         own_scope.and_then(|s| xaif.at_symbol(s, &remote, &message))
                                     {
-                                        return Err(d);
+                                        return Err(d.with_kind(Kind::Unsupported));
                                     }
                                 }
                                 // Point at the call through which it is reached.
@@ -449,10 +456,10 @@ pub fn plan(
                                 let message = format!("{message} (reached through {via})");
                                 if site.is_none() {
                                     if let Some(d) = xaif.at_unit(unit, &message) {
-                                        return Err(d);
+                                        return Err(d.with_kind(Kind::Unsupported));
                                     }
                                 }
-                                return Err(xaif.error(&needle, message));
+                                return Err(xaif.unsupported(&needle, message));
                             }
                             let l = fresh_name();
                             uses.push(format!("use {module}, only: {l} => {remote}"));
@@ -491,9 +498,11 @@ pub fn plan(
                         );
                         if let Some(d) = own_scope.and_then(|s| xaif.at_symbol(s, &name, &message))
                         {
-                            return Err(d);
+                            return Err(d.with_kind(Kind::Unsupported));
                         }
-                        return Err(xaif.error(&format!("annotation=\"unit:{unit}\""), message));
+                        return Err(
+                            xaif.unsupported(&format!("annotation=\"unit:{unit}\""), message)
+                        );
                     }
                     saved.push(SavedGlobal {
                         local: name.clone(),

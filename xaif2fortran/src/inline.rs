@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use crate::error::{Diagnostic, Result};
+use crate::error::{error_at, Result};
 use crate::fortran_text::{code_part, substitute_identifiers};
 
 /// Push routines whose built-in definitions the back end may fuse, with
@@ -75,7 +75,7 @@ impl InlineDefs {
             }
         }
         if let Some((name, _, line)) = current {
-            return Err(Diagnostic::new(
+            return Err(error_at(
                 file,
                 line + 1,
                 1,

@@ -21,6 +21,7 @@ pub mod global_checkpoint;
 pub mod inline;
 pub mod interfaces;
 pub mod loop_invariants;
+pub mod mpi;
 pub mod output;
 pub mod plain_clones;
 pub mod pointer_frames;
@@ -113,6 +114,9 @@ pub fn generate(
         .into_iter()
         .map(|(n, t)| (n.to_string(), t.to_string()))
         .collect();
+    if canon.uses_mpi() {
+        files.push(("OAD_mpi.f90".into(), runtime::oad_mpi(mode)));
+    }
     files.push((format!("{stem}.oad.f90"), program));
     let sources: String = files.iter().map(|(n, _)| format!("{n}\n")).collect();
     files.push(("SOURCES".into(), sources));
@@ -120,14 +124,8 @@ pub fn generate(
 }
 
 fn read_text(path: &Path, what: &str) -> Result<String, Diagnostic> {
-    std::fs::read_to_string(path).map_err(|e| {
-        Diagnostic::new(
-            &path.display().to_string(),
-            1,
-            1,
-            format!("cannot read {what}: {e}"),
-        )
-    })
+    std::fs::read_to_string(path)
+        .map_err(|e| Diagnostic::input_output(path, format!("cannot read {what}: {e}")))
 }
 
 /// Reads the inputs, generates, writes the outputs. Returns the files
@@ -143,13 +141,11 @@ pub fn run(opts: &Options) -> Result<Vec<PathBuf>, Diagnostic> {
         None => None,
     };
     let xaif_name = opts.xaif.display().to_string();
-    let to_diag = |e: xaif_schema::XaifError| {
-        Diagnostic::new(&e.file, e.line.max(1), e.column.max(1), e.message)
-    };
+    let to_diag = Diagnostic::from;
     // Mapped and released as it is read: generation needs only the model.
     let cg = {
         let file = std::fs::File::open(&opts.xaif).map_err(|e| {
-            Diagnostic::new(&xaif_name, 1, 1, format!("cannot read XAIF file: {e}"))
+            Diagnostic::input_output(&opts.xaif, format!("cannot read XAIF file: {e}"))
         })?;
         xaif_schema::read::read_call_graph_mapped(&file, &xaif_name).map_err(to_diag)?
     };
@@ -167,12 +163,6 @@ pub fn run(opts: &Options) -> Result<Vec<PathBuf>, Diagnostic> {
         &program_stem(&opts.canon),
     )
     .map_err(|d| locator.in_user_source(d, &canon_name))?;
-    output::write_files(&opts.out_dir, &files).map_err(|e| {
-        Diagnostic::new(
-            &opts.out_dir.display().to_string(),
-            1,
-            1,
-            format!("cannot write output: {e}"),
-        )
-    })
+    output::write_files(&opts.out_dir, &files)
+        .map_err(|e| Diagnostic::input_output(&opts.out_dir, format!("cannot write output: {e}")))
 }

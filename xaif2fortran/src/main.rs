@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 use xaif2fortran::{run, Mode, Options};
+use xaif_schema::diagnostic::ErrorFormat;
 
 /// Unparses transformed XAIF into differentiated Fortran.
 #[derive(Parser, Debug)]
@@ -26,6 +27,10 @@ struct Cli {
     /// Output directory.
     #[arg(short = 'o', long = "output-dir")]
     output_dir: PathBuf,
+    /// How diagnostics are printed on stderr: for people, or one JSON object
+    /// per line with the diagnostic's kind.
+    #[arg(long = "error-format", value_enum, default_value = "human")]
+    error_format: ErrorFormat,
     /// The transformed XAIF (booster output).
     xaif: PathBuf,
 }
@@ -37,6 +42,7 @@ fn parse_mode(s: &str) -> Result<Mode, String> {
 fn main() -> ExitCode {
     // clap exits with status 2 on usage errors.
     let cli = Cli::parse();
+    let error_format = cli.error_format;
     let opts = Options {
         mode: cli.mode,
         canon: cli.canon,
@@ -48,7 +54,7 @@ fn main() -> ExitCode {
     match run(&opts) {
         Ok(_) => ExitCode::SUCCESS,
         Err(d) => {
-            eprintln!("{d}");
+            eprint!("{}", error_format.format(&d));
             ExitCode::from(1)
         }
     }

@@ -107,7 +107,7 @@ impl UnitGen<'_, '_> {
             let Some(site) =
                 parse_site(&id, &stmt.text, &name).filter(|_| id.parse::<u64>().is_ok())
             else {
-                return Err(self.env.xaif.error(
+                return Err(self.env.xaif.unsupported(
                     &format!("canon:{id}"),
                     format!("unsupported construct in the adjoint modes (-m rs, -m rj): pointer assignment of '{name}' the adjoint sweep cannot make again (write it as {name} => variable(subscripts))"),
                 ));

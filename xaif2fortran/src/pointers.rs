@@ -92,7 +92,7 @@ impl UnitGen<'_, '_> {
                 for n in &names {
                     let rank = self.visible_symbol(n).map_or(0, |(_, s, _)| s.shape.rank());
                     if rank > MAX_RANK {
-                        return Err(self.env.xaif.error(
+                        return Err(self.env.xaif.unsupported(
                             &format!("annotation=\"{}\"", m.annotation),
                             format!("unsupported construct in the adjoint modes (-m rs, -m rj): pointer association of the active pointer '{n}' of rank {rank} (the association stacks go to rank {MAX_RANK})"),
                         ));
@@ -101,7 +101,7 @@ impl UnitGen<'_, '_> {
                 Ok(Some(PointerAction::Record(names)))
             }
             "frame" => Ok(Some(PointerAction::Frame(names[0].clone()))),
-            _ => Err(self.env.xaif.error(
+            _ => Err(self.env.xaif.unsupported(
                 &format!("annotation=\"{}\"", m.annotation),
                 format!(
                     "unsupported construct in the adjoint modes (-m rs, -m rj): pointer association of the active pointer '{}' with a local or a dummy argument of a routine (the adjoint sweep of a split reversal runs in another call, where that storage need not be at the same address); supported: targets in module, common or save storage, allocation through the pointer, or a local pointer re-pointed only by p => variable(subscripts) or p => null() in its own routine (use -m f or -m fv otherwise)",
@@ -137,7 +137,7 @@ impl UnitGen<'_, '_> {
             .all(|o| !o.is_component() && names.contains(&o.designator));
         let options = source.contains('=');
         if !only_pointers || options {
-            return Err(self.env.xaif.error(
+            return Err(self.env.xaif.unsupported(
                 &format!("annotation=\"{}\"", m.annotation),
                 "unsupported construct in the adjoint modes (-m rs, -m rj): deallocate of an active pointer together with other objects or with stat=/errmsg= (write it as deallocate(p) on its own)".to_string(),
             ));
@@ -170,7 +170,7 @@ impl UnitGen<'_, '_> {
             AllocKind::Allocate => "allocate",
             AllocKind::Deallocate => "deallocate",
         });
-        Err(self.env.xaif.error(
+        Err(self.env.xaif.unsupported(
             &format!("annotation=\"{}\"", m.annotation),
             format!("unsupported construct in joint adjoint mode (-m rj): {what} through the active pointer '{n}', a dummy argument, module or save variable (a routine re-run in the reverse sweep would work on other storage; use -m rs, or a local pointer)"),
         ))

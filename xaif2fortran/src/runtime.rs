@@ -36,3 +36,27 @@ pub fn runtime_files(mode: Mode) -> Vec<(&'static str, &'static str)> {
     }
     files
 }
+
+/// MPI on active data (`mpi.rs`), for programs that `use mpi`.
+pub const OAD_MPI: &str = include_str!("../runtime/OAD_mpi.f90");
+/// The derivative layout of `OAD_mpi` in the vector tangent mode.
+const OAD_MPI_VECTOR_LAYOUT: &str = include_str!("../runtime/OAD_mpi_vector_layout.f90");
+
+/// `OAD_mpi.f90` for a mode: the vector mode packs `max_deriv_vec_len`
+/// derivatives per element (the block between the layout markers).
+pub fn oad_mpi(mode: Mode) -> String {
+    const BEGIN: &str = "  ! begin derivative layout";
+    const END: &str = "  ! end derivative layout\n";
+    if mode != Mode::VectorTangent {
+        return OAD_MPI.to_string();
+    }
+    match (OAD_MPI.find(BEGIN), OAD_MPI.find(END)) {
+        (Some(a), Some(b)) => format!(
+            "{}{}{}",
+            &OAD_MPI[..a],
+            OAD_MPI_VECTOR_LAYOUT,
+            &OAD_MPI[b + END.len()..]
+        ),
+        _ => OAD_MPI.to_string(),
+    }
+}

@@ -139,7 +139,7 @@ pub fn plan(
                 continue;
             }
             let error = |why: String| {
-                xaif.error(
+                xaif.unsupported(
                     &format!("statement_id=\"{statement}\""),
                     format!("unsupported construct in a CHECKPOINT BINOMIAL loop: its state includes '{name}', {why}"),
                 )

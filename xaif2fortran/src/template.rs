@@ -18,7 +18,7 @@
 //! checkpoint code the back end generates for the arguments. OpenAD's
 //! spelling `!$placeholder_pragma$ id=N` is accepted too.
 
-use crate::error::{Diagnostic, Result};
+use crate::error::{error_at, Result};
 use crate::fortran_text::code_part;
 
 /// The built-in split template.
@@ -88,7 +88,7 @@ impl Template {
     }
 
     pub fn parse(file: &str, text: &str) -> Result<Template> {
-        let err = |i: usize, col: usize, msg: &str| Diagnostic::new(file, i + 1, col, msg);
+        let err = |i: usize, col: usize, msg: &str| error_at(file, i + 1, col, msg);
         let lines: Vec<&str> = text.lines().collect();
         let header = lines
             .iter()
@@ -192,7 +192,7 @@ mod tests {
     fn template_errors_name_the_line() {
         let e = Template::parse("t.f90", "subroutine template()\n  implicit none\n  !$template_pragma_declarations\nend subroutine\n")
             .unwrap_err();
-        assert_eq!((e.line, e.column), (2, 3));
+        assert_eq!((e.location.line, e.location.column), (2, 3));
         assert!(Template::parse("t.f90", "subroutine template()\nend subroutine\n").is_err());
     }
 }

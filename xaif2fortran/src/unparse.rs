@@ -15,7 +15,7 @@ use crate::codegen::UnitGen;
 use crate::decl::{
     drop_intent, rewrite_active_complex_decl, rewrite_active_decl, temp_declaration,
 };
-use crate::error::{Diagnostic, Result, XaifLocator};
+use crate::error::{error_at, Result, XaifLocator};
 use crate::expr::Env;
 use crate::fortran_text::{add_value_suffix_with, wrap_line};
 use crate::inline::InlineDefs;
@@ -35,6 +35,7 @@ pub fn unparse_program(
     template: Option<&Template>,
 ) -> Result<String> {
     let index = XaifIndex::new(cg, xaif)?;
+    let uses_mpi = canon.uses_mpi();
     let mut referenced: Vec<&String> = index.referenced_units().collect();
     referenced.sort();
     for tag in referenced {
@@ -215,6 +216,9 @@ pub fn unparse_program(
                 unit_level.insert(tag.clone(), header_indent / 2 + 1);
                 let pad = " ".repeat(header_indent + 2);
                 out.push(format!("{pad}use OAD_active"));
+                if uses_mpi {
+                    out.push(format!("{pad}use OAD_mpi"));
+                }
                 if let Some(uses) = commons.uses.get(tag) {
                     out.extend(uses.iter().map(|u| format!("{pad}{u}")));
                 }
@@ -268,7 +272,8 @@ pub fn unparse_program(
                     match rewrite_active_decl(&joined, name) {
                         Ok(d) => out.push(format!("{}{d}", " ".repeat(indent))),
                         Err(e) => {
-                            return Err(Diagnostic::new(&canon.file, lines[0] + 1, indent + 1, e.0))
+                            return Err(error_at(&canon.file, lines[0] + 1, indent + 1, e.message)
+                                .with_kind(e.kind))
                         }
                     }
                 } else {
@@ -445,7 +450,8 @@ pub(crate) fn declaration(
             if complex {
                 return match rewrite_active_complex_decl(&joined, name) {
                     Ok(d) => Ok(vec![format!("{}{d}", " ".repeat(indent))]),
-                    Err(e) => Err(Diagnostic::new(&canon.file, lines[0] + 1, indent + 1, e.0)),
+                    Err(e) => Err(error_at(&canon.file, lines[0] + 1, indent + 1, e.message)
+                        .with_kind(e.kind)),
                 };
             }
             return Ok(vec![format!(
@@ -462,7 +468,7 @@ pub(crate) fn declaration(
     let joined = join_statement(&texts);
     match rewrite_active_decl(&joined, name) {
         Ok(d) => Ok(vec![format!("{}{d}", " ".repeat(indent))]),
-        Err(e) => Err(Diagnostic::new(&canon.file, lines[0] + 1, indent + 1, e.0)),
+        Err(e) => Err(error_at(&canon.file, lines[0] + 1, indent + 1, e.message).with_kind(e.kind)),
     }
 }
 
@@ -489,7 +495,10 @@ fn temporaries(
         .map(|s| {
             temp_declaration(s)
                 .map(|d| format!("{pad}{d}"))
-                .map_err(|e| xaif.error(&format!("symbol_id=\"{}\"", s.symbol_id), e.0))
+                .map_err(|e| {
+                    xaif.error(&format!("symbol_id=\"{}\"", s.symbol_id), e.message)
+                        .with_kind(e.kind)
+                })
         })
         .collect()
 }

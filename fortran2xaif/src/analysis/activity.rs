@@ -447,6 +447,7 @@ impl Activity {
         // Varied: fixed point over the call graph from the top unit.
         let mut entry_varied = vec![BitSet::new(n); nu];
         entry_varied[seeds.top.index()].union_with(&seed_set(&seeds.independents));
+        entry_varied[seeds.top.index()].union_with(&seed_set(&program.always_active));
         let mut worklist = vec![seeds.top];
         let mut queued = vec![false; nu];
         queued[seeds.top.index()] = true;
@@ -467,6 +468,7 @@ impl Activity {
         // Useful: fixed point over the call graph from the top unit.
         let mut exit_useful = vec![BitSet::new(n); nu];
         exit_useful[seeds.top.index()].union_with(&seed_set(&seeds.dependents));
+        exit_useful[seeds.top.index()].union_with(&seed_set(&program.always_active));
         let mut worklist = vec![seeds.top];
         queued[seeds.top.index()] = true;
         let mut visited = vec![false; nu];

@@ -52,6 +52,12 @@ impl BlockId {
 pub struct Program {
     pub units: Vec<Unit>,
     pub locations: Vec<LocationInfo>,
+    /// Global locations varied and useful at every point whatever the
+    /// statements say: the messages of MPI calls, which another process
+    /// sends from or receives into at a point this process's control flow
+    /// does not order (a receive in the root's branch gets what the other
+    /// ranks' branch sent).
+    pub always_active: Vec<LocationId>,
 }
 
 /// Where a location lives.

@@ -56,7 +56,7 @@ impl Canon<'_> {
                 dim.span(),
                 format!("{what}: dim={d} is outside the rank {rank} of the array"),
             ),
-            None => self.err(
+            None => self.err_unsupported(
                 dim.span(),
                 format!("unsupported construct: {what} with a dim that is not a constant"),
             ),
@@ -109,7 +109,7 @@ impl Canon<'_> {
         let array = self.value_array(array, out)?;
         let shift = self.value(shift, out)?;
         if self.ty(&shift).rank > 0 {
-            return self.err(
+            return self.err_unsupported(
                 shift.span(),
                 "unsupported construct: eoshift with an array-valued shift",
             );
@@ -119,7 +119,7 @@ impl Canon<'_> {
             None => Expr::int(0, span),
         };
         if self.ty(&boundary).rank > 0 {
-            return self.err(
+            return self.err_unsupported(
                 boundary.span(),
                 "unsupported construct: eoshift with an array-valued boundary",
             );
@@ -198,7 +198,7 @@ impl Canon<'_> {
             .transpose()?;
         let space = self.space_of(&array)?;
         if self.ty(&mask).rank == 0 {
-            return self.err(
+            return self.err_unsupported(
                 mask.span(),
                 "unsupported construct: pack with a scalar mask",
             );
@@ -399,7 +399,7 @@ impl Canon<'_> {
                     let mut depends = false;
                     per_trip.walk(&mut |x| depends |= matches!(x, Expr::Name(n, _) if n == var));
                     if depends {
-                        return self.err(
+                        return self.err_unsupported(
                             it.span(),
                             "unsupported construct: implied-do loop whose inner bounds depend on its variable",
                         );

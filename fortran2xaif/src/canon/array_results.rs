@@ -31,13 +31,13 @@ impl Canon<'_> {
         let result = callee.symbols[rsym].clone();
         let cat = self.prog.cat_of(p, &result.ty);
         if !matches!(cat, Cat::Real(_) | Cat::Int | Cat::Logical) {
-            return self.err(
+            return self.err_unsupported(
                 span,
                 format!("unsupported construct: array-valued function '{fname}' whose result is not real, integer or logical"),
             );
         }
         if result.pointer {
-            return self.err(
+            return self.err_unsupported(
                 span,
                 format!("unsupported construct: function '{fname}' returning an array pointer"),
             );
@@ -78,7 +78,7 @@ impl Canon<'_> {
         let mut extents = Vec::new();
         for d in &dims {
             let DimSpec::Explicit { lo, hi } = d else {
-                return self.err(
+                return self.err_unsupported(
                     span,
                     format!("unsupported construct: array-valued function '{fname}' whose result has neither explicit nor deferred (allocatable) shape"),
                 );
@@ -115,7 +115,7 @@ impl Canon<'_> {
         span: Span,
     ) -> FrontResult<Expr> {
         let refuse = |what: String| -> FrontResult<Expr> {
-            Err(FrontError::new(
+            Err(FrontError::unsupported(
                 span,
                 format!("unsupported construct: the result shape of array-valued function '{fname}' depends on {what}, which the caller cannot evaluate"),
             ))

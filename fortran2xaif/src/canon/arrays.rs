@@ -157,7 +157,10 @@ impl Canon<'_> {
                 }
                 if n == "reshape" && !args.is_empty() {
                     if args.len() > 2 {
-                        return self.err(sp, "unsupported construct: reshape with pad or order");
+                        return self.err_unsupported(
+                            sp,
+                            "unsupported construct: reshape with pad or order",
+                        );
                     }
                     // Column-major position in the result, then in the source.
                     let src_space = self.space_of(&args[0].value)?;
@@ -325,7 +328,7 @@ impl Canon<'_> {
             Expr::ArrayCtor(_, sp) => {
                 // Constructors are unrolled only as a whole right side
                 // (handled by the caller).
-                return self.err(
+                return self.err_unsupported(
                     *sp,
                     "unsupported construct: array constructor inside an array expression",
                 );
@@ -359,7 +362,7 @@ impl Canon<'_> {
             return self.err(span, "cshift needs an array and a shift");
         };
         if self.ty(&shift).rank > 0 {
-            return self.err(
+            return self.err_unsupported(
                 shift.span(),
                 "unsupported construct: cshift with an array-valued shift",
             );
@@ -476,7 +479,7 @@ impl Canon<'_> {
         };
         if let Expr::ArrayCtor(items, _) = rhs {
             if space.len() != 1 {
-                return self.err(span, "unsupported construct: array constructor assigned to a multi-dimensional array");
+                return self.err_unsupported(span, "unsupported construct: array constructor assigned to a multi-dimensional array");
             }
             let (lo, _, st) = &space[0];
             let values = self.constructor_items(items, &target.name, out)?;
@@ -513,7 +516,7 @@ impl Canon<'_> {
                             }
                         })
                         .collect();
-                    let extents = extents.ok_or_else(|| FrontError::new(span, "unsupported construct: reshape of a constructor into a non-constant shape"))?;
+                    let extents = extents.ok_or_else(|| FrontError::unsupported(span, "unsupported construct: reshape of a constructor into a non-constant shape"))?;
                     let values = self.constructor_items(items.clone(), &target.name, out)?;
                     for (j, v) in values.into_iter().enumerate() {
                         let mut rest = j as i64;

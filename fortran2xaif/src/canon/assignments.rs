@@ -114,7 +114,7 @@ impl Canon<'_> {
             .or_else(|| first_user_call(self.prog, self.unit, &lhs))
         {
             if lt.rank > 0 || !matches!(lt.cat, Cat::Int | Cat::Logical) {
-                return self.err(
+                return self.err_unsupported(
                     sp,
                     format!(
                         "unsupported construct: user function '{f}' in an assignment of {}",
@@ -151,7 +151,7 @@ impl Canon<'_> {
             if matches!(lt.cat, Cat::Complex(_) | Cat::Derived)
                 || (matches!(lhs, Expr::Member { .. }) && lt.cat.is_real())
             {
-                return self.err(
+                return self.err_unsupported(
                     sp,
                     format!(
                         "unsupported construct: {what} variable '{n}' flows into {}, which is passive (derivatives would be lost)",

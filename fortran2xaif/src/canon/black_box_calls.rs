@@ -98,7 +98,7 @@ impl Canon<'_> {
         for (a, d) in args.iter().zip(&bb.args) {
             let at = a.value.span();
             if let Some((f, sp)) = first_user_call(self.prog, self.unit, &a.value) {
-                return self.err(sp, format!("unsupported construct: user function '{f}' in a call of black box '{callee}' (assign it to a variable first)"));
+                return self.err_unsupported(sp, format!("unsupported construct: user function '{f}' in a call of black box '{callee}' (assign it to a variable first)"));
             }
             let t = self.ty(&a.value);
             let is_variable = match &a.value {
@@ -143,7 +143,7 @@ impl Canon<'_> {
             // needs variables, not elements with subscripts that may have
             // changed by the time the reverse sweep gets there.
             if differentiable && matches!(a.value, Expr::Apply { .. }) && is_variable {
-                return self.err(
+                return self.err_unsupported(
                     at,
                     format!(
                         "unsupported construct: argument '{}' of differentiable black box '{callee}' is an array element or section (pass a whole variable)",
@@ -153,7 +153,7 @@ impl Canon<'_> {
             }
             if differentiable && d.active {
                 if !whole_variable {
-                    return self.err(
+                    return self.err_unsupported(
                         at,
                         format!(
                             "unsupported construct: argument '{}' of black box '{callee}' is active; pass a whole real(8) variable (not an element, section or expression: its derivative goes along and the adjoint stores its value)",

@@ -42,6 +42,15 @@ impl Canon<'_> {
                     .expect("guarded");
                 self.black_box_call(bb, args, span, out)
             }
+            None if crate::mpi::is_mpi_routine(&callee)
+                && (crate::mpi::is_completion(&callee)
+                    || crate::mpi::is_other_completion(&callee)
+                    || args.iter().any(|a| {
+                        matches!(self.ty(&a.value).cat, Cat::Real(_) | Cat::Complex(_))
+                    })) =>
+            {
+                self.mpi_call(callee, args, span, out)
+            }
             _ => {
                 // A subroutine without source: allowed only when no real
                 // data goes in or out (otherwise derivatives would be lost).
@@ -66,7 +75,7 @@ impl Canon<'_> {
                         );
                     }
                     if let Some((f, sp)) = first_user_call(self.prog, self.unit, &a.value) {
-                        return self.err(sp, format!("unsupported construct: user function '{f}' in a call of external '{callee}'"));
+                        return self.err_unsupported(sp, format!("unsupported construct: user function '{f}' in a call of external '{callee}'"));
                     }
                 }
                 let text = format!("call {callee}({})", unparse::args_text(&args));
@@ -110,7 +119,7 @@ impl Canon<'_> {
                 Expr::Name(ref n, sp) => match self.prog.resolve(self.unit, n) {
                     Some(Binding::Var { .. }) => a.value,
                     _ => {
-                        return self.err(
+                        return self.err_unsupported(
                             sp,
                             format!("unsupported construct: procedure '{n}' passed as an argument"),
                         )
@@ -147,7 +156,7 @@ impl Canon<'_> {
                         return self.err(sp, "cannot determine the type of this component");
                     };
                     if self.ty(&a.value).rank > 0 {
-                        return self.err(
+                        return self.err_unsupported(
                             sp,
                             "unsupported construct: a derived-type component of an array of derived types passed as an actual argument",
                         );

@@ -186,7 +186,7 @@ impl Canon<'_> {
     ) -> FrontResult<()> {
         let base = self.complex_base(&lhs).unwrap_or_default();
         let (Some(lre), Some(lim)) = (self.part_ref(&lhs, "re"), self.part_ref(&lhs, "im")) else {
-            return self.err(
+            return self.err_unsupported(
                 span,
                 "unsupported construct: this complex assignment target",
             );
@@ -369,7 +369,7 @@ impl Canon<'_> {
             Expr::Binary(BinOp::Pow, a, b, _) => {
                 let n = b.const_int().filter(|n| (1..=4).contains(n));
                 let Some(n) = n else {
-                    return self.err(
+                    return self.err_unsupported(
                         span,
                         format!("unsupported construct: '**' on active complex data with this exponent ({SUPPORTED})"),
                     );
@@ -392,7 +392,7 @@ impl Canon<'_> {
                 // with parts.
                 let v = self.value(e.clone(), out)?;
                 if self.complex_base(&v).is_none() {
-                    return self.err(
+                    return self.err_unsupported(
                         span,
                         format!("unsupported construct: complex result of '{f}' on active data"),
                     );
@@ -400,7 +400,7 @@ impl Canon<'_> {
                 self.complex_parts(&v, scalar, out)
             }
             Expr::Apply { name: f, args, .. } => self.complex_intrinsic(f, args, scalar, span, out),
-            _ => self.err(
+            _ => self.err_unsupported(
                 span,
                 format!(
                     "unsupported construct: this expression on active complex data ({SUPPORTED})"
@@ -588,7 +588,7 @@ impl Canon<'_> {
                     Some(mul(ex, call("sin", vec![im], span), span)),
                 ))
             }
-            _ => self.err(
+            _ => self.err_unsupported(
                 span,
                 format!(
                     "unsupported construct: intrinsic '{f}' on active complex data ({SUPPORTED})"
@@ -640,7 +640,7 @@ impl Canon<'_> {
                     }
                     (_, _) if self.prog.var(self.unit, &f).is_some() => Expr::Apply { name: f, args, span },
                     (_, _) if complex_arg => {
-                        return self.err(
+                        return self.err_unsupported(
                             span,
                             format!("unsupported construct: intrinsic '{f}' on active complex data ({SUPPORTED})"),
                         )
@@ -665,7 +665,7 @@ impl Canon<'_> {
                 Expr::Binary(op, Box::new(a), Box::new(b), s)
             }
             _ => {
-                return self.err(
+                return self.err_unsupported(
                     span,
                     format!("unsupported construct: complex data with parts in this real expression ({SUPPORTED})"),
                 )

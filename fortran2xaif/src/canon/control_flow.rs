@@ -98,7 +98,7 @@ impl Canon<'_> {
                 let c = self.value(cond.clone(), &mut pre)?;
                 if !std::mem::replace(&mut self.pending_dealloc, enclosing).is_empty() {
                     // Re-evaluated every trip, it would allocate again.
-                    return self.err(
+                    return self.err_unsupported(
                         span,
                         "unsupported construct: do while condition that needs an allocatable array temporary",
                     );
@@ -106,7 +106,7 @@ impl Canon<'_> {
                 let mut body = self.block(body)?;
                 if !pre.is_empty() {
                     if contains_cycle(&body, construct.as_deref(), 0) {
-                        return self.err(span, "unsupported construct: cycle in a do while loop whose condition calls a function");
+                        return self.err_unsupported(span, "unsupported construct: cycle in a do while loop whose condition calls a function");
                     }
                     // Re-evaluate the condition's calls at the end of each trip.
                     // The second canonicalisation names new temporaries; the
@@ -156,7 +156,7 @@ impl Canon<'_> {
             } => {
                 for e in reads.iter().chain(&writes) {
                     if let Some((f, sp)) = first_user_call(self.prog, self.unit, e) {
-                        return self.err(sp, format!("unsupported construct: reference to user function '{f}' in an I/O or other opaque statement; assign it to a variable first"));
+                        return self.err_unsupported(sp, format!("unsupported construct: reference to user function '{f}' in an I/O or other opaque statement; assign it to a variable first"));
                     }
                 }
                 let read_targets = if kind == OpaqueKind::Io {

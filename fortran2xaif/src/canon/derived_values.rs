@@ -76,20 +76,20 @@ impl Canon<'_> {
             }
         }
         let (Some(lts), Some(rts)) = (self.derived_spec(&lhs), self.derived_spec(&rhs)) else {
-            return self.err(
+            return self.err_unsupported(
                 span,
                 "unsupported construct: assignment of a derived-type value with real components from an expression other than a variable, a part of one, a function reference or a structure constructor (a defined operation, an array constructor other than of structure constructors)",
             );
         };
         if !self.is_designator(&lhs) || !self.is_designator(&rhs) {
-            return self.err(
+            return self.err_unsupported(
                 span,
                 "unsupported construct: assignment of a derived-type value with real components from an expression other than a variable, a part of one, a function reference or a structure constructor (a defined operation, an array constructor other than of structure constructors)",
             );
         }
         let rt = self.ty(&rhs);
         if lts.base != rts.base || lt.rank != rt.rank {
-            return self.err(
+            return self.err_unsupported(
                 span,
                 "unsupported construct: assignment of a derived-type value with real components between values of different types or shapes",
             );
@@ -97,7 +97,7 @@ impl Canon<'_> {
         // The opaque copy runs before the component copies, which would
         // read the elements it has just overwritten.
         if lt.rank > 0 && root_name(&lhs) == root_name(&rhs) && lhs != rhs {
-            return self.err(
+            return self.err_unsupported(
                 span,
                 "unsupported construct: assignment between sections of the same array of derived types with real components (they may overlap: copy through another variable, or element by element in a loop)",
             );

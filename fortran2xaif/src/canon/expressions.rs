@@ -18,7 +18,7 @@ impl Canon<'_> {
             Expr::Lit(..) => Ok(e),
             Expr::Name(ref n, sp) => match self.prog.resolve(self.unit, n) {
                 Some(Binding::Var { .. }) => Ok(e),
-                Some(Binding::Proc(_)) => self.err(
+                Some(Binding::Proc(_)) => self.err_unsupported(
                     sp,
                     format!("unsupported construct: procedure name '{n}' used as a value"),
                 ),
@@ -52,7 +52,7 @@ impl Canon<'_> {
                 // temporary through an opaque statement.
                 let t = self.ty(&e);
                 if let Some((f, sp)) = first_user_call(self.prog, self.unit, &e) {
-                    return self.err(
+                    return self.err_unsupported(
                         sp,
                         format!(
                             "unsupported construct: user function '{f}' in a component reference"
@@ -73,7 +73,7 @@ impl Canon<'_> {
                     ));
                     return Ok(name(&tmp, span));
                 }
-                self.err(span, "unsupported construct: derived-type component in an expression of the numerical core (derived types are passive containers)")
+                self.err_unsupported(span, "unsupported construct: derived-type component in an expression of the numerical core (derived types are passive containers)")
             }
             Expr::Unary(op, x, sp) => Ok(Expr::Unary(op, Box::new(self.value(*x, out)?), sp)),
             Expr::Binary(op, l, r, sp) => {
@@ -90,11 +90,11 @@ impl Canon<'_> {
             }
             Expr::Range { span, .. } => self.err(span, "array section outside a subscript"),
             // Constructors are array values (`value_array`).
-            Expr::ArrayCtor(_, span) => self.err(
+            Expr::ArrayCtor(_, span) => self.err_unsupported(
                 span,
                 "unsupported construct: array constructor where a scalar is expected",
             ),
-            Expr::ImpliedDo { span, .. } => self.err(
+            Expr::ImpliedDo { span, .. } => self.err_unsupported(
                 span,
                 "unsupported construct: implied-do loop outside an array constructor or I/O list",
             ),
@@ -171,7 +171,7 @@ impl Canon<'_> {
             return self.value(e, out);
         }
         if n == "matmul" || n == "transpose" {
-            return self.err(span, format!("unsupported construct: {n} inside an expression (assign it to an array directly)"));
+            return self.err_unsupported(span, format!("unsupported construct: {n} inside an expression (assign it to an array directly)"));
         }
         // Inquiries about arrays keep the whole array as argument.
         let inquiry = matches!(
@@ -294,7 +294,7 @@ impl Canon<'_> {
             && !bit_level
             && (t.cat.is_real() || matches!(t.cat, Cat::Complex(_)))
         {
-            return self.err(
+            return self.err_unsupported(
                 span,
                 format!("unsupported construct: intrinsic '{n}' on real data (no derivative rule)"),
             );

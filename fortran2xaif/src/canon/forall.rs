@@ -83,19 +83,19 @@ impl Canon<'_> {
         for st in body {
             let sp = st.span;
             let StmtKind::Assign { lhs, rhs } = st.kind else {
-                return self.err(
+                return self.err_unsupported(
                     sp,
                     "unsupported construct: statement other than an assignment in forall",
                 );
             };
             if self.ty(&lhs).rank > 0 {
-                return self.err(
+                return self.err_unsupported(
                     sp,
                     "unsupported construct: forall assigning an array section (assign elements)",
                 );
             }
             let Expr::Apply { name: target, .. } = &lhs else {
-                return self.err(
+                return self.err_unsupported(
                     sp,
                     "unsupported construct: forall assigning something other than array elements",
                 );

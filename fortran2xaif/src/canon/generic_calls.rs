@@ -270,7 +270,7 @@ impl Canon<'_> {
         }
         // Reached through the generic only: name it through its module.
         let Some(module) = module else {
-            return self.err(
+            return self.err_unsupported(
                 span,
                 format!("unsupported construct: generic '{name}' resolves to '{own}', which is not a module procedure visible here"),
             );

@@ -20,6 +20,7 @@
 //! | `control_flow` | statement dispatch, `if` chains, `do`/`do while`, `select case` |
 //! | `calls` | subroutine calls, user functions turned into subroutine calls, actual arguments |
 //! | `black_box_calls` | calls of routines without source declared with `--black-box`, checked against their declaration |
+//! | `mpi_calls` | calls of MPI routines on real data, checked against the built-in table of `mpi.rs` |
 //! | `assignments` | scalar assignments, passive (opaque) assignments |
 //! | `complex_parts` | `complex(8)` arithmetic as real arithmetic on the parts `z%re`, `z%im` |
 //! | `expressions` | expressions to canonical form, subscripts, intrinsics |
@@ -50,6 +51,7 @@ mod expressions;
 mod forall;
 mod generic_calls;
 mod intrinsic_rewrites;
+mod mpi_calls;
 mod reductions;
 mod shift_peeling;
 mod statement_functions;
@@ -80,6 +82,7 @@ pub fn canonicalise(prog: &mut Program) -> FrontResult<()> {
             temps: 0,
             loops: 0,
             pending_dealloc: Vec::new(),
+            irecv_buffers: mpi_calls::irecv_buffers(&body),
         };
         let body = c.resolve_generic_calls_in(body)?;
         let body = c.expand_stmt_functions_in(body)?;
@@ -111,6 +114,9 @@ struct Canon<'p> {
     /// Deallocations of allocatable temporaries made for the statement
     /// being rewritten, emitted after it.
     pending_dealloc: Vec<Stmt>,
+    /// The receive buffers of the unit's `mpi_irecv` calls: its waits
+    /// write them (`mpi_calls.rs`).
+    irecv_buffers: Vec<Expr>,
 }
 
 /// One dimension of an array operand: a fixed subscript, a range, or a
@@ -206,6 +212,11 @@ fn first_user_call(prog: &Program, unit: usize, e: &Expr) -> Option<(String, Spa
 impl Canon<'_> {
     fn err<T>(&self, span: Span, msg: impl Into<String>) -> FrontResult<T> {
         Err(FrontError::new(span, msg))
+    }
+
+    /// Refuses a construct the canonicaliser cannot rewrite; `msg` names it.
+    fn err_unsupported<T>(&self, span: Span, msg: impl Into<String>) -> FrontResult<T> {
+        Err(FrontError::unsupported(span, msg))
     }
 
     fn ty(&self, e: &Expr) -> Ty {

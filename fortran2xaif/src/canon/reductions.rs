@@ -40,7 +40,7 @@ impl Canon<'_> {
                     .as_deref()
                     .is_some_and(|k| !matches!(k, "array" | "dim" | "mask"))
             }) {
-                return self.err(
+                return self.err_unsupported(
                     bad.value.span(),
                     format!("unsupported construct: {n} with this argument"),
                 );
@@ -226,7 +226,7 @@ impl Canon<'_> {
         };
         let ty = self.ty(&e);
         if ty.rank > 0 {
-            return self.err(
+            return self.err_unsupported(
                 span,
                 format!("unsupported construct: {n} with dim on integer data"),
             );
@@ -268,7 +268,7 @@ impl Canon<'_> {
                 }
             });
             if clash {
-                return self.err(
+                return self.err_unsupported(
                     span,
                     "unsupported construct: matmul whose result overwrites an argument",
                 );

@@ -53,13 +53,13 @@ impl Canon<'_> {
             .derived_type(&type_name)
             .expect("checked by is_structure_constructor");
         if self.ty(&lhs).rank > 0 {
-            return self.err(
+            return self.err_unsupported(
                 span,
                 format!("unsupported construct: structure constructor '{type_name}' assigned to an array of derived types (assign each element)"),
             );
         }
         if let Some(c) = comps.iter().find(|c| c.allocatable || c.pointer) {
-            return self.err(
+            return self.err_unsupported(
                 cspan,
                 format!("unsupported construct: structure constructor of type '{type_name}', whose component '{}' is allocatable or a pointer (assign the components one by one)", c.name),
             );
@@ -153,7 +153,7 @@ impl Canon<'_> {
             })
             .collect();
         let (Expr::Name(array, _), 1) = (&lhs, self.ty(&lhs).rank) else {
-            return self.err(
+            return self.err_unsupported(
                 span,
                 "unsupported construct: array constructor of structures assigned to something other than a whole rank-1 array",
             );

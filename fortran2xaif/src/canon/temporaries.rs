@@ -26,13 +26,13 @@ impl Canon<'_> {
             },
             Cat::Logical => TypeSpec::new(BaseType::Logical),
             Cat::Char => {
-                return self.err(
+                return self.err_unsupported(
                     span,
                     "unsupported construct: character-valued expression that needs a temporary",
                 )
             }
             Cat::Derived => {
-                return self.err(
+                return self.err_unsupported(
                     span,
                     "unsupported construct: derived-type value that needs a temporary",
                 )

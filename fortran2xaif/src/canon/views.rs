@@ -46,7 +46,7 @@ impl Canon<'_> {
             Some(DimSpec::Explicit { .. }) | Some(DimSpec::Colon { .. }) => {
                 Ok((inquiry("lbound"), inquiry("ubound")))
             }
-            Some(DimSpec::AssumedSize { .. }) => self.err(
+            Some(DimSpec::AssumedSize { .. }) => self.err_unsupported(
                 span,
                 format!("unsupported construct: whole-array operation on assumed-size array '{n}'"),
             ),
@@ -237,7 +237,7 @@ impl Canon<'_> {
                 }
                 if n == "reshape" && args.len() >= 2 {
                     let Expr::ArrayCtor(items, _) = &args[1].value else {
-                        return self.err(*span, "unsupported construct: reshape with a shape that is not an array constructor");
+                        return self.err_unsupported(*span, "unsupported construct: reshape with a shape that is not an array constructor");
                     };
                     return Ok(items
                         .iter()

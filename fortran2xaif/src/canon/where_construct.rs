@@ -145,7 +145,7 @@ impl Canon<'_> {
             for st in body {
                 let sp = st.span;
                 let StmtKind::Assign { lhs, rhs } = st.kind else {
-                    return self.err(
+                    return self.err_unsupported(
                         sp,
                         "unsupported construct: statement other than an assignment in where",
                     );

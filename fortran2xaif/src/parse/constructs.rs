@@ -124,7 +124,7 @@ impl<'a> FortranParser<'a> {
                         _ => None,
                     });
                     if let Some(a) = kept {
-                        return self.err_at(
+                        return self.err_at_unsupported(
                             entities.first().map_or(span, |e| e.span),
                             format!("unsupported construct: {a} local of a block construct (declare it in the procedure)"),
                         );
@@ -245,7 +245,7 @@ impl<'a> FortranParser<'a> {
             return Ok(());
         }
         if !unit.contains.is_empty() {
-            return self.err_at(
+            return self.err_at_unsupported(
                 by_value[0].1,
                 "unsupported construct: value dummy argument of a procedure with internal procedures (they would see the dummy, not the copy)",
             );
@@ -256,10 +256,10 @@ impl<'a> FortranParser<'a> {
         let mut first = Vec::new();
         for (dummy, span) in &by_value {
             if !unit.params.contains(dummy) {
-                return self.err_at(
+                return Err(FrontError::new(
                     *span,
                     format!("'{dummy}' has the value attribute but is not a dummy argument"),
-                );
+                ));
             }
             // The declaration giving its type (and its other attributes).
             let decl = unit.spec.iter().find_map(|s| match s {
@@ -275,7 +275,7 @@ impl<'a> FortranParser<'a> {
                 _ => None,
             });
             let Some((ty, attrs, entity)) = decl else {
-                return self.err_at(*span, format!("unsupported construct: value dummy argument '{dummy}' without a type declaration"));
+                return self.err_at_unsupported(*span, format!("unsupported construct: value dummy argument '{dummy}' without a type declaration"));
             };
             if attrs.contains(&Attr::Optional)
                 || unit.spec.iter().any(|s| {
@@ -283,13 +283,13 @@ impl<'a> FortranParser<'a> {
                         if entities.iter().any(|e| e.name == *dummy))
                 })
             {
-                return self.err_at(
+                return self.err_at_unsupported(
                     *span,
                     format!("unsupported construct: optional value dummy argument '{dummy}'"),
                 );
             }
             if ty.base == BaseType::Character {
-                return self.err_at(
+                return self.err_at_unsupported(
                     *span,
                     format!("unsupported construct: character value dummy argument '{dummy}'"),
                 );

@@ -79,7 +79,7 @@ pub fn parse_file(text: &str, file: usize) -> FrontResult<SourceFile> {
             let snippet = snippet.lines().next().unwrap_or("").trim().to_string();
             format!("syntax error near '{snippet}'")
         };
-        return Err(FrontError::new(p.span(bad), what));
+        return Err(FrontError::syntax(p.span(bad), what));
     }
     let mut units = Vec::new();
     for child in named_children(root) {
@@ -215,11 +215,15 @@ impl<'a> FortranParser<'a> {
     fn err<T>(&self, n: Node, msg: impl Into<String>) -> FrontResult<T> {
         Err(FrontError::new(self.span(n), msg))
     }
-    fn err_at<T>(&self, span: Span, msg: impl Into<String>) -> FrontResult<T> {
-        Err(FrontError::new(span, msg))
+
+    fn err_unsupported<T>(&self, n: Node, msg: impl Into<String>) -> FrontResult<T> {
+        Err(FrontError::unsupported(self.span(n), msg))
+    }
+    fn err_at_unsupported<T>(&self, span: Span, msg: impl Into<String>) -> FrontResult<T> {
+        Err(FrontError::unsupported(span, msg))
     }
 
     fn unsupported<T>(&self, n: Node, what: &str) -> FrontResult<T> {
-        self.err(n, format!("unsupported construct: {what}"))
+        self.err_unsupported(n, format!("unsupported construct: {what}"))
     }
 }

@@ -497,7 +497,7 @@ impl<'a> FortranParser<'a> {
                         .iter()
                         .find(|s| !matches!(s.kind, StmtKind::Assign { .. }))
                     {
-                        return self.err_at(
+                        return self.err_at_unsupported(
                             bad.span,
                             "unsupported construct: statement other than an assignment in where",
                         );
@@ -567,7 +567,7 @@ impl<'a> FortranParser<'a> {
                 }
             )
         }) {
-            return self.err_at(
+            return self.err_at_unsupported(
                 bad.span,
                 "unsupported construct: forall assigning something other than array elements",
             );

@@ -18,7 +18,7 @@ pub(super) struct Substitution {
 }
 
 fn unsupported<T>(span: Span, what: String) -> FrontResult<T> {
-    Err(FrontError::new(
+    Err(FrontError::unsupported(
         span,
         format!("unsupported construct: {what}"),
     ))

@@ -7,7 +7,7 @@
 
 use super::scan::{self, CodeScan};
 use super::{FileContext, Loader};
-use crate::diagnostics::{Diagnostic, Location};
+use crate::diagnostics::{Diagnostic, Kind, Location};
 
 /// Statement text runs from column 7 to column 72.
 const TEXT_WIDTH: usize = 66;
@@ -136,7 +136,8 @@ impl Loader {
                     self.directive_line(cx, physical_line, line)?;
                 }
                 FixedLine::BadLabel(offset) => {
-                    return Err(Diagnostic::error(
+                    return Err(Diagnostic::of_kind(
+                        Kind::Syntax,
                         self.location(cx, physical_line, offset),
                         "invalid character in the label field (columns 1-5) of a fixed-form line",
                     )
@@ -153,7 +154,8 @@ impl Loader {
                     let text = statement_text(&line[text_start..]);
                     if continuation {
                         let Some(statement) = open.take() else {
-                            return Err(Diagnostic::error(
+                            return Err(Diagnostic::of_kind(
+                                Kind::Syntax,
                                 self.location(cx, physical_line, text_start.saturating_sub(1)),
                                 "continuation line with no statement to continue",
                             ));
@@ -173,7 +175,7 @@ impl Loader {
                                 .unwrap_or(text.len());
                             if let Some((name, keyword)) = scan::parse_include(&text[..code_end]) {
                                 let site = self.location(cx, physical_line, text_start + keyword);
-                                self.include(cx, &name, site)?;
+                                self.include(cx, physical_line, &name, site)?;
                                 continue;
                             }
                         }
@@ -255,7 +257,8 @@ impl Loader {
         let open_quote = open_string.as_ref().map(|(quote, _)| *quote);
         if is_format {
             if let Some(offset) = scan::find_hollerith(text, open_quote) {
-                return Err(Diagnostic::error(
+                return Err(Diagnostic::of_kind(
+                    Kind::Unsupported,
                     self.location(cx, physical_line, text_start + offset),
                     "Hollerith edit descriptors are not supported",
                 )
@@ -309,7 +312,8 @@ fn close_statement(statement: Option<OpenStatement>) -> Result<(), Diagnostic> {
             open_quote: Some(_),
             quote_location: Some(location),
             ..
-        }) => Err(Diagnostic::error(
+        }) => Err(Diagnostic::of_kind(
+            Kind::Syntax,
             location,
             "unterminated character constant",
         )),

@@ -38,7 +38,7 @@ impl Loader {
                     .unwrap_or(line.len());
                 if let Some((name, keyword)) = scan::parse_include(&line[..code_end]) {
                     let site = self.location(cx, physical_line, keyword);
-                    self.include(cx, &name, site)?;
+                    self.include(cx, physical_line, &name, site)?;
                     continue;
                 }
             }

@@ -18,8 +18,8 @@ mod tests;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::diagnostics::Diagnostic;
 pub use crate::diagnostics::Location;
+use crate::diagnostics::{Diagnostic, Kind};
 pub use line_map::LineMap;
 use line_map::{ColumnSegment, LineOrigin};
 pub use pragma::{Pragma, PragmaKind, SnapshotCount};
@@ -114,7 +114,8 @@ pub fn load_with(path: &Path, options: &LoadOptions) -> Result<NormalizedSource,
         let error = fs::read(path)
             .err()
             .map_or_else(|| "not a regular file".to_string(), |e| e.to_string());
-        return Err(Diagnostic::error(
+        return Err(Diagnostic::of_kind(
+            Kind::InputOutput,
             Location::start_of(path),
             format!("cannot read file: {error}"),
         ));
@@ -125,7 +126,8 @@ pub fn load_with(path: &Path, options: &LoadOptions) -> Result<NormalizedSource,
         (output.text, output.warnings)
     } else {
         let bytes = fs::read(path).map_err(|error| {
-            Diagnostic::error(
+            Diagnostic::of_kind(
+                Kind::InputOutput,
                 Location::start_of(path),
                 format!("cannot read file: {error}"),
             )
@@ -157,7 +159,8 @@ pub fn normalize_bytes(
 }
 
 fn unknown_form(path: &Path) -> Diagnostic {
-    Diagnostic::error(
+    Diagnostic::of_kind(
+        Kind::InputOutput,
         Location::start_of(path),
         format!(
             "cannot tell the source form of `{}` from its extension",
@@ -165,6 +168,15 @@ fn unknown_form(path: &Path) -> Diagnostic {
         ),
     )
     .with_note("fixed form: .f .F .for .ftn; free form: .f90 .F90 .f95 .f03 .f08")
+}
+
+/// What `include 'mpif.h'` reads as.
+pub const MPI_HEADER_USE: &str = "use mpi";
+
+/// Whether an include line names MPI's Fortran header.
+fn is_mpi_header(name: &str) -> bool {
+    let file = name.rsplit('/').next().unwrap_or(name);
+    file.eq_ignore_ascii_case("mpif.h")
 }
 
 /// Includes nest at most this deep (cycles are caught before that).
@@ -385,7 +397,8 @@ impl Loader {
                 .chars()
                 .take_while(|c| c.is_ascii_alphanumeric())
                 .collect();
-            let error = Diagnostic::error(
+            let error = Diagnostic::of_kind(
+                Kind::Unsupported,
                 self.location(cx, physical_line, 0),
                 format!("preprocessor directive `#{name}` is not supported"),
             );
@@ -416,7 +429,21 @@ impl Loader {
     /// the file the line comes from (after the C preprocessor: the
     /// `#include`d header a line marker names), then the directory of the
     /// file being read, then the `-I` directories.
-    fn include(&mut self, cx: &FileContext, name: &str, site: Location) -> Result<(), Diagnostic> {
+    ///
+    /// `mpif.h`, MPI's header for Fortran, becomes `use mpi`: the front end
+    /// knows module `mpi`'s names without its source (`mpi.rs`), and the
+    /// header's own text is for compilers, not for this parser.
+    fn include(
+        &mut self,
+        cx: &FileContext,
+        physical_line: usize,
+        name: &str,
+        site: Location,
+    ) -> Result<(), Diagnostic> {
+        if is_mpi_header(name) {
+            self.push_line(cx, physical_line, MPI_HEADER_USE.to_string(), &[]);
+            return Ok(());
+        }
         let directory = cx.path.parent().unwrap_or(Path::new(""));
         let mut candidates: Vec<PathBuf> = Vec::new();
         if let Some(reported) = self.map.files().get(cx.reported_file) {
@@ -430,7 +457,8 @@ impl Loader {
             .cloned()
             .unwrap_or_else(|| directory.join(name));
         let cannot_open = |error: std::io::Error| {
-            Diagnostic::error(
+            Diagnostic::of_kind(
+                Kind::InputOutput,
                 site.clone(),
                 format!("cannot open include file `{name}`: {error}"),
             )

@@ -3,7 +3,7 @@
 //! Tapenade directive we understand, `!$AD BINOMIAL-CKP nsteps nsnaps
 //! firststep` (the same as `!$openad CHECKPOINT BINOMIAL(snapshots=nsnaps)`).
 
-use crate::diagnostics::{Diagnostic, Location};
+use crate::diagnostics::{Diagnostic, Kind, Location};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pragma {
@@ -101,7 +101,7 @@ pub(crate) fn parse_tapenade(
         .take_while(|(w, _)| !w.starts_with('!'))
         .collect();
     if args.len() < 2 || args.len() > 3 {
-        return Err(Diagnostic::error(
+        return Err(Diagnostic::of_kind(Kind::Syntax,
             location,
             format!(
                 "malformed BINOMIAL-CKP directive: expected 3 numbers (nsteps nsnaps firststep), found {}",
@@ -112,7 +112,7 @@ pub(crate) fn parse_tapenade(
     }
     let (text, offset) = *args[1];
     let snapshots = snapshot_count(text).ok_or_else(|| {
-        Diagnostic::error(
+        Diagnostic::of_kind(Kind::Syntax,
             at(offset),
             format!("malformed BINOMIAL-CKP directive: the number of snapshots `{text}` is not an integer or a name"),
         )
@@ -193,7 +193,7 @@ pub(crate) fn parse(
             ..body_location.clone()
         };
         let (snapshots, s_offset) = parse_checkpoint(&body[offset..]).map_err(|(o, expected)| {
-            Diagnostic::error(
+            Diagnostic::of_kind(Kind::Syntax,
                 at(o),
                 format!("malformed CHECKPOINT pragma: expected {expected}"),
             )
@@ -224,11 +224,13 @@ pub(crate) fn parse(
     let names = parse_name_list(&body[list_offset..]).map_err(|problem| {
         let keyword_upper = keyword.to_ascii_uppercase();
         let diag = match problem {
-            ListProblem::Empty => Diagnostic::error(
+            ListProblem::Empty => Diagnostic::of_kind(
+                Kind::Syntax,
                 location.clone(),
                 format!("{keyword_upper} pragma names no variable"),
             ),
-            ListProblem::Malformed { offset, expected } => Diagnostic::error(
+            ListProblem::Malformed { offset, expected } => Diagnostic::of_kind(
+                Kind::Syntax,
                 at(list_offset + offset),
                 format!("malformed {keyword_upper} pragma: expected {expected}"),
             ),

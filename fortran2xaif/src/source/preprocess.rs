@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use super::Form;
-use crate::diagnostics::{Diagnostic, Location, Severity};
+use crate::diagnostics::{Diagnostic, Kind, Location, Severity};
 
 /// When to run the preprocessor.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -108,7 +108,8 @@ pub(crate) fn preprocess(
     }
     command.arg(path);
     let output = command.output().map_err(|error| {
-        Diagnostic::error(
+        Diagnostic::of_kind(
+            Kind::InputOutput,
             Location::start_of(path),
             format!(
                 "cannot run the C preprocessor `{} -E -cpp`: {error}",
@@ -128,7 +129,8 @@ pub(crate) fn preprocess(
             Some(first) => errors.fold(first, |first, other| {
                 first.with_note(format!("also: {other}"))
             }),
-            None => Diagnostic::error(
+            None => Diagnostic::of_kind(
+                Kind::InputOutput,
                 Location::start_of(path),
                 format!(
                     "the C preprocessor failed ({}): {}",

@@ -218,7 +218,7 @@ pub fn extract(
         by_id
             .get(id)
             .copied()
-            .ok_or_else(|| (None, format!("edge to unknown vertex '{id}'")))
+            .ok_or_else(|| StatementError::new(None, format!("edge to unknown vertex '{id}'")))
     };
     let successors = |u: usize| -> Result<Vec<usize>, StatementError> {
         edges
@@ -234,9 +234,9 @@ pub fn extract(
         };
         let statement = f.initialization.as_ref().map(|a| a.statement_id.clone());
         let leaves = || {
-            (
+            StatementError::unsupported(
                 statement.clone(),
-                "unsupported construct in a CHECKPOINT BINOMIAL loop: its body leaves the loop (exit, return, goto out of it, or cycle of an enclosing loop); the reversal needs every iteration to end at the loop's end".to_string(),
+                "unsupported construct in a CHECKPOINT BINOMIAL loop: its body leaves the loop (exit, return, goto out of it, or cycle of an enclosing loop); the reversal needs every iteration to end at the loop's end",
             )
         };
         let out_of = |value: i64| {
@@ -245,9 +245,9 @@ pub fn extract(
             })
         };
         let (Some(body_edge), Some(exit_edge)) = (out_of(1), out_of(0)) else {
-            return Err((
+            return Err(StatementError::new(
                 statement,
-                "malformed checkpointed loop (no body or exit edge)".into(),
+                "malformed checkpointed loop (no body or exit edge)",
             ));
         };
         let exit_target = index_of(&edges[exit_edge].target)?;
@@ -385,7 +385,7 @@ fn cut_loop(
     fresh: &dyn Fn(&str) -> String,
 ) -> Result<CheckpointedLoop, StatementError> {
     let statement = f.initialization.as_ref().map(|a| a.statement_id.clone());
-    let err = |m: String| (statement.clone(), m);
+    let err = |m: String| StatementError::new(statement.clone(), m);
     let (Some(init), Some(update)) = (&f.initialization, &f.update) else {
         return Err(err(
             "a checkpointed loop needs a counted loop's initialisation and update".into(),
@@ -396,7 +396,7 @@ fn cut_loop(
         .ok_or_else(|| err("the update of the checkpointed loop is not `i = i + step`".into()))?;
     let snapshots = snapshots_of(&f.annotation).map_err(err)?;
     if let Some((at, name)) = opaque_writes(&f.annotation).into_iter().next() {
-        return Err((
+        return Err(StatementError::unsupported(
             Some(at),
             format!("unsupported construct in a CHECKPOINT BINOMIAL loop: a statement kept opaque (read, allocate, pointer, derived-type or character assignment) changes '{name}', which the adjoint cannot snapshot; move it out of the loop or into a subroutine"),
         ));
@@ -671,13 +671,13 @@ pub fn loop_state(l: &CheckpointedLoop, ctx: &StateContext) -> Result<LoopState,
             };
             let local = *scope == ctx.scope && !ctx.formals.contains(name);
             if is_written {
-                return Err((
+                return Err(StatementError::unsupported(
                     statement,
                     format!("unsupported construct in a CHECKPOINT BINOMIAL loop: it changes '{name}', {what}, which a snapshot cannot hold (only real, integer and logical variables)"),
                 ));
             }
             if local {
-                return Err((
+                return Err(StatementError::unsupported(
                     statement,
                     format!("unsupported construct in a CHECKPOINT BINOMIAL loop: it reads the local '{name}', {what}, which the adjoint's recomputation cannot restore (copy what the loop needs into real, integer or logical variables before the loop)"),
                 ));

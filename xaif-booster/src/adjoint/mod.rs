@@ -47,10 +47,11 @@ use crate::catalogue::Catalogue;
 use crate::du_chains::DuChains;
 use crate::elimination::{Chain, Filter, Method};
 use crate::symbols::SymbolIndex;
-use crate::tangent::{BoostError, Preaccumulation};
+use crate::tangent::{BoostError, Preaccumulation, StatementError};
 use crate::temporaries::TempPool;
 use reversal::{Reversal, SweepGraph};
 use taping::{reverse_block, BlockContext, BlockSweeps, TapeCounts};
+use xaif_schema::diagnostic::{Diagnostic, Kind};
 
 /// Static tape use of one basic block (values pushed per execution).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -104,6 +105,7 @@ pub fn transform_adjoint_with(
     catalogue: &Catalogue,
     options: &AdjointOptions,
 ) -> Result<Vec<BlockTape>, BoostError> {
+    crate::prepare::prepare_input(cg)?;
     ensure_default_map_keys(cg);
     let chains = DuChains::new(&cg.duud_set_map);
     let symbols = SymbolIndex::new(cg);
@@ -187,7 +189,13 @@ pub fn transform_adjoint_with(
         .vertices
         .par_iter()
         .map(|vertex| match vertex {
-            CallGraphVertex::ControlFlowGraph(cfg) if cfg.active => Some(adjoint_cfg(cfg, &ctx)),
+            // An empty body (a module's) has nothing to reverse: it stays
+            // a control flow graph, as a passive one does.
+            CallGraphVertex::ControlFlowGraph(cfg)
+                if cfg.active && !crate::cfg_shape::is_empty_body(cfg) =>
+            {
+                Some(adjoint_cfg(cfg, &ctx))
+            }
             _ => None,
         })
         .collect();
@@ -372,6 +380,7 @@ fn adjoint_cfg(cfg: &ControlFlowGraph, ctx: &BlockContext) -> Result<CfgResult, 
         return Err(BoostError {
             statement_id: None,
             cfg_symbol: Some(cfg.symbol_id.clone()),
+            kind: Kind::Semantic,
             message: format!("controlflowgraph_scope_id {scope} names no scope"),
         });
     }
@@ -453,12 +462,8 @@ struct Sweeper<'c, 'a> {
 }
 
 impl Sweeper<'_, '_> {
-    fn error(&self, statement_id: Option<String>, message: String) -> BoostError {
-        BoostError {
-            statement_id,
-            cfg_symbol: Some(self.cfg_symbol.to_string()),
-            message,
-        }
+    fn error(&self, e: StatementError) -> BoostError {
+        e.in_cfg(self.cfg_symbol)
     }
 
     /// The tape (forward) and adjoint (reverse) sweeps of `graph`.
@@ -466,7 +471,7 @@ impl Sweeper<'_, '_> {
         let ctx = self.ctx;
         let scope = self.scope;
         let (graph, loops) = match checkpointed_loops::extract(graph, self.checkpointed + 1)
-            .map_err(|(id, m)| self.error(id, m))?
+            .map_err(|e| self.error(e))?
         {
             Some((cut, loops)) => {
                 self.checkpointed += loops.len();
@@ -504,7 +509,7 @@ impl Sweeper<'_, '_> {
                 &mut self.temps,
                 &mut hoister.for_block(k),
             )
-            .map_err(|(id, m)| self.error(id, m))?;
+            .map_err(|e| self.error(e))?;
             self.stats.push(BlockTape {
                 cfg: self.cfg_symbol.to_string(),
                 block: bb.vertex_id.clone(),
@@ -536,7 +541,9 @@ impl Sweeper<'_, '_> {
         reversal.hoisted = hoister.hoisted().clone();
         let (mut forward, mut reverse) = match nesting {
             Some(regions) => reversal.structured(&regions, &explicit),
-            None => reversal.unstructured().map_err(|m| self.error(None, m))?,
+            None => reversal
+                .unstructured()
+                .map_err(|m| self.error(StatementError::new(None, m)))?,
         };
         // Each checkpointed loop: its body's sweeps, then its code at its
         // marker (tape section) and at the marker's mirror (adjoint).
@@ -552,7 +559,7 @@ impl Sweeper<'_, '_> {
                     formals: self.formals,
                 },
             )
-            .map_err(|(id, m)| self.error(id, m))?;
+            .map_err(|e| self.error(e))?;
             let code = checkpointed_loops::loop_sweeps(
                 l,
                 &state,
@@ -575,10 +582,10 @@ impl Sweeper<'_, '_> {
                 &format!("ck{key}A_"),
             );
             if !placed {
-                return Err(self.error(
+                return Err(self.error(StatementError::internal(
                     Some(l.statement_id.clone()),
-                    "internal error: the sweeps lost a checkpointed loop's marker".into(),
-                ));
+                    "internal error: the sweeps lost a checkpointed loop's marker",
+                )));
             }
         }
         Ok((forward, reverse))
@@ -639,17 +646,16 @@ pub fn run_file(
     stats: bool,
     locations: Option<&xaif_schema::source_map::SourceMap>,
     options: &AdjointOptions,
-) -> Result<(), String> {
+) -> Result<(), Diagnostic> {
     let input_name = input.display().to_string();
     let catalogue = match intrinsics {
         Some(path) => Catalogue::load(path),
         None => Catalogue::builtin(),
-    }
-    .map_err(|e| e.to_string())?;
+    }?;
     let mut cg = {
         let file = std::fs::File::open(input)
-            .map_err(|e| format!("{input_name}:1:1: error: cannot read input: {e}"))?;
-        xaif_schema::read::read_call_graph_mapped(&file, &input_name).map_err(|e| e.to_string())?
+            .map_err(|e| Diagnostic::input_output(input, format!("cannot read input: {e}")))?;
+        xaif_schema::read::read_call_graph_mapped(&file, &input_name)?
     };
     // The input text is read again only to place a diagnostic.
     let tape = transform_adjoint_with(&mut cg, &catalogue, options).map_err(|e| {
@@ -672,9 +678,6 @@ pub fn run_file(
         );
     }
     xaif_schema::write::write_call_graph_file(&cg, output).map_err(|e| {
-        format!(
-            "{input_name}:1:1: error: cannot write {}: {e}",
-            output.display()
-        )
+        Diagnostic::input_output(input, format!("cannot write {}: {e}", output.display()))
     })
 }

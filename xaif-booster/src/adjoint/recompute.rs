@@ -352,7 +352,7 @@ pub(super) fn emit(
     hoist: &mut BlockHoist,
 ) -> Result<(), StatementError> {
     let first_id = seq.statements[0].assignment.statement_id.clone();
-    let fail = |m: String| (Some(first_id.clone()), m);
+    let fail = |m: String| StatementError::new(Some(first_id.clone()), m);
     // Statement or run Jacobian: whichever costs fewer operations in the
     // reverse sweep (both tape the same inputs).
     let form = if seq.statements.len() == 1 {

@@ -61,7 +61,7 @@ pub struct BlockSweeps {
 }
 
 /// A statement the adjoint cannot handle, with the statement's id.
-pub type StatementError = (Option<String>, String);
+pub use crate::tangent::StatementError;
 
 /// What the block reversal needs from the whole program.
 pub struct BlockContext<'a> {
@@ -201,7 +201,7 @@ pub fn reverse_block(
                 };
                 let lin = linearizer
                     .linearize_assignment(a)
-                    .map_err(|m| (Some(a.statement_id.clone()), m))?;
+                    .map_err(|m| StatementError::new(Some(a.statement_id.clone()), m))?;
                 // A statement changing its own subscripts is taped alone
                 // (its subscripts are pushed before it).
                 let flattened = block_mode
@@ -212,9 +212,9 @@ pub fn reverse_block(
                             super::runs::flush_run(&mut run, &mut b, pool, temps, hoist)?;
                             let id = a.statement_id.clone();
                             if run.try_append(a, g).is_err() {
-                                return Err((
+                                return Err(StatementError::internal(
                                     Some(id),
-                                    "internal error: a new graph rejected a statement".into(),
+                                    "internal error: a new graph rejected a statement",
                                 ));
                             }
                         }
@@ -252,9 +252,9 @@ pub fn reverse_block(
             }
             BasicBlockElement::DerivativePropagator(_)
             | BasicBlockElement::InlinableSubroutineCall(_) => {
-                return Err((
+                return Err(StatementError::new(
                     None,
-                    "booster output (derivative propagator or inlinable call) in the input".into(),
+                    "booster output (derivative propagator or inlinable call) in the input",
                 ))
             }
         }
@@ -694,7 +694,7 @@ impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
         hoist: &mut BlockHoist,
     ) -> Result<(Vec<BasicBlockElement>, Vec<BasicBlockElement>), StatementError> {
         let tail = vec![BasicBlockElement::Assignment(a.clone())];
-        let fail = |m: String| (Some(a.statement_id.clone()), m);
+        let fail = |m: String| StatementError::new(Some(a.statement_id.clone()), m);
         let graph = match lin {
             Linearization::Passive => return Ok((tail, Vec::new())),
             Linearization::ZeroDerivative(y) => {
@@ -716,10 +716,13 @@ impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
         }
         let acc = preaccumulate_statement(&graph, a, pool, ctx.symbols);
         let [row] = acc.rows.as_slice() else {
-            return Err(fail(format!(
-                "internal error: statement Jacobian with {} rows",
-                acc.rows.len()
-            )));
+            return Err(StatementError::internal(
+                Some(a.statement_id.clone()),
+                format!(
+                    "internal error: statement Jacobian with {} rows",
+                    acc.rows.len()
+                ),
+            ));
         };
         self.forward.extend(
             acc.preamble
@@ -915,8 +918,17 @@ impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
             {
                 continue;
             }
+            // A passive pointer: the association it had at the call is
+            // restored first (the caller may re-point it later), then the
+            // values through it.
+            let passive_pointer = is_passive_pointer(r, ctx.symbols);
             let Some(kind) = argument_checkpoint_kind(r, ctx.symbols)
-                .or_else(|| opaque_scalar_checkpoint_kind(r, ctx.symbols))
+                .or_else(|| opaque_checkpoint_kind(r, ctx.symbols))
+                .or_else(|| {
+                    passive_pointer
+                        .then(|| pointer_value_checkpoint_kind(r, ctx.symbols))
+                        .flatten()
+                })
             else {
                 continue;
             };
@@ -933,6 +945,22 @@ impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
                 ArgumentValue::Variable(self.restored(r)),
                 restore_id,
             ));
+            if passive_pointer {
+                let (store_id, restore_id) = (self.next_id(), self.next_id());
+                stores.push(callsite_checkpoint(
+                    &callee,
+                    "cp_store_pointer",
+                    ArgumentValue::Variable(r.clone()),
+                    store_id,
+                ));
+                // Restores run in reverse: the association comes back first.
+                restores.push(callsite_checkpoint(
+                    &callee,
+                    "cp_restore_pointer",
+                    ArgumentValue::Variable(r.clone()),
+                    restore_id,
+                ));
+            }
         }
         self.forward
             .push(BasicBlockElement::SubroutineCall(c.clone()));
@@ -1104,16 +1132,56 @@ fn argument_checkpoint_kind(r: &VariableReference, symbols: &SymbolIndex) -> Opt
     Some(format!("{kind}_{shape}"))
 }
 
-/// A scalar of derived type (opaque to the booster) passed to a read-only
-/// dummy: stored and restored whole (`cp_store_opaque_scalar`; the back end
-/// knows its type, and leaves data with active parts to the callee's own
-/// checkpoint). Its integer components have no symbols of their own, so a
-/// checkpoint per component could not restore them.
-fn opaque_scalar_checkpoint_kind(r: &VariableReference, symbols: &SymbolIndex) -> Option<String> {
+/// A passive pointer passed to a read-only dummy: its association is
+/// checkpointed at the call site besides its values (`cp_store_pointer`;
+/// the back end refuses, in joint mode, what the runtime cannot put back:
+/// a part of a pointer, or one that is not real(8) of rank 0 to 4).
+fn is_passive_pointer(r: &VariableReference, symbols: &SymbolIndex) -> bool {
+    base_symbol(r)
+        .and_then(|(id, scope)| symbols.lookup(scope, id))
+        .is_some_and(|info| info.pointer && !info.active)
+}
+
+/// The value checkpoint of the data a passive pointer reference reaches
+/// (`real_array`, `integer_scalar`, ...).
+fn pointer_value_checkpoint_kind(r: &VariableReference, symbols: &SymbolIndex) -> Option<String> {
+    let (id, scope) = base_symbol(r)?;
+    let kind = match symbols.lookup(scope, id)?.type_ {
+        SymbolType::Real => "real",
+        SymbolType::Integer => "integer",
+        SymbolType::Bool => "bool",
+        _ => return None,
+    };
+    let shape = if symbols.is_scalar_reference(r) {
+        "scalar"
+    } else {
+        "array"
+    };
+    Some(format!("{kind}_{shape}"))
+}
+
+/// A derived-type value (opaque to the booster) or character data passed
+/// to a read-only dummy: stored and restored whole (`cp_store_opaque_scalar`, or
+/// `cp_store_opaque_array` for a whole array or a section of one; the back
+/// end knows its type, and leaves data with active parts to the callee's
+/// own checkpoint). Its integer components have no symbols of their own,
+/// so a checkpoint per component could not restore them.
+fn opaque_checkpoint_kind(r: &VariableReference, symbols: &SymbolIndex) -> Option<String> {
     let (id, scope) = base_symbol(r)?;
     let info = symbols.lookup(scope, id)?;
-    (info.type_ == SymbolType::Opaque && !info.pointer && symbols.is_scalar_reference(r))
-        .then(|| "opaque_scalar".to_string())
+    // Character data too: a string that selects a branch in the callee.
+    let by_bits = matches!(
+        info.type_,
+        SymbolType::Opaque | SymbolType::Char | SymbolType::String
+    );
+    if !by_bits || info.pointer {
+        return None;
+    }
+    Some(if symbols.is_scalar_reference(r) {
+        "opaque_scalar".to_string()
+    } else {
+        "opaque_array".to_string()
+    })
 }
 
 fn checkpoint_kind(symbol: &Symbol) -> Option<String> {

@@ -25,31 +25,31 @@ pub(crate) fn call_graph(c: &mut Cursor, el: &Element) -> Result<CallGraph> {
             _ => return Err(c.unknown_attribute(el, &a)),
         }
     }
-    // ScopeHierarchy, AliasSetMap, DUUDSetMap, DOSetMap in this order,
-    // then vertices and edges.
+    // ScopeHierarchy, AliasSetMap, DUUDSetMap, DOSetMap: the schema puts
+    // them first and in this order, but front ends differ (OpenAD/F's own
+    // examples have them elsewhere or not at all), so any order is read,
+    // each at most once; a missing map means "no information" (key 0).
     const HEADER: [&str; 4] = ["ScopeHierarchy", "AliasSetMap", "DUUDSetMap", "DOSetMap"];
-    let mut seen = 0;
+    let mut seen = [false; 4];
     let base = c.marks.len();
     while let Some(child) = c.next_child(el)? {
-        if child.ns == Ns::Xaif && seen < HEADER.len() && child.local() == HEADER[seen].as_bytes() {
-            match seen {
-                0 => cg.scope_hierarchy = scope_hierarchy(c, &child)?,
-                1 => cg.alias_set_map = alias_set_map(c, &child)?,
-                2 => cg.duud_set_map = stmt_id_set_map(c, &child)?,
-                _ => cg.do_set_map = stmt_id_set_map(c, &child)?,
+        if child.ns == Ns::Xaif {
+            if let Some(k) = HEADER.iter().position(|h| child.local() == h.as_bytes()) {
+                if seen[k] {
+                    return Err(c.error_at(
+                        child.offset,
+                        format!("a second 'xaif:{}' in 'CallGraph'", HEADER[k]),
+                    ));
+                }
+                seen[k] = true;
+                match k {
+                    0 => cg.scope_hierarchy = scope_hierarchy(c, &child)?,
+                    1 => cg.alias_set_map = alias_set_map(c, &child)?,
+                    2 => cg.duud_set_map = stmt_id_set_map(c, &child)?,
+                    _ => cg.do_set_map = stmt_id_set_map(c, &child)?,
+                }
+                continue;
             }
-            seen += 1;
-            continue;
-        }
-        if seen < HEADER.len() {
-            return Err(c.error_at(
-                child.offset,
-                format!(
-                    "expected 'xaif:{}' but found '{}' in 'CallGraph'",
-                    HEADER[seen],
-                    child.display_name()
-                ),
-            ));
         }
         match (child.ns, child.local()) {
             (Ns::Xaif, b"ControlFlowGraph") => {
@@ -74,10 +74,10 @@ pub(crate) fn call_graph(c: &mut Cursor, el: &Element) -> Result<CallGraph> {
             _ => return Err(c.unexpected(&child, el)),
         }
     }
-    if seen < HEADER.len() {
+    if !seen[0] {
         return Err(c.error_at(
             el.offset,
-            format!("'CallGraph' is missing its 'xaif:{}'", HEADER[seen]),
+            "'CallGraph' is missing its 'xaif:ScopeHierarchy'".to_string(),
         ));
     }
     check_graph(

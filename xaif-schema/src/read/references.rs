@@ -69,7 +69,14 @@ pub(crate) fn check_graph<'s>(
 }
 
 fn duplicate(c: &Cursor, graph: &str, id: &str, off: usize) -> crate::XaifError {
-    c.error_at(off, format!("duplicate vertex_id \"{id}\" in {graph}"))
+    c.error_at(
+        off,
+        format!(
+            "duplicate vertex_id \"{id}\" in {graph}: vertex ids must be unique within \
+             one graph (XAIF schema, xaif_base.xsd), or its edges could not tell the \
+             vertices apart"
+        ),
+    )
 }
 
 fn dangling(c: &Cursor, graph: &str, which: &str, id: &str, off: usize) -> crate::XaifError {

@@ -1,0 +1,462 @@
+//! Scalarisation of array-valued assignments, language-independent: an
+//! assignment with an active whole-array or array-section reference
+//! (`x = 2*y`, `a(1:3) = b(2:4)*c`, `m(i,:) = ...`) becomes one scalar
+//! assignment per element, which the rest of the booster differentiates
+//! as usual. Front ends that do not scalarise array expressions (OpenAD/F's
+//! own writes them as they are) are accepted this way.
+//!
+//! Element `k` of the left-hand side (array element order, first subscript
+//! fastest) receives the right-hand side with every array-valued reference
+//! replaced by its `k`-th element; scalar references and subscripts are
+//! broadcast unchanged. Extents must be known here: whole arrays need the
+//! symbol's `DimensionBounds`, sections integer-constant triplets. What is
+//! not known, does not conform, or is not elemental is refused by name.
+//!
+//! Fortran evaluates the whole right-hand side before storing, so element
+//! assignments in sequence are only right when no element read is written
+//! by an earlier element assignment. When the left-hand side's array is
+//! also read on the right, every subscript involved must be constant; the
+//! element order (forward or backward) that respects that is taken, else
+//! the statement is refused.
+//!
+//! New statements are `<id>_oad_e<k>`, with alias and du-ud keys 0 ("no
+//! information": the front end's analyses named the array statement).
+
+use std::collections::HashSet;
+use xaif_schema::model::*;
+
+use crate::expr::{base_symbol, exact_integer_literal};
+use crate::symbols::SymbolIndex;
+use crate::tangent::BoostError;
+use xaif_schema::diagnostic::Kind;
+
+/// One dimension of an array-valued reference: the subscripts it runs
+/// through, or the one subscript a scalar subscript gives (dropped from
+/// the shape).
+#[derive(Debug, Clone)]
+enum Dimension {
+    Range(Vec<i64>),
+    Scalar,
+}
+
+/// An array-valued reference's dimensions.
+struct ArrayShape {
+    dims: Vec<Dimension>,
+}
+
+impl ArrayShape {
+    /// Extents of the dimensions that count (ranges).
+    fn extents(&self) -> Vec<usize> {
+        self.dims
+            .iter()
+            .filter_map(|d| match d {
+                Dimension::Range(r) => Some(r.len()),
+                Dimension::Scalar => None,
+            })
+            .collect()
+    }
+
+    fn len(&self) -> usize {
+        self.extents().iter().product()
+    }
+
+    /// The subscripts of element `k` (array element order) in each range
+    /// dimension.
+    fn element(&self, mut k: usize) -> Vec<Option<i64>> {
+        self.dims
+            .iter()
+            .map(|d| match d {
+                Dimension::Range(r) => {
+                    let i = r[k % r.len()];
+                    k /= r.len();
+                    Some(i)
+                }
+                Dimension::Scalar => None,
+            })
+            .collect()
+    }
+}
+
+fn integer_constant(e: &Expression) -> Option<i64> {
+    match e.vertices.as_slice() {
+        [ExpressionVertex::Constant(c)] => exact_integer_literal(c),
+        _ => None,
+    }
+}
+
+fn name_of(r: &VariableReference) -> String {
+    base_symbol(r).map_or("?".into(), |(s, _)| s.to_string())
+}
+
+/// The shape of `r` if it is array-valued; `Err` when it is but its
+/// extents are not known here.
+fn array_shape(r: &VariableReference, symbols: &SymbolIndex) -> Result<Option<ArrayShape>, String> {
+    let Some((id, scope)) = base_symbol(r) else {
+        return Ok(None);
+    };
+    let Some(info) = symbols.lookup(scope, id) else {
+        return Ok(None);
+    };
+    if info.shape.rank() == 0 {
+        return Ok(None);
+    }
+    let declared = symbols.dimension_bounds(scope, id);
+    let unknown = |what: &str| {
+        format!(
+            "array-valued reference to '{id}' whose {what} is not known at transformation \
+             time: the booster scalarises whole arrays and sections only with constant extents \
+             (the symbol's DimensionBounds, integer-constant triplets); the front end must \
+             scalarise this one (canonical form C3: elemental operations on scalars)"
+        )
+    };
+    let triplets = r.vertices.iter().find_map(|v| match v {
+        VariableReferenceVertex::ArrayElementReference(a) => Some(&a.index_triplets),
+        _ => None,
+    });
+    let Some(triplets) = triplets else {
+        // The whole array.
+        if declared.len() != info.shape.rank() {
+            return Err(unknown("shape"));
+        }
+        let dims = declared
+            .iter()
+            .map(|b| Dimension::Range((b.lower..=b.upper).collect()))
+            .collect();
+        return Ok(Some(ArrayShape { dims }));
+    };
+    if triplets
+        .iter()
+        .all(|t| t.index.is_some() && t.bound.is_none() && t.stride.is_none())
+    {
+        return Ok(None);
+    }
+    let mut dims = Vec::new();
+    for (k, t) in triplets.iter().enumerate() {
+        if t.index.is_some() && t.bound.is_none() && t.stride.is_none() {
+            dims.push(Dimension::Scalar);
+            continue;
+        }
+        let bound = |e: &Option<Expression>, declared_value: Option<i64>| match e {
+            Some(e) => integer_constant(e).ok_or_else(|| unknown("section bound")),
+            None => declared_value.ok_or_else(|| unknown("declared bound")),
+        };
+        let lower = bound(&t.index, declared.get(k).map(|b| b.lower))?;
+        let upper = bound(&t.bound, declared.get(k).map(|b| b.upper))?;
+        let stride = match &t.stride {
+            Some(e) => integer_constant(e).ok_or_else(|| unknown("section stride"))?,
+            None => 1,
+        };
+        if stride == 0 {
+            return Err(format!("section of '{id}' with stride 0"));
+        }
+        let mut range = Vec::new();
+        let mut i = lower;
+        while (stride > 0 && i <= upper) || (stride < 0 && i >= upper) {
+            range.push(i);
+            i += stride;
+        }
+        dims.push(Dimension::Range(range));
+    }
+    Ok(Some(ArrayShape { dims }))
+}
+
+/// Element `k` of an array-valued reference as a scalar reference.
+fn element_reference(r: &VariableReference, shape: &ArrayShape, k: usize) -> VariableReference {
+    let subscripts = shape.element(k);
+    let constant = |i: i64| {
+        let mut b = crate::expr::ExprBuilder::new();
+        let v = b.constant_int(i);
+        b.finish(v)
+    };
+    let mut out = r.clone();
+    out.alias = 0;
+    out.du_ud = 0;
+    let has_subscripts = out
+        .vertices
+        .iter()
+        .any(|v| matches!(v, VariableReferenceVertex::ArrayElementReference(_)));
+    if !has_subscripts {
+        let symbol_vertex = out.vertices[0].vertex_id().to_string();
+        let mut id = 1;
+        while out.vertices.iter().any(|v| v.vertex_id() == id.to_string()) {
+            id += 1;
+        }
+        out.vertices
+            .push(VariableReferenceVertex::ArrayElementReference(
+                ArrayElementReference {
+                    vertex_id: id.to_string(),
+                    annotation: String::new(),
+                    index_triplets: Vec::new(),
+                },
+            ));
+        out.edges.push(Edge {
+            edge_id: (out.edges.len() + 1).to_string(),
+            source: symbol_vertex,
+            target: id.to_string(),
+            annotation: String::new(),
+        });
+    }
+    for v in &mut out.vertices {
+        if let VariableReferenceVertex::ArrayElementReference(a) = v {
+            if a.index_triplets.is_empty() {
+                a.index_triplets = subscripts
+                    .iter()
+                    .map(|i| IndexTriplet {
+                        index: Some(constant(i.expect("whole arrays have ranges only"))),
+                        bound: None,
+                        stride: None,
+                    })
+                    .collect();
+            } else {
+                for (t, i) in a.index_triplets.iter_mut().zip(&subscripts) {
+                    if let Some(i) = i {
+                        *t = IndexTriplet {
+                            index: Some(constant(*i)),
+                            bound: None,
+                            stride: None,
+                        };
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Arguments of bound inquiries are whole arrays by design, not values.
+fn inquiry_arguments(e: &Expression) -> HashSet<String> {
+    let inquiries: HashSet<&str> = e
+        .vertices
+        .iter()
+        .filter_map(|v| match v {
+            ExpressionVertex::Intrinsic(i)
+                if matches!(i.name.as_str(), "size" | "lbound" | "ubound" | "shape") =>
+            {
+                Some(i.vertex_id.as_str())
+            }
+            _ => None,
+        })
+        .collect();
+    e.edges
+        .iter()
+        .filter(|ed| inquiries.contains(ed.target.as_str()))
+        .map(|ed| ed.source.clone())
+        .collect()
+}
+
+/// The element assignments of `a`, or `None` when it has no active
+/// array-valued reference.
+fn scalarize_assignment(
+    a: &Assignment,
+    symbols: &SymbolIndex,
+) -> Result<Option<Vec<Assignment>>, String> {
+    let skip = inquiry_arguments(&a.rhs);
+    let lhs_shape = array_shape(&a.lhs.reference, symbols);
+    let mut rhs_shapes = Vec::new();
+    let mut any_active = matches!(lhs_shape, Ok(Some(_)) | Err(_))
+        && symbols.is_active_use(&a.lhs.reference).unwrap_or(false);
+    for v in &a.rhs.vertices {
+        if let ExpressionVertex::VariableReference(r) = v {
+            if skip.contains(&r.vertex_id) {
+                continue;
+            }
+            let shape = array_shape(r, symbols);
+            if matches!(shape, Ok(Some(_)) | Err(_)) {
+                any_active |= symbols.is_active_use(r).unwrap_or(false);
+                rhs_shapes.push((r.vertex_id.clone(), shape));
+            }
+        }
+    }
+    if !any_active {
+        return Ok(None);
+    }
+    let Some(lhs_shape) = lhs_shape? else {
+        let read = a
+            .rhs
+            .vertices
+            .iter()
+            .find_map(|v| match v {
+                ExpressionVertex::VariableReference(r)
+                    if rhs_shapes.iter().any(|(id, _)| *id == r.vertex_id) =>
+                {
+                    Some(name_of(r))
+                }
+                _ => None,
+            })
+            .unwrap_or_default();
+        return Err(format!(
+            "the right-hand side reads the array-valued '{read}' but the left-hand side '{}' \
+             is a scalar: the shapes do not conform (canonical form C2: an assignment gives \
+             its one variable one value)",
+            name_of(&a.lhs.reference)
+        ));
+    };
+    let mut shapes = Vec::new();
+    for (id, shape) in rhs_shapes {
+        let shape = shape?.expect("array-valued");
+        if shape.extents() != lhs_shape.extents() {
+            return Err(format!(
+                "array-valued operands do not conform: the left-hand side '{}' has extents \
+                 {:?}, a right-hand side reference {:?} (canonical form C3: elemental \
+                 operations)",
+                name_of(&a.lhs.reference),
+                lhs_shape.extents(),
+                shape.extents()
+            ));
+        }
+        shapes.push((id, shape));
+    }
+    for v in &a.rhs.vertices {
+        if let ExpressionVertex::Intrinsic(i) = v {
+            if i.name.ends_with("_arr") {
+                return Err(format!(
+                    "array intrinsic '{}' in an array-valued assignment: only elemental \
+                     operations are scalarised (canonical form C3)",
+                    i.name
+                ));
+            }
+        }
+    }
+    let n = lhs_shape.len();
+    let element = |k: usize| -> Assignment {
+        let mut rhs = a.rhs.clone();
+        for v in &mut rhs.vertices {
+            if let ExpressionVertex::VariableReference(r) = v {
+                if let Some((_, shape)) = shapes.iter().find(|(id, _)| *id == r.vertex_id) {
+                    let vertex_id = r.vertex_id.clone();
+                    *r = element_reference(r, shape, k);
+                    r.vertex_id = vertex_id;
+                }
+            }
+        }
+        Assignment {
+            statement_id: format!("{}_oad_e{}", a.statement_id, k + 1),
+            do_chain: 0,
+            line_number: a.line_number,
+            lhs: AssignmentLhs {
+                reference: element_reference(&a.lhs.reference, &lhs_shape, k),
+                live: a.lhs.live,
+            },
+            rhs,
+        }
+    };
+    let elements: Vec<Assignment> = (0..n).map(element).collect();
+    Ok(Some(order_without_overlap(a, elements)?))
+}
+
+/// Where an element reference points, when all its subscripts are
+/// integer constants.
+fn constant_location(r: &VariableReference) -> Option<(String, u64, Vec<i64>)> {
+    let (id, scope) = base_symbol(r)?;
+    let mut subscripts = Vec::new();
+    for v in &r.vertices {
+        if let VariableReferenceVertex::ArrayElementReference(a) = v {
+            for t in &a.index_triplets {
+                subscripts.push(integer_constant(t.index.as_ref()?)?);
+            }
+        }
+    }
+    Some((id.to_string(), scope, subscripts))
+}
+
+/// The element assignments in an order in which none reads an element an
+/// earlier one wrote (forward, else backward), or an error.
+fn order_without_overlap(
+    a: &Assignment,
+    elements: Vec<Assignment>,
+) -> Result<Vec<Assignment>, String> {
+    let Some((lhs_id, lhs_scope)) = base_symbol(&a.lhs.reference) else {
+        return Ok(elements);
+    };
+    let reads_lhs_array = a.rhs.vertices.iter().any(|v| {
+        matches!(v, ExpressionVertex::VariableReference(r)
+            if base_symbol(r) == Some((lhs_id, lhs_scope)))
+    });
+    if !reads_lhs_array {
+        return Ok(elements);
+    }
+    let undecidable = || {
+        format!(
+            "the array '{lhs_id}' is assigned element-wise and read on the right-hand side \
+             with subscripts not known at transformation time: whether an element is read \
+             after it was overwritten cannot be decided; the front end must scalarise this \
+             statement (with a temporary)"
+        )
+    };
+    // Per element statement: the location written, the locations of the
+    // left-hand side's array read.
+    let mut writes = Vec::new();
+    let mut reads = Vec::new();
+    for e in &elements {
+        writes.push(constant_location(&e.lhs.reference).ok_or_else(undecidable)?);
+        let mut r = Vec::new();
+        for v in &e.rhs.vertices {
+            if let ExpressionVertex::VariableReference(x) = v {
+                if base_symbol(x) == Some((lhs_id, lhs_scope)) {
+                    r.push(constant_location(x).ok_or_else(undecidable)?);
+                }
+            }
+        }
+        reads.push(r);
+    }
+    let fine = |order: &[usize]| {
+        let mut written = HashSet::new();
+        for &k in order {
+            if reads[k].iter().any(|l| written.contains(l)) {
+                return false;
+            }
+            written.insert(writes[k].clone());
+        }
+        true
+    };
+    let forward: Vec<usize> = (0..elements.len()).collect();
+    let backward: Vec<usize> = forward.iter().rev().copied().collect();
+    if fine(&forward) {
+        Ok(elements)
+    } else if fine(&backward) {
+        let mut out = elements;
+        out.reverse();
+        Ok(out)
+    } else {
+        Err(format!(
+            "the array '{lhs_id}' is assigned element-wise and read on the right-hand side so \
+             that neither element order keeps the values Fortran's array assignment reads; \
+             the front end must scalarise this statement (with a temporary)"
+        ))
+    }
+}
+
+/// Scalarises every assignment with an active array-valued reference in
+/// the basic blocks of `cfg`.
+pub fn scalarize_cfg(cfg: &mut ControlFlowGraph, symbols: &SymbolIndex) -> Result<(), BoostError> {
+    let cfg_symbol = cfg.symbol_id.clone();
+    for v in &mut cfg.vertices {
+        let ControlFlowVertex::BasicBlock(bb) = v else {
+            continue;
+        };
+        let mut out = Vec::with_capacity(bb.elements.len());
+        for el in std::mem::take(&mut bb.elements) {
+            match el {
+                BasicBlockElement::Assignment(a) => match scalarize_assignment(&a, symbols) {
+                    Ok(Some(elements)) => {
+                        out.extend(elements.into_iter().map(BasicBlockElement::Assignment))
+                    }
+                    Ok(None) => out.push(BasicBlockElement::Assignment(a)),
+                    Err(message) => {
+                        return Err(BoostError {
+                            statement_id: Some(a.statement_id.clone()),
+                            cfg_symbol: Some(cfg_symbol),
+                            // What the pass cannot scalarise (the front
+                            // end then must): named, not malformed.
+                            kind: Kind::Unsupported,
+                            message,
+                        });
+                    }
+                },
+                other => out.push(other),
+            }
+        }
+        bb.elements = out;
+    }
+    Ok(())
+}
