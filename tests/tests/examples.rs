@@ -88,6 +88,7 @@ const RECOMPUTE_EXAMPLES: &[&str] = &[
     "ode_rk4",
     "advection_upwind",
     "alloc_persistent",
+    "snapshot_shallow_water",
 ];
 
 /// Split and joint mode with the partials of every run that allows it

@@ -29,6 +29,7 @@ pub mod mirror;
 pub mod recompute;
 pub mod reversal;
 pub mod runs;
+pub mod snapshots;
 pub mod structure;
 pub mod taping;
 pub mod temps;
@@ -534,6 +535,7 @@ impl Sweeper<'_, '_> {
             &mut self.temps,
         );
         reversal.hoisted = hoister.hoisted().clone();
+        reversal.snapshots = hoister.snapshots().clone();
         let (mut forward, mut reverse) = match nesting {
             Some(regions) => reversal.structured(&regions, &explicit),
             None => reversal.unstructured().map_err(|m| self.error(None, m))?,
