@@ -702,6 +702,8 @@ pub struct Machine {
     pub in_reverse: bool,
     /// The checkpoint stack (`cp_store_*`, argument checkpoints).
     pub checkpoints: Vec<f64>,
+    /// Array snapshots pushed and not yet popped (element, value).
+    pub snapshots: Vec<Vec<(i64, f64)>>,
 }
 
 /// A subroutine as the interpreter calls it.
@@ -941,6 +943,32 @@ impl Machine {
                         let x = self.int_tape.pop().expect("integer tape underflow");
                         let n = self.location(&target());
                         self.v.insert(n, x as f64);
+                    }
+                    // Array snapshots (`snapshots.rs`): every element of
+                    // the array, on a stack of their own (the order of
+                    // pushes and pops is checked against it), popped into
+                    // the copy's elements at the same subscripts.
+                    "oad_snap_push" => {
+                        let base = self.location(&target());
+                        let prefix = format!("{base}(");
+                        let mut elements: Vec<(i64, f64)> = self
+                            .v
+                            .iter()
+                            .filter_map(|(k, x)| {
+                                let i = k.strip_prefix(&prefix)?.strip_suffix(')')?;
+                                Some((i.parse().ok()?, *x))
+                            })
+                            .collect();
+                        elements.sort_by_key(|(i, _)| *i);
+                        assert!(!elements.is_empty(), "snapshot of unset array {base}");
+                        self.snapshots.push(elements)
+                    }
+                    "oad_snap_pop" => {
+                        let elements = self.snapshots.pop().expect("snapshot underflow");
+                        let base = self.location(&target());
+                        for (i, x) in elements {
+                            self.v.insert(format!("{base}({i})"), x);
+                        }
                     }
                     other => panic!("unknown inlinable call {other}"),
                 }
