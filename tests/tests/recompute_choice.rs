@@ -110,7 +110,8 @@ fn adjoint_source(name: &str, mode: &str) -> String {
 /// `snapshot_shallow_water` only read `h`, `q`, `bed` and `c`, so by default
 /// their runs are recomputed from copies of those arrays pushed once per
 /// loop execution, which leaves fewer reals per execution than taping the
-/// partials; the assumed-size dummies of `drag` are never snapshot.
+/// partials; arrays a run reads through one reference (`q(i)/h(i)` in the
+/// transport) and the assumed-size dummies of `drag` are not snapshot.
 #[test]
 fn cell_loops_recompute_from_array_snapshots() {
     for mode in ["rs", "rj"] {
@@ -132,6 +133,8 @@ fn cell_loops_recompute_from_array_snapshots() {
             !code.contains("oad_snap_push(hh") && !code.contains("oad_snap_push(qq"),
             "{mode}: an assumed-size dummy was snapshot"
         );
+        // The transport reads q and h once per cell: taped per cell.
+        assert_eq!(code.matches("call oad_snap_push(").count(), 4, "{mode}");
         assert!(code.contains("real(8), allocatable, save :: oad_snap_1(:)"));
         assert!(code.contains(":: oad_snap_") && code.contains("(:, :)"));
     }

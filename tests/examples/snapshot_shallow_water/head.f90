@@ -5,14 +5,15 @@
 ! (h and q in the cell loop, q, h and the tracers c in the transport):
 ! the adjoint recomputes the cells' partials in the reverse sweep from
 ! copies of those arrays taped once per loop execution (array snapshots,
-! docs/adjoint.md), of rank 1 (h, q, the passive bed slope) and rank 2
-! (c). A drag diagnostic reads h and q through assumed-size dummies,
+! docs/adjoint.md), of rank 1 (h, q, the passive bed height) and rank 2
+! (c); q(i)/h(i), read once per cell in the transport, is taped per
+! cell. A drag diagnostic reads h and q through assumed-size dummies,
 ! which are never snapshot (their extent is unknown).
 module swe_state
   implicit none
   integer, parameter :: n = 10, m = 2
   double precision :: h(0:n + 1), q(0:n + 1)
-  double precision :: bed(n)
+  double precision :: bed(0:n + 1)
   double precision :: c(0:n + 1, m)
 end module swe_state
 
@@ -40,7 +41,8 @@ contains
       gr = q(i + 1)**2 / h(i + 1) + 0.5d0 * grav * h(i + 1)**2
       hn(i) = 0.5d0 * (h(i - 1) + h(i + 1)) - 0.5d0 * dt / dx * (q(i + 1) - q(i - 1))
       qn(i) = 0.5d0 * (q(i - 1) + q(i + 1)) - 0.5d0 * dt / dx * (gr - gl) &
-           - dt * grav * h(i) * bed(i) - dt * fric * q(i) * abs(q(i)) / (h(i) * h(i))
+           - dt * grav * h(i) * 0.5d0 * (bed(i + 1) - bed(i - 1)) / dx &
+           - dt * fric * q(i) * abs(q(i)) / (h(i) * h(i))
     end do
     h(1:n) = hn
     q(1:n) = qn
@@ -90,8 +92,8 @@ subroutine head(x, y)
     c(i, 1) = x(3) * exp(-((xc + 0.2d0) / 0.1d0)**2)
     c(i, 2) = 1.0d0 + x(3) * xc
   end do
-  do i = 1, n
-    bed(i) = 0.05d0 * cos(3.0d0 * i * dx)
+  do i = 0, n + 1
+    bed(i) = 0.05d0 * sin(3.0d0 * i * dx)
   end do
   do step = 1, 6
     call walls()
