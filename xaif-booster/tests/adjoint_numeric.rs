@@ -982,7 +982,7 @@ fn random_blocks_in_every_preaccumulation() {
     }
 }
 
-/// Array snapshots (`snapshots.rs`): a loop that only reads `v` replays
+/// Array snapshots (`array_snapshots.rs`): a loop that only reads `v` replays
 /// its recomputed runs from a copy of `v` pushed once after the loop and
 /// popped before the reversed loop (the numbers are checked in every
 /// partials mode by `check_all`, recomputation forced included); a loop

@@ -51,7 +51,7 @@ module OAD_tape
     module procedure oad_resize_real, oad_resize_int, oad_resize_bool
   end interface oad_resize
 
-  ! Array snapshots (booster, adjoint/snapshots.rs): an array a loop only
+  ! Array snapshots (booster, adjoint/array_snapshots.rs): an array a loop only
   ! reads, pushed whole once after the loop (values on the real tape, then
   ! its bounds on the integer tape) and popped before the reversed loop
   ! into an allocatable copy with the same bounds, which keeps its storage

@@ -23,7 +23,7 @@ pub const CANON_PREFIX: &str = "canon:";
 /// variable's declaration (`checkpoint.rs`).
 pub const STATE_STORE: &str = "oad_state_store";
 /// The booster's push of an array snapshot (`xaif-booster`,
-/// `adjoint/snapshots.rs`): its argument is the whole array.
+/// `adjoint/array_snapshots.rs`): its argument is the whole array.
 pub const SNAPSHOT_PUSH: &str = "oad_snap_push";
 pub const STATE_RESTORE: &str = "oad_state_restore";
 
@@ -346,7 +346,7 @@ impl UnitGen<'_, '_> {
         }
     }
 
-    /// The push of an array snapshot (booster, `adjoint/snapshots.rs`):
+    /// The push of an array snapshot (booster, `adjoint/array_snapshots.rs`):
     /// the values (`a%v` for an active array), then the bounds of the
     /// array itself, which `a%v` does not keep.
     fn snapshot_push(&mut self, c: &InlinableSubroutineCall) -> Result<()> {

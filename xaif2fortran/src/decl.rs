@@ -148,7 +148,7 @@ fn active_init(init: &str) -> String {
 pub const SNAPSHOT_LOOP_TYPE: &str = "oad_snapshot_loop";
 
 /// `Symbol/@feType` of the booster's array snapshot copies
-/// (`xaif-booster`, `adjoint/snapshots.rs`): an allocatable real array
+/// (`xaif-booster`, `adjoint/array_snapshots.rs`): an allocatable real array
 /// that `oad_snap_pop` (runtime `OAD_tape`) allocates with the pushed
 /// bounds; `save`, so its storage serves every reverse sweep.
 pub const SNAPSHOT_COPY_TYPE: &str = "oad_snapshot_copy";

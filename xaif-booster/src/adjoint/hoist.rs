@@ -77,7 +77,7 @@ use xaif_schema::model::{
     VariableReference, VariableReferenceVertex,
 };
 
-use super::snapshots::Snapshot;
+use super::array_snapshots::Snapshot;
 use super::structure::Region;
 use super::temps::AdjointTemps;
 use crate::expr::{
@@ -144,10 +144,10 @@ pub struct Hoister<'a> {
     hoisted: HashMap<usize, Vec<VariableReference>>,
     by_key: HashMap<(usize, String), VariableReference>,
     /// Per loop vertex: the indices of the loop and of the loops inside it
-    /// (`snapshots.rs`: which array dimensions a loop sweeps).
+    /// (`array_snapshots.rs`: which array dimensions a loop sweeps).
     pub(super) loop_indices: HashMap<usize, HashSet<(String, u64)>>,
     /// Per loop vertex: the arrays copied once per loop execution, in
-    /// first-use order (`snapshots.rs`).
+    /// first-use order (`array_snapshots.rs`).
     pub(super) snapshots: HashMap<usize, Vec<Snapshot>>,
     pub(super) snapshot_of: HashMap<(usize, (String, u64)), VariableReference>,
 }

@@ -43,9 +43,9 @@ use xaif_schema::model::{
     VariableReference,
 };
 
+use super::array_snapshots::copy_element;
 use super::hoist::BlockHoist;
 use super::runs::{adjoint_cost, transposed_propagation};
-use super::snapshots::copy_element;
 use super::taping::{
     propagator, subscript_expressions, BlockBuilder, StatementError, StatementTape,
 };
@@ -272,7 +272,7 @@ impl ReplayPlan {
     /// The values recomputation tapes per execution of the run: inputs
     /// not taped once per loop execution instead.
     ///
-    /// An input read from an array snapshot (`snapshots.rs`) costs no push
+    /// An input read from an array snapshot (`array_snapshots.rs`) costs no push
     /// of its own; each snapshot array is counted once, as one value per
     /// execution (a loop sweeping the array reads about one element of it
     /// per iteration, so its push after the loop amortises to that).

@@ -29,9 +29,9 @@ use xaif_schema::model::{
 
 use std::collections::HashMap;
 
+use super::array_snapshots::{Snapshot, SNAPSHOT_POP, SNAPSHOT_PUSH};
 use super::builder::{set_vertex_id, GraphBuilder, PendingEdge};
 use super::explicit_loops::ExplicitLoop;
-use super::snapshots::{Snapshot, SNAPSHOT_POP, SNAPSHOT_PUSH};
 use super::structure::Region;
 use super::taping::{tape_call, BlockSweeps};
 use super::temps::AdjointTemps;
@@ -63,7 +63,7 @@ pub struct Reversal<'g, 't, 'a> {
     /// Per loop vertex: loop-invariant values taped once per execution of
     /// the loop (`hoist.rs`), in push order.
     pub hoisted: HashMap<usize, Vec<VariableReference>>,
-    /// Per loop vertex: the arrays pushed whole after it (`snapshots.rs`).
+    /// Per loop vertex: the arrays pushed whole after it (`array_snapshots.rs`).
     pub snapshots: HashMap<usize, Vec<Snapshot>>,
 }
 

@@ -10,7 +10,7 @@
 //! value: see `hoist.rs`), the values of runs whose partials the reverse
 //! sweep recomputes (`oad_rv_N`, real, `oad_rvi_N`, integer: see
 //! `recompute.rs`), array snapshots' copies (`oad_snap_N`, real,
-//! allocatable: see `snapshots.rs`), and the bookkeeping of binomially checkpointed
+//! allocatable: see `array_snapshots.rs`), and the bookkeeping of binomially checkpointed
 //! loops (`oad_cpl_N`, the runtime's `type(oad_snapshot_loop)`, and the
 //! integers `oad_cplo_N`, `oad_cpst_N`, `oad_cpn_N`, `oad_cps_N`,
 //! `oad_cpa_N`, `oad_cpf_N`, `oad_cpt_N`, `oad_cpk_N`: see
@@ -32,7 +32,7 @@ use crate::temporaries::temp_reference;
 /// with.
 pub const SNAPSHOT_LOOP_TYPE: &str = "oad_snapshot_loop";
 
-/// `Symbol/@feType` of an array snapshot's copy (`snapshots.rs`): a real
+/// `Symbol/@feType` of an array snapshot's copy (`array_snapshots.rs`): a real
 /// array of the symbol's rank that the back end declares allocatable
 /// (bounds from the tape) and `save` (its storage kept between sweeps).
 pub const SNAPSHOT_COPY_TYPE: &str = "oad_snapshot_copy";
@@ -226,7 +226,7 @@ impl<'a> AdjointTemps<'a> {
         temp_reference(&name, self.scope_id)
     }
 
-    /// The copy of a new array snapshot (`snapshots.rs`), of rank `shape`.
+    /// The copy of a new array snapshot (`array_snapshots.rs`), of rank `shape`.
     pub fn snapshot_copy(&mut self, shape: SymbolShape) -> VariableReference {
         let name = self.fresh("oad_snap", self.snapshot_copies.len() + 1);
         self.snapshot_copies.push((name.clone(), shape));

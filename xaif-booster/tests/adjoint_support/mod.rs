@@ -944,7 +944,7 @@ impl Machine {
                         let n = self.location(&target());
                         self.v.insert(n, x as f64);
                     }
-                    // Array snapshots (`snapshots.rs`): every element of
+                    // Array snapshots (`array_snapshots.rs`): every element of
                     // the array, on a stack of their own (the order of
                     // pushes and pops is checked against it), popped into
                     // the copy's elements at the same subscripts.
