@@ -14,6 +14,7 @@ use crate::sema::{Binding, Cat, Program, Ty};
 use crate::unparse;
 use std::collections::HashMap;
 use xaif_schema::model as x;
+use xaif_schema::model::ASSUMED_SIZE_ANNOTATION;
 use xaif_schema::source_map::{SourceLocation, SourceMap};
 
 pub struct Emitter<'a> {
@@ -177,6 +178,15 @@ pub fn emit(
                 pointer: s.pointer,
                 annotation: match &s.component {
                     Some(c) => format!("component:{}%{}", c.type_name, c.leaf),
+                    // The booster's array snapshots need the bounds
+                    // (`lbound`/`ubound`), which an assumed-size dummy lacks.
+                    None if s
+                        .dims
+                        .as_ref()
+                        .is_some_and(|d| matches!(d.last(), Some(DimSpec::AssumedSize { .. }))) =>
+                    {
+                        ASSUMED_SIZE_ANNOTATION.to_string()
+                    }
                     None => String::new(),
                 },
                 dimension_bounds: bounds,

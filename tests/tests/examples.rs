@@ -89,6 +89,7 @@ const RECOMPUTE_EXAMPLES: &[&str] = &[
     "advection_upwind",
     "alloc_persistent",
     "mpi_nonblocking_diffusion2d",
+    "snapshot_shallow_water",
 ];
 
 /// Split and joint mode with the partials of every run that allows it

@@ -83,3 +83,59 @@ fn forced_recomputation_reaches_reruns_and_checkpointed_loops() {
     // faces and update (re-run routines) and the head's runs.
     assert!(runs >= 3, "only {runs} runs recomputed");
 }
+
+/// The generated adjoint of example `name` in `mode` with default options.
+fn adjoint_source(name: &str, mode: &str) -> String {
+    let dir = work_root()
+        .join("recompute-choice")
+        .join(format!("{name}-{mode}-source"));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    let source = fs::read_to_string(examples_dir().join(name).join("head.f90")).unwrap();
+    fs::write(dir.join("head.f90"), source).unwrap();
+    let out = Command::new(openad_program().unwrap())
+        .current_dir(&dir)
+        .args(["-m", mode, "-o", "out", "head.f90"])
+        .output()
+        .expect("openad runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    fs::read_to_string(dir.join("out").join("head.oad.f90")).unwrap()
+}
+
+/// Array snapshots (docs/adjoint.md): the cell loops of
+/// `snapshot_shallow_water` only read `h`, `q`, `bed` and `c`, so by default
+/// their runs are recomputed from copies of those arrays pushed once per
+/// loop execution, which leaves fewer reals per execution than taping the
+/// partials; arrays a run reads through one reference (`q(i)/h(i)` in the
+/// transport) and the assumed-size dummies of `drag` are not snapshot.
+#[test]
+fn cell_loops_recompute_from_array_snapshots() {
+    for mode in ["rs", "rj"] {
+        let (auto_reals, _, auto_runs) = totals("snapshot_shallow_water", mode, &[]);
+        let (taped_reals, _, _) = totals("snapshot_shallow_water", mode, &["--partials", "taped"]);
+        assert!(auto_runs >= 2, "{mode}: only {auto_runs} runs recomputed");
+        assert!(
+            auto_reals + 5 <= taped_reals,
+            "{mode}: {auto_reals} reals per execution with snapshots against {taped_reals} taped"
+        );
+        let code = adjoint_source("snapshot_shallow_water", mode);
+        for pushed in ["h%v", "q%v", "bed", "c%v"] {
+            assert!(
+                code.contains(&format!("call oad_snap_push({pushed}, ")),
+                "{mode}: no snapshot of {pushed}"
+            );
+        }
+        assert!(
+            !code.contains("oad_snap_push(hh") && !code.contains("oad_snap_push(qq"),
+            "{mode}: an assumed-size dummy was snapshot"
+        );
+        // The transport reads q and h once per cell: taped per cell.
+        assert_eq!(code.matches("call oad_snap_push(").count(), 4, "{mode}");
+        assert!(code.contains("real(8), allocatable, save :: oad_snap_1(:)"));
+        assert!(code.contains(":: oad_snap_") && code.contains("(:, :)"));
+    }
+}

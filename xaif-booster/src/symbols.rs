@@ -18,6 +18,8 @@ pub struct SymbolInfo {
     /// A Fortran pointer: its target may change through another name, and
     /// its bounds with a pointer assignment.
     pub pointer: bool,
+    /// An assumed-size dummy array (`a(*)`): no bounds to ask for.
+    pub assumed_size: bool,
 }
 
 /// All symbols of a call graph, by scope, with the parent of each scope.
@@ -54,6 +56,8 @@ impl SymbolIndex {
                             shape: s.shape,
                             active: s.active,
                             pointer: s.pointer,
+                            assumed_size: s.annotation
+                                == xaif_schema::model::ASSUMED_SIZE_ANNOTATION,
                         },
                     );
                 }

@@ -281,6 +281,7 @@ fn check_with(
         "checkpoints left: {:?}",
         m.checkpoints
     );
+    assert!(m.snapshots.is_empty(), "array snapshots left");
     let xbar: Vec<f64> = locations
         .iter()
         .map(|n| *m.d.get(n).unwrap_or(&0.0))
@@ -302,7 +303,12 @@ fn check_with(
         .zip(ybar.iter().copied())
         .collect();
     j.run(&sections.adjoint.vertices, &sections.adjoint.edges);
-    assert!(j.real_tape.is_empty() && j.int_tape.is_empty() && j.checkpoints.is_empty());
+    assert!(
+        j.real_tape.is_empty()
+            && j.int_tape.is_empty()
+            && j.checkpoints.is_empty()
+            && j.snapshots.is_empty()
+    );
     for (n, split) in locations.iter().zip(&xbar) {
         let joint = *j.d.get(n).unwrap_or(&0.0);
         assert!(
@@ -973,4 +979,43 @@ fn random_blocks_in_every_preaccumulation() {
         check(&cg, &[("n", 1.0), ("m", 3.0)], case);
         check(&cg, &[("n", 2.0), ("m", 2.0)], case + 100);
     }
+}
+
+/// Array snapshots (`array_snapshots.rs`): a loop that only reads `v` replays
+/// its recomputed runs from a copy of `v` pushed once after the loop and
+/// popped before the reversed loop (the numbers are checked in every
+/// partials mode by `check_all`, recomputation forced included); a loop
+/// that writes `v` takes no snapshot of it.
+#[test]
+fn loop_reading_an_array_replays_from_its_snapshot() {
+    let reads = structured_program(&[S::Do(
+        "i",
+        "2",
+        "n",
+        vec![
+            S::Set("x", "(div v[(isub i 1)] v[i])"),
+            S::Set("y", "(add y (mul x (mul v[(iadd i 1)] x)))"),
+        ],
+    )]);
+    for n in [3.0, 2.0, 1.0] {
+        check_all(&reads, &[("n", n)]);
+    }
+    let (out, _) = adjoint_with(&reads, Preaccumulation::Auto, Partials::Recomputed);
+    let text = format!("{out:?}");
+    assert!(text.contains("oad_snap_push") && text.contains("oad_snap_pop"));
+
+    let writes = structured_program(&[S::Do(
+        "i",
+        "2",
+        "n",
+        vec![
+            S::Set("x", "(div v[(isub i 1)] v[i])"),
+            S::Set("v[i]", "(mul x x)"),
+        ],
+    )]);
+    for n in [3.0, 1.0] {
+        check_all(&writes, &[("n", n)]);
+    }
+    let (out, _) = adjoint_with(&writes, Preaccumulation::Auto, Partials::Recomputed);
+    assert!(!format!("{out:?}").contains("oad_snap_push"));
 }

@@ -208,6 +208,10 @@ pub struct SymbolTable {
     pub symbols: Vec<Symbol>,
 }
 
+/// `Symbol/@annotation` of an assumed-size dummy array (`a(*)`, `a(n, *)`):
+/// its extent is unknown, so no stage may ask for its bounds.
+pub const ASSUMED_SIZE_ANNOTATION: &str = "assumed-size";
+
 /// `Symbol`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Symbol {

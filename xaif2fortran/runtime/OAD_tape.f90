@@ -24,6 +24,7 @@ module OAD_tape
   public :: oad_cdt, oad_cdt_ptr, oad_cdt_sz, oad_cdt_grow, oad_cdt_grow_to
   public :: oad_cit, oad_cit_ptr, oad_cit_sz, oad_cit_grow, oad_cit_grow_to
   public :: oad_clt, oad_clt_ptr, oad_clt_sz, oad_clt_grow, oad_clt_grow_to
+  public :: oad_snap_push, oad_snap_pop
 
   ! Initial number of entries per stack.
   integer, parameter :: oad_default_size = 1048576
@@ -49,6 +50,18 @@ module OAD_tape
   interface oad_resize
     module procedure oad_resize_real, oad_resize_int, oad_resize_bool
   end interface oad_resize
+
+  ! Array snapshots (booster, adjoint/array_snapshots.rs): an array a loop only
+  ! reads, pushed whole once after the loop (values on the real tape, then
+  ! its bounds on the integer tape) and popped before the reversed loop
+  ! into an allocatable copy with the same bounds, which keeps its storage
+  ! from one pop to the next while the bounds stay the same.
+  interface oad_snap_push
+    module procedure oad_snap_push1, oad_snap_push2, oad_snap_push3
+  end interface oad_snap_push
+  interface oad_snap_pop
+    module procedure oad_snap_pop1, oad_snap_pop2, oad_snap_pop3
+  end interface oad_snap_pop
 
 contains
 
@@ -243,5 +256,118 @@ contains
          ' bytes in use, ', oad_high_water, ' bytes high water, ', &
          oad_tape_allocated_bytes(), ' bytes allocated'
   end subroutine oad_tape_report
+
+  ! Snapshot values go to the real tape column by column (no temporary
+  ! for a strided actual such as x%v), then lo and hi to the integer tape.
+  subroutine oad_snap_bounds(lo, hi)
+    integer, intent(in) :: lo(:), hi(:)
+    integer :: k
+    if (oad_it_ptr + 2 * size(lo) - 1 > oad_it_sz) &
+         call oad_it_grow_to(oad_it_ptr + 2 * size(lo) - 1)
+    do k = 1, size(lo)
+      oad_it(oad_it_ptr) = lo(k)
+      oad_it(oad_it_ptr + 1) = hi(k)
+      oad_it_ptr = oad_it_ptr + 2
+    end do
+  end subroutine oad_snap_bounds
+
+  ! The bounds pushed last, dimension by dimension.
+  subroutine oad_snap_pop_bounds(lo, hi)
+    integer, intent(out) :: lo(:), hi(:)
+    integer :: k
+    do k = size(lo), 1, -1
+      oad_it_ptr = oad_it_ptr - 2
+      lo(k) = oad_it(oad_it_ptr)
+      hi(k) = oad_it(oad_it_ptr + 1)
+    end do
+  end subroutine oad_snap_pop_bounds
+
+  subroutine oad_snap_push1(x, lo, hi)
+    real(8), intent(in) :: x(:)
+    integer, intent(in) :: lo(1), hi(1)
+    if (oad_dt_ptr + size(x, kind=8) - 1 > oad_dt_sz) &
+         call oad_dt_grow_to(oad_dt_ptr + size(x, kind=8) - 1)
+    oad_dt(oad_dt_ptr:oad_dt_ptr + size(x, kind=8) - 1) = x
+    oad_dt_ptr = oad_dt_ptr + size(x, kind=8)
+    call oad_snap_bounds(lo, hi)
+  end subroutine oad_snap_push1
+
+  subroutine oad_snap_push2(x, lo, hi)
+    real(8), intent(in) :: x(:, :)
+    integer, intent(in) :: lo(2), hi(2)
+    integer :: j
+    do j = 1, size(x, 2)
+      call oad_snap_push_column(x(:, j))
+    end do
+    call oad_snap_bounds(lo, hi)
+  end subroutine oad_snap_push2
+
+  subroutine oad_snap_push3(x, lo, hi)
+    real(8), intent(in) :: x(:, :, :)
+    integer, intent(in) :: lo(3), hi(3)
+    integer :: j, k
+    do k = 1, size(x, 3)
+      do j = 1, size(x, 2)
+        call oad_snap_push_column(x(:, j, k))
+      end do
+    end do
+    call oad_snap_bounds(lo, hi)
+  end subroutine oad_snap_push3
+
+  subroutine oad_snap_push_column(x)
+    real(8), intent(in) :: x(:)
+    if (oad_dt_ptr + size(x, kind=8) - 1 > oad_dt_sz) &
+         call oad_dt_grow_to(oad_dt_ptr + size(x, kind=8) - 1)
+    oad_dt(oad_dt_ptr:oad_dt_ptr + size(x, kind=8) - 1) = x
+    oad_dt_ptr = oad_dt_ptr + size(x, kind=8)
+  end subroutine oad_snap_push_column
+
+  subroutine oad_snap_pop1(c)
+    real(8), allocatable, intent(inout) :: c(:)
+    integer :: lo(1), hi(1)
+    call oad_snap_pop_bounds(lo, hi)
+    if (allocated(c)) then
+      if (any(lbound(c) /= lo) .or. any(ubound(c) /= hi)) deallocate(c)
+    end if
+    if (.not. allocated(c)) allocate(c(lo(1):hi(1)))
+    oad_dt_ptr = oad_dt_ptr - size(c, kind=8)
+    c(:) = oad_dt(oad_dt_ptr:oad_dt_ptr + size(c, kind=8) - 1)
+  end subroutine oad_snap_pop1
+
+  subroutine oad_snap_pop2(c)
+    real(8), allocatable, intent(inout) :: c(:, :)
+    integer :: lo(2), hi(2), j
+    integer(8) :: n
+    call oad_snap_pop_bounds(lo, hi)
+    if (allocated(c)) then
+      if (any(lbound(c) /= lo) .or. any(ubound(c) /= hi)) deallocate(c)
+    end if
+    if (.not. allocated(c)) allocate(c(lo(1):hi(1), lo(2):hi(2)))
+    n = size(c, 1, kind=8)
+    oad_dt_ptr = oad_dt_ptr - size(c, kind=8)
+    do j = lo(2), hi(2)
+      c(:, j) = oad_dt(oad_dt_ptr + (j - lo(2)) * n:oad_dt_ptr + (j - lo(2) + 1) * n - 1)
+    end do
+  end subroutine oad_snap_pop2
+
+  subroutine oad_snap_pop3(c)
+    real(8), allocatable, intent(inout) :: c(:, :, :)
+    integer :: lo(3), hi(3), j, k
+    integer(8) :: n, p
+    call oad_snap_pop_bounds(lo, hi)
+    if (allocated(c)) then
+      if (any(lbound(c) /= lo) .or. any(ubound(c) /= hi)) deallocate(c)
+    end if
+    if (.not. allocated(c)) allocate(c(lo(1):hi(1), lo(2):hi(2), lo(3):hi(3)))
+    n = size(c, 1, kind=8)
+    oad_dt_ptr = oad_dt_ptr - size(c, kind=8)
+    p = oad_dt_ptr
+    do k = lo(3), hi(3)
+      do j = lo(2), hi(2)
+        c(:, j, k) = oad_dt(p:p + n - 1)
+        p = p + n
+      end do
+    end do
+  end subroutine oad_snap_pop3
 
 end module OAD_tape

@@ -3,7 +3,8 @@
 //! Subroutine calls are in `calls.rs`.
 
 use xaif_schema::{
-    Argument, ArgumentValue, BasicBlockElement, Marker, PropagatorEntry, VariableReference,
+    Argument, ArgumentValue, BasicBlockElement, InlinableSubroutineCall, Marker, PropagatorEntry,
+    VariableReference,
 };
 
 use crate::allocation::MIRROR_PREFIX;
@@ -21,6 +22,9 @@ pub const CANON_PREFIX: &str = "canon:";
 /// (`xaif-booster`, `adjoint/checkpointed_loops.rs`), expanded by the
 /// variable's declaration (`checkpoint.rs`).
 pub const STATE_STORE: &str = "oad_state_store";
+/// The booster's push of an array snapshot (`xaif-booster`,
+/// `adjoint/array_snapshots.rs`): its argument is the whole array.
+pub const SNAPSHOT_PUSH: &str = "oad_snap_push";
 pub const STATE_RESTORE: &str = "oad_state_restore";
 
 /// Mode switches of checkpointed loops whose meaning depends on the
@@ -89,6 +93,11 @@ impl UnitGen<'_, '_> {
                         ));
                     };
                     self.state_checkpoint(r, c.subroutine_name == STATE_STORE)?
+                }
+                BasicBlockElement::InlinableSubroutineCall(c)
+                    if c.subroutine_name == SNAPSHOT_PUSH =>
+                {
+                    self.snapshot_push(c)?
                 }
                 BasicBlockElement::InlinableSubroutineCall(c) => {
                     self.inlinable_call(&c.subroutine_name, &c.statement_id, &c.arguments)?
@@ -338,6 +347,24 @@ impl UnitGen<'_, '_> {
                 self.env.var_ref(r, ctx)
             }
         }
+    }
+
+    /// The push of an array snapshot (booster, `adjoint/array_snapshots.rs`):
+    /// the values (`a%v` for an active array), then the bounds of the
+    /// array itself, which `a%v` does not keep.
+    fn snapshot_push(&mut self, c: &InlinableSubroutineCall) -> Result<()> {
+        let Some(ArgumentValue::Variable(r)) = c.arguments.first().map(|a| &a.value) else {
+            return Err(self.env.xaif.error(
+                &format!("statement_id=\"{}\"", c.statement_id),
+                format!("{SNAPSHOT_PUSH} needs a variable"),
+            ));
+        };
+        let value = self.env.var_ref(r, RefCtx::Value)?;
+        let bare = self.env.var_ref(r, RefCtx::Bare)?;
+        self.line(format!(
+            "call {SNAPSHOT_PUSH}({value}, lbound({bare}), ubound({bare}))"
+        ));
+        Ok(())
     }
 
     /// Expands a call of a runtime routine from its inline definition;

@@ -171,6 +171,12 @@ fn active_init(init: &str) -> String {
 /// the runtime module `OAD_snapshots`.
 pub const SNAPSHOT_LOOP_TYPE: &str = "oad_snapshot_loop";
 
+/// `Symbol/@feType` of the booster's array snapshot copies
+/// (`xaif-booster`, `adjoint/array_snapshots.rs`): an allocatable real array
+/// that `oad_snap_pop` (runtime `OAD_tape`) allocates with the pushed
+/// bounds; `save`, so its storage serves every reverse sweep.
+pub const SNAPSHOT_COPY_TYPE: &str = "oad_snapshot_copy";
+
 /// The declaration of a booster temporary.
 pub fn temp_declaration(sym: &Symbol) -> Result<String, DeclError> {
     let name = sym.symbol_id.to_ascii_lowercase();
@@ -191,6 +197,10 @@ pub fn temp_declaration(sym: &Symbol) -> Result<String, DeclError> {
         }
     };
     let rank = sym.shape.rank();
+    if sym.fe_type == SNAPSHOT_COPY_TYPE && sym.type_ == SymbolType::Real && rank > 0 {
+        let dims = vec![":"; rank].join(", ");
+        return Ok(format!("real(8), allocatable, save :: {name}({dims})"));
+    }
     if rank == 0 {
         return Ok(format!("{ty} :: {name}"));
     }
@@ -251,5 +261,16 @@ mod tests {
         s.dimension_bounds
             .push(xaif_schema::DimensionBounds { lower: 1, upper: 4 });
         assert_eq!(temp_declaration(&s).unwrap(), "type(active) :: oad_t1(1:4)");
+        let copy = Symbol {
+            symbol_id: "oad_snap_1".into(),
+            fe_type: SNAPSHOT_COPY_TYPE.into(),
+            shape: xaif_schema::SymbolShape::Matrix,
+            active: false,
+            ..Default::default()
+        };
+        assert_eq!(
+            temp_declaration(&copy).unwrap(),
+            "real(8), allocatable, save :: oad_snap_1(:, :)"
+        );
     }
 }

@@ -24,6 +24,18 @@
 //! switches the mode itself (a checkpointed loop's `oad_mode_*` actions):
 //! there a call may run in another sweep's mode (`calls.rs`).
 //!
+//! Joint mode's sweeps (issue 11 part 5): a joint leaf (`joint_leaf.f90`,
+//! `joint_loop_free.f90`) is never re-run: its caller's forward sweep
+//! (placeholder 2, mode plain + arg_store) runs exactly its placeholder 2,
+//! which tapes it, and its caller's reverse sweep (placeholder 3, mode
+//! tape + adjoint + arg_restore) exactly its placeholder 3; the modes its
+//! template would switch to for its own callees are those its caller has
+//! already set. So the leaves get `oad_tape_NAME` and `oad_adj_NAME` too,
+//! called from those sections of callers in the same module, as in split
+//! mode: flux_tree's joint adjoint had its per-face calls go through two
+//! templates (mode tests, calls gfortran cannot inline) and ran at 1.7×
+//! the split adjoint's time.
+//!
 //! Only where the copy is an exact stand-in: a module procedure (callers in
 //! the same module see it without an interface or `public`), without
 //! internal procedures, `save`d or initialised locals, `data` or `save`

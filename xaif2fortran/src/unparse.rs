@@ -131,9 +131,14 @@ pub fn unparse_program(
         })
         .collect();
     env.plain_clones = match (mode, template_given) {
-        (Mode::AdjointJoint, false) => {
-            crate::plain_clones::plan(canon, &leaf_pairs, &[Section::Plain])
-        }
+        // Joint mode: plain copies, and sweep copies of the leaves, which
+        // are taped in their caller's forward sweep and adjoined in its
+        // reverse sweep like split mode's (`plain_clones.rs`).
+        (Mode::AdjointJoint, false) => crate::plain_clones::plan(
+            canon,
+            &leaf_pairs,
+            &[Section::Plain, Section::Tape, Section::Adjoint],
+        ),
         // Split mode: sweep copies of the loop-free units that keep the
         // default split template (`plain_clones.rs`).
         (Mode::AdjointSplit, false) => {

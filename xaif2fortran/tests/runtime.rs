@@ -25,6 +25,12 @@ fn tapes_grow_and_pop_back_in_reverse_order() {
 }
 
 #[test]
+fn array_snapshots_come_back_with_their_bounds() {
+    let out = run_with_runtime(Mode::AdjointSplit, "runtime_array_snapshots.driver.f90");
+    assert!(out.contains("OK") && !out.contains("FAIL"), "{out}");
+}
+
+#[test]
 fn reserving_room_ahead_keeps_entries_and_order() {
     let out = run_with_runtime(Mode::AdjointSplit, "runtime_grow_to.driver.f90");
     assert!(out.contains("OK") && !out.contains("FAIL"), "{out}");

@@ -158,8 +158,13 @@ fn step_of(update: &Assignment, index: &VariableReference) -> Option<i64> {
     .filter(|&c| c != 0)
 }
 
-/// Whether the body assigns the index or may change it (passes it to a
-/// call, or an inner loop uses it as its own index).
+/// Whether the body assigns the index or may change it (an opaque
+/// statement, or an inner loop using it as its own index). Passing it to
+/// a call does not count: Fortran forbids redefining an active DO
+/// variable by any means, a callee's dummy included (F2018 11.1.7.4.3),
+/// and a callee has no other way to it (only local indices qualify).
+/// flux_tree's face loop passes its index to the face routine: its index
+/// was taped once per face for nothing.
 fn assigned_in(vertices: &[ControlFlowVertex], body: &[Region], index: &VariableReference) -> bool {
     let target = base_symbol(index);
     let touches = |r: &VariableReference| base_symbol(r) == target;
@@ -167,14 +172,11 @@ fn assigned_in(vertices: &[ControlFlowVertex], body: &[Region], index: &Variable
         Region::Block(v) => match &vertices[*v] {
             ControlFlowVertex::BasicBlock(b) => b.elements.iter().any(|e| {
                 match e {
-                BasicBlockElement::Assignment(a) => touches(&a.lhs.reference),
-                BasicBlockElement::SubroutineCall(c) => c.arguments.iter().any(|a| {
-                    matches!(&a.value, xaif_schema::model::ArgumentValue::Variable(r) if touches(r))
-                }),
-                // Opaque statements (read statements) may assign anything.
-                BasicBlockElement::Marker(_) => true,
-                _ => false,
-            }
+                    BasicBlockElement::Assignment(a) => touches(&a.lhs.reference),
+                    // Opaque statements (read statements) may assign anything.
+                    BasicBlockElement::Marker(_) => true,
+                    _ => false,
+                }
             }),
             _ => false,
         },

@@ -77,6 +77,7 @@ use xaif_schema::model::{
     VariableReference, VariableReferenceVertex,
 };
 
+use super::array_snapshots::Snapshot;
 use super::structure::Region;
 use super::temps::AdjointTemps;
 use crate::expr::{
@@ -112,7 +113,7 @@ impl Changes {
         }
     }
 
-    fn may_change(&self, symbol: &(String, u64)) -> bool {
+    pub(super) fn may_change(&self, symbol: &(String, u64)) -> bool {
         match self {
             Changes::Anything => true,
             Changes::Symbols(s) => s.contains(symbol),
@@ -131,17 +132,24 @@ pub struct HoistedFactor {
 
 /// The loops of one control flow graph and the values hoisted out of them.
 pub struct Hoister<'a> {
-    symbols: &'a SymbolIndex,
+    pub(super) symbols: &'a SymbolIndex,
     /// Per basic block (vertex index): the loops its entries may be hoisted
     /// out of, outermost first: the enclosing loops inside the innermost
     /// enclosing branch.
-    enclosing: HashMap<usize, Vec<usize>>,
+    pub(super) enclosing: HashMap<usize, Vec<usize>>,
     /// Per loop vertex: what its execution may change.
-    changes: HashMap<usize, Changes>,
+    pub(super) changes: HashMap<usize, Changes>,
     /// Per loop vertex: the temporaries of the values hoisted out of it, in
     /// first-use order (pushed in this order after the loop).
     hoisted: HashMap<usize, Vec<VariableReference>>,
     by_key: HashMap<(usize, String), VariableReference>,
+    /// Per loop vertex: the indices of the loop and of the loops inside it
+    /// (`array_snapshots.rs`: which array dimensions a loop sweeps).
+    pub(super) loop_indices: HashMap<usize, HashSet<(String, u64)>>,
+    /// Per loop vertex: the arrays copied once per loop execution, in
+    /// first-use order (`array_snapshots.rs`).
+    pub(super) snapshots: HashMap<usize, Vec<Snapshot>>,
+    pub(super) snapshot_of: HashMap<(usize, (String, u64)), VariableReference>,
 }
 
 impl<'a> Hoister<'a> {
@@ -157,6 +165,9 @@ impl<'a> Hoister<'a> {
             changes: HashMap::new(),
             hoisted: HashMap::new(),
             by_key: HashMap::new(),
+            loop_indices: HashMap::new(),
+            snapshots: HashMap::new(),
+            snapshot_of: HashMap::new(),
         };
         if let Some(regions) = regions {
             h.walk(vertices, regions, &mut Vec::new(), 0);
@@ -196,6 +207,13 @@ impl<'a> Hoister<'a> {
                     let mut own = header_changes(&vertices[*vertex]);
                     own.merge(self.walk(vertices, body, loops, barrier));
                     loops.pop();
+                    let mut indices = loop_index(&vertices[*vertex]);
+                    for inner in inner_loops(body) {
+                        if let Some(i) = self.loop_indices.get(&inner) {
+                            indices.extend(i.iter().cloned());
+                        }
+                    }
+                    self.loop_indices.insert(*vertex, indices);
                     self.changes.insert(*vertex, own.clone());
                     changes.merge(own);
                 }
@@ -233,6 +251,12 @@ impl<'a> Hoister<'a> {
         }
     }
 
+    /// The arrays copied once per execution of a loop (by vertex index),
+    /// in push order.
+    pub fn snapshots(&self) -> &HashMap<usize, Vec<Snapshot>> {
+        &self.snapshots
+    }
+
     /// The hoisting context of the statements of basic block `block`.
     pub fn for_block(&mut self, block: usize) -> BlockHoist<'_, 'a> {
         BlockHoist {
@@ -246,6 +270,39 @@ impl<'a> Hoister<'a> {
     pub fn hoisted(&self) -> &HashMap<usize, Vec<VariableReference>> {
         &self.hoisted
     }
+}
+
+/// The index of a `ForLoop` (the symbol its initialisation assigns).
+fn loop_index(v: &ControlFlowVertex) -> HashSet<(String, u64)> {
+    let mut out = HashSet::new();
+    if let ControlFlowVertex::ForLoop(f) = v {
+        if let Some((id, scope)) = f
+            .initialization
+            .as_ref()
+            .and_then(|a| base_symbol(&a.lhs.reference))
+        {
+            out.insert((id.to_string(), scope));
+        }
+    }
+    out
+}
+
+/// The loops directly or indirectly inside `regions` that are outermost
+/// there (their own inner loops are already in their index sets).
+fn inner_loops(regions: &[Region]) -> Vec<usize> {
+    let mut out = Vec::new();
+    for r in regions {
+        match r {
+            Region::Block(_) => {}
+            Region::Branch { arms, .. } => {
+                for a in arms {
+                    out.extend(inner_loops(&a.body));
+                }
+            }
+            Region::Loop { vertex, .. } => out.push(*vertex),
+        }
+    }
+    out
 }
 
 /// What a control vertex itself may change: a `ForLoop` its index (through
@@ -288,7 +345,7 @@ fn has_function_call(e: &Expression) -> bool {
     })
 }
 
-fn reference_has_function_call(r: &VariableReference) -> bool {
+pub(super) fn reference_has_function_call(r: &VariableReference) -> bool {
     r.vertices.iter().any(|v| match v {
         VariableReferenceVertex::ArrayElementReference(a) => a.index_triplets.iter().any(|t| {
             [&t.index, &t.bound, &t.stride]
@@ -304,8 +361,8 @@ fn reference_has_function_call(r: &VariableReference) -> bool {
 /// that tapes a Jacobian entry (statement-level factors in `taping.rs`, and
 /// any other taping of accumulated entries).
 pub struct BlockHoist<'h, 'a> {
-    hoister: &'h mut Hoister<'a>,
-    block: usize,
+    pub(super) hoister: &'h mut Hoister<'a>,
+    pub(super) block: usize,
 }
 
 impl BlockHoist<'_, '_> {

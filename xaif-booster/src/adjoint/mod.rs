@@ -13,7 +13,9 @@
 //! Jacobian entries taped once per loop execution), `runs` (a flattened
 //! run's preaccumulated Jacobian taped), `recompute` (a run's partials
 //! recomputed in the reverse sweep from its taped inputs, and the cost
-//! model choosing that), `mirror` (the reverse sweep's
+//! model choosing that), `array_snapshots` (arrays an enclosing loop
+//! only reads, taped once per loop execution for the replay of recomputed
+//! runs), `mirror` (the reverse sweep's
 //! marker for an opaque statement), `checkpointed_loops` (loops reversed
 //! with binomial checkpointing: cut out, their body differentiated as a
 //! graph of its own, spliced back as a plain run and a revolve driver),
@@ -21,6 +23,7 @@
 //! introduce). Assembling the replacement list is here.
 
 pub mod argument_elements;
+pub mod array_snapshots;
 pub mod builder;
 pub mod checkpointed_loops;
 pub mod explicit_loops;
@@ -539,6 +542,7 @@ impl Sweeper<'_, '_> {
             &mut self.temps,
         );
         reversal.hoisted = hoister.hoisted().clone();
+        reversal.snapshots = hoister.snapshots().clone();
         let (mut forward, mut reverse) = match nesting {
             Some(regions) => reversal.structured(&regions, &explicit),
             None => reversal

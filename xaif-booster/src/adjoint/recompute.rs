@@ -43,6 +43,7 @@ use xaif_schema::model::{
     VariableReference,
 };
 
+use super::array_snapshots::copy_element;
 use super::hoist::BlockHoist;
 use super::runs::{adjoint_cost, transposed_propagation};
 use super::taping::{
@@ -120,14 +121,21 @@ pub(super) fn plan(seq: &FlatSequence, b: &BlockBuilder) -> Option<ReplayPlan> {
     let mut keys_of: HashMap<(String, u64), HashMap<String, VariableReference>> = HashMap::new();
     let mut assigned_symbols: HashSet<(String, u64)> = HashSet::new();
     let mut inputs = Vec::new();
-    let mut replay_ops = 0;
+    // Per statement: its operations, and the symbols it reads.
+    // (all, expensive: divisions, roots, transcendental functions).
+    let mut statement_ops: Vec<(usize, usize)> = Vec::with_capacity(seq.statements.len());
+    let mut reads: Vec<HashSet<(String, u64)>> = Vec::with_capacity(seq.statements.len());
     for st in &seq.statements {
         let a = &st.assignment;
         let view = ExprView::new(&a.rhs).ok()?;
+        let mut replay_ops = 0;
+        let mut expensive_ops = 0;
+        let mut read = HashSet::new();
         for (vi, v) in a.rhs.vertices.iter().enumerate() {
             match v {
                 ExpressionVertex::VariableReference(r) => {
                     let (id, scope) = base_symbol(r)?;
+                    read.insert((id.to_string(), scope));
                     let key = variable_key(r);
                     keys_of
                         .entry((id.to_string(), scope))
@@ -156,16 +164,22 @@ pub(super) fn plan(seq: &FlatSequence, b: &BlockBuilder) -> Option<ReplayPlan> {
                             matches!(&a.rhs.vertices[e], ExpressionVertex::Constant(k)
                                 if exact_integer_literal(k).is_some_and(|p| (0..=4).contains(&p)))
                         });
-                    replay_ops += if small_power {
+                    let cost = if small_power {
                         2
                     } else {
                         operation_cost(&i.name)
                     };
+                    replay_ops += cost;
+                    if !small_power && cost > 1 {
+                        expensive_ops += cost;
+                    }
                 }
                 ExpressionVertex::Constant(_) => {}
                 _ => return None,
             }
         }
+        statement_ops.push((replay_ops, expensive_ops));
+        reads.push(read);
         let lhs = &a.lhs.reference;
         let (id, scope) = base_symbol(lhs)?;
         let info = symbols.lookup(scope, id)?;
@@ -194,6 +208,31 @@ pub(super) fn plan(seq: &FlatSequence, b: &BlockBuilder) -> Option<ReplayPlan> {
             }
         }
     }
+    // The replay computes a value only for a later statement of the run;
+    // one nobody in the run reads (the run's last assignments) is dead code
+    // in the reverse piece, which the compiler drops, except its expensive
+    // operations: the partials need them too (`1/b` of `a/b`, `exp(x)`,
+    // `1/sqrt(x)`), and where the taped form computes them once for the
+    // value and the partial in the forward sweep, recomputation computes
+    // them again in the reverse sweep.
+    let replay_ops = seq
+        .statements
+        .iter()
+        .enumerate()
+        .map(|(k, st)| {
+            let read_later =
+                base_symbol(&st.assignment.lhs.reference).is_some_and(|(id, scope)| {
+                    let s = (id.to_string(), scope);
+                    reads[k + 1..].iter().any(|r| r.contains(&s))
+                });
+            let (all, expensive) = statement_ops[k];
+            if read_later {
+                all
+            } else {
+                expensive
+            }
+        })
+        .sum();
     Some(ReplayPlan { inputs, replay_ops })
 }
 
@@ -232,12 +271,52 @@ fn kept(r: &VariableReference, untaped: &HashSet<(String, u64)>) -> bool {
 impl ReplayPlan {
     /// The values recomputation tapes per execution of the run: inputs
     /// not taped once per loop execution instead.
+    ///
+    /// An input read from an array snapshot (`array_snapshots.rs`) costs no push
+    /// of its own; each snapshot array is counted once, as one value per
+    /// execution (a loop sweeping the array reads about one element of it
+    /// per iteration, so its push after the loop amortises to that).
     pub(super) fn taped(&self, hoist: &BlockHoist) -> usize {
-        self.inputs
-            .iter()
-            .filter(|(r, integer)| *integer || !hoist.would_hoist(r, &[]))
-            .count()
+        let arrays = self.snapshot_arrays(hoist);
+        let mut taped = 0;
+        for (r, integer) in &self.inputs {
+            if *integer {
+                taped += 1;
+            } else if hoist.would_hoist(r, &[]) || snapshot_of(r, &arrays) {
+            } else {
+                taped += 1;
+            }
+        }
+        taped + arrays.len()
     }
+
+    /// The arrays this run reads from snapshots: those whose elements can
+    /// be snapshot and that the run reads through two or more references
+    /// (`h(i-1)`, `h(i+1)`). An array read through one reference per run
+    /// is taped per run as before: the same number of values (one element
+    /// per iteration of a sweeping loop), read back in order instead of
+    /// through a copy (hllflux: 3 arrays of one reference each, measured
+    /// 3 % slower as snapshots).
+    fn snapshot_arrays(&self, hoist: &BlockHoist) -> HashSet<(String, u64)> {
+        let mut count: HashMap<(String, u64), usize> = HashMap::new();
+        for (r, integer) in &self.inputs {
+            if !integer && !hoist.would_hoist(r, &[]) && hoist.would_snapshot(r) {
+                if let Some((id, scope)) = base_symbol(r) {
+                    *count.entry((id.to_string(), scope)).or_default() += 1;
+                }
+            }
+        }
+        count
+            .into_iter()
+            .filter(|(_, n)| *n >= 2)
+            .map(|(s, _)| s)
+            .collect()
+    }
+}
+
+/// Whether `r` is an element of one of `arrays`.
+fn snapshot_of(r: &VariableReference, arrays: &HashSet<(String, u64)>) -> bool {
+    base_symbol(r).is_some_and(|(id, scope)| arrays.contains(&(id.to_string(), scope)))
 }
 
 /// Whether to recompute a run whose taped form pushes `taped_partials`
@@ -383,6 +462,9 @@ pub(super) fn emit(
     // Inputs: taped before the first statement (a later one may
     // overwrite them), or kept per loop execution when invariant.
     let mut renamed: HashMap<String, VariableReference> = HashMap::new();
+    // Inputs read from an array copied once per loop execution, and the copy.
+    let mut snapped: Vec<(&VariableReference, VariableReference)> = Vec::new();
+    let arrays = plan.snapshot_arrays(hoist);
     for (k, (r, integer)) in plan.inputs.iter().enumerate() {
         if !integer {
             let id = format!("{first_id}_oad_rh{}", k + 1);
@@ -390,6 +472,12 @@ pub(super) fn emit(
                 st.forward.push(BasicBlockElement::Assignment(h.save));
                 renamed.insert(variable_key(r), h.read);
                 continue;
+            }
+            if snapshot_of(r, &arrays) {
+                if let Some(copy) = hoist.snapshot(r, st.temps) {
+                    snapped.push((r, copy));
+                    continue;
+                }
             }
         }
         let kind = if *integer {
@@ -413,6 +501,14 @@ pub(super) fn emit(
         for (x, _) in &row.entries {
             st.tape_subscripts(x);
         }
+    }
+    // The replay reads a snapshot input from the copy, at the subscripts
+    // the reverse piece restores.
+    for (r, _) in &snapped {
+        st.tape_subscripts(r);
+    }
+    for (r, copy) in &snapped {
+        renamed.insert(variable_key(r), copy_element(&st.restored(r), copy));
     }
     let head = std::mem::take(&mut st.forward);
     let tail: Vec<BasicBlockElement> = seq

@@ -29,6 +29,7 @@ use xaif_schema::model::{
 
 use std::collections::HashMap;
 
+use super::array_snapshots::{Snapshot, SNAPSHOT_POP, SNAPSHOT_PUSH};
 use super::builder::{set_vertex_id, GraphBuilder, PendingEdge};
 use super::explicit_loops::ExplicitLoop;
 use super::structure::Region;
@@ -62,6 +63,8 @@ pub struct Reversal<'g, 't, 'a> {
     /// Per loop vertex: loop-invariant values taped once per execution of
     /// the loop (`hoist.rs`), in push order.
     pub hoisted: HashMap<usize, Vec<VariableReference>>,
+    /// Per loop vertex: the arrays pushed whole after it (`array_snapshots.rs`).
+    pub snapshots: HashMap<usize, Vec<Snapshot>>,
 }
 
 impl<'g, 't, 'a> Reversal<'g, 't, 'a> {
@@ -83,6 +86,7 @@ impl<'g, 't, 'a> Reversal<'g, 't, 'a> {
             explicit: HashMap::new(),
             loop_starts: HashMap::new(),
             hoisted: HashMap::new(),
+            snapshots: HashMap::new(),
         }
     }
 
@@ -249,14 +253,23 @@ impl<'g, 't, 'a> Reversal<'g, 't, 'a> {
                 // Once per loop execution with trips, after the body's own
                 // pushes (so popped before the reversed body runs) and
                 // before the trip count (popped first: it decides the pop).
-                if let (false, Some(ctr)) = (hoisted.is_empty(), &counter) {
-                    let pushes = hoisted
+                let snapshots = self.snapshots.get(vertex).cloned().unwrap_or_default();
+                if let (false, Some(ctr)) = (hoisted.is_empty() && snapshots.is_empty(), &counter) {
+                    let mut pushes: Vec<BasicBlockElement> = hoisted
                         .into_iter()
                         .map(|t| {
                             let id = self.statement_id();
                             tape_call("push_real", ArgumentValue::Variable(t), id)
                         })
                         .collect();
+                    for s in snapshots {
+                        let id = self.statement_id();
+                        pushes.push(tape_call(
+                            SNAPSHOT_PUSH,
+                            ArgumentValue::Variable(s.array),
+                            id,
+                        ));
+                    }
                     when_positive(b, ctr, pushes);
                 }
                 if let Some(ctr) = &counter {
@@ -326,15 +339,25 @@ impl<'g, 't, 'a> Reversal<'g, 't, 'a> {
                         b.statement(pop);
                     }
                     let hoisted = self.hoisted.get(vertex).cloned().unwrap_or_default();
-                    if !hoisted.is_empty() {
-                        let pops = hoisted
-                            .iter()
-                            .rev()
-                            .map(|t| {
-                                let id = self.statement_id();
-                                tape_call("pop_real", ArgumentValue::Variable(t.clone()), id)
-                            })
-                            .collect();
+                    let snapshots = self.snapshots.get(vertex).cloned().unwrap_or_default();
+                    if !hoisted.is_empty() || !snapshots.is_empty() {
+                        let mut pops = Vec::new();
+                        for s in snapshots.iter().rev() {
+                            let id = self.statement_id();
+                            pops.push(tape_call(
+                                SNAPSHOT_POP,
+                                ArgumentValue::Variable(s.copy.clone()),
+                                id,
+                            ));
+                        }
+                        for t in hoisted.iter().rev() {
+                            let id = self.statement_id();
+                            pops.push(tape_call(
+                                "pop_real",
+                                ArgumentValue::Variable(t.clone()),
+                                id,
+                            ));
+                        }
                         when_positive(b, &ctr, pops);
                     }
                     let init = self.assign(&rctr, integer_expression(1));

@@ -9,7 +9,8 @@
 //! entries taped once per loop execution (`oad_hv_N`, real, one per hoisted
 //! value: see `hoist.rs`), the values of runs whose partials the reverse
 //! sweep recomputes (`oad_rv_N`, real, `oad_rvi_N`, integer: see
-//! `recompute.rs`), and the bookkeeping of binomially checkpointed
+//! `recompute.rs`), array snapshots' copies (`oad_snap_N`, real,
+//! allocatable: see `array_snapshots.rs`), and the bookkeeping of binomially checkpointed
 //! loops (`oad_cpl_N`, the runtime's `type(oad_snapshot_loop)`, and the
 //! integers `oad_cplo_N`, `oad_cpst_N`, `oad_cpn_N`, `oad_cps_N`,
 //! `oad_cpa_N`, `oad_cpf_N`, `oad_cpt_N`, `oad_cpk_N`: see
@@ -21,7 +22,7 @@
 
 use std::collections::HashMap;
 
-use xaif_schema::model::{ActiveUse, Symbol, SymbolType, VariableReference};
+use xaif_schema::model::{ActiveUse, Symbol, SymbolShape, SymbolType, VariableReference};
 
 use crate::symbols::{temporary_symbol, SymbolIndex};
 use crate::temporaries::temp_reference;
@@ -30,6 +31,11 @@ use crate::temporaries::temp_reference;
 /// type of the runtime module `OAD_snapshots` the back end declares it
 /// with.
 pub const SNAPSHOT_LOOP_TYPE: &str = "oad_snapshot_loop";
+
+/// `Symbol/@feType` of an array snapshot's copy (`array_snapshots.rs`): a real
+/// array of the symbol's rank that the back end declares allocatable
+/// (bounds from the tape) and `save` (its storage kept between sweeps).
+pub const SNAPSHOT_COPY_TYPE: &str = "oad_snapshot_copy";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum AdjointTemp {
@@ -86,6 +92,8 @@ pub struct AdjointTemps<'a> {
     /// (`type(oad_snapshot_loop)`).
     checkpointed: usize,
     snapshot_loops: Vec<String>,
+    /// Array snapshots' copies (`oad_snap_N`) and their shapes.
+    snapshot_copies: Vec<(String, SymbolShape)>,
     /// Copies of global variables saved around calls (`oad_gsave_N`),
     /// by type/shape/bounds: names and the next free one in this statement.
     global_copies: Vec<(Symbol, usize)>,
@@ -103,6 +111,7 @@ impl<'a> AdjointTemps<'a> {
             loops: 0,
             checkpointed: 0,
             snapshot_loops: Vec::new(),
+            snapshot_copies: Vec::new(),
             global_copies: Vec::new(),
             symbols,
         }
@@ -217,6 +226,13 @@ impl<'a> AdjointTemps<'a> {
         temp_reference(&name, self.scope_id)
     }
 
+    /// The copy of a new array snapshot (`array_snapshots.rs`), of rank `shape`.
+    pub fn snapshot_copy(&mut self, shape: SymbolShape) -> VariableReference {
+        let name = self.fresh("oad_snap", self.snapshot_copies.len() + 1);
+        self.snapshot_copies.push((name.clone(), shape));
+        temp_reference(&name, self.scope_id)
+    }
+
     /// The temporaries of a new checkpointed loop: the runtime's loop
     /// state (`oad_cpl_N`) and integers named `oad_cp<stem>_N`, one per
     /// stem, in the order given.
@@ -281,6 +297,14 @@ impl<'a> AdjointTemps<'a> {
         for n in &self.integers {
             out.push(Symbol {
                 type_: SymbolType::Integer,
+                ..temporary_symbol(n)
+            });
+        }
+        for (n, shape) in &self.snapshot_copies {
+            out.push(Symbol {
+                type_: SymbolType::Real,
+                shape: *shape,
+                fe_type: SNAPSHOT_COPY_TYPE.to_string(),
                 ..temporary_symbol(n)
             });
         }

@@ -47,6 +47,9 @@ pub struct Machine {
     pub in_reverse: bool,
     /// The checkpoint stack (`cp_store_*`, argument checkpoints).
     pub checkpoints: Vec<f64>,
+    /// Array snapshots pushed and not yet popped: each element's subscript
+    /// text (`(3)`, `(2,1)`) and value.
+    pub snapshots: Vec<Vec<(String, f64)>>,
     /// The program's symbols (types, shapes, bounds, activity); without
     /// them every variable is a real and arrays are the builders' vector.
     pub symbols: Option<Rc<Symbols>>,

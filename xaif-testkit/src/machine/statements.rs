@@ -146,6 +146,33 @@ impl Machine {
                 let n = target(self);
                 self.v.insert(n, x as f64);
             }
+            // Array snapshots (the booster's `adjoint/array_snapshots.rs`):
+            // every element of the array on a stack of their own (the order
+            // of pushes and pops is checked against it), popped into the
+            // copy's elements at the same subscripts.
+            "oad_snap_push" => {
+                let base = target(self);
+                let prefix = format!("{base}(");
+                let mut elements: Vec<(String, f64)> = self
+                    .v
+                    .iter()
+                    .filter_map(|(k, x)| {
+                        let rest = k.strip_prefix(&base)?;
+                        (k.starts_with(&prefix) && rest.ends_with(')'))
+                            .then(|| (rest.to_string(), *x))
+                    })
+                    .collect();
+                elements.sort_by(|a, b| a.0.cmp(&b.0));
+                assert!(!elements.is_empty(), "snapshot of unset array {base}");
+                self.snapshots.push(elements)
+            }
+            "oad_snap_pop" => {
+                let elements = self.snapshots.pop().expect("snapshot underflow");
+                let base = target(self);
+                for (subscripts, x) in elements {
+                    self.v.insert(format!("{base}{subscripts}"), x);
+                }
+            }
             other => panic!("unsupported: inlinable call: {other}"),
         }
     }
