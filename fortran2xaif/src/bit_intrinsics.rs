@@ -10,7 +10,7 @@
 
 use crate::analysis::Results;
 use crate::ast::{Expr, Span, Stmt};
-use crate::intrinsics::{self, BIT_LEVEL};
+use crate::intrinsics::BIT_LEVEL;
 use crate::lower::Lowered;
 use crate::sema::Program;
 
@@ -65,9 +65,7 @@ fn collect_calls(
     crate::sema::for_each_expr_in_stmts(stmts, &mut |top| {
         top.walk(&mut |e| {
             if let Expr::Apply { name, args, span } = e {
-                if BIT_LEVEL.contains(&name.as_str())
-                    && intrinsics::is_intrinsic_ref(prog, unit, e).is_some()
-                {
+                if BIT_LEVEL.contains(&name.as_str()) && prog.intrinsic_ref(unit, e).is_some() {
                     out.push((
                         *span,
                         name.clone(),

@@ -26,19 +26,8 @@
 //! passive, read into temporaries as before.
 
 use crate::ast::*;
+pub use crate::sema::ComponentPath;
 use crate::sema::{Cat, Program, Symbol};
-
-/// Where a component-path pseudo-variable points.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ComponentPath {
-    /// The type that declares the leaf component.
-    pub type_name: String,
-    /// The leaf component.
-    pub leaf: String,
-    /// The parts from the base variable to the leaf with the rank of each
-    /// (the base's own name as the owner declares it).
-    pub parts: Vec<(String, usize)>,
-}
 
 /// The pseudo-variable name of a path: `cells(1)%h`.
 pub fn path_name(parts: &[(String, usize)]) -> String {

@@ -12,7 +12,7 @@
 
 use xaif_schema::model::{ControlFlowGraph, ControlFlowVertex};
 
-use crate::tangent::BoostError;
+use crate::error::BoostError;
 use xaif_schema::diagnostic::Kind;
 
 /// Whether a graph has no body at all (passed through by both modes).

@@ -12,6 +12,7 @@ pub mod cfg_shape;
 pub mod dot;
 pub mod du_chains;
 pub mod elimination;
+pub mod error;
 pub mod expr;
 pub mod flatten;
 pub mod linearize;

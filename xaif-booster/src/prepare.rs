@@ -7,8 +7,8 @@ use xaif_schema::model::{
     BasicBlockElement, CallGraph, CallGraphVertex, ControlFlowGraph, ControlFlowVertex,
 };
 
+use crate::error::BoostError;
 use crate::symbols::SymbolIndex;
-use crate::tangent::BoostError;
 use xaif_schema::diagnostic::Kind;
 
 pub fn prepare_input(cg: &mut CallGraph) -> Result<(), BoostError> {

@@ -25,9 +25,9 @@
 use std::collections::HashSet;
 use xaif_schema::model::*;
 
+use crate::error::BoostError;
 use crate::expr::{base_symbol, exact_integer_literal};
 use crate::symbols::SymbolIndex;
-use crate::tangent::BoostError;
 use xaif_schema::diagnostic::Kind;
 
 /// One dimension of an array-valued reference: the subscripts it runs

@@ -4,6 +4,7 @@
 
 use xaif_schema::model::*;
 
+pub use crate::notation::GLOBALS;
 use crate::notation::{current_scope, expr, in_scope, var};
 
 /// Active real scalars of the test programs.
@@ -16,8 +17,6 @@ pub const INTEGER: &[&str] = &["i", "j", "k", "n", "m"];
 pub const VECTOR_LEN: i64 = 4;
 /// Its elements as the interpreter names their storage.
 pub const VECTOR: &[&str] = &["v(1)", "v(2)", "v(3)", "v(4)"];
-/// Active real scalars of the global scope (module variables).
-pub const GLOBALS: &[&str] = &["gw"];
 
 /// Every active storage location, in a fixed order.
 pub fn active_locations() -> Vec<String> {

@@ -5,7 +5,9 @@
 use std::cell::Cell;
 use xaif_schema::model::*;
 
-use crate::builder::GLOBALS;
+/// Active real scalars of the global scope (module variables): `var`
+/// puts their references in the global scope.
+pub const GLOBALS: &[&str] = &["gw"];
 
 thread_local! {
     /// The scope that `var` and `expr` put their symbol references in.

@@ -230,7 +230,7 @@ impl Canon<'_> {
             Expr::Binary(BinOp::Concat, ..) => ok = false,
             Expr::Lit(Literal::Str(_) | Literal::Complex(_), _) => ok = false,
             Expr::Apply { .. } => {
-                if let Some(n) = intrinsics::is_intrinsic_ref(self.prog, self.unit, x) {
+                if let Some(n) = self.prog.intrinsic_ref(self.unit, x) {
                     if intrinsics::xaif_name(&n).is_none() && !REDUCTIONS.contains(&n.as_str()) {
                         ok = false;
                     }

@@ -51,7 +51,7 @@ use std::collections::HashSet;
 
 use xaif_schema::model::{SymbolType, VariableReference, VariableReferenceVertex};
 
-use super::hoist::{reference_has_function_call, BlockHoist};
+use super::hoist::{reference_has_function_call, BlockHoist, Snapshot};
 use super::taping::subscript_expressions;
 use super::temps::AdjointTemps;
 use crate::expr::{base_symbol, symbols_in_expression};
@@ -62,15 +62,6 @@ pub const SNAPSHOT_PUSH: &str = "oad_snap_push";
 /// The runtime call popping an array pushed by [`SNAPSHOT_PUSH`] into an
 /// allocatable copy, (re)allocated with the pushed bounds.
 pub const SNAPSHOT_POP: &str = "oad_snap_pop";
-
-/// One array copied once per execution of a loop.
-#[derive(Debug, Clone)]
-pub struct Snapshot {
-    /// The whole array (pushed after the loop).
-    pub array: VariableReference,
-    /// The whole copy (popped into before the reversed loop).
-    pub copy: VariableReference,
-}
 
 impl BlockHoist<'_, '_> {
     /// The loop out of which `r` (an array element a recomputed run reads)

@@ -77,7 +77,6 @@ use xaif_schema::model::{
     VariableReference, VariableReferenceVertex,
 };
 
-use super::array_snapshots::Snapshot;
 use super::structure::Region;
 use super::temps::AdjointTemps;
 use crate::expr::{
@@ -547,4 +546,13 @@ impl Expander<'_> {
         }
         Some(())
     }
+}
+
+/// One array copied once per execution of a loop.
+#[derive(Debug, Clone)]
+pub struct Snapshot {
+    /// The whole array (pushed after the loop).
+    pub array: VariableReference,
+    /// The whole copy (popped into before the reversed loop).
+    pub copy: VariableReference,
 }

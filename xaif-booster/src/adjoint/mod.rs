@@ -24,7 +24,9 @@
 
 pub mod argument_elements;
 pub mod array_snapshots;
+pub mod block_sweeps;
 pub mod builder;
+pub mod callee_effects;
 pub mod checkpointed_loops;
 pub mod explicit_loops;
 pub mod hoist;
@@ -35,6 +37,7 @@ pub mod runs;
 pub mod structure;
 pub mod taping;
 pub mod temps;
+pub mod transposed;
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -49,11 +52,13 @@ use crate::block_accumulate::EliminationChoice;
 use crate::catalogue::Catalogue;
 use crate::du_chains::DuChains;
 use crate::elimination::{Chain, Filter, Method};
+use crate::error::{BoostError, StatementError};
 use crate::symbols::SymbolIndex;
-use crate::tangent::{BoostError, Preaccumulation, StatementError};
+use crate::tangent::Preaccumulation;
 use crate::temporaries::TempPool;
+use block_sweeps::reverse_block;
 use reversal::{Reversal, SweepGraph};
-use taping::{reverse_block, BlockContext, BlockSweeps, TapeCounts};
+use taping::{BlockContext, BlockSweeps, TapeCounts};
 use xaif_schema::diagnostic::{Diagnostic, Kind};
 
 /// Static tape use of one basic block (values pushed per execution).
@@ -121,7 +126,7 @@ pub fn transform_adjoint_with(
         })
         .collect();
     let callee_globals = callee_globals(cg);
-    let callee_effects = checkpointed_loops::callee_effects(cg);
+    let callee_effects = callee_effects::callee_effects(cg);
     let callee_read_only = callee_read_only_passive_arguments(cg, &symbols);
     let scalar_dummies = scalar_dummy_positions(cg, &symbols);
     // Passive intent(in) dummies, as (name, graph scope): never assigned,

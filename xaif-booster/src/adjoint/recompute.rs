@@ -45,11 +45,11 @@ use xaif_schema::model::{
 
 use super::array_snapshots::copy_element;
 use super::hoist::BlockHoist;
-use super::runs::{adjoint_cost, transposed_propagation};
 use super::taping::{
     propagator, subscript_expressions, BlockBuilder, StatementError, StatementTape,
 };
 use super::temps::{AdjointTemp, AdjointTemps};
+use super::transposed::{adjoint_cost, transposed_propagation};
 use crate::block_accumulate::accumulate_sequence;
 use crate::expr::{
     base_symbol, exact_integer_literal, symbols_in_expression, variable_key, ExprView,

@@ -29,9 +29,10 @@ use xaif_schema::model::{
 
 use std::collections::HashMap;
 
-use super::array_snapshots::{Snapshot, SNAPSHOT_POP, SNAPSHOT_PUSH};
+use super::array_snapshots::{SNAPSHOT_POP, SNAPSHOT_PUSH};
 use super::builder::{set_vertex_id, GraphBuilder, PendingEdge};
 use super::explicit_loops::ExplicitLoop;
+use super::hoist::Snapshot;
 use super::structure::Region;
 use super::taping::{tape_call, BlockSweeps};
 use super::temps::AdjointTemps;
