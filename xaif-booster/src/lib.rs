@@ -20,6 +20,7 @@ pub mod prepare;
 pub mod propagate;
 pub mod replay;
 pub mod scalarize;
+pub mod scalarize_loops;
 pub mod symbols;
 pub mod tangent;
 pub mod temporaries;

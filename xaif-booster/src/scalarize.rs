@@ -26,6 +26,7 @@ use std::collections::HashSet;
 use xaif_schema::model::*;
 
 use crate::expr::{base_symbol, exact_integer_literal};
+use crate::scalarize_loops::{LoopIndices, LoopNest, Piece};
 use crate::symbols::SymbolIndex;
 use crate::tangent::BoostError;
 use xaif_schema::diagnostic::Kind;
@@ -88,9 +89,19 @@ fn name_of(r: &VariableReference) -> String {
     base_symbol(r).map_or("?".into(), |(s, _)| s.to_string())
 }
 
+/// Why a reference has no constant shape.
+enum ShapeError {
+    /// Some extent is not a constant: `scalarize_loops` writes loops.
+    NotConstant,
+    Invalid(String),
+}
+
 /// The shape of `r` if it is array-valued; `Err` when it is but its
-/// extents are not known here.
-fn array_shape(r: &VariableReference, symbols: &SymbolIndex) -> Result<Option<ArrayShape>, String> {
+/// extents are not constants.
+fn array_shape(
+    r: &VariableReference,
+    symbols: &SymbolIndex,
+) -> Result<Option<ArrayShape>, ShapeError> {
     let Some((id, scope)) = base_symbol(r) else {
         return Ok(None);
     };
@@ -101,14 +112,7 @@ fn array_shape(r: &VariableReference, symbols: &SymbolIndex) -> Result<Option<Ar
         return Ok(None);
     }
     let declared = symbols.dimension_bounds(scope, id);
-    let unknown = |what: &str| {
-        format!(
-            "array-valued reference to '{id}' whose {what} is not known at transformation \
-             time: the booster scalarises whole arrays and sections only with constant extents \
-             (the symbol's DimensionBounds, integer-constant triplets); the front end must \
-             scalarise this one (canonical form C3: elemental operations on scalars)"
-        )
-    };
+    let unknown = |_: &str| ShapeError::NotConstant;
     let triplets = r.vertices.iter().find_map(|v| match v {
         VariableReferenceVertex::ArrayElementReference(a) => Some(&a.index_triplets),
         _ => None,
@@ -147,7 +151,9 @@ fn array_shape(r: &VariableReference, symbols: &SymbolIndex) -> Result<Option<Ar
             None => 1,
         };
         if stride == 0 {
-            return Err(format!("section of '{id}' with stride 0"));
+            return Err(ShapeError::Invalid(format!(
+                "section of '{id}' with stride 0"
+            )));
         }
         let mut range = Vec::new();
         let mut i = lower;
@@ -224,7 +230,7 @@ fn element_reference(r: &VariableReference, shape: &ArrayShape, k: usize) -> Var
 }
 
 /// Arguments of bound inquiries are whole arrays by design, not values.
-fn inquiry_arguments(e: &Expression) -> HashSet<String> {
+pub(crate) fn inquiry_arguments(e: &Expression) -> HashSet<String> {
     let inquiries: HashSet<&str> = e
         .vertices
         .iter()
@@ -244,12 +250,21 @@ fn inquiry_arguments(e: &Expression) -> HashSet<String> {
         .collect()
 }
 
-/// The element assignments of `a`, or `None` when it has no active
+/// What an assignment with an active array-valued reference becomes.
+enum Scalarized {
+    /// Constant extents: one assignment per element.
+    Elements(Vec<Assignment>),
+    /// Extents known only at run time: a loop nest.
+    Loops(LoopNest),
+}
+
+/// The scalarised form of `a`, or `None` when it has no active
 /// array-valued reference.
 fn scalarize_assignment(
     a: &Assignment,
     symbols: &SymbolIndex,
-) -> Result<Option<Vec<Assignment>>, String> {
+    indices: &mut LoopIndices,
+) -> Result<Option<Scalarized>, String> {
     let skip = inquiry_arguments(&a.rhs);
     let lhs_shape = array_shape(&a.lhs.reference, symbols);
     let mut rhs_shapes = Vec::new();
@@ -270,6 +285,19 @@ fn scalarize_assignment(
     if !any_active {
         return Ok(None);
     }
+    let not_constant =
+        |s: &Result<Option<ArrayShape>, ShapeError>| matches!(s, Err(ShapeError::NotConstant));
+    if !matches!(lhs_shape, Ok(None))
+        && (not_constant(&lhs_shape) || rhs_shapes.iter().any(|(_, s)| not_constant(s)))
+    {
+        return crate::scalarize_loops::loop_nest(a, symbols, indices)
+            .map(|nest| Some(Scalarized::Loops(nest)));
+    }
+    let invalid = |e: ShapeError| match e {
+        ShapeError::Invalid(m) => m,
+        ShapeError::NotConstant => unreachable!("handled by the loop path"),
+    };
+    let lhs_shape = lhs_shape.map_err(invalid);
     let Some(lhs_shape) = lhs_shape? else {
         let read = a
             .rhs
@@ -293,7 +321,7 @@ fn scalarize_assignment(
     };
     let mut shapes = Vec::new();
     for (id, shape) in rhs_shapes {
-        let shape = shape?.expect("array-valued");
+        let shape = shape.map_err(invalid)?.expect("array-valued");
         if shape.extents() != lhs_shape.extents() {
             return Err(format!(
                 "array-valued operands do not conform: the left-hand side '{}' has extents \
@@ -341,7 +369,9 @@ fn scalarize_assignment(
         }
     };
     let elements: Vec<Assignment> = (0..n).map(element).collect();
-    Ok(Some(order_without_overlap(a, elements)?))
+    Ok(Some(Scalarized::Elements(order_without_overlap(
+        a, elements,
+    )?)))
 }
 
 /// Where an element reference points, when all its subscripts are
@@ -427,36 +457,86 @@ fn order_without_overlap(
 }
 
 /// Scalarises every assignment with an active array-valued reference in
-/// the basic blocks of `cfg`.
-pub fn scalarize_cfg(cfg: &mut ControlFlowGraph, symbols: &SymbolIndex) -> Result<(), BoostError> {
+/// the basic blocks of `cfg`; returns the loop indices' symbols to declare
+/// in the graph's scope.
+pub fn scalarize_cfg(
+    cfg: &mut ControlFlowGraph,
+    symbols: &SymbolIndex,
+) -> Result<Vec<Symbol>, BoostError> {
     let cfg_symbol = cfg.symbol_id.clone();
-    for v in &mut cfg.vertices {
+    let mut indices = LoopIndices::new(cfg.controlflowgraph_scope_id);
+    let mut splits = Vec::new();
+    for (k, v) in cfg.vertices.iter_mut().enumerate() {
         let ControlFlowVertex::BasicBlock(bb) = v else {
             continue;
         };
-        let mut out = Vec::with_capacity(bb.elements.len());
+        let mut pieces = vec![Piece::Statements(Vec::new())];
+        let mut has_loops = false;
         for el in std::mem::take(&mut bb.elements) {
-            match el {
-                BasicBlockElement::Assignment(a) => match scalarize_assignment(&a, symbols) {
-                    Ok(Some(elements)) => {
-                        out.extend(elements.into_iter().map(BasicBlockElement::Assignment))
-                    }
-                    Ok(None) => out.push(BasicBlockElement::Assignment(a)),
-                    Err(message) => {
+            let scalarized = match &el {
+                BasicBlockElement::Assignment(a) => scalarize_assignment(a, symbols, &mut indices)
+                    .map_err(|message| BoostError {
+                        statement_id: Some(a.statement_id.clone()),
+                        cfg_symbol: Some(cfg_symbol.clone()),
+                        // What the pass cannot scalarise (the front
+                        // end then must): named, not malformed.
+                        kind: Kind::Unsupported,
+                        message,
+                    })?,
+                _ => None,
+            };
+            match scalarized {
+                None => push_statements(&mut pieces, vec![el]),
+                Some(Scalarized::Elements(elements)) => push_statements(
+                    &mut pieces,
+                    elements
+                        .into_iter()
+                        .map(BasicBlockElement::Assignment)
+                        .collect(),
+                ),
+                Some(Scalarized::Loops(nest)) => {
+                    if !cfg.structured {
+                        let BasicBlockElement::Assignment(a) = &el else {
+                            unreachable!("only assignments are scalarised");
+                        };
                         return Err(BoostError {
                             statement_id: Some(a.statement_id.clone()),
                             cfg_symbol: Some(cfg_symbol),
-                            // What the pass cannot scalarise (the front
-                            // end then must): named, not malformed.
                             kind: Kind::Unsupported,
-                            message,
+                            message: "array-valued assignment with extents not known at \
+                                      transformation time in a graph with gotos \
+                                      (structured=\"false\"): the booster does not add loops \
+                                      to unstructured graphs; the front end must scalarise \
+                                      this statement (canonical form C3)"
+                                .into(),
                         });
                     }
-                },
-                other => out.push(other),
+                    has_loops = true;
+                    pieces.push(Piece::Nest(nest));
+                    pieces.push(Piece::Statements(Vec::new()));
+                }
             }
         }
-        bb.elements = out;
+        if has_loops {
+            splits.push((k, pieces));
+        } else {
+            let mut all = Vec::new();
+            for p in pieces {
+                if let Piece::Statements(s) = p {
+                    all.extend(s);
+                }
+            }
+            bb.elements = all;
+        }
     }
-    Ok(())
+    for (k, pieces) in splits {
+        crate::scalarize_loops::splice(cfg, k, pieces);
+    }
+    Ok(indices.symbols())
+}
+
+fn push_statements(pieces: &mut [Piece], statements: Vec<BasicBlockElement>) {
+    if let Some(Piece::Statements(s)) = pieces.last_mut() {
+        s.extend(statements);
+    }
 }
