@@ -9,7 +9,8 @@
 //! Documents: the fixtures in `tests/fixtures/foreign/` (written here in
 //! the style of OpenAD/F's front end: whole-array assignments, an empty
 //! module body, several graphs and calls, unusual ids, the maps after the
-//! graphs), and the reference examples in `../shared/xaif-reference`
+//! graphs, dummy arrays without bounds and sections with variable bounds),
+//! and the reference examples in `../shared/xaif-reference`
 //! when present. The corpus examples' XAIF is checked the same way by
 //! `tests/tests/xaif_interpreter_check.rs`.
 
