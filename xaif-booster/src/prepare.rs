@@ -22,7 +22,8 @@ pub fn prepare_input(cg: &mut CallGraph) -> Result<(), BoostError> {
                 cfg_symbol: Some(list.symbol_id.clone()),
                 kind: Kind::Semantic,
                 message: "booster output (a ReplacementList) in the input: the booster \
-                          differentiates original code, once"
+                          differentiates original code, once (ReplacementList is not an \
+                          element of the input schema xaif.xsd, only of xaif_output.xsd)"
                     .into(),
             });
         }
@@ -81,7 +82,8 @@ fn refuse_booster_output(cfg: &ControlFlowGraph) -> Result<(), BoostError> {
                 cfg_symbol: Some(cfg.symbol_id.clone()),
                 kind: Kind::Semantic,
                 message: "booster output (a derivative propagator or an inlinable call) in the \
-                          input: the booster differentiates original code, once"
+                          input: the booster differentiates original code, once (neither is an \
+                          element of the input schema xaif.xsd, only of xaif_output.xsd)"
                     .into(),
             });
         }
