@@ -9,7 +9,8 @@
 //! arguments without constant bounds, ...) is counted and named, never a
 //! pass; a wrong derivative fails the test.
 //!
-//! `OPENAD_EXAMPLES=a,b` restricts the examples, as for `examples.rs`.
+//! `OPENAD_EXAMPLES=a,b` restricts the examples, as for `examples.rs`;
+//! `OPENAD_XAIF_CHECK_VERBOSE=1` names each routine not interpretable.
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
@@ -83,6 +84,8 @@ fn corpus_xaif_checks_out_in_the_interpreter() {
     let mut failed = Vec::new();
     let mut unsupported: BTreeMap<String, usize> = BTreeMap::new();
     let (mut passed, mut inputs, mut examples_passing) = (0, 0, 0);
+    // OPENAD_XAIF_CHECK_VERBOSE=1 names every routine not interpretable.
+    let verbose = std::env::var_os("OPENAD_XAIF_CHECK_VERBOSE").is_some();
     for ex in &examples {
         let dir = tmp.path().join(&ex.name);
         std::fs::create_dir_all(&dir).unwrap();
@@ -129,6 +132,9 @@ fn corpus_xaif_checks_out_in_the_interpreter() {
                 }
                 Verdict::Unsupported(why) => {
                     all_passed = false;
+                    if verbose {
+                        eprintln!("  not interpretable: {} {routine}: {why}", ex.name);
+                    }
                     // The kind of limit, without the names (after ':').
                     let kind = why.split(':').next().unwrap_or(&why).to_string();
                     *unsupported.entry(kind).or_default() += 1;
