@@ -18,7 +18,9 @@ use std::process::Command;
 use std::rc::Rc;
 
 use openad_tests::{bin_dir, examples_dir, load_examples};
-use xaif_schema::model::{CallGraph, SymbolType};
+use xaif_schema::model::{
+    BasicBlockElement, CallGraph, CallGraphVertex, ControlFlowVertex, SymbolType,
+};
 use xaif_schema::read::read_call_graph_file;
 use xaif_testkit::check::{check_document_with, quiet_unsupported_panics, Verdict};
 use xaif_testkit::machine::MarkerPolicy;
@@ -59,16 +61,18 @@ fn harmless_markers(canon: &str, cg: &CallGraph) -> HashSet<String> {
             .take_while(|c| c.is_ascii_alphabetic())
             .collect::<String>()
             .to_ascii_lowercase();
-        if HARMLESS.contains(&word.as_str()) || assigns_non_real(statement, cg) {
-            out.insert(format!("canon:{}", n.trim()));
+        let marker = format!("canon:{}", n.trim());
+        if HARMLESS.contains(&word.as_str()) || assigns_non_real(statement, &marker, cg) {
+            out.insert(marker);
         }
     }
     out
 }
 
-/// Whether `statement` is `name = ...` or `name(...) = ...` with every
-/// symbol called `name` integer, logical or character.
-fn assigns_non_real(statement: &str, cg: &CallGraph) -> bool {
+/// Whether `statement` (the marker `marker`) is `name = ...` or
+/// `name(...) = ...` with `name` integer, logical or character where the
+/// marker is.
+fn assigns_non_real(statement: &str, marker: &str, cg: &CallGraph) -> bool {
     let s = statement.trim();
     let name: String = s
         .chars()
@@ -94,6 +98,37 @@ fn assigns_non_real(statement: &str, cg: &CallGraph) -> bool {
     if name.is_empty() || !assignment {
         return false;
     }
+    // The symbol in effect where the marker is: its graph's scope, then
+    // the enclosing ones; anywhere when the marker is not found.
+    let in_scope = |scope: &str| {
+        cg.scope_hierarchy
+            .scopes
+            .iter()
+            .filter(|sc| sc.vertex_id == scope)
+            .flat_map(|sc| &sc.symbol_tables)
+            .flat_map(|t| &t.symbols)
+            .find(|sym| sym.symbol_id.eq_ignore_ascii_case(&name))
+            .map(|sym| sym.type_)
+    };
+    let non_real = |t: SymbolType| {
+        matches!(
+            t,
+            SymbolType::Integer | SymbolType::Bool | SymbolType::Char | SymbolType::String
+        )
+    };
+    if let Some(mut scope) = marker_scope(cg, marker) {
+        // Child -> parent edges; at most as many steps as scopes.
+        for _ in 0..=cg.scope_hierarchy.scopes.len() {
+            if let Some(t) = in_scope(&scope) {
+                return non_real(t);
+            }
+            match cg.scope_hierarchy.edges.iter().find(|e| e.source == scope) {
+                Some(e) => scope = e.target.clone(),
+                None => return false,
+            }
+        }
+        return false;
+    }
     let mut types = cg
         .scope_hierarchy
         .scopes
@@ -103,13 +138,24 @@ fn assigns_non_real(statement: &str, cg: &CallGraph) -> bool {
         .filter(|sym| sym.symbol_id.eq_ignore_ascii_case(&name))
         .map(|sym| sym.type_)
         .peekable();
-    types.peek().is_some()
-        && types.all(|t| {
-            matches!(
-                t,
-                SymbolType::Integer | SymbolType::Bool | SymbolType::Char | SymbolType::String
-            )
-        })
+    types.peek().is_some() && types.all(non_real)
+}
+
+/// The scope of the graph holding the marker `canon:N` (tags may follow).
+fn marker_scope(cg: &CallGraph, marker: &str) -> Option<String> {
+    cg.vertices.iter().find_map(|v| {
+        let CallGraphVertex::ControlFlowGraph(g) = v else {
+            return None;
+        };
+        let holds = g.vertices.iter().any(|cv| match cv {
+            ControlFlowVertex::BasicBlock(b) => b.elements.iter().any(|e| {
+                matches!(e, BasicBlockElement::Marker(m)
+                    if m.annotation.split(';').next() == Some(marker))
+            }),
+            _ => false,
+        });
+        holds.then(|| g.controlflowgraph_scope_id.to_string())
+    })
 }
 
 /// `= ...` but not `==` or `=>`.
