@@ -255,7 +255,7 @@ enum Scalarized {
     /// Constant extents: one assignment per element.
     Elements(Vec<Assignment>),
     /// Extents known only at run time: a loop nest.
-    Loops(LoopNest),
+    Loops(Box<LoopNest>),
 }
 
 /// The scalarised form of `a`, or `None` when it has no active
@@ -291,7 +291,7 @@ fn scalarize_assignment(
         && (not_constant(&lhs_shape) || rhs_shapes.iter().any(|(_, s)| not_constant(s)))
     {
         return crate::scalarize_loops::loop_nest(a, symbols, indices)
-            .map(|nest| Some(Scalarized::Loops(nest)));
+            .map(|nest| Some(Scalarized::Loops(Box::new(nest))));
     }
     let invalid = |e: ShapeError| match e {
         ShapeError::Invalid(m) => m,

@@ -844,7 +844,7 @@ fn loop_order(a: &Assignment, lhs: &[SymDim], symbols: &SymbolIndex) -> Result<b
 /// What a basic block becomes: statements and loop nests in order.
 pub enum Piece {
     Statements(Vec<BasicBlockElement>),
-    Nest(LoopNest),
+    Nest(Box<LoopNest>),
 }
 
 /// Fresh vertex and edge ids for a graph (numbers above any numeric id,
@@ -921,6 +921,7 @@ pub fn splice(cfg: &mut ControlFlowGraph, block: usize, pieces: Vec<Piece>) {
         match piece {
             Piece::Statements(s) => blocks.last_mut().expect("a block").1.extend(s),
             Piece::Nest(nest) => {
+                let nest = *nest;
                 let mut fors = Vec::new();
                 for mut h in nest.headers {
                     let id = ids.vertex();
