@@ -29,7 +29,8 @@ use xaif_testkit::machine::MarkerPolicy;
 /// canonical source) that change no real value: allocation, output, file
 /// handling, and assignments to a variable that every symbol of its name
 /// in `cg` declares integer, logical or character (`n = count(mask)`,
-/// `oad_t1 = present(beta)`, `method = 'square'`): that variable keeps
+/// `oad_t1 = present(beta)`, `method = 'square'`), or to a derived-type
+/// component every type declares so (`st%steps = 12`): that variable keeps
 /// its earlier or drawn value, like every integer the check draws, and
 /// the three programs see the same one. Any other (input, pointer
 /// association, derived-type copies, black boxes, ...) makes a
@@ -47,6 +48,7 @@ fn harmless_markers(canon: &str, cg: &CallGraph) -> HashSet<String> {
         "nullify",
     ];
     let lines: Vec<&str> = canon.lines().collect();
+    let components = component_types(&lines);
     let mut out = HashSet::new();
     for (k, line) in lines.iter().enumerate() {
         let Some(n) = line.trim().strip_prefix("!$oad stmt ") else {
@@ -62,7 +64,10 @@ fn harmless_markers(canon: &str, cg: &CallGraph) -> HashSet<String> {
             .collect::<String>()
             .to_ascii_lowercase();
         let marker = format!("canon:{}", n.trim());
-        if HARMLESS.contains(&word.as_str()) || assigns_non_real(statement, &marker, cg) {
+        if HARMLESS.contains(&word.as_str())
+            || assigns_non_real(statement, &marker, cg)
+            || assigns_non_real_component(statement, &components)
+        {
             out.insert(marker);
         }
     }
@@ -156,6 +161,93 @@ fn marker_scope(cg: &CallGraph, marker: &str) -> Option<String> {
         });
         holds.then(|| g.controlflowgraph_scope_id.to_string())
     })
+}
+
+/// For each derived-type component name of the canonical source, whether
+/// every type declaring a component of that name declares it integer,
+/// logical or character.
+fn component_types(lines: &[&str]) -> BTreeMap<String, bool> {
+    let mut out: BTreeMap<String, bool> = BTreeMap::new();
+    let mut in_type = false;
+    for line in lines {
+        let l = line.trim().to_ascii_lowercase();
+        if l.starts_with("end type") || l.starts_with("endtype") {
+            in_type = false;
+            continue;
+        }
+        // `type name`, `type, extends(b) :: name` (not `type(t) :: x`).
+        if l.starts_with("type ") || l.starts_with("type,") || l.starts_with("type::") {
+            in_type = true;
+            continue;
+        }
+        if !in_type {
+            continue;
+        }
+        let Some((spec, names)) = l.split_once("::") else {
+            continue;
+        };
+        let non_real = ["integer", "logical", "character"]
+            .iter()
+            .any(|t| spec.trim_start().starts_with(t));
+        let mut depth = 0;
+        let mut name = String::new();
+        let mut names_found = Vec::new();
+        let mut taking = true;
+        for c in names.chars().chain(std::iter::once(',')) {
+            match c {
+                '(' => depth += 1,
+                ')' => depth -= 1,
+                ',' if depth == 0 => {
+                    names_found.push(std::mem::take(&mut name));
+                    taking = true;
+                    continue;
+                }
+                _ => {}
+            }
+            if depth == 0 && taking && (c.is_ascii_alphanumeric() || c == '_') {
+                name.push(c);
+            } else if !name.is_empty() {
+                taking = false;
+            }
+        }
+        for n in names_found.into_iter().filter(|n| !n.is_empty()) {
+            let entry = out.entry(n).or_insert(non_real);
+            *entry &= non_real;
+        }
+    }
+    out
+}
+
+/// Whether `statement` assigns a derived-type component (`s%steps = 8`,
+/// `cells(i)%id = i`) that is integer, logical or character in every
+/// type declaring it.
+fn assigns_non_real_component(statement: &str, components: &BTreeMap<String, bool>) -> bool {
+    let s = statement.trim().to_ascii_lowercase();
+    // The left-hand side: up to the first `=` at parenthesis depth 0.
+    let mut depth = 0;
+    let Some(eq) = s.char_indices().find_map(|(k, c)| {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            '=' if depth == 0 => return Some(k),
+            _ => {}
+        }
+        None
+    }) else {
+        return false;
+    };
+    if !is_assignment_operator(&s[eq..]) || s[..eq].ends_with(['<', '>', '/']) {
+        return false;
+    }
+    let lhs = s[..eq].trim();
+    let Some((_, last)) = lhs.rsplit_once('%') else {
+        return false;
+    };
+    let component: String = last
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
+    components.get(&component).copied().unwrap_or(false)
 }
 
 /// `= ...` but not `==` or `=>`.
