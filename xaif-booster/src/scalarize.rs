@@ -15,9 +15,11 @@
 //! Fortran evaluates the whole right-hand side before storing, so element
 //! assignments in sequence are only right when no element read is written
 //! by an earlier element assignment. When the left-hand side's array is
-//! also read on the right, every subscript involved must be constant; the
-//! element order (forward or backward) that respects that is taken, else
-//! the statement is refused.
+//! also read on the right and every subscript involved is constant, the
+//! element order (forward or backward) that respects that is taken; when
+//! neither does, or a subscript is not constant, the right-hand side goes
+//! through a temporary copy (`oad_sa_N`, an active vector of the element
+//! count, statements `<id>_oad_t<k>` then `<id>_oad_e<k>`).
 //!
 //! New statements are `<id>_oad_e<k>`, with alias and du-ud keys 0 ("no
 //! information": the front end's analyses named the array statement).
@@ -26,7 +28,7 @@ use std::collections::HashSet;
 use xaif_schema::model::*;
 
 use crate::expr::{base_symbol, exact_integer_literal};
-use crate::scalarize_loops::{LoopIndices, LoopNest, Piece};
+use crate::scalarize_loops::{LoopNest, Piece, Temporaries};
 use crate::symbols::SymbolIndex;
 use crate::tangent::BoostError;
 use xaif_schema::diagnostic::Kind;
@@ -263,7 +265,7 @@ enum Scalarized {
 fn scalarize_assignment(
     a: &Assignment,
     symbols: &SymbolIndex,
-    indices: &mut LoopIndices,
+    indices: &mut Temporaries,
 ) -> Result<Option<Scalarized>, String> {
     let skip = inquiry_arguments(&a.rhs);
     let lhs_shape = array_shape(&a.lhs.reference, symbols);
@@ -369,9 +371,45 @@ fn scalarize_assignment(
         }
     };
     let elements: Vec<Assignment> = (0..n).map(element).collect();
-    Ok(Some(Scalarized::Elements(order_without_overlap(
-        a, elements,
-    )?)))
+    let ordered = match order_without_overlap(a, elements.clone()) {
+        Some(ordered) => ordered,
+        // Fortran reads the whole right-hand side first: through a copy.
+        None => through_temporary(a, elements, symbols, indices),
+    };
+    Ok(Some(Scalarized::Elements(ordered)))
+}
+
+/// `tmp(k) = rhs_k` for every element, then `lhs_k = tmp(k)`: the values
+/// Fortran's array assignment reads, when no element order keeps them.
+fn through_temporary(
+    a: &Assignment,
+    elements: Vec<Assignment>,
+    symbols: &SymbolIndex,
+    temps: &mut Temporaries,
+) -> Vec<Assignment> {
+    let whole = temps.array(elements.len() as i64, symbols);
+    let shape = ArrayShape {
+        dims: vec![Dimension::Range((1..=elements.len() as i64).collect())],
+    };
+    let mut copies = Vec::with_capacity(elements.len());
+    let mut stores = Vec::with_capacity(elements.len());
+    for (k, e) in elements.into_iter().enumerate() {
+        let slot = element_reference(&whole, &shape, k);
+        copies.push(Assignment {
+            statement_id: format!("{}_oad_t{}", a.statement_id, k + 1),
+            lhs: AssignmentLhs {
+                reference: slot.clone(),
+                live: true,
+            },
+            ..e.clone()
+        });
+        stores.push(Assignment {
+            rhs: crate::expr::variable_expression(&slot),
+            ..e
+        });
+    }
+    copies.extend(stores);
+    copies
 }
 
 /// Where an element reference points, when all its subscripts are
@@ -390,40 +428,29 @@ fn constant_location(r: &VariableReference) -> Option<(String, u64, Vec<i64>)> {
 }
 
 /// The element assignments in an order in which none reads an element an
-/// earlier one wrote (forward, else backward), or an error.
-fn order_without_overlap(
-    a: &Assignment,
-    elements: Vec<Assignment>,
-) -> Result<Vec<Assignment>, String> {
+/// earlier one wrote (forward, else backward), or `None`.
+fn order_without_overlap(a: &Assignment, elements: Vec<Assignment>) -> Option<Vec<Assignment>> {
     let Some((lhs_id, lhs_scope)) = base_symbol(&a.lhs.reference) else {
-        return Ok(elements);
+        return Some(elements);
     };
     let reads_lhs_array = a.rhs.vertices.iter().any(|v| {
         matches!(v, ExpressionVertex::VariableReference(r)
             if base_symbol(r) == Some((lhs_id, lhs_scope)))
     });
     if !reads_lhs_array {
-        return Ok(elements);
+        return Some(elements);
     }
-    let undecidable = || {
-        format!(
-            "the array '{lhs_id}' is assigned element-wise and read on the right-hand side \
-             with subscripts not known at transformation time: whether an element is read \
-             after it was overwritten cannot be decided; the front end must scalarise this \
-             statement (with a temporary)"
-        )
-    };
     // Per element statement: the location written, the locations of the
     // left-hand side's array read.
     let mut writes = Vec::new();
     let mut reads = Vec::new();
     for e in &elements {
-        writes.push(constant_location(&e.lhs.reference).ok_or_else(undecidable)?);
+        writes.push(constant_location(&e.lhs.reference)?);
         let mut r = Vec::new();
         for v in &e.rhs.vertices {
             if let ExpressionVertex::VariableReference(x) = v {
                 if base_symbol(x) == Some((lhs_id, lhs_scope)) {
-                    r.push(constant_location(x).ok_or_else(undecidable)?);
+                    r.push(constant_location(x)?);
                 }
             }
         }
@@ -442,17 +469,13 @@ fn order_without_overlap(
     let forward: Vec<usize> = (0..elements.len()).collect();
     let backward: Vec<usize> = forward.iter().rev().copied().collect();
     if fine(&forward) {
-        Ok(elements)
+        Some(elements)
     } else if fine(&backward) {
         let mut out = elements;
         out.reverse();
-        Ok(out)
+        Some(out)
     } else {
-        Err(format!(
-            "the array '{lhs_id}' is assigned element-wise and read on the right-hand side so \
-             that neither element order keeps the values Fortran's array assignment reads; \
-             the front end must scalarise this statement (with a temporary)"
-        ))
+        None
     }
 }
 
@@ -464,7 +487,7 @@ pub fn scalarize_cfg(
     symbols: &SymbolIndex,
 ) -> Result<Vec<Symbol>, BoostError> {
     let cfg_symbol = cfg.symbol_id.clone();
-    let mut indices = LoopIndices::new(cfg.controlflowgraph_scope_id);
+    let mut indices = Temporaries::new(cfg.controlflowgraph_scope_id);
     let mut splits = Vec::new();
     for (k, v) in cfg.vertices.iter_mut().enumerate() {
         let ControlFlowVertex::BasicBlock(bb) = v else {

@@ -49,45 +49,69 @@ pub struct LoopNest {
     pub body: Assignment,
 }
 
-/// The loop indices of one control flow graph (`oad_si_D`, integer
-/// temporaries of the graph's scope): depth `d` always gets the same name,
-/// loops of different statements follow each other.
-pub struct LoopIndices {
+/// The scalarisation's temporaries in one control flow graph, in the
+/// graph's scope: loop indices (`oad_si_D`, integer; depth `d` always gets
+/// the same name, loops of different statements follow each other) and
+/// array copies of constant size (`oad_sa_N`, active real vectors, one per
+/// statement that needs one).
+pub struct Temporaries {
     pub scope_id: u64,
     names: Vec<String>,
+    arrays: Vec<(String, i64)>,
 }
 
-impl LoopIndices {
-    pub fn new(scope_id: u64) -> LoopIndices {
-        LoopIndices {
+impl Temporaries {
+    pub fn new(scope_id: u64) -> Temporaries {
+        Temporaries {
             scope_id,
             names: Vec::new(),
+            arrays: Vec::new(),
         }
+    }
+
+    fn fresh(stem: &str, symbols: &SymbolIndex) -> String {
+        let mut candidate = stem.to_string();
+        let mut k = 0;
+        while symbols.is_name_used(&candidate) {
+            k += 1;
+            candidate = format!("{stem}_{k}");
+        }
+        candidate
     }
 
     fn index(&mut self, depth: usize, symbols: &SymbolIndex) -> VariableReference {
         while self.names.len() <= depth {
-            let stem = format!("oad_si_{}", self.names.len() + 1);
-            let mut candidate = stem.clone();
-            let mut k = 0;
-            while symbols.is_name_used(&candidate) {
-                k += 1;
-                candidate = format!("{stem}_{k}");
-            }
-            self.names.push(candidate);
+            let name = Self::fresh(&format!("oad_si_{}", self.names.len() + 1), symbols);
+            self.names.push(name);
         }
         crate::temporaries::temp_reference(&self.names[depth], self.scope_id)
     }
 
-    /// The symbols of the indices handed out.
+    /// A new active real vector `1:len`, as a whole-array reference.
+    pub fn array(&mut self, len: i64, symbols: &SymbolIndex) -> VariableReference {
+        let name = Self::fresh(&format!("oad_sa_{}", self.arrays.len() + 1), symbols);
+        self.arrays.push((name.clone(), len));
+        let mut r = crate::temporaries::temp_reference(&name, self.scope_id);
+        r.active = ActiveUse::Undefined;
+        r
+    }
+
+    /// The symbols of the temporaries handed out.
     pub fn symbols(&self) -> Vec<Symbol> {
-        self.names
-            .iter()
-            .map(|n| Symbol {
-                type_: SymbolType::Integer,
-                ..crate::symbols::temporary_symbol(n)
-            })
-            .collect()
+        let indices = self.names.iter().map(|n| Symbol {
+            type_: SymbolType::Integer,
+            ..crate::symbols::temporary_symbol(n)
+        });
+        let arrays = self.arrays.iter().map(|(n, len)| Symbol {
+            shape: SymbolShape::Vector,
+            active: true,
+            dimension_bounds: vec![DimensionBounds {
+                lower: 1,
+                upper: *len,
+            }],
+            ..crate::symbols::temporary_symbol(n)
+        });
+        indices.chain(arrays).collect()
     }
 }
 
@@ -643,7 +667,7 @@ fn header(
 pub fn loop_nest(
     a: &Assignment,
     symbols: &SymbolIndex,
-    indices: &mut LoopIndices,
+    indices: &mut Temporaries,
 ) -> Result<LoopNest, String> {
     let lhs_name = base_symbol(&a.lhs.reference).map_or("?", |(s, _)| s);
     let lhs = dimensions(&a.lhs.reference, symbols)?

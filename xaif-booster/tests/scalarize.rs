@@ -237,9 +237,10 @@ fn variable_sections_reading_their_own_target_pick_the_loop_order() {
 }
 
 #[test]
-fn an_overlap_no_order_resolves_is_refused() {
+fn an_overlap_no_order_resolves_goes_through_a_temporary() {
     // v(2:3) = v(1:2) + v(3:4): element 1 writes v(2), which element 2
-    // reads; element 2 writes v(3), which element 1 reads.
+    // reads; element 2 writes v(3), which element 1 reads. Constant
+    // extents: a copy oad_sa_1(1:2) first.
     let cg = with_references(
         "(add w u)",
         &[
@@ -248,7 +249,48 @@ fn an_overlap_no_order_resolves_is_refused() {
         ],
         Some(section(Some("2"), Some("3"))),
     );
-    refused(&cg, "neither element order");
+    checks_out(&cg);
+    let out = tangent(&cg).unwrap();
+    let temporary = out.scope_hierarchy.scopes[1].symbol_tables[0]
+        .symbols
+        .iter()
+        .find(|s| s.symbol_id == "oad_sa_1")
+        .expect("the copy is declared");
+    assert!(temporary.active && temporary.dimension_bounds.len() == 1);
+    assert_eq!(temporary.dimension_bounds[0].upper, 2);
+    // v(1:3) = v(1:3) * v(i): which element v(i) is, is not known.
+    let read_at_i = {
+        let mut r = var("v");
+        r.vertices
+            .push(VariableReferenceVertex::ArrayElementReference(
+                ArrayElementReference {
+                    vertex_id: "2".into(),
+                    annotation: String::new(),
+                    index_triplets: vec![IndexTriplet {
+                        index: Some(expr("i")),
+                        bound: None,
+                        stride: None,
+                    }],
+                },
+            ));
+        r.edges.push(Edge {
+            edge_id: "1".into(),
+            source: "1".into(),
+            target: "2".into(),
+            annotation: String::new(),
+        });
+        r
+    };
+    let cg = with_references(
+        "(mul w u)",
+        &[("w", section(Some("1"), Some("3"))), ("u", read_at_i)],
+        Some(section(Some("1"), Some("3"))),
+    );
+    checks_out_with(&cg, 3);
+}
+
+#[test]
+fn an_overlap_no_loop_order_resolves_is_refused() {
     // The same with a variable bound: v(2:n-1) = v(1:n-2) + v(3:n).
     let cg = with_references(
         "(add w u)",
