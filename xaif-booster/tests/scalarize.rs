@@ -351,3 +351,49 @@ fn passive_array_assignments_are_left_alone() {
     assert_eq!(elements.len(), 1, "{elements:?}");
     assert!(matches!(&elements[0], BasicBlockElement::Assignment(a) if a.statement_id == "s1"));
 }
+
+#[test]
+fn a_variable_section_inside_a_time_loop() {
+    // do k = 1, 3: v(2:n) = v(1:n-1)*x + sin(y); y = y*x: the element
+    // loop nested in the user's loop (adjoint: both reversed).
+    let mut cg = structured_program(&[S::Do(
+        "k",
+        "1",
+        "3",
+        vec![
+            S::Set("z", "(add (mul w x) (sin y))"),
+            S::Set("y", "(mul y x)"),
+        ],
+    )]);
+    let CallGraphVertex::ControlFlowGraph(c) = &mut cg.vertices[0] else {
+        unreachable!()
+    };
+    for v in &mut c.vertices {
+        let ControlFlowVertex::BasicBlock(b) = v else {
+            continue;
+        };
+        for e in &mut b.elements {
+            let BasicBlockElement::Assignment(a) = e else {
+                continue;
+            };
+            if !matches!(&a.lhs.reference.vertices[0],
+                VariableReferenceVertex::SymbolReference(s) if s.symbol_id == "z")
+            {
+                continue;
+            }
+            a.lhs.reference = section(Some("2"), Some("n"));
+            for x in &mut a.rhs.vertices {
+                if let ExpressionVertex::VariableReference(r) = x {
+                    if matches!(&r.vertices[0],
+                        VariableReferenceVertex::SymbolReference(s) if s.symbol_id == "w")
+                    {
+                        let id = r.vertex_id.clone();
+                        *r = section(Some("1"), Some("(sub n 1)"));
+                        r.vertex_id = id;
+                    }
+                }
+            }
+        }
+    }
+    checks_out_with(&cg, 2);
+}
