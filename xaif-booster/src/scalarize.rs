@@ -21,6 +21,9 @@
 //! through a temporary copy (`oad_sa_N`, an active vector of the element
 //! count, statements `<id>_oad_t<k>` then `<id>_oad_e<k>`).
 //!
+//! More than `UNROLL_LIMIT` elements, or extents known only at run time,
+//! make a loop nest instead (`scalarize_loops.rs`).
+//!
 //! New statements are `<id>_oad_e<k>`, with alias and du-ud keys 0 ("no
 //! information": the front end's analyses named the array statement).
 
@@ -252,6 +255,10 @@ pub(crate) fn inquiry_arguments(e: &Expression) -> HashSet<String> {
         .collect()
 }
 
+/// Beyond this many elements a statement with constant extents becomes a
+/// loop nest (a `u(100,100)` assignment is not ten thousand statements).
+const UNROLL_LIMIT: usize = 16;
+
 /// What an assignment with an active array-valued reference becomes.
 enum Scalarized {
     /// Constant extents: one assignment per element.
@@ -266,6 +273,7 @@ fn scalarize_assignment(
     a: &Assignment,
     symbols: &SymbolIndex,
     indices: &mut Temporaries,
+    loops_allowed: bool,
 ) -> Result<Option<Scalarized>, String> {
     let skip = inquiry_arguments(&a.rhs);
     let lhs_shape = array_shape(&a.lhs.reference, symbols);
@@ -294,6 +302,16 @@ fn scalarize_assignment(
     {
         return crate::scalarize_loops::loop_nest(a, symbols, indices)
             .map(|nest| Some(Scalarized::Loops(Box::new(nest))));
+    }
+    // Many elements: a loop nest rather than one statement each, where
+    // loops may be added and the loop path takes the statement (else, an
+    // overlap only a copy resolves, it is unrolled below).
+    if let Ok(Some(shape)) = &lhs_shape {
+        if loops_allowed && shape.len() > UNROLL_LIMIT {
+            if let Ok(nest) = crate::scalarize_loops::loop_nest(a, symbols, indices) {
+                return Ok(Some(Scalarized::Loops(Box::new(nest))));
+            }
+        }
     }
     let invalid = |e: ShapeError| match e {
         ShapeError::Invalid(m) => m,
@@ -497,15 +515,18 @@ pub fn scalarize_cfg(
         let mut has_loops = false;
         for el in std::mem::take(&mut bb.elements) {
             let scalarized = match &el {
-                BasicBlockElement::Assignment(a) => scalarize_assignment(a, symbols, &mut indices)
-                    .map_err(|message| BoostError {
-                        statement_id: Some(a.statement_id.clone()),
-                        cfg_symbol: Some(cfg_symbol.clone()),
-                        // What the pass cannot scalarise (the front
-                        // end then must): named, not malformed.
-                        kind: Kind::Unsupported,
-                        message,
-                    })?,
+                BasicBlockElement::Assignment(a) => {
+                    scalarize_assignment(a, symbols, &mut indices, cfg.structured).map_err(
+                        |message| BoostError {
+                            statement_id: Some(a.statement_id.clone()),
+                            cfg_symbol: Some(cfg_symbol.clone()),
+                            // What the pass cannot scalarise (the front
+                            // end then must): named, not malformed.
+                            kind: Kind::Unsupported,
+                            message,
+                        },
+                    )?
+                }
                 _ => None,
             };
             match scalarized {

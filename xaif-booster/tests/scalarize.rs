@@ -397,3 +397,49 @@ fn a_variable_section_inside_a_time_loop() {
     }
     checks_out_with(&cg, 2);
 }
+
+#[test]
+fn many_elements_make_a_loop_unless_only_a_copy_keeps_the_values() {
+    // v(1:20): more elements than are unrolled.
+    let long = |mut cg: CallGraph| {
+        for s in &mut cg.scope_hierarchy.scopes[1].symbol_tables[0].symbols {
+            if s.symbol_id == "v" {
+                s.dimension_bounds[0].upper = 20;
+            }
+        }
+        cg
+    };
+    let loops = |cg: &CallGraph| {
+        graph_vertices(&tangent(cg).unwrap())
+            .iter()
+            .filter(|v| matches!(v, ControlFlowVertex::ForLoop(_)))
+            .count()
+    };
+    // v = v*x + y
+    let whole = long(with_references(
+        "(add (mul w x) y)",
+        &[("w", var("v"))],
+        Some(var("v")),
+    ));
+    checks_out(&whole);
+    assert_eq!(loops(&whole), 1);
+    // v(2:20) = v(1:19)*x: backwards.
+    let shifted = long(with_references(
+        "(mul w x)",
+        &[("w", section(Some("1"), Some("19")))],
+        Some(section(Some("2"), Some("20"))),
+    ));
+    checks_out(&shifted);
+    assert_eq!(loops(&shifted), 1);
+    // v(2:19) = v(1:18) + v(3:20): no loop order; unrolled through a copy.
+    let both = long(with_references(
+        "(add w u)",
+        &[
+            ("w", section(Some("1"), Some("18"))),
+            ("u", section(Some("3"), Some("20"))),
+        ],
+        Some(section(Some("2"), Some("19"))),
+    ));
+    checks_out(&both);
+    assert_eq!(loops(&both), 0);
+}
