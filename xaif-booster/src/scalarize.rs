@@ -234,6 +234,35 @@ fn element_reference(r: &VariableReference, shape: &ArrayShape, k: usize) -> Var
     out
 }
 
+/// The name of an array-valued reference inside a subscript of `r`, if any.
+fn vector_subscript(r: &VariableReference, symbols: &SymbolIndex) -> Option<String> {
+    for v in &r.vertices {
+        let VariableReferenceVertex::ArrayElementReference(a) = v else {
+            continue;
+        };
+        for t in &a.index_triplets {
+            for e in [&t.index, &t.bound, &t.stride].into_iter().flatten() {
+                let inquired = inquiry_arguments(e);
+                for x in &e.vertices {
+                    let ExpressionVertex::VariableReference(inner) = x else {
+                        continue;
+                    };
+                    if inquired.contains(&inner.vertex_id) {
+                        continue;
+                    }
+                    if !matches!(array_shape(inner, symbols), Ok(None)) {
+                        return Some(name_of(inner));
+                    }
+                    if let Some(deeper) = vector_subscript(inner, symbols) {
+                        return Some(deeper);
+                    }
+                }
+            }
+        }
+    }
+    None
+}
+
 /// Arguments of bound inquiries are whole arrays by design, not values.
 pub(crate) fn inquiry_arguments(e: &Expression) -> HashSet<String> {
     let inquiries: HashSet<&str> = e
@@ -294,6 +323,21 @@ fn scalarize_assignment(
     }
     if !any_active {
         return Ok(None);
+    }
+    let references =
+        std::iter::once(&a.lhs.reference).chain(a.rhs.vertices.iter().filter_map(|v| match v {
+            ExpressionVertex::VariableReference(r) => Some(r),
+            _ => None,
+        }));
+    for r in references {
+        if let Some(inner) = vector_subscript(r, symbols) {
+            return Err(format!(
+                "'{}' is subscripted with the array-valued '{inner}' (a vector subscript): \
+                 the booster scalarises sections and whole arrays only; the front end must \
+                 scalarise this statement (canonical form C3)",
+                name_of(r)
+            ));
+        }
     }
     let not_constant =
         |s: &Result<Option<ArrayShape>, ShapeError>| matches!(s, Err(ShapeError::NotConstant));

@@ -443,3 +443,40 @@ fn many_elements_make_a_loop_unless_only_a_copy_keeps_the_values() {
     checks_out(&both);
     assert_eq!(loops(&both), 0);
 }
+
+#[test]
+fn a_vector_subscript_is_refused() {
+    // v(1:2) = v(v(1:2)) * x: the subscript is itself array-valued.
+    let mut inner = var("v");
+    inner
+        .vertices
+        .push(VariableReferenceVertex::ArrayElementReference(
+            ArrayElementReference {
+                vertex_id: "2".into(),
+                annotation: String::new(),
+                index_triplets: vec![IndexTriplet {
+                    index: Some({
+                        let mut e = Expression::default();
+                        let mut s = section(Some("1"), Some("2"));
+                        s.vertex_id = "1".into();
+                        e.vertices.push(ExpressionVertex::VariableReference(s));
+                        e
+                    }),
+                    bound: None,
+                    stride: None,
+                }],
+            },
+        ));
+    inner.edges.push(Edge {
+        edge_id: "1".into(),
+        source: "1".into(),
+        target: "2".into(),
+        annotation: String::new(),
+    });
+    let cg = with_references(
+        "(mul w x)",
+        &[("w", inner)],
+        Some(section(Some("1"), Some("2"))),
+    );
+    refused(&cg, "vector subscript");
+}
