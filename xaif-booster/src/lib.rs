@@ -21,6 +21,7 @@ pub mod propagate;
 pub mod replay;
 pub mod scalarize;
 pub mod scalarize_loops;
+pub mod scalarize_splice;
 pub mod symbols;
 pub mod tangent;
 pub mod temporaries;

@@ -31,7 +31,8 @@ use std::collections::HashSet;
 use xaif_schema::model::*;
 
 use crate::expr::{base_symbol, exact_integer_literal};
-use crate::scalarize_loops::{LoopNest, Piece, Temporaries};
+use crate::scalarize_loops::{LoopNest, Temporaries};
+use crate::scalarize_splice::Piece;
 use crate::symbols::SymbolIndex;
 use crate::tangent::BoostError;
 use xaif_schema::diagnostic::Kind;
@@ -618,7 +619,7 @@ pub fn scalarize_cfg(
         }
     }
     for (k, pieces) in splits {
-        crate::scalarize_loops::splice(cfg, k, pieces);
+        crate::scalarize_splice::splice(cfg, k, pieces);
     }
     Ok(indices.symbols())
 }
