@@ -48,7 +48,8 @@ pub fn normalize(cfg: &mut ControlFlowGraph) -> Result<(), BoostError> {
         }
         many => {
             return Err(error(format!(
-                "control flow graph with {} Entry vertices: control must start in one place",
+                "control flow graph with {} Entry vertices: control must start in one place \
+                 (paper 001, Definition 1: a unique ENTRY)",
                 many.len()
             )))
         }
@@ -58,7 +59,9 @@ pub fn normalize(cfg: &mut ControlFlowGraph) -> Result<(), BoostError> {
         .iter()
         .any(|v| matches!(v, ControlFlowVertex::Exit(_)))
     {
-        return Err(error("control flow graph without an Exit".into()));
+        return Err(error(
+            "control flow graph without an Exit (paper 001, Definition 1: a unique EXIT)".into(),
+        ));
     }
     let targets: Vec<String> = cfg
         .edges
@@ -69,7 +72,9 @@ pub fn normalize(cfg: &mut ControlFlowGraph) -> Result<(), BoostError> {
     match targets.as_slice() {
         [] => Err(error(format!(
             "the Entry (vertex {entry}) has no successor: no ControlFlowEdge leaves it, \
-             so no statement of the graph would run"
+             so there is no path to the Exit and the graph has no execution (a control \
+             flow graph's ENTRY has exactly one successor: paper 001, Definition 1, which \
+             the control flow reversal relies on)"
         ))),
         [_] => Ok(()),
         [first, rest @ ..] if rest.iter().all(|t| t == first) => {
@@ -86,7 +91,8 @@ pub fn normalize(cfg: &mut ControlFlowGraph) -> Result<(), BoostError> {
         }
         _ => Err(error(format!(
             "the Entry (vertex {entry}) has edges to {} different vertices: control \
-             cannot start in several places",
+             cannot start in several places (a control flow graph's ENTRY has exactly one \
+             successor: paper 001, Definition 1)",
             {
                 let mut t = targets.clone();
                 t.sort();

@@ -21,6 +21,8 @@ pub mod prepare;
 pub mod propagate;
 pub mod replay;
 pub mod scalarize;
+pub mod scalarize_loops;
+pub mod scalarize_splice;
 pub mod symbols;
 pub mod tangent;
 pub mod temporaries;

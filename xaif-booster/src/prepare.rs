@@ -4,7 +4,8 @@
 //! assignments (`scalarize`).
 
 use xaif_schema::model::{
-    BasicBlockElement, CallGraph, CallGraphVertex, ControlFlowGraph, ControlFlowVertex,
+    BasicBlockElement, CallGraph, CallGraphVertex, ControlFlowGraph, ControlFlowVertex, Symbol,
+    SymbolTable,
 };
 
 use crate::error::BoostError;
@@ -13,6 +14,7 @@ use xaif_schema::diagnostic::Kind;
 
 pub fn prepare_input(cg: &mut CallGraph) -> Result<(), BoostError> {
     let symbols = SymbolIndex::new(cg);
+    let mut declare = Vec::new();
     for v in &mut cg.vertices {
         if let CallGraphVertex::ReplacementList(list) = v {
             return Err(BoostError {
@@ -20,17 +22,45 @@ pub fn prepare_input(cg: &mut CallGraph) -> Result<(), BoostError> {
                 cfg_symbol: Some(list.symbol_id.clone()),
                 kind: Kind::Semantic,
                 message: "booster output (a ReplacementList) in the input: the booster \
-                          differentiates original code, once"
+                          differentiates original code, once (ReplacementList is not an \
+                          element of the input schema xaif.xsd, only of xaif_output.xsd)"
                     .into(),
             });
         }
         if let CallGraphVertex::ControlFlowGraph(cfg) = v {
             refuse_booster_output(cfg)?;
             crate::cfg_shape::normalize(cfg)?;
-            crate::scalarize::scalarize_cfg(cfg, &symbols)?;
+            let indices = crate::scalarize::scalarize_cfg(cfg, &symbols)?;
+            declare.push((cfg.controlflowgraph_scope_id, indices));
         }
     }
+    for (scope_id, symbols) in declare {
+        declare_in_scope(cg, scope_id, symbols);
+    }
     Ok(())
+}
+
+/// Adds booster-made symbols to a scope's symbol table (once: graphs
+/// sharing a scope share them).
+fn declare_in_scope(cg: &mut CallGraph, scope_id: u64, symbols: Vec<Symbol>) {
+    let key = scope_id.to_string();
+    let Some(scope) = cg
+        .scope_hierarchy
+        .scopes
+        .iter_mut()
+        .find(|s| s.vertex_id == key)
+    else {
+        return;
+    };
+    if scope.symbol_tables.is_empty() {
+        scope.symbol_tables.push(SymbolTable::default());
+    }
+    let table = &mut scope.symbol_tables[0];
+    for s in symbols {
+        if !table.symbols.iter().any(|t| t.symbol_id == s.symbol_id) {
+            table.symbols.push(s);
+        }
+    }
 }
 
 /// Derivative propagators and inlinable calls (tape operations) are what
@@ -52,7 +82,8 @@ fn refuse_booster_output(cfg: &ControlFlowGraph) -> Result<(), BoostError> {
                 cfg_symbol: Some(cfg.symbol_id.clone()),
                 kind: Kind::Semantic,
                 message: "booster output (a derivative propagator or an inlinable call) in the \
-                          input: the booster differentiates original code, once"
+                          input: the booster differentiates original code, once (neither is an \
+                          element of the input schema xaif.xsd, only of xaif_output.xsd)"
                     .into(),
             });
         }

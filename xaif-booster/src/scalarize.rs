@@ -15,9 +15,14 @@
 //! Fortran evaluates the whole right-hand side before storing, so element
 //! assignments in sequence are only right when no element read is written
 //! by an earlier element assignment. When the left-hand side's array is
-//! also read on the right, every subscript involved must be constant; the
-//! element order (forward or backward) that respects that is taken, else
-//! the statement is refused.
+//! also read on the right and every subscript involved is constant, the
+//! element order (forward or backward) that respects that is taken; when
+//! neither does, or a subscript is not constant, the right-hand side goes
+//! through a temporary copy (`oad_sa_N`, an active vector of the element
+//! count, statements `<id>_oad_t<k>` then `<id>_oad_e<k>`).
+//!
+//! More than `UNROLL_LIMIT` elements, or extents known only at run time,
+//! make a loop nest instead (`scalarize_loops.rs`).
 //!
 //! New statements are `<id>_oad_e<k>`, with alias and du-ud keys 0 ("no
 //! information": the front end's analyses named the array statement).
@@ -27,6 +32,8 @@ use xaif_schema::model::*;
 
 use crate::error::BoostError;
 use crate::expr::{base_symbol, exact_integer_literal};
+use crate::scalarize_loops::{LoopNest, Temporaries};
+use crate::scalarize_splice::Piece;
 use crate::symbols::SymbolIndex;
 use xaif_schema::diagnostic::Kind;
 
@@ -88,9 +95,19 @@ fn name_of(r: &VariableReference) -> String {
     base_symbol(r).map_or("?".into(), |(s, _)| s.to_string())
 }
 
+/// Why a reference has no constant shape.
+enum ShapeError {
+    /// Some extent is not a constant: `scalarize_loops` writes loops.
+    NotConstant,
+    Invalid(String),
+}
+
 /// The shape of `r` if it is array-valued; `Err` when it is but its
-/// extents are not known here.
-fn array_shape(r: &VariableReference, symbols: &SymbolIndex) -> Result<Option<ArrayShape>, String> {
+/// extents are not constants.
+fn array_shape(
+    r: &VariableReference,
+    symbols: &SymbolIndex,
+) -> Result<Option<ArrayShape>, ShapeError> {
     let Some((id, scope)) = base_symbol(r) else {
         return Ok(None);
     };
@@ -101,14 +118,7 @@ fn array_shape(r: &VariableReference, symbols: &SymbolIndex) -> Result<Option<Ar
         return Ok(None);
     }
     let declared = symbols.dimension_bounds(scope, id);
-    let unknown = |what: &str| {
-        format!(
-            "array-valued reference to '{id}' whose {what} is not known at transformation \
-             time: the booster scalarises whole arrays and sections only with constant extents \
-             (the symbol's DimensionBounds, integer-constant triplets); the front end must \
-             scalarise this one (canonical form C3: elemental operations on scalars)"
-        )
-    };
+    let unknown = |_: &str| ShapeError::NotConstant;
     let triplets = r.vertices.iter().find_map(|v| match v {
         VariableReferenceVertex::ArrayElementReference(a) => Some(&a.index_triplets),
         _ => None,
@@ -147,7 +157,9 @@ fn array_shape(r: &VariableReference, symbols: &SymbolIndex) -> Result<Option<Ar
             None => 1,
         };
         if stride == 0 {
-            return Err(format!("section of '{id}' with stride 0"));
+            return Err(ShapeError::Invalid(format!(
+                "section of '{id}' with stride 0"
+            )));
         }
         let mut range = Vec::new();
         let mut i = lower;
@@ -223,8 +235,37 @@ fn element_reference(r: &VariableReference, shape: &ArrayShape, k: usize) -> Var
     out
 }
 
+/// The name of an array-valued reference inside a subscript of `r`, if any.
+fn vector_subscript(r: &VariableReference, symbols: &SymbolIndex) -> Option<String> {
+    for v in &r.vertices {
+        let VariableReferenceVertex::ArrayElementReference(a) = v else {
+            continue;
+        };
+        for t in &a.index_triplets {
+            for e in [&t.index, &t.bound, &t.stride].into_iter().flatten() {
+                let inquired = inquiry_arguments(e);
+                for x in &e.vertices {
+                    let ExpressionVertex::VariableReference(inner) = x else {
+                        continue;
+                    };
+                    if inquired.contains(&inner.vertex_id) {
+                        continue;
+                    }
+                    if !matches!(array_shape(inner, symbols), Ok(None)) {
+                        return Some(name_of(inner));
+                    }
+                    if let Some(deeper) = vector_subscript(inner, symbols) {
+                        return Some(deeper);
+                    }
+                }
+            }
+        }
+    }
+    None
+}
+
 /// Arguments of bound inquiries are whole arrays by design, not values.
-fn inquiry_arguments(e: &Expression) -> HashSet<String> {
+pub(crate) fn inquiry_arguments(e: &Expression) -> HashSet<String> {
     let inquiries: HashSet<&str> = e
         .vertices
         .iter()
@@ -244,12 +285,26 @@ fn inquiry_arguments(e: &Expression) -> HashSet<String> {
         .collect()
 }
 
-/// The element assignments of `a`, or `None` when it has no active
+/// Beyond this many elements a statement with constant extents becomes a
+/// loop nest (a `u(100,100)` assignment is not ten thousand statements).
+const UNROLL_LIMIT: usize = 16;
+
+/// What an assignment with an active array-valued reference becomes.
+enum Scalarized {
+    /// Constant extents: one assignment per element.
+    Elements(Vec<Assignment>),
+    /// Extents known only at run time: a loop nest.
+    Loops(Box<LoopNest>),
+}
+
+/// The scalarised form of `a`, or `None` when it has no active
 /// array-valued reference.
 fn scalarize_assignment(
     a: &Assignment,
     symbols: &SymbolIndex,
-) -> Result<Option<Vec<Assignment>>, String> {
+    indices: &mut Temporaries,
+    loops_allowed: bool,
+) -> Result<Option<Scalarized>, String> {
     let skip = inquiry_arguments(&a.rhs);
     let lhs_shape = array_shape(&a.lhs.reference, symbols);
     let mut rhs_shapes = Vec::new();
@@ -270,6 +325,44 @@ fn scalarize_assignment(
     if !any_active {
         return Ok(None);
     }
+    let references =
+        std::iter::once(&a.lhs.reference).chain(a.rhs.vertices.iter().filter_map(|v| match v {
+            ExpressionVertex::VariableReference(r) => Some(r),
+            _ => None,
+        }));
+    for r in references {
+        if let Some(inner) = vector_subscript(r, symbols) {
+            return Err(format!(
+                "'{}' is subscripted with the array-valued '{inner}' (a vector subscript): \
+                 the booster scalarises sections and whole arrays only; the front end must \
+                 scalarise this statement (canonical form C3)",
+                name_of(r)
+            ));
+        }
+    }
+    let not_constant =
+        |s: &Result<Option<ArrayShape>, ShapeError>| matches!(s, Err(ShapeError::NotConstant));
+    if !matches!(lhs_shape, Ok(None))
+        && (not_constant(&lhs_shape) || rhs_shapes.iter().any(|(_, s)| not_constant(s)))
+    {
+        return crate::scalarize_loops::loop_nest(a, symbols, indices)
+            .map(|nest| Some(Scalarized::Loops(Box::new(nest))));
+    }
+    // Many elements: a loop nest rather than one statement each, where
+    // loops may be added and the loop path takes the statement (else, an
+    // overlap only a copy resolves, it is unrolled below).
+    if let Ok(Some(shape)) = &lhs_shape {
+        if loops_allowed && shape.len() > UNROLL_LIMIT {
+            if let Ok(nest) = crate::scalarize_loops::loop_nest(a, symbols, indices) {
+                return Ok(Some(Scalarized::Loops(Box::new(nest))));
+            }
+        }
+    }
+    let invalid = |e: ShapeError| match e {
+        ShapeError::Invalid(m) => m,
+        ShapeError::NotConstant => unreachable!("handled by the loop path"),
+    };
+    let lhs_shape = lhs_shape.map_err(invalid);
     let Some(lhs_shape) = lhs_shape? else {
         let read = a
             .rhs
@@ -293,7 +386,7 @@ fn scalarize_assignment(
     };
     let mut shapes = Vec::new();
     for (id, shape) in rhs_shapes {
-        let shape = shape?.expect("array-valued");
+        let shape = shape.map_err(invalid)?.expect("array-valued");
         if shape.extents() != lhs_shape.extents() {
             return Err(format!(
                 "array-valued operands do not conform: the left-hand side '{}' has extents \
@@ -341,7 +434,45 @@ fn scalarize_assignment(
         }
     };
     let elements: Vec<Assignment> = (0..n).map(element).collect();
-    Ok(Some(order_without_overlap(a, elements)?))
+    let ordered = match order_without_overlap(a, elements.clone()) {
+        Some(ordered) => ordered,
+        // Fortran reads the whole right-hand side first: through a copy.
+        None => through_temporary(a, elements, symbols, indices),
+    };
+    Ok(Some(Scalarized::Elements(ordered)))
+}
+
+/// `tmp(k) = rhs_k` for every element, then `lhs_k = tmp(k)`: the values
+/// Fortran's array assignment reads, when no element order keeps them.
+fn through_temporary(
+    a: &Assignment,
+    elements: Vec<Assignment>,
+    symbols: &SymbolIndex,
+    temps: &mut Temporaries,
+) -> Vec<Assignment> {
+    let whole = temps.array(elements.len() as i64, symbols);
+    let shape = ArrayShape {
+        dims: vec![Dimension::Range((1..=elements.len() as i64).collect())],
+    };
+    let mut copies = Vec::with_capacity(elements.len());
+    let mut stores = Vec::with_capacity(elements.len());
+    for (k, e) in elements.into_iter().enumerate() {
+        let slot = element_reference(&whole, &shape, k);
+        copies.push(Assignment {
+            statement_id: format!("{}_oad_t{}", a.statement_id, k + 1),
+            lhs: AssignmentLhs {
+                reference: slot.clone(),
+                live: true,
+            },
+            ..e.clone()
+        });
+        stores.push(Assignment {
+            rhs: crate::expr::variable_expression(&slot),
+            ..e
+        });
+    }
+    copies.extend(stores);
+    copies
 }
 
 /// Where an element reference points, when all its subscripts are
@@ -360,40 +491,29 @@ fn constant_location(r: &VariableReference) -> Option<(String, u64, Vec<i64>)> {
 }
 
 /// The element assignments in an order in which none reads an element an
-/// earlier one wrote (forward, else backward), or an error.
-fn order_without_overlap(
-    a: &Assignment,
-    elements: Vec<Assignment>,
-) -> Result<Vec<Assignment>, String> {
+/// earlier one wrote (forward, else backward), or `None`.
+fn order_without_overlap(a: &Assignment, elements: Vec<Assignment>) -> Option<Vec<Assignment>> {
     let Some((lhs_id, lhs_scope)) = base_symbol(&a.lhs.reference) else {
-        return Ok(elements);
+        return Some(elements);
     };
     let reads_lhs_array = a.rhs.vertices.iter().any(|v| {
         matches!(v, ExpressionVertex::VariableReference(r)
             if base_symbol(r) == Some((lhs_id, lhs_scope)))
     });
     if !reads_lhs_array {
-        return Ok(elements);
+        return Some(elements);
     }
-    let undecidable = || {
-        format!(
-            "the array '{lhs_id}' is assigned element-wise and read on the right-hand side \
-             with subscripts not known at transformation time: whether an element is read \
-             after it was overwritten cannot be decided; the front end must scalarise this \
-             statement (with a temporary)"
-        )
-    };
     // Per element statement: the location written, the locations of the
     // left-hand side's array read.
     let mut writes = Vec::new();
     let mut reads = Vec::new();
     for e in &elements {
-        writes.push(constant_location(&e.lhs.reference).ok_or_else(undecidable)?);
+        writes.push(constant_location(&e.lhs.reference)?);
         let mut r = Vec::new();
         for v in &e.rhs.vertices {
             if let ExpressionVertex::VariableReference(x) = v {
                 if base_symbol(x) == Some((lhs_id, lhs_scope)) {
-                    r.push(constant_location(x).ok_or_else(undecidable)?);
+                    r.push(constant_location(x)?);
                 }
             }
         }
@@ -412,51 +532,100 @@ fn order_without_overlap(
     let forward: Vec<usize> = (0..elements.len()).collect();
     let backward: Vec<usize> = forward.iter().rev().copied().collect();
     if fine(&forward) {
-        Ok(elements)
+        Some(elements)
     } else if fine(&backward) {
         let mut out = elements;
         out.reverse();
-        Ok(out)
+        Some(out)
     } else {
-        Err(format!(
-            "the array '{lhs_id}' is assigned element-wise and read on the right-hand side so \
-             that neither element order keeps the values Fortran's array assignment reads; \
-             the front end must scalarise this statement (with a temporary)"
-        ))
+        None
     }
 }
 
 /// Scalarises every assignment with an active array-valued reference in
-/// the basic blocks of `cfg`.
-pub fn scalarize_cfg(cfg: &mut ControlFlowGraph, symbols: &SymbolIndex) -> Result<(), BoostError> {
+/// the basic blocks of `cfg`; returns the loop indices' symbols to declare
+/// in the graph's scope.
+pub fn scalarize_cfg(
+    cfg: &mut ControlFlowGraph,
+    symbols: &SymbolIndex,
+) -> Result<Vec<Symbol>, BoostError> {
     let cfg_symbol = cfg.symbol_id.clone();
-    for v in &mut cfg.vertices {
+    let mut indices = Temporaries::new(cfg.controlflowgraph_scope_id);
+    let mut splits = Vec::new();
+    for (k, v) in cfg.vertices.iter_mut().enumerate() {
         let ControlFlowVertex::BasicBlock(bb) = v else {
             continue;
         };
-        let mut out = Vec::with_capacity(bb.elements.len());
+        let mut pieces = vec![Piece::Statements(Vec::new())];
+        let mut has_loops = false;
         for el in std::mem::take(&mut bb.elements) {
-            match el {
-                BasicBlockElement::Assignment(a) => match scalarize_assignment(&a, symbols) {
-                    Ok(Some(elements)) => {
-                        out.extend(elements.into_iter().map(BasicBlockElement::Assignment))
-                    }
-                    Ok(None) => out.push(BasicBlockElement::Assignment(a)),
-                    Err(message) => {
-                        return Err(BoostError {
+            let scalarized = match &el {
+                BasicBlockElement::Assignment(a) => {
+                    scalarize_assignment(a, symbols, &mut indices, cfg.structured).map_err(
+                        |message| BoostError {
                             statement_id: Some(a.statement_id.clone()),
-                            cfg_symbol: Some(cfg_symbol),
+                            cfg_symbol: Some(cfg_symbol.clone()),
                             // What the pass cannot scalarise (the front
                             // end then must): named, not malformed.
                             kind: Kind::Unsupported,
                             message,
+                        },
+                    )?
+                }
+                _ => None,
+            };
+            match scalarized {
+                None => push_statements(&mut pieces, vec![el]),
+                Some(Scalarized::Elements(elements)) => push_statements(
+                    &mut pieces,
+                    elements
+                        .into_iter()
+                        .map(BasicBlockElement::Assignment)
+                        .collect(),
+                ),
+                Some(Scalarized::Loops(nest)) => {
+                    if !cfg.structured {
+                        let BasicBlockElement::Assignment(a) = &el else {
+                            unreachable!("only assignments are scalarised");
+                        };
+                        return Err(BoostError {
+                            statement_id: Some(a.statement_id.clone()),
+                            cfg_symbol: Some(cfg_symbol),
+                            kind: Kind::Unsupported,
+                            message: "array-valued assignment with extents not known at \
+                                      transformation time in a graph with gotos \
+                                      (structured=\"false\"): the booster does not add loops \
+                                      to unstructured graphs; the front end must scalarise \
+                                      this statement (canonical form C3)"
+                                .into(),
                         });
                     }
-                },
-                other => out.push(other),
+                    has_loops = true;
+                    pieces.push(Piece::Nest(nest));
+                    pieces.push(Piece::Statements(Vec::new()));
+                }
             }
         }
-        bb.elements = out;
+        if has_loops {
+            splits.push((k, pieces));
+        } else {
+            let mut all = Vec::new();
+            for p in pieces {
+                if let Piece::Statements(s) = p {
+                    all.extend(s);
+                }
+            }
+            bb.elements = all;
+        }
     }
-    Ok(())
+    for (k, pieces) in splits {
+        crate::scalarize_splice::splice(cfg, k, pieces);
+    }
+    Ok(indices.symbols())
+}
+
+fn push_statements(pieces: &mut [Piece], statements: Vec<BasicBlockElement>) {
+    if let Some(Piece::Statements(s)) = pieces.last_mut() {
+        s.extend(statements);
+    }
 }

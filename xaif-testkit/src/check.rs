@@ -173,7 +173,7 @@ fn run(
 }
 
 /// The extent given to a top-level routine's arrays that declare none.
-const ASSUMED_EXTENT: i64 = 3;
+const ASSUMED_EXTENT: i64 = 4;
 
 fn close(a: f64, b: f64, rel: f64) -> bool {
     (a - b).abs() <= rel * a.abs().max(b.abs()).max(1.0)

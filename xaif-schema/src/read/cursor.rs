@@ -342,7 +342,8 @@ impl<'i> Cursor<'i> {
         self.error_at(
             el.offset,
             format!(
-                "root element is '{}' (namespace {}), expected '{expected}'",
+                "root element is '{}' (namespace {}), expected '{expected}' (XAIF schema: \
+                 the document element of an XAIF document)",
                 el.display_name(),
                 match el.ns {
                     Ns::Xaif => XAIF_NS,
@@ -443,7 +444,8 @@ impl<'i> Cursor<'i> {
         self.error_at(
             el.offset,
             format!(
-                "element '{}' is missing required attribute '{name}'",
+                "element '{}' is missing required attribute '{name}' (XAIF schema: \
+                 use=\"required\")",
                 el.display_name()
             ),
         )

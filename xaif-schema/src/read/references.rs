@@ -73,8 +73,10 @@ fn duplicate(c: &Cursor, graph: &str, id: &str, off: usize) -> crate::XaifError 
         off,
         format!(
             "duplicate vertex_id \"{id}\" in {graph}: vertex ids must be unique within \
-             one graph (XAIF schema, xaif_base.xsd), or its edges could not tell the \
-             vertices apart"
+             one graph (XAIF schema, xaif_base.xsd: VertexType, and the identity \
+             constraints rhsv_unique/egv_unique/cfgv_unique, which xmllint does not enforce \
+             inside expressions because their selectors lack the namespace prefix), or its \
+             edges could not tell the vertices apart"
         ),
     )
 }
@@ -82,6 +84,10 @@ fn duplicate(c: &Cursor, graph: &str, id: &str, off: usize) -> crate::XaifError 
 fn dangling(c: &Cursor, graph: &str, which: &str, id: &str, off: usize) -> crate::XaifError {
     c.error_at(
         off,
-        format!("edge {which} \"{id}\" is not a vertex of this {graph}"),
+        format!(
+            "edge {which} \"{id}\" is not a vertex of this {graph} (XAIF schema, \
+             xaif_base.xsd: EdgeType, source and target are vertex ids of the same graph; \
+             keyrefs rhs_keyref1/rhs_keyref2 for expressions)"
+        ),
     )
 }

@@ -2,6 +2,9 @@
 //! interpreter check of one document (`xaif_testkit::check`) from the
 //! command line, for front-end authors: prints each active subroutine's
 //! verdict; exit status 1 when one failed, 2 on usage or reading errors.
+//! Three draws (seeds SEED, SEED+1, SEED+2; the worst verdict counts): the
+//! integers drawn for extents and loop bounds then differ, so an error
+//! that one draw hides (an extent of one element) shows in another.
 
 use std::process::ExitCode;
 
@@ -33,8 +36,23 @@ fn main() -> ExitCode {
         }
     }
     quiet_unsupported_panics();
+    let mut verdicts = check_document(&graphs[0], &graphs[1], &graphs[2], seed);
+    for again in [seed + 1, seed + 2] {
+        let next = check_document(&graphs[0], &graphs[1], &graphs[2], again);
+        for (v, w) in verdicts.iter_mut().zip(next) {
+            let worse = match (&v.1, &w.1) {
+                (Verdict::Failed(_), _) => false,
+                (_, Verdict::Failed(_)) => true,
+                (Verdict::Passed { .. }, Verdict::Unsupported(_)) => true,
+                _ => false,
+            };
+            if worse {
+                *v = w;
+            }
+        }
+    }
     let mut failed = false;
-    for (routine, verdict) in check_document(&graphs[0], &graphs[1], &graphs[2], seed) {
+    for (routine, verdict) in verdicts {
         match verdict {
             Verdict::Passed { inputs, outputs } => {
                 println!("{routine}: passed ({inputs} active inputs, {outputs} outputs)")

@@ -85,7 +85,11 @@ impl MarkerPolicy {
         let what = annotation.strip_prefix("mirror:").unwrap_or(annotation);
         match self {
             MarkerPolicy::Ignore => true,
-            MarkerPolicy::Known(set) => set.contains(what),
+            // `canon:N` names the statement, whatever tags follow it
+            // (`canon:13;pointer:record:flux` on an `allocate`).
+            MarkerPolicy::Known(set) => {
+                set.contains(what) || what.split(';').next().is_some_and(|s| set.contains(s))
+            }
             MarkerPolicy::Containing(fragments) => fragments.iter().any(|f| what.contains(f)),
         }
     }
