@@ -32,6 +32,7 @@ impl<'a> FortranParser<'a> {
         let mut names = Vec::new();
         let mut before = Vec::new();
         let mut body_nodes = Vec::new();
+        let mut construct = None;
         for c in named_children(n) {
             match c.kind() {
                 "association" => {
@@ -69,9 +70,7 @@ impl<'a> FortranParser<'a> {
                         names.push((name, Expr::Name(t, sp)));
                     }
                 }
-                "block_label_start_expression" => {
-                    return self.unsupported(c, "named associate construct")
-                }
+                "block_label_start_expression" => construct = Some(self.construct_name(c)),
                 "end_associate_statement" | "comment" => {}
                 _ => body_nodes.push(c),
             }
@@ -79,6 +78,7 @@ impl<'a> FortranParser<'a> {
         // Blocks inside hoist declarations whose bounds may use the names.
         let hoisted_before = self.hoisted.borrow().len();
         let mut body = self.nested(&body_nodes)?;
+        refuse_exit_from(&body, construct.as_deref(), "associate")?;
         let subst = Substitution { names };
         subst.stmts(&mut body)?;
         for s in self.hoisted.borrow_mut()[hoisted_before..].iter_mut() {
@@ -95,14 +95,13 @@ impl<'a> FortranParser<'a> {
         let span = self.span(n);
         let mut spec = Vec::new();
         let mut body_nodes = Vec::new();
+        let mut construct = None;
         for c in named_children(n) {
             match c.kind() {
                 "variable_declaration" | "parameter_statement" if body_nodes.is_empty() => {
                     self.spec_stmt(c, &mut spec)?
                 }
-                "block_label_start_expression" => {
-                    return self.unsupported(c, "named block construct")
-                }
+                "block_label_start_expression" => construct = Some(self.construct_name(c)),
                 "end_block_construct_statement" | "comment" => {}
                 k if is_spec_kind(k) => {
                     return self.unsupported(c, &format!("{k} in a block construct"))
@@ -112,13 +111,13 @@ impl<'a> FortranParser<'a> {
         }
         // Every local under a fresh name.
         let mut names = Vec::new();
+        let mut allocatables = Vec::new();
         for s in &spec {
             match s {
                 SpecStmt::TypeDecl {
                     attrs, entities, ..
                 } => {
                     let kept = attrs.iter().find_map(|a| match a {
-                        Attr::Allocatable => Some("allocatable"),
                         Attr::Pointer => Some("pointer"),
                         Attr::Save => Some("save"),
                         _ => None,
@@ -130,7 +129,11 @@ impl<'a> FortranParser<'a> {
                         );
                     }
                     for e in entities {
-                        names.push((e.name.clone(), self.fresh("b", &e.name), e.span));
+                        let new = self.fresh("b", &e.name);
+                        if attrs.contains(&Attr::Allocatable) {
+                            allocatables.push((new.clone(), e.span));
+                        }
+                        names.push((e.name.clone(), new, e.span));
                     }
                 }
                 SpecStmt::Parameter(list, sp) => {
@@ -156,7 +159,21 @@ impl<'a> FortranParser<'a> {
             .block_locals
             .extend(names.into_iter().map(|(_, new, sp)| (new, sp)));
         let mut body = self.nested(&body_nodes)?;
+        refuse_exit_from(&body, construct.as_deref(), "block")?;
         subst.stmts(&mut body)?;
+        // An allocatable local is deallocated when the block ends; its
+        // hoisted stand-in also on entry, in case the block was left by
+        // `exit`, `cycle` or `goto` while it was allocated.
+        let release: Vec<Stmt> = allocatables
+            .iter()
+            .map(|(name, sp)| release_if_allocated(name, *sp))
+            .collect();
+        let body = release
+            .iter()
+            .cloned()
+            .chain(body)
+            .chain(release.iter().cloned())
+            .collect();
         Ok(labelled(body, label, span))
     }
 
@@ -344,6 +361,80 @@ impl<'a> FortranParser<'a> {
         }
         Ok(())
     }
+}
+
+impl FortranParser<'_> {
+    /// The name of a construct from its `name:` label.
+    fn construct_name(&self, label: Node) -> String {
+        self.lower(label).trim_end_matches(':').trim().to_string()
+    }
+}
+
+/// `if (allocated(name)) deallocate(name)`.
+fn release_if_allocated(name: &str, span: Span) -> Stmt {
+    let var = Expr::Name(name.to_string(), span);
+    let dealloc = Stmt {
+        id: 0,
+        label: None,
+        span,
+        kind: StmtKind::Opaque {
+            kind: OpaqueKind::Allocate,
+            text: format!("deallocate({name})"),
+            reads: vec![],
+            writes: vec![var.clone()],
+        },
+    };
+    Stmt {
+        id: 0,
+        label: None,
+        span,
+        kind: StmtKind::If {
+            arms: vec![(
+                Expr::Apply {
+                    name: "allocated".into(),
+                    args: vec![Arg {
+                        keyword: None,
+                        value: var,
+                    }],
+                    span,
+                },
+                vec![dealloc],
+            )],
+            otherwise: None,
+        },
+    }
+}
+
+/// A construct name only labels an `associate` or `block` (its statements
+/// stay in place): an `exit` naming it, which would leave it, is refused.
+fn refuse_exit_from(stmts: &[Stmt], construct: Option<&str>, what: &str) -> FrontResult<()> {
+    let Some(name) = construct else {
+        return Ok(());
+    };
+    for s in stmts {
+        let nested: Vec<&[Stmt]> = match &s.kind {
+            StmtKind::Exit(Some(n)) if n == name => {
+                return Err(FrontError::unsupported(
+                    s.span,
+                    format!("unsupported construct: exit from the {what} construct '{name}' (use a goto to a labelled statement after it)"),
+                ));
+            }
+            StmtKind::If { arms, otherwise } => arms
+                .iter()
+                .map(|(_, b)| b.as_slice())
+                .chain(otherwise.as_deref())
+                .collect(),
+            StmtKind::Do { body, .. }
+            | StmtKind::DoWhile { body, .. }
+            | StmtKind::Forall { body, .. } => vec![body.as_slice()],
+            StmtKind::Select { cases, .. } => cases.iter().map(|c| c.body.as_slice()).collect(),
+            _ => Vec::new(),
+        };
+        for b in nested {
+            refuse_exit_from(b, construct, what)?;
+        }
+    }
+    Ok(())
 }
 
 /// A `do concurrent` as a nest of `do` loops, the mask an `if` inside; the
