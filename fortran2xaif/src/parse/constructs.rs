@@ -47,6 +47,35 @@ impl<'a> FortranParser<'a> {
                     // only in an enclosing construct: not substituted here.
                     let sel_expr = self.expr(sel)?;
                     let sp = self.span(sel);
+                    let enclosing = |h: &String| self.associate_names.borrow().contains(h);
+                    if let Expr::Apply { name: head, .. } = sel_expr.clone() {
+                        let head = &head;
+                        // A function reference or an element or section:
+                        // through a variable until the semantic model
+                        // knows which (`MaybeFunctionSelector`).
+                        if is_designator(&sel_expr) && !enclosing(head) {
+                            let t = self.fresh("a", &name);
+                            self.locals.borrow_mut().maybe_function_selectors.push(
+                                MaybeFunctionSelector {
+                                    temp: t.clone(),
+                                    head: head.clone(),
+                                    selector: Some(sel_expr.clone()),
+                                    span: sp,
+                                },
+                            );
+                            before.push(Stmt {
+                                id: 0,
+                                label: None,
+                                span: sp,
+                                kind: StmtKind::Assign {
+                                    lhs: Expr::Name(t.clone(), sp),
+                                    rhs: sel_expr,
+                                },
+                            });
+                            names.push((name, Expr::Name(t, sp)));
+                            continue;
+                        }
+                    }
                     if is_designator(&sel_expr) {
                         if let Some(head) = head_name(&sel_expr) {
                             self.locals.borrow_mut().selector_names.push((head, sp));
@@ -77,8 +106,45 @@ impl<'a> FortranParser<'a> {
         }
         // Blocks inside hoist declarations whose bounds may use the names.
         let hoisted_before = self.hoisted.borrow().len();
-        let mut body = self.nested(&body_nodes)?;
+        let depth = self.associate_names.borrow().len();
+        self.associate_names
+            .borrow_mut()
+            .extend(names.iter().map(|(n, _)| n.clone()));
+        let body = self.nested(&body_nodes);
+        self.associate_names.borrow_mut().truncate(depth);
+        let mut body = body?;
         refuse_exit_from(&body, construct.as_deref(), "associate")?;
+        // A name the declarations of an inner block use (bounds) keeps the
+        // designator reading: the declarations cannot read the variable.
+        for (name, sel) in names.iter_mut() {
+            let Expr::Name(t, _) = sel else { continue };
+            let mut locals = self.locals.borrow_mut();
+            let Some(k) = locals
+                .maybe_function_selectors
+                .iter()
+                .position(|m| m.temp == *t)
+            else {
+                continue;
+            };
+            let probe = Substitution {
+                names: vec![(
+                    name.clone(),
+                    Expr::Name("oad_probe".into(), Span::default()),
+                )],
+            };
+            let mut used = false;
+            for h in self.hoisted.borrow()[hoisted_before..].iter() {
+                let mut c = h.clone();
+                rename_declared(&mut c, &probe)?;
+                used |= c != *h;
+            }
+            if used {
+                let m = locals.maybe_function_selectors.remove(k);
+                before.retain(|b| !matches!(&b.kind, StmtKind::Assign { lhs: Expr::Name(n, _), .. } if n == t));
+                locals.selector_names.push((m.head, m.span));
+                *sel = m.selector.expect("selector kept");
+            }
+        }
         let subst = Substitution { names };
         subst.stmts(&mut body)?;
         for s in self.hoisted.borrow_mut()[hoisted_before..].iter_mut() {
