@@ -367,7 +367,11 @@ mod tests {
             .base
             .is_none());
         assert_eq!(parse_site("s4", "p => w", "p").unwrap().items.len(), 0);
-        assert!(parse_site("s5", "p => t%c(2:3)", "p").is_none());
+        // A component path, subscripted in its last part only.
+        let s = parse_site("s5", "p => t%c(2:3)", "p").unwrap();
+        assert_eq!(s.base.as_deref(), Some("t%c"));
+        assert_eq!(s.parts().count(), 2);
+        assert!(parse_site("s5", "p => a(i)%c(2:3)", "p").is_none());
         assert!(parse_site("s6", "q => x", "p").is_none());
     }
 }
