@@ -75,6 +75,30 @@ PROGRAMS = [
          nx=3, ny=2, x0=[0.01, 0.4, 1.0], size=100000, points=lambda n: n),
     dict(name="glacier_periodic_loops", src="bench/programs/glacier_periodic_loops/head.f90",
          nx=3, ny=2, x0=[0.01, 0.4, 1.0], size=100000, points=lambda n: n),
+    # the constructs of issue 10, each with a twin in plain arrays and DO
+    # loops (same arithmetic): where/elsewhere clipping, an array-valued
+    # user function, associate on derived-type state, array constructors
+    # with reshape/matmul/spread/dot_product, pointers to array columns
+    dict(name="clip_where", src="bench/programs/clip_where/head.f90", nx=3, ny=2,
+         x0=[0.5, 1.0, 1.2], size=400, points=lambda n: n * n),
+    dict(name="clip_loops", src="bench/programs/clip_loops/head.f90", nx=3, ny=2,
+         x0=[0.5, 1.0, 1.2], size=400, points=lambda n: n * n),
+    dict(name="lapfun_array", src="bench/programs/lapfun_array/head.f90", nx=3, ny=2,
+         x0=[0.8, 0.5, 1.0], size=400, points=lambda n: n * n),
+    dict(name="lapfun_loops", src="bench/programs/lapfun_loops/head.f90", nx=3, ny=2,
+         x0=[0.8, 0.5, 1.0], size=400, points=lambda n: n * n),
+    dict(name="assoc_derived", src="bench/programs/assoc_derived/head.f90", nx=3, ny=2,
+         x0=[1.0, 1.0, 0.5], size=400, points=lambda n: n * n),
+    dict(name="assoc_plain", src="bench/programs/assoc_plain/head.f90", nx=3, ny=2,
+         x0=[1.0, 1.0, 0.5], size=400, points=lambda n: n * n),
+    dict(name="column_intrinsics", src="bench/programs/column_intrinsics/head.f90", nx=3, ny=2,
+         x0=[0.5, 0.2, 1.0], size=40000, points=lambda n: 8 * n),
+    dict(name="column_loops", src="bench/programs/column_loops/head.f90", nx=3, ny=2,
+         x0=[0.5, 0.2, 1.0], size=40000, points=lambda n: 8 * n),
+    dict(name="layers_pointer", src="bench/programs/layers_pointer/head.f90", nx=3, ny=2,
+         x0=[0.5, 1.0, 1.0], size=100000, points=lambda n: 4 * n),
+    dict(name="layers_plain", src="bench/programs/layers_plain/head.f90", nx=3, ny=2,
+         x0=[0.5, 1.0, 1.0], size=100000, points=lambda n: 4 * n),
 ]
 
 NREP = 3            # best of NREP inside one driver run

@@ -593,6 +593,21 @@ pub struct ConstructLocals {
     /// Locals of `block` constructs under their hoisted names (their
     /// bounds must be specification expressions of the procedure).
     pub block_locals: Vec<(String, Span)>,
+    /// Selectors `name(args)` that are a function reference or an element
+    /// or section, which the parser cannot tell apart: the construct's
+    /// body reads the variable `temp`, assigned the selector before it;
+    /// the semantic model keeps that for a function and substitutes the
+    /// selector back for a variable (`construct_locals.rs`).
+    pub maybe_function_selectors: Vec<MaybeFunctionSelector>,
+}
+
+/// An `associate` selector `name(args)` (`ConstructLocals`).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct MaybeFunctionSelector {
+    pub temp: String,
+    pub head: String,
+    pub selector: Option<Expr>,
+    pub span: Span,
 }
 
 /// One input file after parsing.

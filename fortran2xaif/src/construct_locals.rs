@@ -21,7 +21,21 @@ impl Program {
                 ));
             }
         }
-        for (name, span) in &locals.associate_temps {
+        // `name(args)` selectors: a function's result is held in the
+        // variable the parser assigned it to; an element or section is
+        // the selector itself again.
+        let mut function_temps = Vec::new();
+        for m in &locals.maybe_function_selectors {
+            if matches!(self.resolve(i, &m.head), Some(Binding::Var { .. })) {
+                let body = &mut self.units[i].ast.body;
+                remove_assignment_to(body, &m.temp);
+                let sel = m.selector.clone().expect("parser keeps the selector");
+                crate::parse::substitute_name(body, &m.temp, sel)?;
+            } else {
+                function_temps.push((m.temp.clone(), m.span));
+            }
+        }
+        for (name, span) in locals.associate_temps.iter().chain(&function_temps) {
             let Some(value) = assigned_value(&self.units[i].ast.body, name) else {
                 return Err(FrontError::new(
                     *span,
@@ -127,4 +141,33 @@ fn assigned_value<'a>(stmts: &'a [Stmt], name: &str) -> Option<&'a Expr> {
         }
     }
     None
+}
+
+/// Removes the assignment to variable `name` from `stmts`, nested blocks
+/// included (the one the parser put before an associate construct).
+fn remove_assignment_to(stmts: &mut Vec<Stmt>, name: &str) {
+    stmts.retain(
+        |s| !matches!(&s.kind, StmtKind::Assign { lhs: Expr::Name(n, _), .. } if n == name),
+    );
+    for s in stmts.iter_mut() {
+        match &mut s.kind {
+            StmtKind::If { arms, otherwise } => {
+                arms.iter_mut()
+                    .for_each(|(_, b)| remove_assignment_to(b, name));
+                if let Some(b) = otherwise {
+                    remove_assignment_to(b, name);
+                }
+            }
+            StmtKind::Do { body, .. }
+            | StmtKind::DoWhile { body, .. }
+            | StmtKind::Forall { body, .. } => remove_assignment_to(body, name),
+            StmtKind::Select { cases, .. } => cases
+                .iter_mut()
+                .for_each(|c| remove_assignment_to(&mut c.body, name)),
+            StmtKind::Where { arms } => arms
+                .iter_mut()
+                .for_each(|(_, b)| remove_assignment_to(b, name)),
+            _ => {}
+        }
+    }
 }

@@ -39,6 +39,8 @@ const NAMES: &[&str] = &[
     "dim_scal_scal",
     "modulo_scal_scal",
     "hypot_scal_scal",
+    "erf_scal",
+    "erfc_scal",
     "int_scal",
     "nint_scal",
     "aint_scal",
@@ -142,6 +144,20 @@ fn exact_partials_at_sample_points() {
         ("dim_scal_scal", 2, &[b, a], -1.0),
         ("hypot_scal_scal", 1, &[3.0, 4.0], 0.6),
         ("hypot_scal_scal", 2, &[3.0, 4.0], 0.8),
+        // d/dx erf(x) = 2/sqrt(pi) exp(-x^2); erfc = 1 - erf.
+        ("erf_scal", 1, &[0.0], 2.0 / std::f64::consts::PI.sqrt()),
+        (
+            "erf_scal",
+            1,
+            &[a],
+            2.0 / std::f64::consts::PI.sqrt() * (-a * a).exp(),
+        ),
+        (
+            "erfc_scal",
+            1,
+            &[a],
+            -2.0 / std::f64::consts::PI.sqrt() * (-a * a).exp(),
+        ),
         ("log10_scal", 1, &[a], 1.0 / (a * 10f64.ln())),
         ("tanh_scal", 1, &[a], 1.0 - a.tanh().powi(2)),
     ];

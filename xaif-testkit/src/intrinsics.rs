@@ -31,6 +31,8 @@ pub fn value(name: &str, a: &[f64]) -> Option<f64> {
         ("sinh_scal" | "sinh", [x]) => x.sinh(),
         ("cosh_scal" | "cosh", [x]) => x.cosh(),
         ("tanh_scal" | "tanh", [x]) => x.tanh(),
+        ("erf_scal" | "erf", [x]) => libm::erf(*x),
+        ("erfc_scal" | "erfc", [x]) => libm::erfc(*x),
         ("exp_scal" | "exp", [x]) => x.exp(),
         ("ln_scal" | "log", [x]) => x.ln(),
         ("log10_scal" | "log10", [x]) => x.log10(),

@@ -178,6 +178,8 @@ fn intrinsic(op: &str) -> (&'static str, SymbolType) {
         "sinh" => ("sinh_scal", real),
         "cosh" => ("cosh_scal", real),
         "tanh" => ("tanh_scal", real),
+        "erf" => ("erf_scal", real),
+        "erfc" => ("erfc_scal", real),
         "exp" => ("exp_scal", real),
         "log" => ("ln_scal", real),
         "log10" => ("log10_scal", real),

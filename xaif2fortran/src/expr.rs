@@ -78,6 +78,8 @@ fn intrinsic_form(name: &str) -> Option<Form> {
         "dim_scal_scal" => Call("dim", 2),
         "modulo_scal_scal" => Call("modulo", 2),
         "hypot_scal_scal" => Call("hypot", 2),
+        "erf_scal" => Call("erf", 1),
+        "erfc_scal" => Call("erfc", 1),
         "int_scal" => Call("int", 1),
         "nint_scal" => Call("nint", 1),
         "aint_scal" => Call("aint", 1),

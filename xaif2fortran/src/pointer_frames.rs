@@ -57,7 +57,9 @@ fn parse_site(id: &str, text: &str, name: &str) -> Option<Site> {
         });
     }
     let Some(open) = rhs.find('(') else {
-        let plain = rhs.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        let plain = rhs
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '%');
         return plain.then(|| Site {
             id: id.to_string(),
             base: Some(rhs.to_string()),
@@ -67,7 +69,13 @@ fn parse_site(id: &str, text: &str, name: &str) -> Option<Site> {
     let base = rhs[..open].trim();
     let inner = parenthesised(&rhs[open..])?;
     let after = rhs[open + inner.len() + 2..].trim();
-    if !after.is_empty() || !base.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+    // The base may be a component path (`s%h(:, k)`, `s%grid%h(:, k)`),
+    // subscripted only in its last part.
+    if !after.is_empty()
+        || !base
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '%')
+    {
         return None;
     }
     let items = top_level_split(inner, ",")
@@ -359,7 +367,11 @@ mod tests {
             .base
             .is_none());
         assert_eq!(parse_site("s4", "p => w", "p").unwrap().items.len(), 0);
-        assert!(parse_site("s5", "p => t%c(2:3)", "p").is_none());
+        // A component path, subscripted in its last part only.
+        let s = parse_site("s5", "p => t%c(2:3)", "p").unwrap();
+        assert_eq!(s.base.as_deref(), Some("t%c"));
+        assert_eq!(s.parts().count(), 2);
+        assert!(parse_site("s5", "p => a(i)%c(2:3)", "p").is_none());
         assert!(parse_site("s6", "q => x", "p").is_none());
     }
 }

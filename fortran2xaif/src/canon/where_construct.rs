@@ -10,6 +10,15 @@
 //! into a logical temporary array first, and the loops read that, except
 //! in the common clipping form `where (a(s) > c) a(s) = ...` (see
 //! `mask_reads_only_last_target`).
+//!
+//! The common form with one assignment per arm, every arm assigning the
+//! same target, and no mask or right side reading that target (`where
+//! (un > 1) u = ... elsewhere (un < 0) u = ... elsewhere u = un`) becomes
+//! one loop nest with an `if` / `else if` / `else` per element
+//! (`fused_where`): each element takes exactly one arm and nothing an arm
+//! writes is read, so the order of the element assignments cannot matter,
+//! and the loops the hand-written program would have are generated instead
+//! of one loop per arm re-evaluating the earlier masks.
 
 use crate::ast::*;
 
@@ -83,6 +92,9 @@ impl Canon<'_> {
         span: Span,
         out: &mut Vec<Stmt>,
     ) -> FrontResult<()> {
+        if fusable(&arms) {
+            return self.fused_where(arms, span, out);
+        }
         // Names assigned by each arm.
         let assigned: Vec<Vec<String>> = arms
             .iter()
@@ -194,4 +206,122 @@ impl Canon<'_> {
         out.extend(dealloc);
         Ok(())
     }
+}
+
+impl Canon<'_> {
+    /// `where` arms that `fusable` accepted, as one loop nest over the
+    /// common target with an `if` / `else if` / `else` inside.
+    fn fused_where(
+        &mut self,
+        arms: Vec<(Option<Expr>, Vec<Stmt>)>,
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) -> FrontResult<()> {
+        let mut pairs = Vec::new();
+        for (m, body) in arms {
+            let Some(StmtKind::Assign { lhs, rhs }) = body.into_iter().next().map(|s| s.kind)
+            else {
+                unreachable!("fusable: one assignment per arm");
+            };
+            pairs.push((m, lhs, rhs));
+        }
+        let lhs = self.designator(pairs[0].1.clone(), out)?;
+        let target = self
+            .view(&lhs)?
+            .ok_or_else(|| FrontError::new(span, "where assigns a non-array"))?;
+        let space: Vec<(Expr, Expr, Option<Expr>)> = target
+            .ranges()
+            .into_iter()
+            .map(|(l, h, s)| (l.clone(), h.clone(), s.cloned()))
+            .collect();
+        let vars: Vec<String> = (0..space.len()).map(|_| self.loop_var(span)).collect();
+        let idx: Vec<Expr> = vars.iter().map(|v| name(v, span)).collect();
+        let mut branches = Vec::new();
+        let mut otherwise = None;
+        let mut dealloc = Vec::new();
+        for (m, _, rhs) in pairs {
+            let sp = rhs.span();
+            let rhs = self.value_array(rhs, out)?;
+            // Nothing reads the target: a plain forward loop, no copies.
+            let plan = self.untangle(rhs, &target, &space, out)?;
+            dealloc.extend(plan.dealloc);
+            let assign = stmt(
+                StmtKind::Assign {
+                    lhs: self.element(&target, &idx, &space, sp)?,
+                    rhs: self.elementwise(&plan.rhs, &idx, &space)?,
+                },
+                sp,
+            );
+            match m {
+                Some(m) => {
+                    let m = self.value_array(m, out)?;
+                    branches.push((self.elementwise(&m, &idx, &space)?, vec![assign]));
+                }
+                None => otherwise = Some(vec![assign]),
+            }
+        }
+        let inner = vec![stmt(
+            StmtKind::If {
+                arms: branches,
+                otherwise,
+            },
+            span,
+        )];
+        let forward = vec![false; space.len()];
+        out.extend(self.directed_loops(&vars, &space, &forward, inner, span));
+        out.extend(dealloc);
+        Ok(())
+    }
+}
+
+/// Can the arms of a `where` run as one loop nest (module comment)? At
+/// least two arms, each one assignment, all to the same designator whose
+/// name no mask, right side or subscript of the target reads, and every
+/// mask but the last arm's present.
+fn fusable(arms: &[(Option<Expr>, Vec<Stmt>)]) -> bool {
+    if arms.len() < 2 || arms[..arms.len() - 1].iter().any(|(m, _)| m.is_none()) {
+        return false;
+    }
+    let mut target: Option<(String, String)> = None;
+    for (_, body) in arms {
+        let [Stmt {
+            kind: StmtKind::Assign { lhs, .. },
+            ..
+        }] = body.as_slice()
+        else {
+            return false;
+        };
+        let (Expr::Name(n, _) | Expr::Apply { name: n, .. }) = lhs else {
+            return false;
+        };
+        let text = strip(lhs);
+        match &target {
+            None => target = Some((n.clone(), text)),
+            Some((_, t)) if *t == text => {}
+            Some(_) => return false,
+        }
+    }
+    let (target, _) = target.expect("at least two arms");
+    let mut reads = false;
+    let mut check = |e: &Expr| {
+        e.walk(&mut |x| {
+            if let Expr::Name(n, _) | Expr::Apply { name: n, .. } = x {
+                reads |= *n == target;
+            }
+        })
+    };
+    for (m, body) in arms {
+        if let Some(m) = m {
+            check(m);
+        }
+        if let StmtKind::Assign { lhs, rhs } = &body[0].kind {
+            check(rhs);
+            if let Expr::Apply { args, .. } = lhs {
+                for a in args {
+                    check(&a.value);
+                }
+            }
+        }
+    }
+    !reads
 }

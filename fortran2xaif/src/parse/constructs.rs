@@ -32,6 +32,7 @@ impl<'a> FortranParser<'a> {
         let mut names = Vec::new();
         let mut before = Vec::new();
         let mut body_nodes = Vec::new();
+        let mut construct = None;
         for c in named_children(n) {
             match c.kind() {
                 "association" => {
@@ -46,6 +47,35 @@ impl<'a> FortranParser<'a> {
                     // only in an enclosing construct: not substituted here.
                     let sel_expr = self.expr(sel)?;
                     let sp = self.span(sel);
+                    let enclosing = |h: &String| self.associate_names.borrow().contains(h);
+                    if let Expr::Apply { name: head, .. } = sel_expr.clone() {
+                        let head = &head;
+                        // A function reference or an element or section:
+                        // through a variable until the semantic model
+                        // knows which (`MaybeFunctionSelector`).
+                        if is_designator(&sel_expr) && !enclosing(head) {
+                            let t = self.fresh("a", &name);
+                            self.locals.borrow_mut().maybe_function_selectors.push(
+                                MaybeFunctionSelector {
+                                    temp: t.clone(),
+                                    head: head.clone(),
+                                    selector: Some(sel_expr.clone()),
+                                    span: sp,
+                                },
+                            );
+                            before.push(Stmt {
+                                id: 0,
+                                label: None,
+                                span: sp,
+                                kind: StmtKind::Assign {
+                                    lhs: Expr::Name(t.clone(), sp),
+                                    rhs: sel_expr,
+                                },
+                            });
+                            names.push((name, Expr::Name(t, sp)));
+                            continue;
+                        }
+                    }
                     if is_designator(&sel_expr) {
                         if let Some(head) = head_name(&sel_expr) {
                             self.locals.borrow_mut().selector_names.push((head, sp));
@@ -69,16 +99,52 @@ impl<'a> FortranParser<'a> {
                         names.push((name, Expr::Name(t, sp)));
                     }
                 }
-                "block_label_start_expression" => {
-                    return self.unsupported(c, "named associate construct")
-                }
+                "block_label_start_expression" => construct = Some(self.construct_name(c)),
                 "end_associate_statement" | "comment" => {}
                 _ => body_nodes.push(c),
             }
         }
         // Blocks inside hoist declarations whose bounds may use the names.
         let hoisted_before = self.hoisted.borrow().len();
-        let mut body = self.nested(&body_nodes)?;
+        let depth = self.associate_names.borrow().len();
+        self.associate_names
+            .borrow_mut()
+            .extend(names.iter().map(|(n, _)| n.clone()));
+        let body = self.nested(&body_nodes);
+        self.associate_names.borrow_mut().truncate(depth);
+        let mut body = body?;
+        refuse_exit_from(&body, construct.as_deref(), "associate")?;
+        // A name the declarations of an inner block use (bounds) keeps the
+        // designator reading: the declarations cannot read the variable.
+        for (name, sel) in names.iter_mut() {
+            let Expr::Name(t, _) = sel else { continue };
+            let mut locals = self.locals.borrow_mut();
+            let Some(k) = locals
+                .maybe_function_selectors
+                .iter()
+                .position(|m| m.temp == *t)
+            else {
+                continue;
+            };
+            let probe = Substitution {
+                names: vec![(
+                    name.clone(),
+                    Expr::Name("oad_probe".into(), Span::default()),
+                )],
+            };
+            let mut used = false;
+            for h in self.hoisted.borrow()[hoisted_before..].iter() {
+                let mut c = h.clone();
+                rename_declared(&mut c, &probe)?;
+                used |= c != *h;
+            }
+            if used {
+                let m = locals.maybe_function_selectors.remove(k);
+                before.retain(|b| !matches!(&b.kind, StmtKind::Assign { lhs: Expr::Name(n, _), .. } if n == t));
+                locals.selector_names.push((m.head, m.span));
+                *sel = m.selector.expect("selector kept");
+            }
+        }
         let subst = Substitution { names };
         subst.stmts(&mut body)?;
         for s in self.hoisted.borrow_mut()[hoisted_before..].iter_mut() {
@@ -95,14 +161,13 @@ impl<'a> FortranParser<'a> {
         let span = self.span(n);
         let mut spec = Vec::new();
         let mut body_nodes = Vec::new();
+        let mut construct = None;
         for c in named_children(n) {
             match c.kind() {
                 "variable_declaration" | "parameter_statement" if body_nodes.is_empty() => {
                     self.spec_stmt(c, &mut spec)?
                 }
-                "block_label_start_expression" => {
-                    return self.unsupported(c, "named block construct")
-                }
+                "block_label_start_expression" => construct = Some(self.construct_name(c)),
                 "end_block_construct_statement" | "comment" => {}
                 k if is_spec_kind(k) => {
                     return self.unsupported(c, &format!("{k} in a block construct"))
@@ -112,13 +177,13 @@ impl<'a> FortranParser<'a> {
         }
         // Every local under a fresh name.
         let mut names = Vec::new();
+        let mut allocatables = Vec::new();
         for s in &spec {
             match s {
                 SpecStmt::TypeDecl {
                     attrs, entities, ..
                 } => {
                     let kept = attrs.iter().find_map(|a| match a {
-                        Attr::Allocatable => Some("allocatable"),
                         Attr::Pointer => Some("pointer"),
                         Attr::Save => Some("save"),
                         _ => None,
@@ -130,7 +195,11 @@ impl<'a> FortranParser<'a> {
                         );
                     }
                     for e in entities {
-                        names.push((e.name.clone(), self.fresh("b", &e.name), e.span));
+                        let new = self.fresh("b", &e.name);
+                        if attrs.contains(&Attr::Allocatable) {
+                            allocatables.push((new.clone(), e.span));
+                        }
+                        names.push((e.name.clone(), new, e.span));
                     }
                 }
                 SpecStmt::Parameter(list, sp) => {
@@ -156,7 +225,21 @@ impl<'a> FortranParser<'a> {
             .block_locals
             .extend(names.into_iter().map(|(_, new, sp)| (new, sp)));
         let mut body = self.nested(&body_nodes)?;
+        refuse_exit_from(&body, construct.as_deref(), "block")?;
         subst.stmts(&mut body)?;
+        // An allocatable local is deallocated when the block ends; its
+        // hoisted stand-in also on entry, in case the block was left by
+        // `exit`, `cycle` or `goto` while it was allocated.
+        let release: Vec<Stmt> = allocatables
+            .iter()
+            .map(|(name, sp)| release_if_allocated(name, *sp))
+            .collect();
+        let body = release
+            .iter()
+            .cloned()
+            .chain(body)
+            .chain(release.iter().cloned())
+            .collect();
         Ok(labelled(body, label, span))
     }
 
@@ -344,6 +427,80 @@ impl<'a> FortranParser<'a> {
         }
         Ok(())
     }
+}
+
+impl FortranParser<'_> {
+    /// The name of a construct from its `name:` label.
+    fn construct_name(&self, label: Node) -> String {
+        self.lower(label).trim_end_matches(':').trim().to_string()
+    }
+}
+
+/// `if (allocated(name)) deallocate(name)`.
+fn release_if_allocated(name: &str, span: Span) -> Stmt {
+    let var = Expr::Name(name.to_string(), span);
+    let dealloc = Stmt {
+        id: 0,
+        label: None,
+        span,
+        kind: StmtKind::Opaque {
+            kind: OpaqueKind::Allocate,
+            text: format!("deallocate({name})"),
+            reads: vec![],
+            writes: vec![var.clone()],
+        },
+    };
+    Stmt {
+        id: 0,
+        label: None,
+        span,
+        kind: StmtKind::If {
+            arms: vec![(
+                Expr::Apply {
+                    name: "allocated".into(),
+                    args: vec![Arg {
+                        keyword: None,
+                        value: var,
+                    }],
+                    span,
+                },
+                vec![dealloc],
+            )],
+            otherwise: None,
+        },
+    }
+}
+
+/// A construct name only labels an `associate` or `block` (its statements
+/// stay in place): an `exit` naming it, which would leave it, is refused.
+fn refuse_exit_from(stmts: &[Stmt], construct: Option<&str>, what: &str) -> FrontResult<()> {
+    let Some(name) = construct else {
+        return Ok(());
+    };
+    for s in stmts {
+        let nested: Vec<&[Stmt]> = match &s.kind {
+            StmtKind::Exit(Some(n)) if n == name => {
+                return Err(FrontError::unsupported(
+                    s.span,
+                    format!("unsupported construct: exit from the {what} construct '{name}' (use a goto to a labelled statement after it)"),
+                ));
+            }
+            StmtKind::If { arms, otherwise } => arms
+                .iter()
+                .map(|(_, b)| b.as_slice())
+                .chain(otherwise.as_deref())
+                .collect(),
+            StmtKind::Do { body, .. }
+            | StmtKind::DoWhile { body, .. }
+            | StmtKind::Forall { body, .. } => vec![body.as_slice()],
+            StmtKind::Select { cases, .. } => cases.iter().map(|c| c.body.as_slice()).collect(),
+            _ => Vec::new(),
+        };
+        for b in nested {
+            refuse_exit_from(b, construct, what)?;
+        }
+    }
+    Ok(())
 }
 
 /// A `do concurrent` as a nest of `do` loops, the mask an `if` inside; the

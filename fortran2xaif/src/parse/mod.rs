@@ -39,6 +39,15 @@ use allocatable_results::allocatable_result;
 use constructs::concurrent_nest;
 use std::cell::{Cell, RefCell};
 use substitute::Substitution;
+
+/// Replaces `name` by `by` throughout `stmts` (subscripts of `name`
+/// address `by`'s section), as the parser does for associate names.
+pub(crate) fn substitute_name(stmts: &mut [Stmt], name: &str, by: Expr) -> FrontResult<()> {
+    Substitution {
+        names: vec![(name.to_string(), by)],
+    }
+    .stmts(stmts)
+}
 use tree_sitter::{Node, Parser};
 
 /// Parses one normalised (free-form) source text.
@@ -69,6 +78,7 @@ pub fn parse_file(text: &str, file: usize) -> FrontResult<SourceFile> {
         hoisted: RefCell::new(Vec::new()),
         locals: RefCell::new(ConstructLocals::default()),
         allocations: RefCell::new(Vec::new()),
+        associate_names: RefCell::new(Vec::new()),
     };
     let root = tree.root_node();
     if let Some(bad) = first_error(root).map(blame) {
@@ -169,6 +179,9 @@ struct FortranParser<'a> {
     /// `allocate` statements of one variable: position, name, bounds
     /// (`allocatable_results.rs`).
     allocations: RefCell<Vec<(Span, String, Vec<DimSpec>)>>,
+    /// Names of the enclosing `associate` constructs while their bodies
+    /// are read (a selector `a(2:5)` of one of them is a section).
+    associate_names: RefCell<Vec<String>>,
 }
 
 /// Statement kinds that belong to the specification part.

@@ -417,17 +417,21 @@ impl<'a> FortranParser<'a> {
                     .into_iter()
                     .filter(|c| c.kind() != "comment")
                     .collect();
-                let side = |k: Option<&Node>| -> Vec<Expr> {
+                let side = |k: Option<&Node>, component: bool| -> Vec<Expr> {
                     match k.map(|x| self.expr(*x)) {
                         Some(Ok(e @ (Expr::Name(..) | Expr::Apply { .. }))) => vec![e],
+                        // A target that is a component (`s%h(:, k)`):
+                        // its component path joins the pointer's alias
+                        // class (`pointer_aliases.rs`).
+                        Some(Ok(e @ Expr::Member { .. })) if component => vec![e],
                         _ => vec![],
                     }
                 };
                 StmtKind::Opaque {
                     kind: OpaqueKind::PointerAssign,
                     text: self.text(n).to_string(),
-                    reads: side(kids.get(1)),
-                    writes: side(kids.first()),
+                    reads: side(kids.get(1), true),
+                    writes: side(kids.first(), false),
                 }
             }
             "call_expression" => {

@@ -213,14 +213,52 @@ fn do_concurrent_is_a_loop_nest_with_the_mask_inside() {
 }
 
 #[test]
-fn allocatable_block_local_is_a_named_error() {
+fn pointer_block_local_is_a_named_error() {
     let e = parse_file(
-        "subroutine s()\nblock\nreal, allocatable :: w(:)\nend block\nend\n",
+        "subroutine s()\nblock\nreal, pointer :: w(:)\nend block\nend\n",
         0,
     )
     .unwrap_err();
     assert!(
-        e.message.contains("allocatable local of a block construct"),
+        e.message.contains("pointer local of a block construct"),
+        "{}",
+        e.message
+    );
+}
+
+#[test]
+fn allocatable_block_local_is_released_on_entry_and_at_the_end() {
+    let f = parse_file(
+        "subroutine s(n)\ninteger :: n\nb: block\nreal, allocatable :: w(:)\nallocate(w(n))\nw = 1\nend block b\nend\n",
+        0,
+    )
+    .expect("parses");
+    let body = &f.units[0].body;
+    assert_eq!(body.len(), 4, "{body:?}");
+    for k in [0, 3] {
+        let StmtKind::If { arms, .. } = &body[k].kind else {
+            panic!("{:?}", body[k])
+        };
+        assert!(
+            matches!(&arms[0].0, Expr::Apply { name, .. } if name == "allocated"),
+            "{arms:?}"
+        );
+    }
+    let StmtKind::Opaque { text, .. } = &body[1].kind else {
+        panic!("{:?}", body[1])
+    };
+    assert!(text.contains("oad_b1_w"), "{text}");
+}
+
+#[test]
+fn exit_from_a_named_block_is_a_named_error() {
+    let e = parse_file(
+        "subroutine s(x)\nreal :: x\nb: block\nif (x > 0) exit b\nx = 1\nend block b\nend\n",
+        0,
+    )
+    .unwrap_err();
+    assert!(
+        e.message.contains("exit from the block construct 'b'"),
         "{}",
         e.message
     );

@@ -586,8 +586,13 @@ impl Program {
                 continue;
             }
             // Typed from their selectors next (`construct_locals.rs`).
-            let associate_temps = &self.units[i].ast.construct_locals.associate_temps;
-            if associate_temps.iter().any(|(t, _)| *t == name) {
+            let locals = &self.units[i].ast.construct_locals;
+            if locals.associate_temps.iter().any(|(t, _)| *t == name)
+                || locals
+                    .maybe_function_selectors
+                    .iter()
+                    .any(|m| m.temp == name)
+            {
                 continue;
             }
             if applied && intrinsics::is_intrinsic(&name) {

@@ -84,9 +84,8 @@ pub fn operation_cost(intrinsic: &str) -> usize {
         "div" | "mod" => 4,
         "sqrt" => 6,
         "exp" | "ln" | "log" | "log10" | "pow" | "sin" | "cos" | "tan" | "arcsin" | "arccos"
-        | "arctan" | "arctan2" | "sinh" | "cosh" | "tanh" | "asin" | "acos" | "atan" | "atan2" => {
-            20
-        }
+        | "arctan" | "arctan2" | "sinh" | "cosh" | "tanh" | "asin" | "acos" | "atan" | "atan2"
+        | "erf" | "erfc" => 20,
         _ => 1,
     }
 }
