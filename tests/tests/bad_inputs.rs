@@ -866,10 +866,10 @@ fn mpi_refusals_are_named_at_the_call() {
             "call of MPI routine 'mpi_send' passes 6 argument(s); its Fortran binding has 7",
         ),
         (
-            "test",
-            "call mpi_test(request, flag, mpi_status_ignore, ierr)",
-            "call mpi_test",
-            "MPI routine 'mpi_test' is not supported (complete nonblocking calls with mpi_wait or mpi_waitall",
+            "request_free",
+            "call mpi_request_free(request, ierr)",
+            "call mpi_request_free",
+            "MPI routine 'mpi_request_free' is not supported (complete nonblocking calls with mpi_wait, mpi_test or their kin",
         ),
         (
             "real_tag",

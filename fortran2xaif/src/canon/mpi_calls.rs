@@ -70,13 +70,13 @@ impl Canon<'_> {
         if mpi::is_other_completion(&callee) {
             return self.err(
                 span,
-                format!("MPI routine '{callee}' is not supported (complete nonblocking calls with mpi_wait or mpi_waitall: the derivative code finishes a receive of real data there)"),
+                format!("MPI routine '{callee}' is not supported (complete nonblocking calls with mpi_wait, mpi_test or their kin: the derivative code finishes a receive of real data there)"),
             );
         }
         let Some(roles) = mpi::signature(&callee) else {
             return self.err(
                 span,
-                format!("MPI routine '{callee}' on real data is not supported (supported: mpi_send, mpi_recv, mpi_sendrecv, mpi_allreduce, mpi_reduce, mpi_bcast, mpi_gather, mpi_scatter, mpi_allgather, mpi_isend, mpi_irecv, mpi_wait, mpi_waitall)"),
+                format!("MPI routine '{callee}' on real data is not supported (supported: mpi_send, mpi_recv, mpi_sendrecv, mpi_allreduce, mpi_reduce, mpi_bcast, mpi_gather, mpi_scatter, mpi_allgather, mpi_isend, mpi_irecv and their completions mpi_wait, mpi_test and kin)"),
             );
         };
         if let Some(a) = args.iter().find(|a| a.keyword.is_some()) {
@@ -156,7 +156,7 @@ impl Canon<'_> {
                     reads.push(a.value.clone());
                     writes.push(a.value.clone());
                 }
-                Role::Output => {
+                Role::Output | Role::Flag => {
                     if variable {
                         writes.push(a.value.clone());
                     }
