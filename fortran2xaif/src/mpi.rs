@@ -130,6 +130,20 @@ const SUPPORTED: &[(&str, &[Role])] = &[
     ("mpi_testany", &[I, Q, O, F, O, O]),
 ];
 
+/// The argument roles of a reduction whose send buffer is
+/// `mpi_in_place`: the receive buffer is both the contribution and the
+/// result (on the root of `mpi_reduce`, on every rank of
+/// `mpi_allreduce`). The runtime routine is `oad_NAME_in_place`.
+pub fn in_place_signature(name: &str) -> Option<&'static [Role]> {
+    match name {
+        // MPI_IN_PLACE, buffer, count, datatype, op, comm, ierror
+        "mpi_allreduce" => Some(&[I, B, I, I, I, I, O]),
+        // MPI_IN_PLACE, buffer, count, datatype, op, root, comm, ierror
+        "mpi_reduce" => Some(&[I, B, I, I, I, I, I, O]),
+        _ => None,
+    }
+}
+
 /// The completions of nonblocking calls (waits and tests): kept as MPI
 /// statements even though they pass no real data (the runtime finishes
 /// an `mpi_irecv` of active data there, and the reverse sweep posts the

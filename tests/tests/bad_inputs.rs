@@ -837,9 +837,9 @@ fn mpi_refusals_are_named_at_the_call() {
         ),
         (
             "in_place",
-            "call mpi_allreduce(mpi_in_place, y, 4, mpi_double_precision, mpi_sum, mpi_comm_world, ierr)",
+            "call mpi_gather(mpi_in_place, 4, mpi_double_precision, y, 4, mpi_double_precision, 0, mpi_comm_world, ierr)",
             "mpi_in_place,",
-            "mpi_in_place in a call of MPI routine 'mpi_allreduce'",
+            "mpi_in_place in a call of MPI routine 'mpi_gather'",
         ),
         (
             "strided",

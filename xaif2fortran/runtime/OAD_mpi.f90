@@ -48,6 +48,10 @@ module OAD_mpi
        oad_mpi_testall_fwd, oad_mpi_testany_fwd, oad_mpi_testsome_fwd
   public :: oad_mpi_waitany_adj, oad_mpi_waitsome_adj, oad_mpi_test_adj, &
        oad_mpi_testall_adj, oad_mpi_testany_adj, oad_mpi_testsome_adj
+  ! mpi_in_place as the send buffer of a reduction.
+  public :: oad_mpi_allreduce_in_place, oad_mpi_reduce_in_place
+  public :: oad_mpi_allreduce_in_place_fwd, oad_mpi_reduce_in_place_fwd
+  public :: oad_mpi_allreduce_in_place_adj, oad_mpi_reduce_in_place_adj
   public :: oad_mpi_bytes_sent
 
 contains
@@ -177,6 +181,33 @@ contains
     call view(recvbuf, merge(count, 0, rank == root), q)
     call tangent_reduce(p, q, count, op, root, comm, ierror)
   end subroutine oad_mpi_reduce
+
+  ! mpi_in_place: the buffer is the contribution and the result (every
+  ! rank of an allreduce, the root of a reduce). The reductions read all
+  ! of their input before they write their output.
+  subroutine oad_mpi_allreduce_in_place(inplace, buf, count, datatype, op, comm, ierror)
+    integer, intent(in) :: inplace
+    type(active), dimension(..), target, contiguous, intent(inout) :: buf
+    integer, intent(in) :: count, datatype, op, comm
+    integer, intent(out) :: ierror
+    type(active), pointer :: p(:)
+    call check_type(datatype)
+    call check_op(op)
+    call view(buf, count, p)
+    call tangent_reduce(p, p, count, op, -1, comm, ierror)
+  end subroutine oad_mpi_allreduce_in_place
+
+  subroutine oad_mpi_reduce_in_place(inplace, buf, count, datatype, op, root, comm, ierror)
+    integer, intent(in) :: inplace
+    type(active), dimension(..), target, contiguous, intent(inout) :: buf
+    integer, intent(in) :: count, datatype, op, root, comm
+    integer, intent(out) :: ierror
+    type(active), pointer :: p(:)
+    call check_type(datatype)
+    call check_op(op)
+    call view(buf, count, p)
+    call tangent_reduce(p, p, count, op, root, comm, ierror)
+  end subroutine oad_mpi_reduce_in_place
 
   subroutine oad_mpi_bcast(buffer, count, datatype, root, comm, ierror)
     type(active), dimension(..), target, contiguous, intent(inout) :: buffer
@@ -411,6 +442,26 @@ contains
     end if
   end subroutine reduce_fwd
 
+  subroutine oad_mpi_allreduce_in_place_fwd(tape, inplace, buf, count, datatype, op, comm, &
+       ierror)
+    logical, intent(in) :: tape
+    integer, intent(in) :: inplace
+    type(active), dimension(..), target, contiguous, intent(inout) :: buf
+    integer, intent(in) :: count, datatype, op, comm
+    integer, intent(out) :: ierror
+    call reduce_fwd(tape, buf, buf, count, datatype, op, -1, comm, ierror)
+  end subroutine oad_mpi_allreduce_in_place_fwd
+
+  subroutine oad_mpi_reduce_in_place_fwd(tape, inplace, buf, count, datatype, op, root, &
+       comm, ierror)
+    logical, intent(in) :: tape
+    integer, intent(in) :: inplace
+    type(active), dimension(..), target, contiguous, intent(inout) :: buf
+    integer, intent(in) :: count, datatype, op, root, comm
+    integer, intent(out) :: ierror
+    call reduce_fwd(tape, buf, buf, count, datatype, op, root, comm, ierror)
+  end subroutine oad_mpi_reduce_in_place_fwd
+
   subroutine oad_mpi_bcast_fwd(tape, buffer, count, datatype, root, comm, ierror)
     logical, intent(in) :: tape
     type(active), dimension(..), target, contiguous, intent(inout) :: buffer
@@ -630,6 +681,25 @@ contains
     end if
     call add_d(p, count, r)
   end subroutine reduce_adj
+
+  ! In place: the output adjoint is taken (and zeroed) before the
+  ! input's is added, so the buffer ends with the input's adjoint.
+  subroutine oad_mpi_allreduce_in_place_adj(inplace, buf, count, datatype, op, comm, ierror)
+    integer, intent(in) :: inplace
+    type(active), dimension(..), target, contiguous, intent(inout) :: buf
+    integer, intent(in) :: count, datatype, op, comm
+    integer, intent(out) :: ierror
+    call reduce_adj(buf, buf, count, datatype, op, -1, comm, ierror)
+  end subroutine oad_mpi_allreduce_in_place_adj
+
+  subroutine oad_mpi_reduce_in_place_adj(inplace, buf, count, datatype, op, root, comm, &
+       ierror)
+    integer, intent(in) :: inplace
+    type(active), dimension(..), target, contiguous, intent(inout) :: buf
+    integer, intent(in) :: count, datatype, op, root, comm
+    integer, intent(out) :: ierror
+    call reduce_adj(buf, buf, count, datatype, op, root, comm, ierror)
+  end subroutine oad_mpi_reduce_in_place_adj
 
   ! Broadcast: the adjoints of every copy are summed on the root; the
   ! other ranks' buffers were overwritten (their adjoints zeroed).

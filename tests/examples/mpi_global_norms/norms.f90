@@ -3,9 +3,10 @@
 ! routines, each one local sum or maximum followed by an mpi_allreduce,
 ! as a solver computes its residual norms: the L2 norm (mpi_sum of the
 ! squares), the max-norm (mpi_max of the largest magnitude), the first
-! three moments in one allreduce of a 3-element array, and an energy
-! functional of the field normalised by its L2 norm. Every rank holds
-! the global values; rank 0 returns them.
+! three moments in one allreduce of a 3-element array (in place, with
+! mpi_in_place), an energy functional of the field normalised by its L2
+! norm, and a quartic sum reduced in place on the root only (mpi_reduce
+! with mpi_in_place there). Rank 0 returns the global values.
 module field_norms
   use mpi
   implicit none
@@ -37,16 +38,16 @@ contains
   end subroutine global_maxnorm
 
   ! mean, variance and third central moment from one reduction of the
-  ! raw power sums
+  ! raw power sums, in place
   subroutine global_moments(u, moments)
     real(8), intent(in) :: u(:)
     real(8), intent(out) :: moments(3)
-    real(8) :: sums(3), totals(3), mean
+    real(8) :: totals(3), mean
     integer :: ierr
-    sums(1) = sum(u)
-    sums(2) = sum(u**2)
-    sums(3) = sum(u**3)
-    call mpi_allreduce(sums, totals, 3, mpi_double_precision, mpi_sum, &
+    totals(1) = sum(u)
+    totals(2) = sum(u**2)
+    totals(3) = sum(u**3)
+    call mpi_allreduce(mpi_in_place, totals, 3, mpi_double_precision, mpi_sum, &
          mpi_comm_world, ierr)
     totals = totals / nglobal
     mean = totals(1)
@@ -71,15 +72,31 @@ contains
     call mpi_allreduce(local_energy, energy, 1, mpi_double_precision, mpi_sum, &
          mpi_comm_world, ierr)
   end subroutine normalised_energy
+
+  ! sum of u**4 over all ranks, on the root only (in place there)
+  subroutine root_quartic_sum(u, total)
+    real(8), intent(in) :: u(:)
+    real(8), intent(out) :: total
+    real(8) :: unused
+    integer :: ierr
+    total = sum(u**4)
+    if (rank == 0) then
+      call mpi_reduce(mpi_in_place, total, 1, mpi_double_precision, mpi_sum, 0, &
+           mpi_comm_world, ierr)
+    else
+      call mpi_reduce(total, unused, 1, mpi_double_precision, mpi_sum, 0, &
+           mpi_comm_world, ierr)
+    end if
+  end subroutine root_quartic_sum
 end module field_norms
 
 subroutine head(x, y)
   use field_norms
   implicit none
   real(8), intent(in) :: x(3)
-  real(8), intent(out) :: y(6)
+  real(8), intent(out) :: y(7)
   real(8), allocatable :: u(:)
-  real(8) :: l2, maxnorm, moments(3), energy
+  real(8) :: l2, maxnorm, moments(3), energy, quartic
   integer :: i, ierr
   !$openad INDEPENDENT(x)
   call mpi_comm_rank(mpi_comm_world, rank, ierr)
@@ -94,12 +111,14 @@ subroutine head(x, y)
   call global_maxnorm(u, maxnorm)
   call global_moments(u, moments)
   call normalised_energy(u, energy)
+  call root_quartic_sum(u, quartic)
   y = 0.0d0
   if (rank == 0) then
     y(1) = l2
     y(2) = maxnorm
     y(3:5) = moments
     y(6) = energy
+    y(7) = quartic
   end if
   deallocate(u)
   !$openad DEPENDENT(y)
