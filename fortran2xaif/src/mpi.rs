@@ -200,3 +200,51 @@ pub fn annotation(name: &str, roles: &[Role]) -> String {
     let letters: String = roles.iter().map(|r| r.letter()).collect();
     format!(";mpi:{name};args:{letters}")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn completions_and_in_place_reductions_have_their_roles() {
+        for name in [
+            "mpi_wait",
+            "mpi_waitall",
+            "mpi_waitany",
+            "mpi_waitsome",
+            "mpi_test",
+            "mpi_testall",
+            "mpi_testany",
+            "mpi_testsome",
+        ] {
+            assert!(is_completion(name), "{name}");
+            assert!(!is_other_completion(name), "{name}");
+            let roles = signature(name).expect(name);
+            assert!(roles.contains(&Role::Request), "{name}");
+            assert_eq!(roles.last(), Some(&Role::Output), "{name}: error code last");
+        }
+        assert_eq!(
+            annotation("mpi_test", signature("mpi_test").unwrap()),
+            ";mpi:mpi_test;args:qfoo"
+        );
+        assert_eq!(
+            annotation("mpi_testany", signature("mpi_testany").unwrap()),
+            ";mpi:mpi_testany;args:iqofoo"
+        );
+        assert!(is_other_completion("mpi_request_free"));
+        assert!(signature("mpi_request_free").is_none());
+        // In place: the receive buffer is read and written.
+        assert_eq!(
+            annotation(
+                "mpi_allreduce_in_place",
+                in_place_signature("mpi_allreduce").unwrap()
+            ),
+            ";mpi:mpi_allreduce_in_place;args:ibiiiio"
+        );
+        assert_eq!(
+            in_place_signature("mpi_reduce").map(|r| r.len()),
+            signature("mpi_reduce").map(|r| r.len())
+        );
+        assert!(in_place_signature("mpi_gather").is_none());
+    }
+}

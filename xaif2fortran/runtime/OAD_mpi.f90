@@ -67,13 +67,13 @@ contains
     integer, intent(in) :: count, datatype, dest, tag, comm
     integer, intent(out) :: ierror
     type(active), pointer :: p(:)
-    real(8) :: t((1 + width()) * count)
+    real(8) :: t(message_length(count, width()))
     integer :: n, w
     call check_type(datatype)
     call view(buf, count, p)
     w = in_use(p, count)
-    n = (1 + w) * count
-    call pack(p, count, w, t)
+    n = message_length(count, w)
+    call pack_message(p, count, w, t)
     call MPI_Send(t, n, MPI_DOUBLE_PRECISION, dest, tag, comm, ierror)
     call sent(n)
   end subroutine oad_mpi_send
@@ -84,12 +84,12 @@ contains
     integer :: status(*)
     integer, intent(out) :: ierror
     type(active), pointer :: p(:)
-    real(8) :: t((1 + width()) * count)
-    integer :: st(MPI_STATUS_SIZE)
+    real(8) :: t(message_length(count, width()))
+    integer :: st(MPI_STATUS_SIZE), got
     call check_type(datatype)
     call view(buf, count, p)
     call MPI_Recv(t, size(t), MPI_DOUBLE_PRECISION, source, tag, comm, st, ierror)
-    if (st(MPI_SOURCE) /= MPI_PROC_NULL) call unpack(p, count, received_width(st, count), t)
+    if (st(MPI_SOURCE) /= MPI_PROC_NULL) call unpack_message(p, st, t, got)
     if (.not. ignored(status)) status(1:MPI_STATUS_SIZE) = st
   end subroutine oad_mpi_recv
 
@@ -102,19 +102,18 @@ contains
     integer :: status(*)
     integer, intent(out) :: ierror
     type(active), pointer :: p(:), q(:)
-    real(8) :: s((1 + width()) * sendcount), r((1 + width()) * recvcount)
-    integer :: st(MPI_STATUS_SIZE), w
+    real(8) :: s(message_length(sendcount, width())), r(message_length(recvcount, width()))
+    integer :: st(MPI_STATUS_SIZE), w, got
     call check_type(sendtype)
     call check_type(recvtype)
     call view(sendbuf, sendcount, p)
     call view(recvbuf, recvcount, q)
     w = in_use(p, sendcount)
-    call pack(p, sendcount, w, s)
-    call MPI_Sendrecv(s, (1 + w) * sendcount, MPI_DOUBLE_PRECISION, dest, sendtag, r, &
-         size(r), MPI_DOUBLE_PRECISION, source, recvtag, comm, st, ierror)
-    call sent((1 + w) * sendcount)
-    if (st(MPI_SOURCE) /= MPI_PROC_NULL) &
-         call unpack(q, recvcount, received_width(st, recvcount), r)
+    call pack_message(p, sendcount, w, s)
+    call MPI_Sendrecv(s, message_length(sendcount, w), MPI_DOUBLE_PRECISION, dest, sendtag, &
+         r, size(r), MPI_DOUBLE_PRECISION, source, recvtag, comm, st, ierror)
+    call sent(message_length(sendcount, w))
+    if (st(MPI_SOURCE) /= MPI_PROC_NULL) call unpack_message(q, st, r, got)
     if (.not. ignored(status)) status(1:MPI_STATUS_SIZE) = st
   end subroutine oad_mpi_sendrecv
 
@@ -349,15 +348,18 @@ contains
     integer, intent(out) :: ierror
     type(active), pointer :: p(:)
     real(8) :: t(count)
-    integer :: st(MPI_STATUS_SIZE)
+    integer :: st(MPI_STATUS_SIZE), got
     call check_type(datatype)
     call view(buf, count, p)
     call MPI_Recv(t, count, MPI_DOUBLE_PRECISION, source, tag, comm, st, ierror)
-    if (st(MPI_SOURCE) /= MPI_PROC_NULL) p(1:count)%v = t
+    got = 0
+    if (st(MPI_SOURCE) /= MPI_PROC_NULL) got = received(st)
+    p(1:got)%v = t(1:got)
     if (tape) then
       ! The reverse sweep sends the adjoint back to the actual sender.
       call push(st(MPI_SOURCE))
       call push(st(MPI_TAG))
+      call push(got)
     end if
     if (.not. ignored(status)) status(1:MPI_STATUS_SIZE) = st
   end subroutine oad_mpi_recv_fwd
@@ -373,7 +375,7 @@ contains
     integer, intent(out) :: ierror
     type(active), pointer :: p(:), q(:)
     real(8) :: s(sendcount), r(recvcount)
-    integer :: st(MPI_STATUS_SIZE)
+    integer :: st(MPI_STATUS_SIZE), got
     call check_type(sendtype)
     call check_type(recvtype)
     call view(sendbuf, sendcount, p)
@@ -382,10 +384,13 @@ contains
     call MPI_Sendrecv(s, sendcount, MPI_DOUBLE_PRECISION, dest, sendtag, r, recvcount, &
          MPI_DOUBLE_PRECISION, source, recvtag, comm, st, ierror)
     call sent(sendcount)
-    if (st(MPI_SOURCE) /= MPI_PROC_NULL) q(1:recvcount)%v = r
+    got = 0
+    if (st(MPI_SOURCE) /= MPI_PROC_NULL) got = received(st)
+    q(1:got)%v = r(1:got)
     if (tape) then
       call push(st(MPI_SOURCE))
       call push(st(MPI_TAG))
+      call push(got)
     end if
     if (.not. ignored(status)) status(1:MPI_STATUS_SIZE) = st
   end subroutine oad_mpi_sendrecv_fwd
@@ -583,17 +588,19 @@ contains
     integer, intent(out) :: ierror
     type(active), pointer :: p(:)
     real(8) :: t(count)
-    integer :: actual_source, actual_tag
+    integer :: actual_source, actual_tag, got
     call check_type(datatype)
+    got = pop()
     actual_tag = pop()
     actual_source = pop()
     ! A receive from MPI_PROC_NULL left the buffer as it was.
     if (actual_source == MPI_PROC_NULL) return
-    call view(buf, count, p)
-    call get_d(p, count, t)
-    call zero_d(p, count)
-    call MPI_Send(t, count, MPI_DOUBLE_PRECISION, actual_source, actual_tag, comm, ierror)
-    call sent(count)
+    ! The elements the message carried (at most count).
+    call view(buf, got, p)
+    call get_d(p, got, t)
+    call zero_d(p, got)
+    call MPI_Send(t, got, MPI_DOUBLE_PRECISION, actual_source, actual_tag, comm, ierror)
+    call sent(got)
   end subroutine oad_mpi_recv_adj
 
   subroutine oad_mpi_sendrecv_adj(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, &
@@ -606,24 +613,25 @@ contains
     integer, intent(out) :: ierror
     type(active), pointer :: p(:), q(:)
     real(8) :: s(sendcount), r(recvcount)
-    integer :: actual_source, actual_tag
+    integer :: actual_source, actual_tag, got
     call check_type(sendtype)
     call check_type(recvtype)
+    got = pop()
     actual_tag = pop()
     actual_source = pop()
     call view(sendbuf, sendcount, p)
-    call view(recvbuf, recvcount, q)
+    call view(recvbuf, got, q)
     ! MPI_PROC_NULL receives report MPI_ANY_TAG, invalid for a send.
     if (actual_source == MPI_PROC_NULL) actual_tag = recvtag
     r = 0
     if (actual_source /= MPI_PROC_NULL) then
-      call get_d(q, recvcount, r)
-      call zero_d(q, recvcount)
+      call get_d(q, got, r)
+      call zero_d(q, got)
     end if
     s = 0
-    call MPI_Sendrecv(r, recvcount, MPI_DOUBLE_PRECISION, actual_source, actual_tag, &
+    call MPI_Sendrecv(r, got, MPI_DOUBLE_PRECISION, actual_source, actual_tag, &
          s, sendcount, MPI_DOUBLE_PRECISION, dest, sendtag, comm, MPI_STATUS_IGNORE, ierror)
-    call sent(recvcount)
+    call sent(got)
     call add_d(p, sendcount, s)
   end subroutine oad_mpi_sendrecv_adj
 

@@ -10,7 +10,8 @@ module OAD_mpi_core
   implicit none
   private
   public :: width, variable_width, in_use, get_dirs, set_dirs, get_d, set_d, zero_d, add_d
-  public :: view, check_type, check_op, pack, unpack, received_width, agreed_width
+  public :: view, check_type, check_op, pack, unpack, agreed_width
+  public :: header, message_length, pack_message, unpack_message, received
   public :: sent, push, pop, ignored, winners
   public :: oad_mpi_bytes_sent
 
@@ -35,6 +36,11 @@ contains
   pure logical function variable_width()
     variable_width = .false.
   end function variable_width
+
+  ! Leading elements of a point-to-point message (-m fv: its width).
+  pure integer function header()
+    header = 0
+  end function header
 
   ! The derivative slots in use among n elements.
   integer function in_use(p, n)
@@ -128,16 +134,45 @@ contains
     call set_dirs(p, n, w, t(n + 1:))
   end subroutine unpack
 
-  ! The derivative slots a message of n elements carried: its length is
-  ! (1 + w) * n (the receive buffer is posted for the widest message).
-  integer function received_width(st, n)
-    integer, intent(in) :: st(MPI_STATUS_SIZE), n
-    integer :: length, ierr
-    received_width = width()
-    if (.not. variable_width() .or. n <= 0) return
+  ! A point-to-point message of n elements: the header (-m fv: the
+  ! width w), the values, then w derivative slots per element.
+  pure integer function message_length(n, w)
+    integer, intent(in) :: n, w
+    message_length = header() + (1 + w) * n
+  end function message_length
+
+  subroutine pack_message(p, n, w, t)
+    type(active), intent(in) :: p(:)
+    integer, intent(in) :: n, w
+    real(8), intent(out) :: t(:)
+    if (header() > 0) t(1) = w
+    call pack(p, n, w, t(header() + 1:))
+  end subroutine pack_message
+
+  ! Unpacks a received message into p (the receive count is an upper
+  ! bound: got, the elements it carried, may be fewer), and makes the
+  ! status report got elements of MPI_DOUBLE_PRECISION, as the
+  ! original's would.
+  subroutine unpack_message(p, st, t, got)
+    type(active), intent(inout) :: p(:)
+    integer, intent(inout) :: st(MPI_STATUS_SIZE)
+    real(8), intent(in) :: t(:)
+    integer, intent(out) :: got
+    integer :: length, w, ierr
     call MPI_Get_count(st, MPI_DOUBLE_PRECISION, length, ierr)
-    received_width = (length - n) / n
-  end function received_width
+    w = width()
+    if (header() > 0 .and. length > 0) w = nint(t(1))
+    got = max(length - header(), 0) / (1 + w)
+    call unpack(p, got, w, t(header() + 1:))
+    call MPI_Status_set_elements(st, MPI_DOUBLE_PRECISION, got, ierr)
+  end subroutine unpack_message
+
+  ! The elements of MPI_DOUBLE_PRECISION a receive got (values only).
+  integer function received(st)
+    integer, intent(in) :: st(MPI_STATUS_SIZE)
+    integer :: ierr
+    call MPI_Get_count(st, MPI_DOUBLE_PRECISION, received, ierr)
+  end function received
 
   ! The slots every rank of a collective uses: the most any rank has in
   ! use (ranks that contribute nothing pass 0).

@@ -100,17 +100,26 @@ contains
   end function nb_new
 
   ! The record of a request in flight, 0 if it is none of ours (a
-  ! request of passive data, or MPI_REQUEST_NULL).
-  integer function nb_find(request)
+  ! request of passive data, or MPI_REQUEST_NULL). Request values are
+  ! not unique: Open MPI hands the same value to sends that completed
+  ! when they were posted, so the earliest posted record with the value
+  ! not among `taken` is the one (such records are all complete, so
+  ! which one a completion finishes does not matter).
+  integer function nb_find(request, taken)
     integer, intent(in) :: request
+    integer, intent(in), optional :: taken(:)
     integer :: k
     nb_find = 0
     if (.not. allocated(nb) .or. request == MPI_REQUEST_NULL) return
     do k = 1, size(nb)
-      if (nb(k)%state == nb_in_flight .and. nb(k)%handle == request) then
-        nb_find = k
-        return
+      if (nb(k)%state /= nb_in_flight .or. nb(k)%handle /= request) cycle
+      if (present(taken)) then
+        if (any(taken == k)) cycle
       end if
+      if (nb_find /= 0) then
+        if (nb(k)%serial > nb(nb_find)%serial) cycle
+      end if
+      nb_find = k
     end do
   end function nb_find
 
@@ -134,10 +143,11 @@ contains
     call view(buf, count, p)
     k = nb_new(recv, values_only, tape, count, peer, tag, comm, c_loc(buf))
     ! A receive is posted for the widest message.
+    n = count
+    if (.not. values_only .and. recv) n = message_length(count, width())
     w = 0
-    if (.not. values_only .and. recv) w = width()
     if (.not. values_only .and. .not. recv) w = in_use(p, count)
-    n = (1 + w) * count
+    if (.not. values_only .and. .not. recv) n = message_length(count, w)
     allocate(nb(k)%t(n))
     if (recv) then
       call MPI_Irecv(nb(k)%t, n, MPI_DOUBLE_PRECISION, peer, tag, comm, nb(k)%handle, ierror)
@@ -145,7 +155,7 @@ contains
       if (values_only) then
         nb(k)%t = p(1:count)%v
       else
-        call pack(p, count, w, nb(k)%t)
+        call pack_message(p, count, w, nb(k)%t)
       end if
       call MPI_Isend(nb(k)%t, n, MPI_DOUBLE_PRECISION, peer, tag, comm, nb(k)%handle, ierror)
       call sent(n)
@@ -171,11 +181,14 @@ contains
   ! status st: a receive of active data is unpacked into the user's
   ! buffer. Taped, the record waits for the reverse sweep, whose adjoint
   ! of this completion finds it on the stack (0: nothing to reverse).
+  ! The receive count is an upper bound: the record keeps the elements
+  ! the message carried (the status reports them).
   subroutine nb_done(tape, k, st)
     logical, intent(in) :: tape
-    integer, intent(in) :: k, st(MPI_STATUS_SIZE)
+    integer, intent(in) :: k
+    integer, intent(inout) :: st(MPI_STATUS_SIZE)
     type(active), pointer :: p(:)
-    integer :: n
+    integer :: n, got
     if (k == 0) then
       if (tape) call push(0)
       return
@@ -183,14 +196,17 @@ contains
     nb(k)%handle = MPI_REQUEST_NULL
     n = nb(k)%count
     if (nb(k)%recv) then
+      got = 0
       if (st(MPI_SOURCE) /= MPI_PROC_NULL) then
         call c_f_pointer(nb(k)%buf, p, [n])
         if (nb(k)%values_only) then
-          p(1:n)%v = nb(k)%t(1:n)
+          got = received(st)
+          p(1:got)%v = nb(k)%t(1:got)
         else
-          call unpack(p, n, received_width(st, n), nb(k)%t)
+          call unpack_message(p, st, nb(k)%t, got)
         end if
       end if
+      nb(k)%count = got
       nb(k)%peer = st(MPI_SOURCE)
       nb(k)%tag = st(MPI_TAG)
     end if
@@ -205,13 +221,15 @@ contains
   end subroutine nb_done
 
   ! The records of the requests of an array (0 where passive), found
-  ! before MPI resets the completed ones to MPI_REQUEST_NULL.
+  ! before MPI resets the completed ones to MPI_REQUEST_NULL; a record
+  ! for each (equal request values, nb_find).
   subroutine nb_find_all(count, requests, ks)
     integer, intent(in) :: count, requests(*)
     integer, intent(out) :: ks(:)
     integer :: i
+    ks = 0
     do i = 1, count
-      ks(i) = nb_find(requests(i))
+      ks(i) = nb_find(requests(i), ks(1:i - 1))
     end do
   end subroutine nb_find_all
 

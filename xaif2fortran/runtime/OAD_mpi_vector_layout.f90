@@ -2,7 +2,8 @@
   ! Vector tangent mode (-m fv): up to max_deriv_vec_len derivatives per
   ! element. A message carries only the directions in use: up to the
   ! last one with a nonzero derivative among the elements it sends (a
-  ! driver seeding nx directions sends at most nx per element).
+  ! driver seeding nx directions sends at most nx per element); a
+  ! point-to-point message says how many in its first element.
   pure integer function width()
     width = max_deriv_vec_len
   end function width
@@ -10,6 +11,11 @@
   pure logical function variable_width()
     variable_width = .true.
   end function variable_width
+
+  ! A point-to-point message starts with its width.
+  pure integer function header()
+    header = 1
+  end function header
 
   integer function in_use(p, n)
     type(active), intent(in) :: p(:)

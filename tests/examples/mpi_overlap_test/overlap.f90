@@ -8,8 +8,10 @@
 ! Then two sums of each block go to the right neighbour as two messages
 ! with the same tag, and the receives are completed in the opposite
 ! order (the reverse sweep must keep the messages of one peer and tag
-! paired as they were). At the end every rank sends its energy to the root, which takes the
-! partial energies as they arrive with mpi_waitsome and adds them up.
+! paired as they were); the sends are polled with mpi_testsome. At the
+! end every rank sends its energy to the root, which takes the
+! partial energies as they arrive with mpi_waitsome and adds them up;
+! each rank polls its own send with mpi_testany.
 ! The halo and partial-energy buffers are module variables
 ! (a receive buffer stays where it is between the sweeps).
 module overlap_mod
@@ -66,6 +68,7 @@ contains
     real(8), intent(in) :: u(nloc)
     real(8) :: sums_out(2)
     integer :: left, right, ierr, receives(2), sends(2), status(mpi_status_size)
+    integer :: finished, outcount, indices(2)
     left = mod(rank + nprocs - 1, nprocs)
     right = mod(rank + 1, nprocs)
     sums_out(1) = sum(u)
@@ -80,7 +83,11 @@ contains
          sends(2), ierr)
     call mpi_wait(receives(2), status, ierr)
     call mpi_wait(receives(1), status, ierr)
-    call mpi_waitall(2, sends, mpi_statuses_ignore, ierr)
+    finished = 0
+    do while (finished < 2)
+      call mpi_testsome(2, sends, outcount, indices, mpi_statuses_ignore, ierr)
+      finished = finished + outcount
+    end do
   end subroutine shift_sums
 
   ! The root adds up the ranks' energies in arrival order.
@@ -88,7 +95,8 @@ contains
     real(8), intent(in) :: energy
     real(8), intent(out) :: total
     integer :: requests(0:3), indices(4), statuses(mpi_status_size, 4)
-    integer :: send_request, r, j, outcount, remaining, ierr
+    integer :: send_request(1), r, j, outcount, remaining, ierr, which
+    logical :: done
     total = 0.0d0
     if (rank == 0) then
       do r = 0, nprocs - 1
@@ -96,7 +104,8 @@ contains
              requests(r), ierr)
       end do
     end if
-    call mpi_isend(energy, 1, mpi_double_precision, 0, 7, mpi_comm_world, send_request, ierr)
+    call mpi_isend(energy, 1, mpi_double_precision, 0, 7, mpi_comm_world, send_request(1), &
+         ierr)
     if (rank == 0) then
       remaining = nprocs
       do while (remaining > 0)
@@ -108,7 +117,10 @@ contains
         remaining = remaining - outcount
       end do
     end if
-    call mpi_wait(send_request, mpi_status_ignore, ierr)
+    done = .false.
+    do while (.not. done)
+      call mpi_testany(1, send_request, which, done, mpi_status_ignore, ierr)
+    end do
   end subroutine collect
 end module overlap_mod
 

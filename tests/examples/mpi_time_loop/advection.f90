@@ -5,7 +5,9 @@
 ! mpi_sendrecv; every second step a diagnostic allreduce of the mass
 ! (mpi_sum) and of the largest value (mpi_max) drives a mass fixer and a
 ! limiter inside the loop; at the end the root gathers the whole field
-! and reduces it to the outputs.
+! and reduces it to the outputs, and takes the probes of the odd cells
+! from every rank with mpi_recv of up to nglobal / 2 values, asking the
+! status how many came (mpi_get_count).
 module advect_mod
   use mpi
   implicit none
@@ -62,10 +64,11 @@ subroutine head(x, y)
   use advect_mod
   implicit none
   real(8), intent(in) :: x(4)
-  real(8), intent(out) :: y(3)
+  real(8), intent(out) :: y(4)
   real(8), allocatable :: u(:)
   real(8) :: params(2), field(nglobal), local_mass, mass0
-  integer :: i, t, ierr
+  real(8) :: probe(nglobal / 2), incoming(nglobal / 2)
+  integer :: i, t, ierr, nprobe, r, j, got, request, status(mpi_status_size)
   !$openad INDEPENDENT(x)
   call mpi_comm_rank(mpi_comm_world, rank, ierr)
   call mpi_comm_size(mpi_comm_world, nprocs, ierr)
@@ -99,6 +102,27 @@ subroutine head(x, y)
     y(2) = field(1) * field(nglobal)
     y(3) = sum(field(2:nglobal) * field(1:nglobal - 1))
   end if
+  ! Probes: my cells of odd global index, as many as there are.
+  nprobe = 0
+  do i = 1, nloc
+    if (mod(rank * nloc + i, 2) == 1) then
+      nprobe = nprobe + 1
+      probe(nprobe) = u(i)
+    end if
+  end do
+  call mpi_isend(probe, nprobe, mpi_double_precision, 0, 9, mpi_comm_world, request, ierr)
+  if (rank == 0) then
+    do r = 0, nprocs - 1
+      call mpi_recv(incoming, nglobal / 2, mpi_double_precision, r, 9, mpi_comm_world, &
+           status, ierr)
+      call mpi_get_count(status, mpi_double_precision, got, ierr)
+      ! the j-th odd cell of rank r is cell r * nloc + 2 * j - 1
+      do j = 1, got
+        y(4) = y(4) + (r * nloc + 2 * j - 1) * incoming(j)**2
+      end do
+    end do
+  end if
+  call mpi_wait(request, status, ierr)
   deallocate(u)
   !$openad DEPENDENT(y)
 end subroutine head
