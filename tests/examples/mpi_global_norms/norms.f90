@@ -2,11 +2,12 @@
 ! field are split among the MPI processes (1, 2 or 4). A module of norm
 ! routines, each one local sum or maximum followed by an mpi_allreduce,
 ! as a solver computes its residual norms: the L2 norm (mpi_sum of the
-! squares), the max-norm (mpi_max of the largest magnitude), the first
-! three moments in one allreduce of a 3-element array (in place, with
-! mpi_in_place), an energy functional of the field normalised by its L2
-! norm, and a quartic sum reduced in place on the root only (mpi_reduce
-! with mpi_in_place there). Rank 0 returns the global values.
+! squares), the max-norm (mpi_max of the largest magnitude, in place
+! with mpi_in_place), the first three moments in one allreduce of a
+! 3-element array (in place too), an energy functional of the field
+! normalised by its L2 norm, and a quartic sum reduced in place on the
+! root only (mpi_reduce with mpi_in_place there). Rank 0 returns the
+! global values.
 module field_norms
   use mpi
   implicit none
@@ -25,15 +26,14 @@ contains
     norm = sqrt(global_sq)
   end subroutine global_l2
 
-  ! the largest magnitude over all ranks (its derivative is that of the
-  ! winning element)
+  ! the largest magnitude over all ranks, reduced in place (its
+  ! derivative is that of the winning element)
   subroutine global_maxnorm(u, norm)
     real(8), intent(in) :: u(:)
     real(8), intent(out) :: norm
-    real(8) :: local_max
     integer :: ierr
-    local_max = maxval(abs(u))
-    call mpi_allreduce(local_max, norm, 1, mpi_double_precision, mpi_max, &
+    norm = maxval(abs(u))
+    call mpi_allreduce(mpi_in_place, norm, 1, mpi_double_precision, mpi_max, &
          mpi_comm_world, ierr)
   end subroutine global_maxnorm
 
