@@ -66,3 +66,30 @@ pub fn oad_mpi_files(mode: Mode) -> Vec<(&'static str, String)> {
         ("OAD_mpi.f90", OAD_MPI.to_string()),
     ]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mpi_files_in_compile_order_with_the_mode_s_layout() {
+        let names = |mode| -> Vec<&str> { oad_mpi_files(mode).iter().map(|(n, _)| *n).collect() };
+        assert_eq!(
+            names(Mode::Tangent),
+            ["OAD_mpi_core.f90", "OAD_mpi_requests.f90", "OAD_mpi.f90"]
+        );
+        let core = |mode| oad_mpi_files(mode).remove(0).1;
+        // Scalar modes: one derivative slot, no width header.
+        for mode in [Mode::Tangent, Mode::AdjointSplit, Mode::AdjointJoint] {
+            assert!(core(mode).contains("width = 1\n"));
+            assert!(core(mode).contains("header = 0\n"));
+        }
+        // Vector mode: the layout block swapped whole, once.
+        let vector = core(Mode::VectorTangent);
+        assert!(vector.contains("width = max_deriv_vec_len"));
+        assert!(vector.contains("header = 1\n"));
+        assert!(!vector.contains("width = 1\n"));
+        assert_eq!(vector.matches("! begin derivative layout").count(), 1);
+        assert_eq!(vector.matches("! end derivative layout").count(), 1);
+    }
+}
