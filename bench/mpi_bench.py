@@ -2,8 +2,9 @@
 """MPI benchmark (docs/benchmarks.md, "MPI programs").
 
 For each program of bench/programs/mpi_*/head.f90 and each process count
-(1, 2, 4), times the original `head` and its tangent (-m f) and adjoint
-(-m rs, one forward and one reverse sweep; -m rj too) at the same count,
+(1, 2, 4), times the original `head` and its tangent (-m f; -m fv with
+one direction per independent seeded, 4) and adjoint (-m rs, one forward
+and one reverse sweep; -m rj too) at the same count,
 and counts the bytes each version hands to MPI send operations, summed
 over the ranks. Ratios: R_t = t(f) / t(original), R_a = t(rs) / t(original);
 volume = bytes(derivative code) / bytes(original).
@@ -18,6 +19,7 @@ what this rank contributes), printed at MPI_Finalize; the program is
 called once for this count.
 
     OPENAD_BIN_DIR=$PWD/target/release python3 bench/mpi_bench.py [--reps 5] [--procs 1 2 4]
+        [--modes f fv rs rj] [--programs mpi_halo2d]
 """
 
 import argparse
@@ -107,9 +109,15 @@ def driver(mode, nx, ny, x0):
             check="  if (rank == 0) write(*, '(a,es24.16)') 'Y1 ', y(1)",
             contains="",
         )
-    uses = "  use OAD_active\n  use OAD_rev\n  use OAD_tape" if mode != "f" else "  use OAD_active"
+    tangent = mode in ("f", "fv")
+    uses = "  use OAD_active" if tangent else "  use OAD_active\n  use OAD_rev\n  use OAD_tape"
     reset = "    x%v = x0\n    x%d = 1.0d0\n    y%v = 0\n    y%d = 0"
-    if mode == "f":
+    if mode == "fv":
+        # direction i seeds x(i): the Jacobian in one call
+        reset = ("    do rep_i = 1, nx\n      x(rep_i)%v = x0(rep_i)\n      x(rep_i)%d = 0\n"
+                 "      x(rep_i)%d(rep_i) = 1.0d0\n    end do\n"
+                 "    do rep_i = 1, ny\n      y(rep_i)%v = 0\n      y(rep_i)%d = 0\n    end do")
+    if tangent:
         call = "    call head(x, y)"
     elif mode == "rs":
         reset = "    x%v = x0\n    x%d = 0\n    y%v = 0\n    y%d = 0"
@@ -120,10 +128,10 @@ def driver(mode, nx, ny, x0):
         call = "    call set_rev_mode(.false., .true., .true.)\n    call head(x, y)"
     return DRIVER.format(
         uses=uses, nx=nx, ny=ny, x0=x0_text,
-        decl="  type(active) :: x(nx), y(ny)",
+        decl="  type(active) :: x(nx), y(ny)\n  integer :: rep_i",
         reset=reset, call=call,
         check="  if (rank == 0) write(*, '(a,es24.16)') 'Y1 ', y(1)%v",
-        contains=SET_REV_MODE if mode != "f" else "",
+        contains="" if tangent else SET_REV_MODE,
     )
 
 
@@ -162,7 +170,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--procs", type=int, nargs="+", default=[1, 2, 4])
-    ap.add_argument("--modes", nargs="+", default=["f", "rs", "rj"])
+    ap.add_argument("--modes", nargs="+", default=["f", "fv", "rs", "rj"])
     ap.add_argument("--programs", nargs="+", default=None)
     args = ap.parse_args()
     bindir = Path(os.environ.get("OPENAD_BIN_DIR", ROOT / "target" / "release"))

@@ -53,8 +53,11 @@ pub enum Role {
     Buffer,
     /// Any passive integer input (count, datatype, op, peer, tag, comm, root).
     Input,
-    /// A passive integer output (status, error code).
+    /// A passive integer output (status, index, count, error code).
     Output,
+    /// The logical output of a test (`mpi_test` and its kin): whether
+    /// the request completed.
+    Flag,
     /// A request handle (or an array of them) of a nonblocking call:
     /// written by `mpi_isend`/`mpi_irecv`, read and reset by
     /// `mpi_wait`/`mpi_waitall`. The runtime pairs requests across the
@@ -75,12 +78,15 @@ impl Role {
             Role::Buffer => 'b',
             Role::Input => 'i',
             Role::Output => 'o',
+            Role::Flag => 'f',
             Role::Request => 'q',
         }
     }
 }
 
-use Role::{Buffer as B, Input as I, Output as O, RecvBuffer as R, Request as Q, SendBuffer as S};
+use Role::{
+    Buffer as B, Flag as F, Input as I, Output as O, RecvBuffer as R, Request as Q, SendBuffer as S,
+};
 
 /// The MPI routines the tool differentiates on real(8) data, with the
 /// role of each argument (Fortran binding of MPI-3, `ierror` last).
@@ -111,30 +117,59 @@ const SUPPORTED: &[(&str, &[Role])] = &[
     ("mpi_wait", &[Q, O, O]),
     // count, requests, statuses, ierror
     ("mpi_waitall", &[I, Q, O, O]),
+    // count, requests, index, status, ierror
+    ("mpi_waitany", &[I, Q, O, O, O]),
+    // incount, requests, outcount, indices, statuses, ierror
+    ("mpi_waitsome", &[I, Q, O, O, O, O]),
+    ("mpi_testsome", &[I, Q, O, O, O, O]),
+    // request, flag, status, ierror
+    ("mpi_test", &[Q, F, O, O]),
+    // count, requests, flag, statuses, ierror
+    ("mpi_testall", &[I, Q, F, O, O]),
+    // count, requests, index, flag, status, ierror
+    ("mpi_testany", &[I, Q, O, F, O, O]),
 ];
 
-/// The completions of nonblocking calls: kept as MPI statements even
-/// though they pass no real data (the runtime finishes an `mpi_irecv` of
-/// active data there, and the reverse sweep posts the reversed message
-/// there).
-pub fn is_completion(name: &str) -> bool {
-    matches!(name, "mpi_wait" | "mpi_waitall")
+/// The argument roles of a reduction whose send buffer is
+/// `mpi_in_place`: the receive buffer is both the contribution and the
+/// result (on the root of `mpi_reduce`, on every rank of
+/// `mpi_allreduce`). The runtime routine is `oad_NAME_in_place`.
+pub fn in_place_signature(name: &str) -> Option<&'static [Role]> {
+    match name {
+        // MPI_IN_PLACE, buffer, count, datatype, op, comm, ierror
+        "mpi_allreduce" => Some(&[I, B, I, I, I, I, O]),
+        // MPI_IN_PLACE, buffer, count, datatype, op, root, comm, ierror
+        "mpi_reduce" => Some(&[I, B, I, I, I, I, I, O]),
+        _ => None,
+    }
 }
 
-/// The other ways to complete or drop a request: refused whatever they
-/// pass, since a request of active data completed behind the runtime's
-/// back would leave a receive buffer without its values and derivatives.
-pub fn is_other_completion(name: &str) -> bool {
+/// The completions of nonblocking calls (waits and tests): kept as MPI
+/// statements even though they pass no real data (the runtime finishes
+/// an `mpi_irecv` of active data there, and the reverse sweep posts the
+/// reversed message there).
+pub fn is_completion(name: &str) -> bool {
     matches!(
         name,
-        "mpi_test"
+        "mpi_wait"
+            | "mpi_waitall"
+            | "mpi_waitany"
+            | "mpi_waitsome"
+            | "mpi_test"
             | "mpi_testall"
             | "mpi_testany"
             | "mpi_testsome"
-            | "mpi_waitany"
-            | "mpi_waitsome"
-            | "mpi_request_free"
-            | "mpi_cancel"
+    )
+}
+
+/// The ways to drop a request: refused whatever they pass, since a
+/// request of active data dropped behind the runtime's back would leave
+/// a receive buffer without its values and derivatives, and nothing for
+/// the reverse sweep to pair.
+pub fn is_other_completion(name: &str) -> bool {
+    matches!(
+        name,
+        "mpi_request_free" | "mpi_cancel" | "mpi_request_get_status"
     )
 }
 
@@ -159,8 +194,57 @@ pub fn is_constant(name: &str) -> bool {
 
 /// The annotation suffix of a call: `;mpi:NAME;args:ROLES`, one letter
 /// per argument in order (`s` send buffer, `r` receive buffer, `b`
-/// buffer of a broadcast, `i` passive input, `o` passive output).
+/// buffer of a broadcast, `i` passive input, `o` passive output, `q`
+/// request, `f` logical flag of a test).
 pub fn annotation(name: &str, roles: &[Role]) -> String {
     let letters: String = roles.iter().map(|r| r.letter()).collect();
     format!(";mpi:{name};args:{letters}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn completions_and_in_place_reductions_have_their_roles() {
+        for name in [
+            "mpi_wait",
+            "mpi_waitall",
+            "mpi_waitany",
+            "mpi_waitsome",
+            "mpi_test",
+            "mpi_testall",
+            "mpi_testany",
+            "mpi_testsome",
+        ] {
+            assert!(is_completion(name), "{name}");
+            assert!(!is_other_completion(name), "{name}");
+            let roles = signature(name).expect(name);
+            assert!(roles.contains(&Role::Request), "{name}");
+            assert_eq!(roles.last(), Some(&Role::Output), "{name}: error code last");
+        }
+        assert_eq!(
+            annotation("mpi_test", signature("mpi_test").unwrap()),
+            ";mpi:mpi_test;args:qfoo"
+        );
+        assert_eq!(
+            annotation("mpi_testany", signature("mpi_testany").unwrap()),
+            ";mpi:mpi_testany;args:iqofoo"
+        );
+        assert!(is_other_completion("mpi_request_free"));
+        assert!(signature("mpi_request_free").is_none());
+        // In place: the receive buffer is read and written.
+        assert_eq!(
+            annotation(
+                "mpi_allreduce_in_place",
+                in_place_signature("mpi_allreduce").unwrap()
+            ),
+            ";mpi:mpi_allreduce_in_place;args:ibiiiio"
+        );
+        assert_eq!(
+            in_place_signature("mpi_reduce").map(|r| r.len()),
+            signature("mpi_reduce").map(|r| r.len())
+        );
+        assert!(in_place_signature("mpi_gather").is_none());
+    }
 }

@@ -115,7 +115,11 @@ pub fn generate(
         .map(|(n, t)| (n.to_string(), t.to_string()))
         .collect();
     if canon.uses_mpi() {
-        files.push(("OAD_mpi.f90".into(), runtime::oad_mpi(mode)));
+        files.extend(
+            runtime::oad_mpi_files(mode)
+                .into_iter()
+                .map(|(n, t)| (n.to_string(), t)),
+        );
     }
     files.push((format!("{stem}.oad.f90"), program));
     let sources: String = files.iter().map(|(n, _)| format!("{n}\n")).collect();

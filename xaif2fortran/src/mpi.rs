@@ -3,7 +3,8 @@
 //! the role of each argument (docs/xaif.md, "MPI calls"):
 //! `canon:ID;mpi:NAME;args:ROLES`, one letter per argument (`s` send
 //! buffer, `r` receive buffer, `b` broadcast buffer, `i` passive input,
-//! `o` passive output, `q` request of a nonblocking call). Every buffer is an active variable (the front
+//! `o` passive output, `q` request of a nonblocking call, `f` logical
+//! flag of a test). Every buffer is an active variable (the front
 //! end declares every real variable an MPI call passes active), and the
 //! runtime module `OAD_mpi` (runtime/OAD_mpi.f90) does the communication:
 //!
@@ -14,10 +15,11 @@
 //! | `rs`/`rj`, tape | the passive inputs and the buffers' subscripts pushed on the integer tape, then `call oad_NAME_fwd(.true., ...)` (the runtime keeps its own records: actual source and tag, winners of max/min) |
 //! | `rs`/`rj`, mirror | those integers popped, `call oad_NAME_adj(...)` with them (requests left out): the reversed communication of the adjoints |
 //!
-//! Nonblocking calls (`mpi_isend`/`mpi_irecv`, `mpi_wait`/`mpi_waitall`)
-//! take the same path; the runtime keeps a record per request and pairs
-//! the adjoint of a wait with the adjoint of its isend/irecv through its
-//! own stack, so no request value crosses the sweeps.
+//! Nonblocking calls (`mpi_isend`/`mpi_irecv` and their completions:
+//! `mpi_wait`, `mpi_test` and their `all`/`any`/`some` forms) take the
+//! same path; the runtime keeps a record per request and pairs the
+//! adjoint of a completion with the adjoint of its isend/irecv through
+//! its own stack, so no request value crosses the sweeps.
 //!
 //! The pushes sit at the statement's position in the tape section and
 //! the pops at its mirror, its exact reverse position, so they nest in
@@ -51,7 +53,7 @@ pub fn parse_mpi(text: &str) -> std::result::Result<(String, Vec<char>), String>
             name = Some(n.trim().to_string());
         } else if let Some(a) = part.strip_prefix("args:") {
             let r: Vec<char> = a.trim().chars().collect();
-            if let Some(bad) = r.iter().find(|c| !"srbioq".contains(**c)) {
+            if let Some(bad) = r.iter().find(|c| !"srbioqf".contains(**c)) {
                 return Err(format!("unknown argument role '{bad}'"));
             }
             roles = Some(r);
@@ -184,6 +186,9 @@ impl UnitGen<'_, '_> {
                 }),
                 // Requests: the runtime pairs them across the sweeps.
                 'q' => {}
+                // A test's flag: the forward sweep's value drives the
+                // user's control flow; the reverse sweep's is scratch.
+                'f' => reversed_args.push("oad_mpi_flag".to_string()),
                 _ => {
                     let (subscripts, rebuilt) =
                         buffer_subscripts(a, integers.len() + 1, &|j| format!("{POPPED}({j})"));
@@ -216,6 +221,7 @@ impl UnitGen<'_, '_> {
             format!("integer :: {POPPED}({POPPED_CAPACITY})"),
             "integer :: oad_mpi_status(32)".to_string(),
             "integer :: oad_mpi_ierr".to_string(),
+            "logical :: oad_mpi_flag".to_string(),
         ] {
             if !self.extra_decls.contains(&decl) {
                 self.extra_decls.push(decl);
@@ -235,6 +241,9 @@ mod tests {
 
     #[test]
     fn reads_annotations_and_subscripts() {
+        let (name, roles) = parse_mpi("mpi:mpi_test;args:qfoo").unwrap();
+        assert_eq!(name, "mpi_test");
+        assert_eq!(roles, vec!['q', 'f', 'o', 'o']);
         let (name, roles) = parse_mpi("mpi:mpi_send;args:siiiiio").unwrap();
         assert_eq!(name, "mpi_send");
         assert_eq!(roles, vec!['s', 'i', 'i', 'i', 'i', 'i', 'o']);

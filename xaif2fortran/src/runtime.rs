@@ -37,26 +37,59 @@ pub fn runtime_files(mode: Mode) -> Vec<(&'static str, &'static str)> {
     files
 }
 
-/// MPI on active data (`mpi.rs`), for programs that `use mpi`.
+/// MPI on active data (`mpi.rs`), for programs that `use mpi`: the
+/// shared helpers, the nonblocking calls, the module the program uses.
+pub const OAD_MPI_CORE: &str = include_str!("../runtime/OAD_mpi_core.f90");
+pub const OAD_MPI_REQUESTS: &str = include_str!("../runtime/OAD_mpi_requests.f90");
 pub const OAD_MPI: &str = include_str!("../runtime/OAD_mpi.f90");
-/// The derivative layout of `OAD_mpi` in the vector tangent mode.
+/// The derivative layout of `OAD_mpi_core` in the vector tangent mode.
 const OAD_MPI_VECTOR_LAYOUT: &str = include_str!("../runtime/OAD_mpi_vector_layout.f90");
 
-/// `OAD_mpi.f90` for a mode: the vector mode packs `max_deriv_vec_len`
-/// derivatives per element (the block between the layout markers).
-pub fn oad_mpi(mode: Mode) -> String {
+/// The files of `OAD_mpi` for a mode, in compile order. The vector mode
+/// swaps the derivative layout (the block between the layout markers of
+/// `OAD_mpi_core.f90`): a message carries the directions in use.
+pub fn oad_mpi_files(mode: Mode) -> Vec<(&'static str, String)> {
     const BEGIN: &str = "  ! begin derivative layout";
     const END: &str = "  ! end derivative layout\n";
-    if mode != Mode::VectorTangent {
-        return OAD_MPI.to_string();
-    }
-    match (OAD_MPI.find(BEGIN), OAD_MPI.find(END)) {
-        (Some(a), Some(b)) => format!(
+    let core = match (OAD_MPI_CORE.find(BEGIN), OAD_MPI_CORE.find(END)) {
+        (Some(a), Some(b)) if mode == Mode::VectorTangent => format!(
             "{}{}{}",
-            &OAD_MPI[..a],
+            &OAD_MPI_CORE[..a],
             OAD_MPI_VECTOR_LAYOUT,
-            &OAD_MPI[b + END.len()..]
+            &OAD_MPI_CORE[b + END.len()..]
         ),
-        _ => OAD_MPI.to_string(),
+        _ => OAD_MPI_CORE.to_string(),
+    };
+    vec![
+        ("OAD_mpi_core.f90", core),
+        ("OAD_mpi_requests.f90", OAD_MPI_REQUESTS.to_string()),
+        ("OAD_mpi.f90", OAD_MPI.to_string()),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mpi_files_in_compile_order_with_the_mode_s_layout() {
+        let names = |mode| -> Vec<&str> { oad_mpi_files(mode).iter().map(|(n, _)| *n).collect() };
+        assert_eq!(
+            names(Mode::Tangent),
+            ["OAD_mpi_core.f90", "OAD_mpi_requests.f90", "OAD_mpi.f90"]
+        );
+        let core = |mode| oad_mpi_files(mode).remove(0).1;
+        // Scalar modes: one derivative slot, no width header.
+        for mode in [Mode::Tangent, Mode::AdjointSplit, Mode::AdjointJoint] {
+            assert!(core(mode).contains("width = 1\n"));
+            assert!(core(mode).contains("header = 0\n"));
+        }
+        // Vector mode: the layout block swapped whole, once.
+        let vector = core(Mode::VectorTangent);
+        assert!(vector.contains("width = max_deriv_vec_len"));
+        assert!(vector.contains("header = 1\n"));
+        assert!(!vector.contains("width = 1\n"));
+        assert_eq!(vector.matches("! begin derivative layout").count(), 1);
+        assert_eq!(vector.matches("! end derivative layout").count(), 1);
     }
 }

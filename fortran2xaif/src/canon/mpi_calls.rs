@@ -70,13 +70,23 @@ impl Canon<'_> {
         if mpi::is_other_completion(&callee) {
             return self.err(
                 span,
-                format!("MPI routine '{callee}' is not supported (complete nonblocking calls with mpi_wait or mpi_waitall: the derivative code finishes a receive of real data there)"),
+                format!("MPI routine '{callee}' is not supported (complete nonblocking calls with mpi_wait, mpi_test or their kin: the derivative code finishes a receive of real data there)"),
             );
         }
-        let Some(roles) = mpi::signature(&callee) else {
+        // `mpi_in_place` as the send buffer of a reduction: the receive
+        // buffer is read and written, a variant of its own in the runtime.
+        let in_place = args.first().is_some_and(|a| {
+            a.keyword.is_none() && matches!(&a.value, Expr::Name(n, _) if n == "mpi_in_place")
+        });
+        let in_place_roles = if in_place {
+            mpi::in_place_signature(&callee)
+        } else {
+            None
+        };
+        let Some(roles) = in_place_roles.or_else(|| mpi::signature(&callee)) else {
             return self.err(
                 span,
-                format!("MPI routine '{callee}' on real data is not supported (supported: mpi_send, mpi_recv, mpi_sendrecv, mpi_allreduce, mpi_reduce, mpi_bcast, mpi_gather, mpi_scatter, mpi_allgather, mpi_isend, mpi_irecv, mpi_wait, mpi_waitall)"),
+                format!("MPI routine '{callee}' on real data is not supported (supported: mpi_send, mpi_recv, mpi_sendrecv, mpi_allreduce, mpi_reduce, mpi_bcast, mpi_gather, mpi_scatter, mpi_allgather, mpi_isend, mpi_irecv and their completions mpi_wait, mpi_test and kin)"),
             );
         };
         if let Some(a) = args.iter().find(|a| a.keyword.is_some()) {
@@ -115,7 +125,7 @@ impl Canon<'_> {
                     if n == "mpi_in_place" {
                         return self.err_unsupported(
                             at,
-                            format!("unsupported construct: mpi_in_place in a call of MPI routine '{callee}' on real data (use separate send and receive buffers)"),
+                            format!("unsupported construct: mpi_in_place in a call of MPI routine '{callee}' on real data (supported for mpi_allreduce and mpi_reduce only; use separate send and receive buffers)"),
                         );
                     }
                 }
@@ -156,7 +166,7 @@ impl Canon<'_> {
                     reads.push(a.value.clone());
                     writes.push(a.value.clone());
                 }
-                Role::Output => {
+                Role::Output | Role::Flag => {
                     if variable {
                         writes.push(a.value.clone());
                     }
@@ -172,9 +182,14 @@ impl Canon<'_> {
         if mpi::is_completion(&callee) {
             writes.extend(self.irecv_buffers.iter().cloned());
         }
+        let runtime_name = if in_place_roles.is_some() {
+            format!("{callee}_in_place")
+        } else {
+            callee.clone()
+        };
         self.prog.mpi_calls.insert(
             (span.file, span.line, span.column),
-            mpi::annotation(&callee, roles),
+            mpi::annotation(&runtime_name, roles),
         );
         let text = format!("call {callee}({})", unparse::args_text(&args));
         out.push(stmt(
