@@ -693,6 +693,10 @@ pub struct ArgumentReference {
 /// `DerivativePropagator`: derivative updates of a basic block.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DerivativePropagator {
+    /// The statement whose derivatives these are (the booster's choice:
+    /// the assignment, or the last statement of a preaccumulated run);
+    /// empty when unknown. Only for locating the code (`P.dmap`).
+    pub statement_id: String,
     pub entries: Vec<PropagatorEntry>,
 }
 
