@@ -110,7 +110,10 @@ fn run_sh_checks_every_mode_of_the_box_model_with_openad_check() {
         assert!(out.contains(&format!("== -m {mode}: pass")), "{out}");
     }
     // Every entry of the 2 x 6 Jacobian next to finite differences.
-    assert!(out.contains("J(2,6)") && out.contains("finite differences"), "{out}");
+    assert!(
+        out.contains("J(2,6)") && out.contains("finite differences"),
+        "{out}"
+    );
     assert!(
         out.contains("summary: f pass, fv pass, rs pass, rj pass (every mode agrees)"),
         "{out}"
