@@ -91,6 +91,27 @@ fn the_report_of_a_corpus_example_renders_in_chromium_without_console_errors() {
         "link to missing line {target}"
     );
 
+    // Opening the page at a derivative line highlights it and the lines
+    // it comes from (script run by the browser, DOM read back).
+    let page_text = std::fs::read_to_string(&page).unwrap();
+    let (n, _, target) = pane_lines(&page_text, "d")
+        .into_iter()
+        .find(|(_, t, _)| t.trim_start().starts_with("u(i)%d = u(i)%d"))
+        .expect("the tangent of u(i) = u(i) - dt * (f(i) - f(i-1))");
+    let canonical = target.expect("a linked line");
+    let o = chromium(
+        &["--dump-dom"],
+        Path::new(&format!("{}#d-{n}", page.display())),
+    );
+    let dom = String::from_utf8_lossy(&o.stdout);
+    for id in [format!("d-{n}"), canonical, "u0-22".to_string()] {
+        assert!(
+            dom.contains(&format!("class=\"line linked hit\" id=\"{id}\""))
+                || dom.contains(&format!("class=\"line hit\" id=\"{id}\"")),
+            "line {id} not highlighted after opening #d-{n}"
+        );
+    }
+
     let shot = dir.path().join("report.png");
     let o = chromium(
         &[

@@ -28,11 +28,10 @@ details { margin: 0.3em 0; }
 svg { max-width: 100%; height: auto; }
 ";
 
-/// Clicking a linked line highlights the lines it comes from.
+/// Clicking a linked line highlights the lines it comes from; so does
+/// opening the page at `#ID` of a linked line (`index.html#d-42`).
 const SCRIPT: &str = "
-document.addEventListener('click', function (event) {
-  var line = event.target.closest('.linked');
-  if (!line) { return; }
+function highlight(line) {
   document.querySelectorAll('.hit').forEach(function (e) { e.classList.remove('hit'); });
   var ids = [line.id];
   var next = line.dataset.target;
@@ -45,7 +44,13 @@ document.addEventListener('click', function (event) {
     var e = document.getElementById(id);
     if (e) { e.classList.add('hit'); e.scrollIntoView({block: 'center'}); }
   });
+}
+document.addEventListener('click', function (event) {
+  var line = event.target.closest('.linked');
+  if (line) { highlight(line); }
 });
+var start = location.hash ? document.getElementById(location.hash.slice(1)) : null;
+if (start && start.classList.contains('linked')) { highlight(start); }
 ";
 
 pub fn escape(text: &str) -> String {
