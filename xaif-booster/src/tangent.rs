@@ -537,10 +537,10 @@ pub fn propagation_cost(entries: &[PropagatorEntry]) -> usize {
 /// A derivative propagator computing the derivatives of statement
 /// `statement_id` (the id only locates the generated code).
 fn propagator(entries: Vec<PropagatorEntry>, statement_id: &str) -> BasicBlockElement {
-    BasicBlockElement::DerivativePropagator(DerivativePropagator {
-        statement_id: statement_id.to_string(),
+    BasicBlockElement::DerivativePropagator(DerivativePropagator::of_statement(
         entries,
-    })
+        statement_id,
+    ))
 }
 
 fn write_dot(

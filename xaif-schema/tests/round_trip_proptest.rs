@@ -357,16 +357,9 @@ fn statement() -> impl Strategy<Value = BasicBlockElement> {
             statement_id: String::new(),
             annotation,
         })),
-        1 => (
-            prop_oneof![Just(String::new()), "s[0-9]{1,3}(_oad_t[0-9])?"],
-            vec(propagator_entry(), 0..4)
-        )
-            .prop_map(|(statement_id, entries)| {
-                BasicBlockElement::DerivativePropagator(DerivativePropagator {
-                    statement_id,
-                    entries,
-                })
-            }),
+        1 => vec(propagator_entry(), 0..4).prop_map(|entries| {
+            BasicBlockElement::DerivativePropagator(DerivativePropagator { entries })
+        }),
         1 => (text(), vec(argument(), 0..2)).prop_map(|(subroutine_name, arguments)| {
             BasicBlockElement::InlinableSubroutineCall(InlinableSubroutineCall {
                 subroutine_name,

@@ -58,9 +58,7 @@ fn element_statement_id(e: &BasicBlockElement) -> Option<&str> {
         BasicBlockElement::SubroutineCall(c) => Some(&c.statement_id),
         BasicBlockElement::Marker(m) => Some(&m.statement_id),
         BasicBlockElement::InlinableSubroutineCall(c) => Some(&c.statement_id),
-        BasicBlockElement::DerivativePropagator(p) => {
-            Some(p.statement_id.as_str()).filter(|id| !id.is_empty())
-        }
+        BasicBlockElement::DerivativePropagator(p) => p.statement_id(),
     }
 }
 

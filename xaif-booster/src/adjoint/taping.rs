@@ -992,10 +992,10 @@ impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
 /// A derivative propagator computing the derivatives of statement
 /// `statement_id` (the id only locates the generated code).
 pub(super) fn propagator(entries: Vec<PropagatorEntry>, statement_id: &str) -> BasicBlockElement {
-    BasicBlockElement::DerivativePropagator(DerivativePropagator {
-        statement_id: statement_id.to_string(),
+    BasicBlockElement::DerivativePropagator(DerivativePropagator::of_statement(
         entries,
-    })
+        statement_id,
+    ))
 }
 
 /// The value of a one-vertex expression as a call argument.

@@ -532,14 +532,8 @@ fn inlinable_call(c: &mut Cursor, el: &Element) -> Result<InlinableSubroutineCal
 }
 
 fn derivative_propagator(c: &mut Cursor, el: &Element) -> Result<DerivativePropagator> {
+    no_attributes(c, el)?;
     let mut p = DerivativePropagator::default();
-    for a in c.attributes(el) {
-        let a = a?;
-        match a.name {
-            b"statement_id" => p.statement_id = c.string(&a)?,
-            _ => return Err(c.unknown_attribute(el, &a)),
-        }
-    }
     while let Some(child) = c.next_child(el)? {
         let entry = match (child.ns, child.local()) {
             (Ns::Xaif, b"SetDeriv") => {

@@ -407,9 +407,6 @@ fn arguments(e: &mut Emitter, name: &str, args: &[Argument]) {
 
 fn derivative_propagator(e: &mut Emitter, p: &DerivativePropagator) {
     e.open(X, "DerivativePropagator");
-    if !p.statement_id.is_empty() {
-        e.attr("statement_id", &p.statement_id);
-    }
     if p.entries.is_empty() {
         e.empty();
         return;
