@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Differentiates the box model with openad in tangent mode and in adjoint
-# (split) mode, compiles each result with its driver, runs it and prints
-# the derivatives next to central finite differences.
+# Differentiates the box model with openad in every mode, compiles and
+# runs the results with drivers `openad check` writes itself, and prints
+# each mode's derivatives next to central finite differences of the
+# original program, with a verdict (exit 0: every mode agrees).
 #
-#   examples/box/run.sh          # both modes
-#   examples/box/run.sh f        # tangent only
-#   examples/box/run.sh rs       # adjoint only
+#   examples/box/run.sh            # modes f, fv, rs, rj
+#   examples/box/run.sh f,rs       # some of them
+#
+# driver_tangent.f90 and driver_adjoint.f90 are what such drivers look
+# like written by hand (docs/user-guide.md, "Getting started").
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -14,6 +17,10 @@ target=${CARGO_TARGET_DIR:-$root/target}
 case "$target" in /*) ;; *) target="$root/$target" ;; esac
 openad="$target/release/openad"
 
+case "${1:-f,fv,rs,rj}" in
+  *[!a-z,]*|"") echo "usage: $0 [MODES, e.g. f,rs]" >&2; exit 2 ;;
+esac
+
 # gfortran, libxml2, libclang: installed when missing and run as root,
 # else the exact apt-get line to run is printed.
 "$root/scripts/prerequisites.sh"
@@ -21,25 +28,5 @@ openad="$target/release/openad"
 # Build openad and the three stages only (quick when they are up to date).
 (cd "$root" && cargo build --release --quiet -p openad-driver -p fortran2xaif -p xaif-booster -p xaif2fortran)
 
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-
-run_mode() {
-  local mode=$1 driver=$2
-  echo "== openad -m $mode -o $work/$mode head.f90"
-  "$openad" -m "$mode" -o "$work/$mode" "$here/head.f90"
-  echo "== gfortran \$(sed \"s|^|$work/$mode/|\" $work/$mode/SOURCES) $driver"
-  (cd "$work" && gfortran $(sed "s|^|$work/$mode/|" "$work/$mode/SOURCES") "$here/$driver" -o "$work/$mode.exe")
-  "$work/$mode.exe"
-}
-
-status=0
-for mode in ${1:-f rs}; do
-  case "$mode" in
-    f) run_mode f driver_tangent.f90 || status=1 ;;
-    rs) run_mode rs driver_adjoint.f90 || status=1 ;;
-    *) echo "usage: $0 [f|rs]" >&2; exit 2 ;;
-  esac
-  echo
-done
-exit $status
+echo "== openad check -m ${1:-f,fv,rs,rj} examples/box/head.f90"
+exec "$openad" check -m "${1:-f,fv,rs,rj}" "$here/head.f90"

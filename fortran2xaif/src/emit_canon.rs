@@ -8,8 +8,19 @@ use crate::sema::{Binding, Program, Symbol, UnitInfo};
 use crate::unparse::{self, args_text, dims, type_spec};
 use std::fmt::Write;
 
+/// Ends the line of an assignment or call while it is emitted: followed by
+/// the statement's id, it lets [`emit`] find which lines each statement
+/// ended up on after long lines are wrapped. Never in the output.
+const STATEMENT_MARK: char = '\u{1f}';
+
 /// The canonical source of the whole program.
 pub fn emit(prog: &Program) -> String {
+    emit_with_statement_lines(prog).0
+}
+
+/// The canonical source and, for each assignment and call it writes, the
+/// statement id and the 1-based first and last line it occupies.
+pub fn emit_with_statement_lines(prog: &Program) -> (String, Vec<(usize, usize, usize)>) {
     let mut out = String::new();
     for (i, u) in prog.units.iter().enumerate() {
         if u.parent.is_none() && u.interface_of.is_none() {
@@ -28,7 +39,26 @@ pub fn emit(prog: &Program) -> String {
             out.push('\n');
         }
     }
-    wrap_long_lines(&out)
+    let mut text = String::with_capacity(out.len());
+    let mut statements = Vec::new();
+    let mut line_no = 0;
+    for line in out.lines() {
+        let (line, id) = match line.split_once(STATEMENT_MARK) {
+            Some((l, id)) => (l, id.parse::<usize>().ok()),
+            None => (line, None),
+        };
+        let wrapped = match line {
+            "" => "\n".to_string(),
+            _ => wrap_long_lines(line),
+        };
+        let first = line_no + 1;
+        line_no += wrapped.lines().count();
+        if let Some(id) = id {
+            statements.push((id, first, line_no));
+        }
+        text.push_str(&wrapped);
+    }
+    (text, statements)
 }
 
 /// The module holding the interface blocks of unit `i`.
@@ -627,13 +657,19 @@ fn stmt(prog: &Program, s: &Stmt, level: usize, tags: bool, out: &mut String) {
         StmtKind::Assign { lhs, rhs } => {
             let _ = writeln!(
                 out,
-                "{pad}{label}{} = {}",
+                "{pad}{label}{} = {}{STATEMENT_MARK}{}",
                 unparse::expr(lhs),
-                unparse::expr(rhs)
+                unparse::expr(rhs),
+                s.id
             );
         }
         StmtKind::Call { name, args } => {
-            let _ = writeln!(out, "{pad}{label}call {name}({})", args_text(args));
+            let _ = writeln!(
+                out,
+                "{pad}{label}call {name}({}){STATEMENT_MARK}{}",
+                args_text(args),
+                s.id
+            );
         }
         StmtKind::If { arms, otherwise } => {
             for (k, (c, b)) in arms.iter().enumerate() {

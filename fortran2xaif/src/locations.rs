@@ -2,7 +2,9 @@
 //! statement after each `!$oad unit`, `!$oad decl` and `!$oad stmt` tag,
 //! the unit header, declaration or statement in the user's files. The
 //! back end reports problems with canonical lines (e.g. a declaration it
-//! cannot rewrite) there; `openad` deletes the canonical source.
+//! cannot rewrite) there; `openad` deletes the canonical source. The
+//! canonical lines of every XAIF statement (`stmtlines`) are recorded too,
+//! for `openad explore`'s links from the derivative code.
 
 use crate::ast::Span;
 use crate::sema::Program;
@@ -55,6 +57,9 @@ pub fn record_canon_origins(
         }
         if first < lines.len() {
             map.add_canon_lines(first as u64 + 1, last as u64 + 1, &origin);
+            if kind == "stmt" {
+                map.add_statement_lines(&format!("s{arg}"), first as u64 + 1, last as u64 + 1);
+            }
         }
     }
 }

@@ -127,7 +127,13 @@ fn run_stages(cli: &Cli, usages: &mut Vec<StageUsage>) -> Result<(), Failure> {
             &work.locations,
             &work.interface,
             &work.activity,
+            &work.line_map,
         ] {
+            // The line map is optional (back ends run by hand may not
+            // write it).
+            if path == &work.line_map && !path.exists() {
+                continue;
+            }
             if let Some(name) = path.file_name() {
                 copies.push((path.clone(), PathBuf::from(name)));
             }
@@ -149,7 +155,7 @@ fn print_dry_run(cli: &Cli, stem: &str) {
     let dir = cli.output_dir.display();
     println!("mkdir -p '{dir}' && (cd \"$T/out\" && cp $(cat SOURCES) SOURCES \"$OLDPWD/{dir}/\")");
     if cli.keep {
-        println!("cp \"$T/{stem}.canon.f90\" \"$T/{stem}.xaif\" \"$T/{stem}.xb.xaif\" \"$T/{stem}.loc\" \"$T/{stem}.iface\" \"$T/{stem}.act\" '{dir}/'");
+        println!("cp \"$T/{stem}.canon.f90\" \"$T/{stem}.xaif\" \"$T/{stem}.xb.xaif\" \"$T/{stem}.loc\" \"$T/{stem}.iface\" \"$T/{stem}.act\" \"$T/{stem}.dmap\" '{dir}/'");
     }
     println!("rm -rf \"$T\"");
 }

@@ -54,6 +54,8 @@ pub struct WorkFiles {
     pub interface: PathBuf,
     /// Why each variable is active (`openad explore` reads it).
     pub activity: PathBuf,
+    /// Where each derivative line comes from (`openad explore` reads it).
+    pub line_map: PathBuf,
     pub out_dir: PathBuf,
 }
 
@@ -66,6 +68,7 @@ impl WorkFiles {
             locations: work.join(format!("{stem}.loc")),
             interface: work.join(format!("{stem}.iface")),
             activity: work.join(format!("{stem}.act")),
+            line_map: work.join(format!("{stem}.dmap")),
             out_dir: work.join("out"),
         }
     }
@@ -201,6 +204,8 @@ pub fn stage_commands(cli: &Cli, programs: [PathBuf; 3], work: &WorkFiles) -> Ve
         work.canon.clone().into(),
         "--locations".into(),
         work.locations.clone().into(),
+        "--line-map".into(),
+        work.line_map.clone().into(),
     ];
     back_args.extend(error_format.iter().cloned());
     if let Some(template) = &cli.template {

@@ -91,6 +91,27 @@ fn the_report_of_a_corpus_example_renders_in_chromium_without_console_errors() {
         "link to missing line {target}"
     );
 
+    // Opening the page at a derivative line highlights it and the lines
+    // it comes from (script run by the browser, DOM read back).
+    let page_text = std::fs::read_to_string(&page).unwrap();
+    let (n, _, target) = pane_lines(&page_text, "d")
+        .into_iter()
+        .find(|(_, t, _)| t.trim_start().starts_with("u(i)%d = u(i)%d"))
+        .expect("the tangent of u(i) = u(i) - dt * (f(i) - f(i-1))");
+    let canonical = target.expect("a linked line");
+    let o = chromium(
+        &["--dump-dom"],
+        Path::new(&format!("{}#d-{n}", page.display())),
+    );
+    let dom = String::from_utf8_lossy(&o.stdout);
+    for id in [format!("d-{n}"), canonical, "u0-22".to_string()] {
+        assert!(
+            dom.contains(&format!("class=\"line linked hit\" id=\"{id}\""))
+                || dom.contains(&format!("class=\"line hit\" id=\"{id}\"")),
+            "line {id} not highlighted after opening #d-{n}"
+        );
+    }
+
     let shot = dir.path().join("report.png");
     let o = chromium(
         &[
@@ -108,4 +129,157 @@ fn the_report_of_a_corpus_example_renders_in_chromium_without_console_errors() {
     if let Some(keep) = std::env::var_os("OPENAD_KEEP_SCREENSHOT") {
         std::fs::copy(&shot, keep).unwrap();
     }
+}
+
+/// The report's lines of pane `prefix` (`d`: derivative code, `c`:
+/// canonical source): (line number, text, link target if any).
+fn pane_lines(page: &str, prefix: &str) -> Vec<(usize, String, Option<String>)> {
+    let unescape = |t: &str| {
+        t.replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&quot;", "\"")
+            .replace("&amp;", "&")
+    };
+    let marker = format!(" id=\"{prefix}-");
+    let mut lines = Vec::new();
+    for piece in page.split("<span class=\"line").skip(1) {
+        let Some(rest) = piece.strip_prefix(" linked\"").or(piece.strip_prefix('"')) else {
+            continue;
+        };
+        let Some(rest) = rest.strip_prefix(&marker[..]) else {
+            continue;
+        };
+        let n: usize = rest.split('"').next().unwrap().parse().unwrap();
+        let target = rest
+            .split("data-target=\"")
+            .nth(1)
+            .filter(|_| rest.find("data-target").unwrap_or(usize::MAX) < rest.find('>').unwrap())
+            .map(|t| t.split('"').next().unwrap().to_string());
+        let text = rest.split("</span>").nth(1).unwrap_or("");
+        lines.push((n, unescape(text), target));
+    }
+    lines
+}
+
+/// The user's line (of the only user file) a derivative line leads to,
+/// following its link to the canonical source and on.
+fn user_line(page: &str, target: &Option<String>) -> Option<usize> {
+    let mut next = target.clone()?;
+    for _ in 0..3 {
+        if let Some(line) = next.strip_prefix("u0-") {
+            return line.parse().ok();
+        }
+        let tag = format!("id=\"{next}\" data-target=\"");
+        let at = page.find(&tag)? + tag.len();
+        next = page[at..].split('"').next()?.to_string();
+    }
+    None
+}
+
+fn report_of(example: &str, mode: &str, dir: &Path) -> String {
+    let report = dir.join(format!("report-{mode}"));
+    let o = Command::new(openad_program().expect("openad built"))
+        .args(["explore", "-m", mode, "-o"])
+        .arg(&report)
+        .arg(workspace_root().join(example))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    std::fs::read_to_string(report.join("index.html")).unwrap()
+}
+
+/// Checks, for every derivative line of the routine named first whose
+/// text starts with the given text, that it leads to the user line given
+/// (checked by hand against `flux_call_tree/head.f90`), and that at least
+/// one such line exists.
+fn check_links(page: &str, mode: &str, expected: &[(&str, &str, usize)]) {
+    let lines = pane_lines(page, "d");
+    assert!(lines.len() > 50, "-m {mode}: derivative pane not found");
+    let mut unit = String::new();
+    let mut seen = vec![0; expected.len()];
+    for (n, text, target) in &lines {
+        let t = text.trim();
+        if let Some(rest) = t.strip_prefix("subroutine ") {
+            unit = rest.split('(').next().unwrap().to_string();
+        }
+        for (k, (in_unit, start, user)) in expected.iter().enumerate() {
+            if unit == *in_unit && t.starts_with(start) {
+                seen[k] += 1;
+                assert_eq!(
+                    user_line(page, target),
+                    Some(*user),
+                    "-m {mode}: derivative line {n} `{t}` of {unit} (target {target:?})"
+                );
+            }
+        }
+        // Every line computing active values or derivatives, and every
+        // call of a user routine, leads to the user's source.
+        let computes = t.contains("%v") || t.contains("%d");
+        let declaration = t.starts_with("type(active)") || t.contains("::");
+        let calls_user = t.starts_with("call ") && !t.contains("_grow");
+        if (computes || calls_user) && !declaration && !t.starts_with("if (") {
+            assert!(
+                user_line(page, target).is_some(),
+                "-m {mode}: derivative line {n} `{t}` of {unit} leads nowhere (target {target:?})"
+            );
+        }
+    }
+    for (k, e) in expected.iter().enumerate() {
+        assert!(
+            seen[k] > 0,
+            "-m {mode}: no line of {} starts with `{}`",
+            e.0,
+            e.1
+        );
+    }
+}
+
+#[test]
+fn every_derivative_line_of_a_user_statement_links_to_its_user_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let example = "tests/examples/flux_call_tree/head.f90";
+    let tangent = report_of(example, "f", dir.path());
+    check_links(
+        &tangent,
+        "f",
+        &[
+            ("flux", "subroutine flux(u, i, f)", 5),
+            ("flux", "oad_lin_1 = 2*u(i)%v", 9),
+            ("flux", "f%v = 0.5d0*(u(i)%v**2", 9),
+            ("flux", "f%d = ", 9),
+            ("step", "f(oad_i1)%d = 0", 16),
+            ("step", "call flux(u, i, fl)", 18),
+            ("step", "f(i)%d = fl%d", 19),
+            ("step", "u(i)%d = u(i)%d", 22),
+            ("head", "u(oad_i1)%d = x(oad_i1)%d", 35),
+            ("head", "call step(u, 1d-3)", 37),
+            ("head", "oad_t1%d = oad_t1%d", 39),
+            ("head", "y(1)%d = oad_t1%d", 39),
+        ],
+    );
+    let adjoint = report_of(example, "rs", dir.path());
+    check_links(
+        &adjoint,
+        "rs",
+        &[
+            ("flux", "subroutine flux(u, i, f)", 5),
+            // Tape section: partials, their pushes, the subscript pushes.
+            ("flux", "oad_lin_1 = 2*u(i)%v", 9),
+            ("flux", "oad_dt(oad_dt_ptr) = oad_acc_", 9),
+            ("flux", "oad_it(oad_it_ptr) = i", 9),
+            // Adjoint section: pops and the adjoint propagation.
+            ("flux", "oad_jac_1 = oad_dt(oad_dt_ptr)", 9),
+            ("flux", "oad_idx_1 = oad_it(oad_it_ptr)", 9),
+            ("flux", "u(oad_idx_1)%d = u(oad_idx_1)%d + oad_jac_1*f%d", 9),
+            ("flux", "f%d = 0", 9),
+            ("step", "call oad_tape_flux(u, i, fl)", 18),
+            ("step", "call oad_adj_flux(u, i, fl)", 18),
+            ("step", "fl%d = fl%d + f(i)%d", 19),
+            ("step", "oad_hv_1 = dt", 22),
+            ("step", "f(i - 1)%d = f(i - 1)%d + oad_hv_1*u(i)%d", 22),
+            ("step", "f(oad_i1)%d = 0", 16),
+            ("head", "call step(u, 1d-3)", 37),
+            ("head", "y(1)%v = oad_t1%v", 39),
+        ],
+    );
 }

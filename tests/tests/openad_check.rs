@@ -264,6 +264,25 @@ end subroutine head
     );
 }
 
+/// An MPI program (a corpus example the harness runs on 1, 2 and 4
+/// processes) is refused by name, not compiled without MPI and reported
+/// as a failing mode.
+#[test]
+fn an_mpi_program_is_a_named_refusal() {
+    let example = openad_tests::workspace_root().join("tests/examples/mpi_scatter_gather");
+    let o = check(&example, &["-m", "f,rs", "work_split.f90"]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    assert!(
+        t.contains("openad check cannot drive MPI programs yet (the program calls MPI)"),
+        "{t}"
+    );
+    assert!(
+        !t.contains("== -m"),
+        "no mode table for a refused program: {t}"
+    );
+}
+
 /// Module variables among the seeds, and more values than are printed
 /// entry by entry: random projections each way.
 #[test]

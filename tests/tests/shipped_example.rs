@@ -3,6 +3,8 @@
 //! (each driver exits 1 on a mismatch). The same steps as
 //! `examples/box/run.sh`, with the binaries of this build. Legs that do
 //! not work yet are listed as `examples_box MODE` in EXPECTED_FAILURES.
+//! And what `examples/box/run.sh` (the README's first command) runs after
+//! installing and building: `openad check` on the model, every mode.
 
 use std::fs;
 use std::path::PathBuf;
@@ -84,4 +86,36 @@ fn shipped_box_example_drivers_agree_with_finite_differences() {
     });
     let complaints = report("examples/box", &results);
     assert!(complaints.is_empty(), "{}", complaints.join("\n\n"));
+}
+
+#[test]
+fn run_sh_checks_every_mode_of_the_box_model_with_openad_check() {
+    let script = fs::read_to_string(workspace_root().join("examples/box/run.sh")).unwrap();
+    assert!(
+        script.contains("\"$openad\" check -m \"${1:-f,fv,rs,rj}\" \"$here/head.f90\""),
+        "run.sh no longer runs openad check: update this test"
+    );
+    let o = Command::new(openad_program().expect("openad built"))
+        .args(["check", "-m", "f,fv,rs,rj"])
+        .arg(workspace_root().join("examples/box/head.f90"))
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{out}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    for mode in ["f", "fv", "rs", "rj"] {
+        assert!(out.contains(&format!("== -m {mode}: pass")), "{out}");
+    }
+    // Every entry of the 2 x 6 Jacobian next to finite differences.
+    assert!(
+        out.contains("J(2,6)") && out.contains("finite differences"),
+        "{out}"
+    );
+    assert!(
+        out.contains("summary: f pass, fv pass, rs pass, rj pass (every mode agrees)"),
+        "{out}"
+    );
 }

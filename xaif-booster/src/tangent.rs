@@ -224,9 +224,10 @@ fn transform_block(
             }
             Linearization::ZeroDerivative(y) => {
                 flush(&mut sequence, &mut out, ctx, pool, block)?;
+                let id = a.statement_id.clone();
                 out.elements.push(BasicBlockElement::Assignment(a));
                 out.elements
-                    .push(propagator(vec![PropagatorEntry::ZeroDeriv(y)]));
+                    .push(propagator(vec![PropagatorEntry::ZeroDeriv(y)], &id));
                 continue;
             }
         };
@@ -281,11 +282,13 @@ fn statement_level(
     // references after it would name other elements).
     let first = changes_own_subscripts(&a, graph);
     if first && !entries.is_empty() {
-        out.elements.push(propagator(entries.clone()));
+        out.elements
+            .push(propagator(entries.clone(), &a.statement_id));
     }
+    let id = a.statement_id.clone();
     out.elements.push(BasicBlockElement::Assignment(a));
     if !first && !entries.is_empty() {
-        out.elements.push(propagator(entries));
+        out.elements.push(propagator(entries, &id));
     }
     Ok(())
 }
@@ -361,6 +364,11 @@ fn flush(
         })?;
     }
     out.counts += code.counts;
+    // The run's propagator is located at its last statement.
+    let last_id = seq
+        .statements
+        .last()
+        .map_or_else(|| first_id.clone(), |s| s.assignment.statement_id.clone());
     for (st, before) in seq.statements.into_iter().zip(code.before_statement) {
         out.elements
             .extend(before.into_iter().map(BasicBlockElement::Assignment));
@@ -373,7 +381,7 @@ fn flush(
             .map(BasicBlockElement::Assignment),
     );
     if !code.propagator.is_empty() {
-        out.elements.push(propagator(code.propagator));
+        out.elements.push(propagator(code.propagator, &last_id));
     }
     Ok(())
 }
@@ -404,8 +412,13 @@ pub fn propagation_cost(entries: &[PropagatorEntry]) -> usize {
         .sum()
 }
 
-fn propagator(entries: Vec<PropagatorEntry>) -> BasicBlockElement {
-    BasicBlockElement::DerivativePropagator(DerivativePropagator { entries })
+/// A derivative propagator computing the derivatives of statement
+/// `statement_id` (the id only locates the generated code).
+fn propagator(entries: Vec<PropagatorEntry>, statement_id: &str) -> BasicBlockElement {
+    BasicBlockElement::DerivativePropagator(DerivativePropagator::of_statement(
+        entries,
+        statement_id,
+    ))
 }
 
 fn write_dot(

@@ -16,6 +16,7 @@ pub mod dot;
 pub mod driver_interface;
 pub mod error;
 pub mod graph;
+pub mod line_map;
 pub mod model;
 mod names;
 pub mod read;

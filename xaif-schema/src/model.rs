@@ -696,6 +696,61 @@ pub struct DerivativePropagator {
     pub entries: Vec<PropagatorEntry>,
 }
 
+/// Prefix of the `annotation` of a propagator entry's target reference
+/// naming the statement whose derivatives the entry computes
+/// (`stmt:s12`); booster output, for locating the generated code only.
+pub const STATEMENT_ANNOTATION: &str = "stmt:";
+
+impl DerivativePropagator {
+    /// A propagator whose entries are marked as computing the derivatives
+    /// of statement `statement_id` (targets without an annotation of
+    /// their own get `stmt:ID`).
+    pub fn of_statement(mut entries: Vec<PropagatorEntry>, statement_id: &str) -> Self {
+        for e in &mut entries {
+            let t = e.target_mut();
+            if t.annotation.is_empty() {
+                t.annotation = format!("{STATEMENT_ANNOTATION}{statement_id}");
+            }
+        }
+        DerivativePropagator { entries }
+    }
+
+    /// The statement the first entry is marked with, if any.
+    pub fn statement_id(&self) -> Option<&str> {
+        self.entries
+            .first()?
+            .target()
+            .annotation
+            .strip_prefix(STATEMENT_ANNOTATION)
+            .filter(|id| !id.is_empty())
+    }
+}
+
+impl PropagatorEntry {
+    /// The variable whose derivative the entry sets.
+    pub fn target(&self) -> &VariableReference {
+        match self {
+            PropagatorEntry::SetDeriv { tgt, .. }
+            | PropagatorEntry::SetNegDeriv { tgt, .. }
+            | PropagatorEntry::IncDeriv { tgt, .. }
+            | PropagatorEntry::DecDeriv { tgt, .. } => tgt,
+            PropagatorEntry::Sax { y, .. } | PropagatorEntry::Saxpy { y, .. } => y,
+            PropagatorEntry::ZeroDeriv(x) => x,
+        }
+    }
+
+    pub fn target_mut(&mut self) -> &mut VariableReference {
+        match self {
+            PropagatorEntry::SetDeriv { tgt, .. }
+            | PropagatorEntry::SetNegDeriv { tgt, .. }
+            | PropagatorEntry::IncDeriv { tgt, .. }
+            | PropagatorEntry::DecDeriv { tgt, .. } => tgt,
+            PropagatorEntry::Sax { y, .. } | PropagatorEntry::Saxpy { y, .. } => y,
+            PropagatorEntry::ZeroDeriv(x) => x,
+        }
+    }
+}
+
 /// One derivative update.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PropagatorEntry {

@@ -16,13 +16,17 @@
 //! symbol 3 x 1 5 23           scope id, symbol_id, file, line, column
 //! unit head 1 3 1             ControlFlowGraph symbol_id, file, line, column
 //! canon 40 41 1 5 23          lines FIRST..=LAST of the canonical source, file, line, column
+//! stmtlines s12 40 41          statement_id, lines FIRST..=LAST of the canonical source
 //! ```
 //!
 //! `canon` records cover the statement after each `!$oad unit`, `decl` and
 //! `stmt` tag of the canonical source `P.canon.f90` (with its continuation
 //! lines): the back end reports problems with those lines (a declaration
 //! it cannot rewrite, ...) at the user's unit header, declaration or
-//! statement.
+//! statement. `stmtlines` records say where each assignment, call and
+//! opaque statement of the XAIF is in the canonical source (`openad
+//! explore` links the derivative code to it through the back end's line
+//! map, `P.dmap`, see [`crate::line_map`]).
 //!
 //! Lines and columns count from 1 in the original (not normalised) file.
 
@@ -64,6 +68,8 @@ pub struct SourceMap {
     units: BTreeMap<String, Position>,
     /// First line of a canonical-source range → (last line, origin).
     canon: BTreeMap<u64, (u64, Position)>,
+    /// Statement id → its first and last line in the canonical source.
+    statement_lines: BTreeMap<String, (u64, u64)>,
 }
 
 impl SourceMap {
@@ -120,6 +126,34 @@ impl SourceMap {
         self.canon.entry(first).or_insert((last.max(first), p));
     }
 
+    /// Records that statement `statement_id` is on canonical-source lines
+    /// `first..=last` (the first record wins).
+    pub fn add_statement_lines(&mut self, statement_id: &str, first: u64, last: u64) {
+        self.statement_lines
+            .entry(statement_id.to_string())
+            .or_insert((first, last.max(first)));
+    }
+
+    /// The canonical-source lines of statement `statement_id`; booster-made
+    /// ids (`s12_oad_3`) fall back to the original, as in
+    /// [`SourceMap::statement`].
+    pub fn statement_lines(&self, statement_id: &str) -> Option<(u64, u64)> {
+        let mut id = statement_id;
+        loop {
+            if let Some(r) = self.statement_lines.get(id) {
+                return Some(*r);
+            }
+            id = &id[..id.rfind('_')?];
+        }
+    }
+
+    /// Every statement's canonical-source lines: (id, first, last).
+    pub fn statement_line_ranges(&self) -> impl Iterator<Item = (&str, u64, u64)> {
+        self.statement_lines
+            .iter()
+            .map(|(id, (f, l))| (id.as_str(), *f, *l))
+    }
+
     /// Where line `line` of the canonical source comes from, if a tagged
     /// statement covers it.
     pub fn canon_line(&self, line: u64) -> Option<SourceLocation> {
@@ -167,6 +201,7 @@ impl SourceMap {
             && self.symbols.is_empty()
             && self.units.is_empty()
             && self.canon.is_empty()
+            && self.statement_lines.is_empty()
     }
 
     /// The text of the side file (deterministic: records sorted by key).
@@ -189,6 +224,9 @@ impl SourceMap {
         }
         for (first, (last, p)) in &self.canon {
             let _ = writeln!(out, "canon {first} {last} {}", pos(p));
+        }
+        for (id, (first, last)) in &self.statement_lines {
+            let _ = writeln!(out, "stmtlines {id} {first} {last}");
         }
         out
     }
@@ -232,6 +270,15 @@ impl SourceMap {
                 continue;
             }
             let words: Vec<&str> = rest.split(' ').collect();
+            if kind == "stmtlines" {
+                let [id, first, last] = words[..] else {
+                    return Err(bad("wrong number of fields"));
+                };
+                let first = number(Some(first), "a first line")?;
+                let last = number(Some(last), "a last line")?;
+                map.statement_lines.insert(id.to_string(), (first, last));
+                continue;
+            }
             let (key, place) = match kind {
                 "statement" | "unit" if words.len() == 4 => (&words[..1], &words[1..]),
                 "symbol" | "canon" if words.len() == 5 => (&words[..2], &words[2..]),
@@ -303,6 +350,7 @@ mod tests {
         m.add_symbol(3, "x", &at("dir with space/head.f90", 5, 23));
         m.add_unit("head", &at("dir with space/head.f90", 3, 1));
         m.add_canon_lines(40, 41, &at("inc.h", 7, 9));
+        m.add_statement_lines("s12", 40, 41);
         let text = m.to_text();
         let back = SourceMap::parse(&text, "P.loc").unwrap();
         assert_eq!(back, m);
@@ -314,6 +362,9 @@ mod tests {
         assert_eq!(back.symbol(3, "x").unwrap().line, 5);
         assert_eq!(back.unit("head").unwrap().column, 1);
         assert_eq!(back.canon_line(41).unwrap().to_string(), "inc.h:7:9");
+        assert_eq!(back.statement_lines("s12"), Some((40, 41)));
+        assert_eq!(back.statement_lines("s12_oad_t1"), Some((40, 41)));
+        assert_eq!(back.statement_lines("s3"), None);
     }
 
     #[test]

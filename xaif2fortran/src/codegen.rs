@@ -98,10 +98,14 @@ impl<'g, 'a> UnitGen<'g, 'a> {
         }
     }
 
-    /// Appends a statement at the current indentation.
+    /// Appends a statement at the current indentation, marked with the
+    /// basic block element it is generated for (`line_origins.rs`).
     pub fn line(&mut self, text: impl AsRef<str>) {
-        self.lines
-            .push(format!("{}{}", "  ".repeat(self.indent), text.as_ref()));
+        let line = format!("{}{}", "  ".repeat(self.indent), text.as_ref());
+        self.lines.push(match self.env.xaif.current_statement() {
+            Some(id) => crate::line_origins::from_statement(line, &id),
+            None => line,
+        });
     }
 
     /// A fresh name for a conversion temporary.

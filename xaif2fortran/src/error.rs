@@ -33,7 +33,8 @@ pub struct XaifLocator {
     /// Statement ids of the elements being generated (innermost last).
     current: RefCell<Vec<Option<String>>>,
     /// The statement of the element generated last: elements without an
-    /// id (derivative propagators) belong to the statement before them.
+    /// id (derivative propagators from elsewhere) belong to the statement
+    /// before them.
     last: RefCell<Option<String>>,
 }
 
@@ -50,14 +51,14 @@ impl Drop for StatementScope<'_> {
     }
 }
 
-/// The statement id of a basic block element (propagators have none).
+/// The statement id of a basic block element (a propagator's is optional).
 fn element_statement_id(e: &BasicBlockElement) -> Option<&str> {
     match e {
         BasicBlockElement::Assignment(a) => Some(&a.statement_id),
         BasicBlockElement::SubroutineCall(c) => Some(&c.statement_id),
         BasicBlockElement::Marker(m) => Some(&m.statement_id),
         BasicBlockElement::InlinableSubroutineCall(c) => Some(&c.statement_id),
-        BasicBlockElement::DerivativePropagator(_) => None,
+        BasicBlockElement::DerivativePropagator(p) => p.statement_id(),
     }
 }
 
@@ -127,6 +128,12 @@ impl XaifLocator {
             .or_else(|| self.last.borrow().clone());
         self.current.borrow_mut().push(id);
         StatementScope { locator: self }
+    }
+
+    /// The statement id of the basic block element being generated (for
+    /// a derivative propagator, the statement before it), if any.
+    pub fn current_statement(&self) -> Option<String> {
+        self.current.borrow().last().cloned().flatten()
     }
 
     /// A diagnostic about what `needle` (an attribute as written in the

@@ -20,6 +20,7 @@ pub mod fortran_text;
 pub mod global_checkpoint;
 pub mod inline;
 pub mod interfaces;
+pub mod line_origins;
 pub mod loop_invariants;
 pub mod mpi;
 pub mod output;
@@ -39,6 +40,7 @@ pub mod uses;
 
 use std::path::{Path, PathBuf};
 
+use xaif_schema::line_map::LineMap;
 use xaif_schema::CallGraph;
 
 pub use canon::CanonSource;
@@ -82,6 +84,9 @@ pub struct Options {
     /// The front end's source locations (`fortran2xaif --locations`):
     /// rejected statements are then reported in the user's Fortran.
     pub locations: Option<PathBuf>,
+    /// Where to write the origin of each line of the derivative program
+    /// (`P.dmap`, `xaif_schema::line_map`).
+    pub line_map: Option<PathBuf>,
 }
 
 /// The stem of the output program: the canonical file name without
@@ -100,7 +105,8 @@ pub fn program_stem(canon: &Path) -> String {
     }
 }
 
-/// All output files in compile order: runtime modules, then the program.
+/// All output files in compile order: runtime modules, then the program;
+/// and the origins of the program's lines.
 pub fn generate(
     cg: &CallGraph,
     xaif: &XaifLocator,
@@ -108,8 +114,8 @@ pub fn generate(
     mode: Mode,
     template: Option<&Template>,
     stem: &str,
-) -> Result<Vec<(String, String)>, Diagnostic> {
-    let program = unparse::unparse_program(cg, xaif, canon, mode, template)?;
+) -> Result<(Vec<(String, String)>, LineMap), Diagnostic> {
+    let (program, line_map) = unparse::unparse_program(cg, xaif, canon, mode, template)?;
     let mut files: Vec<(String, String)> = runtime::runtime_files(mode)
         .into_iter()
         .map(|(n, t)| (n.to_string(), t.to_string()))
@@ -124,7 +130,7 @@ pub fn generate(
     files.push((format!("{stem}.oad.f90"), program));
     let sources: String = files.iter().map(|(n, _)| format!("{n}\n")).collect();
     files.push(("SOURCES".into(), sources));
-    Ok(files)
+    Ok((files, line_map))
 }
 
 fn read_text(path: &Path, what: &str) -> Result<String, Diagnostic> {
@@ -158,7 +164,7 @@ pub fn run(opts: &Options) -> Result<Vec<PathBuf>, Diagnostic> {
         let map = xaif_schema::source_map::SourceMap::read_file(path).map_err(to_diag)?;
         locator = locator.with_source_map(map);
     }
-    let files = generate(
+    let (files, line_map) = generate(
         &cg,
         &locator,
         &canon,
@@ -167,6 +173,14 @@ pub fn run(opts: &Options) -> Result<Vec<PathBuf>, Diagnostic> {
         &program_stem(&opts.canon),
     )
     .map_err(|d| locator.in_user_source(d, &canon_name))?;
-    output::write_files(&opts.out_dir, &files)
-        .map_err(|e| Diagnostic::input_output(&opts.out_dir, format!("cannot write output: {e}")))
+    let mut written = output::write_files(&opts.out_dir, &files).map_err(|e| {
+        Diagnostic::input_output(&opts.out_dir, format!("cannot write output: {e}"))
+    })?;
+    if let Some(path) = &opts.line_map {
+        output::write_file(path, &line_map.to_text()).map_err(|e| {
+            Diagnostic::input_output(path, format!("cannot write the line map: {e}"))
+        })?;
+        written.push(path.clone());
+    }
+    Ok(written)
 }

@@ -1,4 +1,4 @@
-//! `xaif2fortran -m f|fv|rs|rj --canon P.canon.f90 [--locations P.loc] [--template FILE] -o DIR P.xb.xaif`
+//! `xaif2fortran -m f|fv|rs|rj --canon P.canon.f90 [--locations P.loc] [--line-map P.dmap] [--template FILE] -o DIR P.xb.xaif`
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -24,6 +24,10 @@ struct Cli {
     /// The front end's source locations: errors then name the Fortran sources.
     #[arg(long = "locations")]
     locations: Option<PathBuf>,
+    /// Also write where each line of the derivative program comes from
+    /// (statement or canonical line; read by `openad explore`).
+    #[arg(long = "line-map")]
+    line_map: Option<PathBuf>,
     /// Output directory.
     #[arg(short = 'o', long = "output-dir")]
     output_dir: PathBuf,
@@ -50,6 +54,7 @@ fn main() -> ExitCode {
         out_dir: cli.output_dir,
         xaif: cli.xaif,
         locations: cli.locations,
+        line_map: cli.line_map,
     };
     match run(&opts) {
         Ok(_) => ExitCode::SUCCESS,

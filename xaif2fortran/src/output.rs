@@ -30,3 +30,17 @@ pub fn write_files(dir: &Path, files: &[(String, String)]) -> io::Result<Vec<Pat
     }
     Ok(temps.into_iter().map(|(_, d)| d).collect())
 }
+
+/// Writes one file at `path` through a temporary name next to it.
+pub fn write_file(path: &Path, text: &str) -> io::Result<()> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.tmp{}", std::process::id()));
+    fs::write(&tmp, text)
+        .and_then(|_| fs::rename(&tmp, path))
+        .inspect_err(|_| {
+            let _ = fs::remove_file(&tmp);
+        })
+}

@@ -17,8 +17,9 @@ use crate::decl::{
 };
 use crate::error::{error_at, Result, XaifLocator};
 use crate::expr::Env;
-use crate::fortran_text::{add_value_suffix_with, wrap_line};
+use crate::fortran_text::add_value_suffix_with;
 use crate::inline::InlineDefs;
+use crate::line_origins::from_canon;
 use crate::symbols::XaifIndex;
 use crate::template::{
     Template, TemplateLine, DEFAULT_JOINT, DEFAULT_JOINT_LEAF, DEFAULT_JOINT_LOOP_FREE,
@@ -26,14 +27,14 @@ use crate::template::{
 };
 use crate::Mode;
 
-/// The text of the differentiated program.
+/// The text of the differentiated program and the origin of its lines.
 pub fn unparse_program(
     cg: &CallGraph,
     xaif: &XaifLocator,
     canon: &CanonSource,
     mode: Mode,
     template: Option<&Template>,
-) -> Result<String> {
+) -> Result<(String, xaif_schema::line_map::LineMap)> {
     let index = XaifIndex::new(cg, xaif)?;
     let uses_mpi = canon.uses_mpi();
     let mut referenced: Vec<&String> = index.referenced_units().collect();
@@ -195,7 +196,7 @@ pub fn unparse_program(
         match item {
             CanonItem::Line(i) if commons.dropped_lines.contains(i) => {}
             CanonItem::Line(i) => {
-                out.push(canon.lines[*i].clone());
+                out.push(from_canon(canon.lines[*i].clone(), *i));
                 let ends_unit = canon.lines[*i]
                     .trim_start()
                     .to_ascii_lowercase()
@@ -215,7 +216,7 @@ pub fn unparse_program(
                     }
                     modules_placed = true;
                 }
-                out.extend(lines.iter().map(|&i| canon.lines[i].clone()));
+                out.extend(lines.iter().map(|&i| from_canon(canon.lines[i].clone(), i)));
                 let header = &canon.lines[lines[0]];
                 let header_indent = header.len() - header.trim_start().len();
                 unit_level.insert(tag.clone(), header_indent / 2 + 1);
@@ -398,28 +399,22 @@ pub fn unparse_program(
                             if l.trim_start().to_ascii_lowercase().starts_with("!$oad") {
                                 continue;
                             }
-                            out.push(match scope {
+                            let copy = match scope {
                                 Some(s) => {
                                     add_value_suffix_with(l, &|n| index.is_active(s, n), &|chain| {
                                         index.is_active_chain(s, chain)
                                     })
                                 }
                                 None => l.clone(),
-                            });
+                            };
+                            out.push(from_canon(copy, i));
                         }
                     }
                 }
             }
         }
     }
-    let mut text = String::new();
-    for l in out {
-        for part in wrap_line(&l) {
-            text.push_str(&part);
-            text.push('\n');
-        }
-    }
-    Ok(text)
+    Ok(crate::line_origins::assemble(out))
 }
 
 /// A declaration, rewritten when its entity is active in the unit.

@@ -533,3 +533,39 @@ fn constructor_assigned_to_an_element_it_reads_goes_through_a_temporary() {
         "{b}"
     );
 }
+
+#[test]
+fn statement_lines_follow_wrapped_statements_and_blank_lines() {
+    let long = (1..=30)
+        .map(|k| format!("x({k})"))
+        .collect::<Vec<_>>()
+        .join(" + ");
+    let src = format!(
+        "subroutine s(x, y)\n real(8) :: x(30), y\n y = 0\n y = {long}\n call t(y)\nend\n\
+         subroutine t(y)\n real(8) :: y\n y = 2 * y\nend\n"
+    );
+    let mut prog = Program::build(vec![parse_file(&src, 0).unwrap()]).unwrap();
+    canonicalise(&mut prog).unwrap();
+    let (text, statements) = crate::emit_canon::emit_with_statement_lines(&prog);
+    assert_eq!(text, crate::emit_canon::emit(&prog));
+    assert!(!text.contains('\u{1f}'), "{text}");
+    let lines: Vec<&str> = text.lines().collect();
+    let at = |first: usize, last: usize| lines[first - 1..last].join("\n");
+    // Each assignment and call, where the statement lines say it is.
+    let mut found = Vec::new();
+    for (_, first, last) in &statements {
+        found.push(at(*first, *last).trim().to_string());
+    }
+    assert!(found.contains(&"y = 0".to_string()), "{found:?}");
+    assert!(found.contains(&"call t(y)".to_string()), "{found:?}");
+    assert!(found.contains(&"y = 2 * y".to_string()), "{found:?}");
+    // The long sum is wrapped: its range covers every continuation line.
+    let wrapped = found
+        .iter()
+        .find(|s| s.starts_with("y = x(1)"))
+        .expect("the long assignment");
+    assert!(
+        wrapped.contains("&\n") && wrapped.ends_with("x(30)"),
+        "{wrapped}"
+    );
+}

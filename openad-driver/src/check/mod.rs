@@ -276,6 +276,9 @@ fn run(o: &CheckOptions) -> Result<bool, String> {
                 .into(),
         );
     };
+    if calls_mpi(&first) {
+        return Err(MPI_REFUSAL.into());
+    }
     let iface_path = first.join(format!("{stem}.iface"));
     let text = fs::read_to_string(&iface_path)
         .map_err(|e| format!("the front end wrote no driver interface: {e}"))?;
@@ -400,6 +403,20 @@ fn run(o: &CheckOptions) -> Result<bool, String> {
         report::write_json(path, &summary, &reports)?;
     }
     Ok(reference.unusable.is_none() && reports.iter().all(|r| r.verdict == Verdict::Pass))
+}
+
+/// Why an MPI program is refused: its drivers would have to run under
+/// `mpirun`, share x among the ranks and reduce y, which the test harness
+/// does (`tests/src/mpi.rs`) and `openad check` does not yet.
+const MPI_REFUSAL: &str = "openad check cannot drive MPI programs yet (the program calls MPI): \
+differentiate it with openad and run your own driver under mpirun (docs/user-guide.md, \
+\"MPI programs\"), or add it to the test corpus with mpi_procs";
+
+/// Whether the differentiated program in `dir` calls MPI: the back end
+/// then lists its MPI runtime module in SOURCES.
+fn calls_mpi(dir: &Path) -> bool {
+    fs::read_to_string(dir.join("SOURCES"))
+        .is_ok_and(|list| list.lines().any(|l| l.trim() == "OAD_mpi.f90"))
 }
 
 fn identity(n: usize) -> Vec<Vec<f64>> {

@@ -5,6 +5,8 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
+use xaif_schema::line_map::LineOrigin;
+
 use super::Material;
 
 const STYLE: &str = "
@@ -26,11 +28,10 @@ details { margin: 0.3em 0; }
 svg { max-width: 100%; height: auto; }
 ";
 
-/// Clicking a linked line highlights the lines it comes from.
+/// Clicking a linked line highlights the lines it comes from; so does
+/// opening the page at `#ID` of a linked line (`index.html#d-42`).
 const SCRIPT: &str = "
-document.addEventListener('click', function (event) {
-  var line = event.target.closest('.linked');
-  if (!line) { return; }
+function highlight(line) {
   document.querySelectorAll('.hit').forEach(function (e) { e.classList.remove('hit'); });
   var ids = [line.id];
   var next = line.dataset.target;
@@ -43,7 +44,13 @@ document.addEventListener('click', function (event) {
     var e = document.getElementById(id);
     if (e) { e.classList.add('hit'); e.scrollIntoView({block: 'center'}); }
   });
+}
+document.addEventListener('click', function (event) {
+  var line = event.target.closest('.linked');
+  if (line) { highlight(line); }
 });
+var start = location.hash ? document.getElementById(location.hash.slice(1)) : null;
+if (start && start.classList.contains('linked')) { highlight(start); }
 ";
 
 pub fn escape(text: &str) -> String {
@@ -58,16 +65,6 @@ pub fn escape(text: &str) -> String {
         }
     }
     out
-}
-
-/// A statement's text for matching generated lines with canonical ones:
-/// lower case, without blanks and without the `%v` of active values.
-fn statement_key(line: &str) -> String {
-    line.to_ascii_lowercase()
-        .replace("%v", "")
-        .chars()
-        .filter(|c| !c.is_whitespace())
-        .collect()
 }
 
 fn pane(
@@ -112,7 +109,7 @@ fn same_file(a: &str, b: &str) -> bool {
 
 fn sources(m: &Material) -> String {
     let mut out = String::from(
-        "<section id=\"sources\"><h2>Sources</h2><p>Click a line of the canonical source or of the derivative code to see the lines it comes from (canonical statements map to your source through the front end's location map; generated lines to the canonical statement they compute, matched by text, and each routine to its canonical routine).</p><div class=\"panes\">",
+        "<section id=\"sources\"><h2>Sources</h2><p>Click a line of the canonical source or of the derivative code to see the lines it comes from: the back end records the statement each derivative line is generated for (assignments, derivative propagation, tape pushes and pops, calls) or the canonical line it copies (P.dmap); the front end where each statement is in the canonical source and in yours (P.loc).</p><div class=\"panes\">",
     );
     for (f, (name, text)) in m.user_files.iter().enumerate() {
         out.push_str(&pane(name, &format!("u{f}"), text, &|_, _| None));
@@ -122,39 +119,32 @@ fn sources(m: &Material) -> String {
             .iter()
             .position(|(name, _)| same_file(name, file))
     };
-    let canon_target = |n: usize, _: &str| -> Option<String> {
-        let at = m.locations.canon_line(n as u64)?;
+    let user_line = |at: xaif_schema::source_map::SourceLocation| {
         Some(format!("u{}-{}", user_index(&at.file)?, at.line))
     };
-    out.push_str(&pane("canonical source", "c", &m.canon, &canon_target));
-    // Canonical statements and routine headers by text, for the links from
-    // the derivative code.
-    let mut canon_lines: HashMap<String, usize> = HashMap::new();
-    let mut canon_units: HashMap<String, usize> = HashMap::new();
-    for (k, line) in m.canon.lines().enumerate() {
-        let key = statement_key(line);
-        if key.is_empty() || key.starts_with('!') {
-            continue;
-        }
-        canon_lines.entry(key).or_insert(k + 1);
-        if let Some(name) = unit_name(line) {
-            canon_units.entry(name).or_insert(k + 1);
+    // Canonical lines of statements: their place in the user's source.
+    let mut statement_of_canon: HashMap<u64, &str> = HashMap::new();
+    for (id, first, last) in m.locations.statement_line_ranges() {
+        for l in first..=last {
+            statement_of_canon.entry(l).or_insert(id);
         }
     }
-    let derivative_target = |_: usize, line: &str| -> Option<String> {
-        if let Some(name) = unit_name(line) {
-            let base = name.strip_prefix("oad_s_").unwrap_or(&name).to_string();
-            return canon_units
-                .get(&name)
-                .or_else(|| canon_units.get(&base))
-                .map(|c| format!("c-{c}"));
+    let canon_target = |n: usize, _: &str| -> Option<String> {
+        let at = match statement_of_canon.get(&(n as u64)) {
+            Some(id) => m.locations.statement(id),
+            None => m.locations.canon_line(n as u64),
+        }?;
+        user_line(at)
+    };
+    out.push_str(&pane("canonical source", "c", &m.canon, &canon_target));
+    let derivative_target = |n: usize, _: &str| -> Option<String> {
+        match m.line_map.origin(n as u64)? {
+            LineOrigin::Canon(c) => Some(format!("c-{c}")),
+            LineOrigin::Statement(id) => match m.locations.statement_lines(id) {
+                Some((first, _)) => Some(format!("c-{first}")),
+                None => user_line(m.locations.statement(id)?),
+            },
         }
-        let key = statement_key(line);
-        let assignment = key.contains('=') && !key.starts_with("if(") && !key.starts_with("do");
-        if !assignment && !key.starts_with("call") {
-            return None;
-        }
-        canon_lines.get(&key).map(|c| format!("c-{c}"))
     };
     out.push_str(&pane(
         &format!(
@@ -168,20 +158,6 @@ fn sources(m: &Material) -> String {
     ));
     out.push_str("</div></section>");
     out
-}
-
-/// `subroutine NAME(` / `function NAME(` at the start of a line.
-fn unit_name(line: &str) -> Option<String> {
-    let l = line.trim_start().to_ascii_lowercase();
-    let rest = l
-        .strip_prefix("subroutine ")
-        .or_else(|| l.strip_prefix("recursive subroutine "))?;
-    let name: String = rest
-        .trim_start()
-        .chars()
-        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-        .collect();
-    (!name.is_empty()).then_some(name)
 }
 
 fn graphs(m: &Material) -> String {

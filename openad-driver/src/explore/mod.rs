@@ -148,6 +148,8 @@ pub struct Material {
     pub derivative: String,
     pub derivative_name: String,
     pub locations: xaif_schema::source_map::SourceMap,
+    /// The back end's origin of each derivative line.
+    pub line_map: xaif_schema::line_map::LineMap,
     pub activity: xaif_schema::activity_report::ActivityReport,
     /// The tangent booster's `--stats` table.
     pub stats: String,
@@ -205,6 +207,8 @@ fn run(o: &ExploreOptions) -> Result<(), String> {
             .map_err(|e| e.message)?;
     let locations = xaif_schema::source_map::SourceMap::read_file(&mode_work.locations)
         .map_err(|e| e.message)?;
+    let line_map =
+        xaif_schema::line_map::LineMap::read_file(&mode_work.line_map).map_err(|e| e.message)?;
     let activity_path = mode_work.activity.display().to_string();
     let activity = xaif_schema::activity_report::ActivityReport::parse(
         &activity_path,
@@ -253,6 +257,7 @@ fn run(o: &ExploreOptions) -> Result<(), String> {
         derivative,
         derivative_name,
         locations,
+        line_map,
         activity,
         stats,
         program_graphs,

@@ -551,7 +551,7 @@ pub(super) fn emit(
         entries.extend(transposed_propagation(&rows, st.temps));
     }
     if !entries.is_empty() {
-        piece.push(propagator(entries));
+        piece.push(propagator(entries, &st.statement_id));
     }
     b.counts += st.counts;
     b.counts.recomputed += 1;

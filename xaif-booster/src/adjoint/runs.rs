@@ -209,7 +209,7 @@ pub(super) fn flush_run(
     let mut piece = st.reverse_pops();
     let entries = transposed_propagation(&restored, st.temps);
     if !entries.is_empty() {
-        piece.push(propagator(entries));
+        piece.push(propagator(entries, &st.statement_id));
     }
     b.counts += st.counts;
     drop(st);

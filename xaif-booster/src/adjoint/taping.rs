@@ -242,19 +242,22 @@ struct LiveIndex {
     /// The popped temporary the reverse pieces read.
     temp: VariableReference,
     last_use: usize,
+    /// The statement id of slot `last_use`.
+    last_statement: String,
 }
 
 impl SharedIndices {
-    /// The temporary standing for `e` in statement `s`.
+    /// The temporary standing for `e` in statement `s` (id `statement_id`).
     fn use_at(
         &mut self,
         key: &str,
         e: &Expression,
-        s: usize,
+        (s, statement_id): (usize, &str),
         temps: &mut AdjointTemps,
     ) -> VariableReference {
         if let Some((_, live)) = self.live.iter_mut().find(|(k, _)| k == key) {
             live.last_use = s;
+            live.last_statement = statement_id.to_string();
             return live.temp.clone();
         }
         let mut symbols = Vec::new();
@@ -267,6 +270,7 @@ impl SharedIndices {
                 symbols,
                 temp: temp.clone(),
                 last_use: s,
+                last_statement: statement_id.to_string(),
             },
         ));
         temp
@@ -284,7 +288,9 @@ impl SharedIndices {
         self.live = staying;
         for (_, l) in closing {
             self.serial += 1;
-            let id = |k: usize| format!("oad_ix_{}_{k}", self.serial);
+            // Named after the statement whose slot holds the push and pop
+            // (a derived id: the back end's line map links it there).
+            let id = |k: usize| format!("{}_oad_ix{}_{k}", l.last_statement, self.serial);
             let value = match l.expression.vertices.as_slice() {
                 [ExpressionVertex::VariableReference(v)] => ArgumentValue::Variable(v.clone()),
                 _ => {
@@ -316,7 +322,7 @@ impl SharedIndices {
 /// The forward piece of one statement under construction, and the pops
 /// that undo its pushes.
 pub(super) struct StatementTape<'t, 'a, 's> {
-    statement_id: String,
+    pub(super) statement_id: String,
     pub(super) temps: &'t mut AdjointTemps<'a>,
     /// Variables the reverse sweep has restored (not taped).
     untaped: &'s std::collections::HashSet<(String, u64)>,
@@ -460,7 +466,7 @@ impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
         }
         if deferred.is_none() {
             if let Some((shared, s)) = self.shared.as_mut() {
-                let temp = shared.use_at(&key, e, *s, self.temps);
+                let temp = shared.use_at(&key, e, (*s, &self.statement_id), self.temps);
                 self.index_of.insert(key, temp);
                 return;
             }
@@ -575,9 +581,10 @@ impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
             Linearization::ZeroDerivative(y) => {
                 self.tape_subscripts(&y);
                 let mut piece = self.reverse_pops();
-                piece.push(propagator(vec![PropagatorEntry::ZeroDeriv(
-                    self.restored(&y),
-                )]));
+                piece.push(propagator(
+                    vec![PropagatorEntry::ZeroDeriv(self.restored(&y))],
+                    &a.statement_id,
+                ));
                 return Ok((tail, piece));
             }
             Linearization::Graph(g) => g,
@@ -627,7 +634,10 @@ impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
             .map(|(x, f)| (self.restored(&x), f))
             .collect();
         let mut piece = self.reverse_pops();
-        piece.push(propagator(self.adjoint_entries(&y, &terms)));
+        piece.push(propagator(
+            self.adjoint_entries(&y, &terms),
+            &a.statement_id,
+        ));
         Ok((tail, piece))
     }
 
@@ -854,8 +864,13 @@ impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
     }
 }
 
-pub(super) fn propagator(entries: Vec<PropagatorEntry>) -> BasicBlockElement {
-    BasicBlockElement::DerivativePropagator(DerivativePropagator { entries })
+/// A derivative propagator computing the derivatives of statement
+/// `statement_id` (the id only locates the generated code).
+pub(super) fn propagator(entries: Vec<PropagatorEntry>, statement_id: &str) -> BasicBlockElement {
+    BasicBlockElement::DerivativePropagator(DerivativePropagator::of_statement(
+        entries,
+        statement_id,
+    ))
 }
 
 /// The value of a one-vertex expression as a call argument.
