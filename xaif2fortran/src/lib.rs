@@ -2,6 +2,7 @@
 //! canonical source, writes the differentiated Fortran program and the
 //! runtime support library it needs. See docs/backend.md.
 
+pub mod active_layout;
 pub mod allocation;
 pub mod black_box;
 pub mod block;
@@ -82,6 +83,8 @@ pub struct Options {
     /// The front end's source locations (`fortran2xaif --locations`):
     /// rejected statements are then reported in the user's Fortran.
     pub locations: Option<PathBuf>,
+    /// Layout of active local arrays (`active_layout.rs`).
+    pub layout: active_layout::ActiveLayout,
 }
 
 /// The stem of the output program: the canonical file name without
@@ -108,8 +111,9 @@ pub fn generate(
     mode: Mode,
     template: Option<&Template>,
     stem: &str,
+    layout: active_layout::ActiveLayout,
 ) -> Result<Vec<(String, String)>, Diagnostic> {
-    let program = unparse::unparse_program(cg, xaif, canon, mode, template)?;
+    let program = unparse::unparse_program(cg, xaif, canon, mode, template, layout)?;
     let mut files: Vec<(String, String)> = runtime::runtime_files(mode)
         .into_iter()
         .map(|(n, t)| (n.to_string(), t.to_string()))
@@ -161,6 +165,7 @@ pub fn run(opts: &Options) -> Result<Vec<PathBuf>, Diagnostic> {
         opts.mode,
         template.as_ref(),
         &program_stem(&opts.canon),
+        opts.layout,
     )
     .map_err(|d| locator.in_user_source(d, &canon_name))?;
     output::write_files(&opts.out_dir, &files)
