@@ -420,7 +420,10 @@ fn classify(line: &Line, k: usize, name: &str, candidates: &HashSet<String>) -> 
             if line.next(close).is_some() {
                 return None;
             }
-            let arg_names: Vec<String> = args.iter().map(|&a| line.s(a).to_ascii_lowercase()).collect();
+            let arg_names: Vec<String> = args
+                .iter()
+                .map(|&a| line.s(a).to_ascii_lowercase())
+                .collect();
             let span = |text: String| Edit {
                 start: line.toks[call].start,
                 end: line.toks[close].end,
@@ -455,7 +458,11 @@ fn classify(line: &Line, k: usize, name: &str, candidates: &HashSet<String>) -> 
                 calls
             };
             // Both names of the call share one edit: only the first makes it.
-            let edits = if args[0] == k { vec![span(text)] } else { Vec::new() };
+            let edits = if args[0] == k {
+                vec![span(text)]
+            } else {
+                Vec::new()
+            };
             Some(Use {
                 edits,
                 after: Vec::new(),
@@ -501,7 +508,10 @@ fn decide_with_uses(
             None => {}
         }
     }
-    let candidates: HashSet<String> = decls.values().map(|d| d.name.to_ascii_lowercase()).collect();
+    let candidates: HashSet<String> = decls
+        .values()
+        .map(|d| d.name.to_ascii_lowercase())
+        .collect();
     let mut uses: LineUses = Vec::with_capacity(lines.len());
     let mut kept: BTreeMap<String, Kept> = BTreeMap::new();
     for (i, l) in lines.iter().enumerate() {
@@ -590,7 +600,10 @@ pub fn apply(
             out.extend(zero_at_entry.iter().map(|n| format!("{indent}{n} = 0")));
             zero_at_entry.clear();
         }
-        if let Some(d) = decls.get(&i).filter(|d| split.contains(&d.name.to_ascii_lowercase())) {
+        if let Some(d) = decls
+            .get(&i)
+            .filter(|d| split.contains(&d.name.to_ascii_lowercase()))
+        {
             let indent = &l[..l.len() - l.trim_start().len()];
             let attrs: String = d.attrs.iter().map(|a| format!(", {a}")).collect();
             out.push(format!(

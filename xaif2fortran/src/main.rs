@@ -46,7 +46,8 @@ fn parse_mode(s: &str) -> Result<Mode, String> {
 }
 
 fn parse_layout(s: &str) -> Result<ActiveLayout, String> {
-    ActiveLayout::from_name(s).ok_or_else(|| format!("unknown layout '{s}' (expected aos or split)"))
+    ActiveLayout::from_name(s)
+        .ok_or_else(|| format!("unknown layout '{s}' (expected aos or split)"))
 }
 
 fn main() -> ExitCode {

@@ -761,6 +761,11 @@ fn split_layout(
         })
         .collect();
     let mut unit_text = out.split_off(header_at);
-    crate::active_layout::apply(&mut unit_text, body_at - header_at, &interface, has_internal);
+    crate::active_layout::apply(
+        &mut unit_text,
+        body_at - header_at,
+        &interface,
+        has_internal,
+    );
     out.extend(unit_text);
 }

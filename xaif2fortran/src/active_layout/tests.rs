@@ -96,7 +96,10 @@ subroutine s(a)
 end subroutine s";
     let d = decide(&lines(unit), &names(&["s", "a"]), false);
     assert!(d.split.is_empty());
-    assert_eq!(d.kept.get("b"), Some(&Kept::WholeReference("call move_alloc(b, a)".into())));
+    assert_eq!(
+        d.kept.get("b"),
+        Some(&Kept::WholeReference("call move_alloc(b, a)".into()))
+    );
 }
 
 #[test]
@@ -105,11 +108,18 @@ fn declarations_the_split_layout_cannot_repeat() {
         ("type(active), target :: t(4)", "attribute 'target'"),
         ("type(active), pointer :: t(:)", "attribute 'pointer'"),
         ("type(active), save :: t(4)", "attribute 'save'"),
-        ("type(active) :: t(2) = (/ active(1), active(2) /)", "an initial value or several entities"),
+        (
+            "type(active) :: t(2) = (/ active(1), active(2) /)",
+            "an initial value or several entities",
+        ),
     ] {
         let unit = format!("subroutine s()\n  {decl}\n  t(1)%v = 0\nend subroutine s");
         let d = decide(&lines(&unit), &names(&["s"]), false);
-        assert_eq!(d.kept.get("t"), Some(&Kept::Declaration(why.into())), "{decl}");
+        assert_eq!(
+            d.kept.get("t"),
+            Some(&Kept::Declaration(why.into())),
+            "{decl}"
+        );
     }
 }
 
