@@ -131,10 +131,8 @@ fn active_decl(line: &str) -> Option<Result<ActiveDecl, (String, Kept)>> {
         String::new()
     };
     let dimension = attrs.iter().any(|a| a.starts_with("dimension"));
-    if shape.is_empty() && !dimension {
-        if after.is_empty() {
-            return None; // a scalar
-        }
+    if shape.is_empty() && !dimension && after.is_empty() {
+        return None; // a scalar
     }
     let kept = |why: &str| Some(Err((name.clone(), Kept::Declaration(why.to_string()))));
     if name.is_empty() {
