@@ -575,10 +575,35 @@ fn decide_with_uses(
     (decision, uses, decls)
 }
 
+/// Type keywords a declaration statement starts with.
+const DECL_STARTS: [&str; 8] = [
+    "type(",
+    "type (",
+    "integer",
+    "real",
+    "logical",
+    "character",
+    "complex",
+    "double precision",
+];
+
+/// The first line at or after `from` that is not a declaration (a
+/// template's body may start with its own, `type(modetype) :: ...`).
+fn first_executable(lines: &[String], from: usize) -> usize {
+    (from..lines.len())
+        .find(|&i| {
+            let l = lines[i].trim().to_ascii_lowercase();
+            let decl = l.contains("::") && DECL_STARTS.iter().any(|k| l.starts_with(k));
+            !(decl || l.is_empty() || l.starts_with('!'))
+        })
+        .unwrap_or(lines.len())
+}
+
 /// Rewrites a unit's generated text (from its header on) to the split
-/// layout where [`decide`] allows it. `body_at` is the index of the
-/// first executable line, where non-allocatable split arrays get their
-/// derivatives zeroed. Returns the decision.
+/// layout where [`decide`] allows it. The derivatives of non-allocatable
+/// split arrays are zeroed at the first executable line at or after
+/// `body_at` (the start of the template's body or of the generated code).
+/// Returns the decision.
 pub fn apply(
     lines: &mut Vec<String>,
     body_at: usize,
@@ -589,6 +614,7 @@ pub fn apply(
     if decision.split.is_empty() {
         return decision;
     }
+    let body_at = first_executable(lines, body_at);
     let split = &decision.split;
     let mut out: Vec<String> = Vec::with_capacity(lines.len() + split.len());
     let mut zero_at_entry = Vec::new();

@@ -166,3 +166,19 @@ end subroutine s";
     assert_eq!(l[3], "  oad_v_a(1) = 1 ! a(1)%v");
     assert_eq!(l[4], "  print *, 'a(1)%v', oad_v_a(2)");
 }
+
+#[test]
+fn zeroing_goes_after_the_declarations_of_a_template_body() {
+    let unit = "\
+subroutine s()
+  type(active) :: a(2)
+  type(modetype) :: oad_saved_mode
+  if (our_rev_mode%tape) then
+    a(1)%v = 1
+  end if
+end subroutine s";
+    let mut l = lines(unit);
+    apply(&mut l, 2, &names(&["s"]), false);
+    assert_eq!(l[2], "  type(modetype) :: oad_saved_mode");
+    assert_eq!(l[3], "  oad_d_a = 0");
+}
