@@ -519,6 +519,20 @@ fn decide_with_uses(
         // with the declaration; another candidate in its bounds is not.
         let mut declared = decls.get(&i).map(|d| d.name.to_ascii_lowercase());
         for k in 0..line.toks.len() {
+            if line.toks[k].kind == TokKind::Comment {
+                // A directive (`!$omp private(h)`) names the object itself.
+                let c = line.s(k).to_ascii_lowercase();
+                if c.starts_with("!$") || c.starts_with("!dir$") || c.starts_with("!dec$") {
+                    for t in tokenize(&c[1..]) {
+                        let n = &c[1 + t.start..1 + t.end];
+                        if t.kind == TokKind::Ident && candidates.contains(n) {
+                            kept.entry(n.to_string())
+                                .or_insert_with(|| Kept::WholeReference(l.trim().to_string()));
+                        }
+                    }
+                }
+                continue;
+            }
             if line.toks[k].kind != TokKind::Ident {
                 continue;
             }

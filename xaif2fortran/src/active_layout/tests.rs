@@ -182,3 +182,16 @@ end subroutine s";
     assert_eq!(l[2], "  type(modetype) :: oad_saved_mode");
     assert_eq!(l[3], "  oad_d_a = 0");
 }
+
+#[test]
+fn a_directive_naming_the_array_keeps_it() {
+    let unit = "\
+subroutine s()
+  type(active) :: a(2)
+  !$omp parallel do private(a)
+  a(1)%v = 1
+end subroutine s";
+    let d = decide(&lines(unit), &names(&["s"]), false);
+    assert!(d.split.is_empty());
+    assert!(matches!(d.kept.get("a"), Some(Kept::WholeReference(_))));
+}
