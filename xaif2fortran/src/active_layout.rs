@@ -476,13 +476,17 @@ fn classify(line: &Line, k: usize, name: &str, candidates: &HashSet<String>) -> 
 /// header (dummies, function and result names); `has_internal` says the
 /// unit contains internal procedures.
 pub fn decide(lines: &[String], interface: &HashSet<String>, has_internal: bool) -> Decision {
-    decide_with_uses(lines, interface, has_internal).0
+    decide_with_uses(lines, lines.len(), interface, has_internal).0
 }
 
 type LineUses = Vec<Vec<(String, Use)>>;
 
+/// [`decide`], with the references' rewrites; declarations at or after
+/// `body_at` (inside the executable part: a `block` construct's) are
+/// never split, their zeroing would come too late.
 fn decide_with_uses(
     lines: &[String],
+    body_at: usize,
     interface: &HashSet<String>,
     has_internal: bool,
 ) -> (Decision, LineUses, BTreeMap<usize, ActiveDecl>) {
@@ -492,7 +496,12 @@ fn decide_with_uses(
         match active_decl(l) {
             Some(Ok(d)) => {
                 let name = d.name.to_ascii_lowercase();
-                if interface.contains(&name) {
+                if i >= body_at {
+                    decision.kept.insert(
+                        name,
+                        Kept::Declaration("declared in the executable part".into()),
+                    );
+                } else if interface.contains(&name) {
                     decision.kept.insert(name, Kept::Interface);
                 } else if has_internal {
                     decision.kept.insert(name, Kept::HostOfInternal);
@@ -624,11 +633,11 @@ pub fn apply(
     interface: &HashSet<String>,
     has_internal: bool,
 ) -> Decision {
-    let (decision, uses, decls) = decide_with_uses(lines, interface, has_internal);
+    let body_at = first_executable(lines, body_at);
+    let (decision, uses, decls) = decide_with_uses(lines, body_at, interface, has_internal);
     if decision.split.is_empty() {
         return decision;
     }
-    let body_at = first_executable(lines, body_at);
     let split = &decision.split;
     let mut out: Vec<String> = Vec::with_capacity(lines.len() + split.len());
     let mut zero_at_entry = Vec::new();

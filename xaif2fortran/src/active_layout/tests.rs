@@ -195,3 +195,24 @@ end subroutine s";
     assert!(d.split.is_empty());
     assert!(matches!(d.kept.get("a"), Some(Kept::WholeReference(_))));
 }
+
+#[test]
+fn a_declaration_inside_the_executable_part_stays() {
+    let unit = "\
+subroutine s()
+  type(active) :: a(2)
+  a(1)%v = 1
+  block
+    type(active) :: b(2)
+    b(1)%v = a(1)%v
+  end block
+end subroutine s";
+    let mut l = lines(unit);
+    let d = apply(&mut l, 2, &names(&["s"]), false);
+    assert_eq!(d.split.iter().cloned().collect::<Vec<_>>(), vec!["a"]);
+    assert_eq!(
+        d.kept.get("b"),
+        Some(&Kept::Declaration("declared in the executable part".into()))
+    );
+    assert!(l.contains(&"    b(1)%v = oad_v_a(1)".to_string()), "{l:?}");
+}
