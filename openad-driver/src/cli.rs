@@ -56,6 +56,12 @@ pub enum Preaccumulation {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ActiveLayout {
+    Aos,
+    Split,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Partials {
     Taped,
     Recomputed,
@@ -229,6 +235,12 @@ pub struct Cli {
     /// Back end: subroutine template for the adjoint wrappers.
     #[arg(long = "template", value_name = "FILE")]
     pub template: Option<PathBuf>,
+
+    /// Back end: active local arrays as two real(8) arrays, values and
+    /// derivatives, where nothing outside the routine sees them (split, the
+    /// default; not in -m fv), or type(active) everywhere (aos).
+    #[arg(long = "active-layout", value_enum, value_name = "LAYOUT")]
+    pub active_layout: Option<ActiveLayout>,
 
     /// Fortran sources of the program, in compile order.
     #[arg(value_name = "FILE", required = true)]

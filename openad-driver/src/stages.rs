@@ -3,7 +3,7 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use crate::cli::{Cli, Elimination, Form, Partials, Preaccumulation};
+use crate::cli::{ActiveLayout, Cli, Elimination, Form, Partials, Preaccumulation};
 use xaif_schema::diagnostic::ErrorFormat;
 
 pub const FRONT_END: &str = "fortran2xaif";
@@ -211,6 +211,16 @@ pub fn stage_commands(cli: &Cli, programs: [PathBuf; 3], work: &WorkFiles) -> Ve
     if let Some(template) = &cli.template {
         back_args.push("--template".into());
         back_args.push(template.clone().into());
+    }
+    if let Some(layout) = cli.active_layout {
+        back_args.push("--active-layout".into());
+        back_args.push(
+            match layout {
+                ActiveLayout::Aos => "aos",
+                ActiveLayout::Split => "split",
+            }
+            .into(),
+        );
     }
     back_args.push("-o".into());
     back_args.push(work.out_dir.clone().into());

@@ -29,7 +29,7 @@
 //! the pops sit at its mirror position, so they interleave with the
 //! booster's integer pushes in LIFO order.
 //!
-//! **Kept storage** (adjoint modes, issue 11 part 5). Releasing an active
+//! **Kept storage** (adjoint modes and `-m f`, issue 11 part 5). Releasing an active
 //! local in the tape section and allocating it again in the adjoint
 //! section costs a fresh mapping each time: glibc maps blocks over 32 MB
 //! with `mmap` and unmaps them at `deallocate`, so every page faults
@@ -45,7 +45,8 @@
 //! most one array per local between the sweeps (in joint mode, where both
 //! sections run in one invocation, the same saves the re-mapping between
 //! them); not for dummies, module or `save` variables, nor in the section
-//! copies of `plain_clones.rs`.
+//! copies of `plain_clones.rs`. In `-m f` the same happens between one
+//! call's `deallocate` and the next call's `allocate` (nothing taped).
 
 use xaif_schema::{Marker, SymbolType};
 
@@ -579,6 +580,9 @@ impl UnitGen<'_, '_> {
         source: &str,
         m: &Marker,
     ) -> Result<Option<String>> {
+        if self.env.mode == Mode::Tangent {
+            return self.tangent_kept(source);
+        }
         if !self.adjoint_mode() {
             return Ok(None);
         }
@@ -596,7 +600,13 @@ impl UnitGen<'_, '_> {
         for r in &replayed {
             self.push_allocation(r)?;
         }
-        let kept: Vec<&str> = replayed
+        self.release_to_kept(source, &replayed)
+    }
+
+    /// `deallocate`: the objects with a slot move into it instead; the
+    /// statement left for the others ("" for none).
+    fn release_to_kept(&mut self, source: &str, objects: &[Replayed]) -> Result<Option<String>> {
+        let kept: Vec<&str> = objects
             .iter()
             .filter(|r| self.keeps(r))
             .map(|r| r.name.as_str())
@@ -609,6 +619,33 @@ impl UnitGen<'_, '_> {
             self.line(format!("call move_alloc({name}, {KEEP_PREFIX}{name})"));
         }
         Ok(Some(rest))
+    }
+
+    /// Tangent mode (`-m f`): the same kept storage between one call's
+    /// `deallocate` and the next call's `allocate` of an active local, so
+    /// that a big array is not mapped afresh at every evaluation (glacier:
+    /// two 33 MB arrays per call). Nothing is taped.
+    fn tangent_kept(&mut self, source: &str) -> Result<Option<String>> {
+        let Some(stmt) = parse_allocation(source) else {
+            return Ok(None);
+        };
+        let objects: Vec<Replayed> = stmt
+            .objects
+            .iter()
+            .filter(|o| !o.is_component())
+            .filter_map(|o| {
+                let (_, sym, _) = self.visible_symbol(&o.designator)?;
+                (!sym.pointer).then(|| Replayed {
+                    name: o.designator.clone(),
+                    rank: sym.shape.rank(),
+                    active: self.is_active(&o.designator),
+                })
+            })
+            .collect();
+        match stmt.kind {
+            AllocKind::Allocate => self.allocate_from_kept(source, &objects),
+            AllocKind::Deallocate => self.release_to_kept(source, &objects),
+        }
     }
 
     /// Tape section, `allocate`: an object whose slot holds an array of

@@ -51,9 +51,10 @@ pub struct UnitGen<'g, 'a> {
     /// The section being generated sets the mode itself (checkpointed
     /// loops): its calls go to the callees, not to their section copies.
     pub switches_mode: bool,
-    /// Adjoint modes: a released active local's storage is kept for the
-    /// adjoint section (`allocation.rs`, "Kept storage"); not in the
-    /// section copies, which have no slot shared with the unit.
+    /// Adjoint modes and `-m f`: a released active local's storage is kept
+    /// for the adjoint section or the next call (`allocation.rs`, "Kept
+    /// storage"); not in the section copies, which have no slot shared
+    /// with the unit.
     pub keeps_storage: bool,
     temp_counter: usize,
     used_labels: HashSet<u32>,
@@ -90,7 +91,7 @@ impl<'g, 'a> UnitGen<'g, 'a> {
             switches_mode: false,
             keeps_storage: matches!(
                 env.mode,
-                crate::Mode::AdjointSplit | crate::Mode::AdjointJoint
+                crate::Mode::AdjointSplit | crate::Mode::AdjointJoint | crate::Mode::Tangent
             ),
             temp_counter: 0,
             used_labels: canon.labels_in_body(unit),

@@ -2,6 +2,7 @@
 //! canonical source, writes the differentiated Fortran program and the
 //! runtime support library it needs. See docs/backend.md.
 
+pub mod active_layout;
 pub mod allocation;
 pub mod black_box;
 pub mod block;
@@ -87,6 +88,8 @@ pub struct Options {
     /// Where to write the origin of each line of the derivative program
     /// (`P.dmap`, `xaif_schema::line_map`).
     pub line_map: Option<PathBuf>,
+    /// Layout of active local arrays (`active_layout.rs`).
+    pub layout: active_layout::ActiveLayout,
 }
 
 /// The stem of the output program: the canonical file name without
@@ -114,8 +117,9 @@ pub fn generate(
     mode: Mode,
     template: Option<&Template>,
     stem: &str,
+    layout: active_layout::ActiveLayout,
 ) -> Result<(Vec<(String, String)>, LineMap), Diagnostic> {
-    let (program, line_map) = unparse::unparse_program(cg, xaif, canon, mode, template)?;
+    let (program, line_map) = unparse::unparse_program(cg, xaif, canon, mode, template, layout)?;
     let mut files: Vec<(String, String)> = runtime::runtime_files(mode)
         .into_iter()
         .map(|(n, t)| (n.to_string(), t.to_string()))
@@ -171,6 +175,7 @@ pub fn run(opts: &Options) -> Result<Vec<PathBuf>, Diagnostic> {
         opts.mode,
         template.as_ref(),
         &program_stem(&opts.canon),
+        opts.layout,
     )
     .map_err(|d| locator.in_user_source(d, &canon_name))?;
     let mut written = output::write_files(&opts.out_dir, &files).map_err(|e| {

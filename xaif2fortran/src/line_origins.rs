@@ -33,6 +33,26 @@ pub fn split(line: &str) -> (&str, Option<LineOrigin>) {
     (text, origin)
 }
 
+/// The comment that stands for a line's origin while a rewrite working on
+/// Fortran tokens passes over the line (`active_layout.rs`).
+const COMMENT_MARK: &str = " !\u{1f}";
+
+/// `line` with its origin turned into a trailing comment.
+pub fn origin_as_comment(line: String) -> String {
+    match line.split_once(MARK) {
+        Some((text, mark)) => format!("{text}{COMMENT_MARK}{mark}"),
+        None => line,
+    }
+}
+
+/// Undoes [`origin_as_comment`].
+pub fn origin_from_comment(line: String) -> String {
+    match line.split_once(COMMENT_MARK) {
+        Some((text, mark)) => format!("{text}{MARK}{mark}"),
+        None => line,
+    }
+}
+
 /// Puts the marked lines together: the program text (long lines wrapped,
 /// marks removed) and the origin of each of its lines.
 pub fn assemble(lines: Vec<String>) -> (String, LineMap) {

@@ -1,10 +1,11 @@
-//! `xaif2fortran -m f|fv|rs|rj --canon P.canon.f90 [--locations P.loc] [--line-map P.dmap] [--template FILE] -o DIR P.xb.xaif`
+//! `xaif2fortran -m f|fv|rs|rj --canon P.canon.f90 [--locations P.loc] [--line-map P.dmap] [--template FILE] [--active-layout aos|split] -o DIR P.xb.xaif`
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
 
+use xaif2fortran::active_layout::ActiveLayout;
 use xaif2fortran::{run, Mode, Options};
 use xaif_schema::diagnostic::ErrorFormat;
 
@@ -35,12 +36,22 @@ struct Cli {
     /// per line with the diagnostic's kind.
     #[arg(long = "error-format", value_enum, default_value = "human")]
     error_format: ErrorFormat,
+    /// Active local arrays: two real(8) arrays (values, derivatives) where
+    /// nothing outside the routine sees them (split, the default), or
+    /// type(active) everywhere (aos).
+    #[arg(long = "active-layout", value_parser = parse_layout, default_value = "split")]
+    active_layout: ActiveLayout,
     /// The transformed XAIF (booster output).
     xaif: PathBuf,
 }
 
 fn parse_mode(s: &str) -> Result<Mode, String> {
     Mode::from_name(s).ok_or_else(|| format!("unknown mode '{s}' (expected f, fv, rs or rj)"))
+}
+
+fn parse_layout(s: &str) -> Result<ActiveLayout, String> {
+    ActiveLayout::from_name(s)
+        .ok_or_else(|| format!("unknown layout '{s}' (expected aos or split)"))
 }
 
 fn main() -> ExitCode {
@@ -55,6 +66,7 @@ fn main() -> ExitCode {
         xaif: cli.xaif,
         locations: cli.locations,
         line_map: cli.line_map,
+        layout: cli.active_layout,
     };
     match run(&opts) {
         Ok(_) => ExitCode::SUCCESS,

@@ -9,6 +9,7 @@ use std::path::Path;
 
 use xaif_schema::{CallGraph, CallGraphVertex, SymbolKind};
 
+use crate::active_layout::ActiveLayout;
 use crate::allocation::Section;
 use crate::canon::{join_statement, CanonItem, CanonSource};
 use crate::codegen::UnitGen;
@@ -34,6 +35,7 @@ pub fn unparse_program(
     canon: &CanonSource,
     mode: Mode,
     template: Option<&Template>,
+    layout: ActiveLayout,
 ) -> Result<(String, xaif_schema::line_map::LineMap)> {
     let index = XaifIndex::new(cg, xaif)?;
     let uses_mpi = canon.uses_mpi();
@@ -367,6 +369,7 @@ pub fn unparse_program(
                                         temporaries(&index, canon, unit, scope, xaif, "  ")?,
                                         *section,
                                         name,
+                                        layout,
                                     )?);
                                 }
                                 Some(lines)
@@ -375,7 +378,12 @@ pub fn unparse_program(
                         };
                         out.extend(temporaries(&index, canon, unit, scope, xaif, "  ")?);
                         out.extend(gen.extra_decls.iter().map(|d| format!("  {d}")));
+                        let body_at = out.len();
                         out.extend(body);
+                        // A template of the user's may declare in its body.
+                        if !named_templates.contains_key(unit.as_str()) && !template_given {
+                            split_layout(&mut out, header_at, body_at, canon, unit, mode, layout);
+                        }
                         if clone.is_some() {
                             pending_clone = clone;
                         }
@@ -389,7 +397,9 @@ pub fn unparse_program(
                         gen.control_flow(&cfg.vertices, &cfg.edges, cfg.structured, &what)?;
                         out.extend(temporaries(&index, canon, unit, scope, xaif, &pad)?);
                         out.extend(gen.extra_decls.iter().map(|d| format!("{pad}{d}")));
+                        let body_at = out.len();
                         out.append(&mut gen.lines);
+                        split_layout(&mut out, header_at, body_at, canon, unit, mode, layout);
                     }
                     // No XAIF for this unit: its statements as they are, with
                     // %v on active variables it can see.
@@ -682,6 +692,7 @@ fn plain_clone(
     temps: Vec<String>,
     section: Section,
     clone: &str,
+    layout: ActiveLayout,
 ) -> Result<Vec<String>> {
     let id = crate::plain_clones::placeholder_of(section);
     let Some(code) = rl.replacements.iter().find(|r| r.placeholder.trim() == id) else {
@@ -702,11 +713,64 @@ fn plain_clone(
     let mut rest: Vec<String> = emitted[n..].to_vec();
     rest.extend(temps);
     rest.extend(gen.extra_decls.iter().map(|d| format!("{pad}{d}")));
+    let body_at = lines.len() + rest.len();
     rest.append(&mut gen.lines);
     lines.extend(rest);
     lines.push(format!(
         "{}end subroutine {clone}",
         " ".repeat(header_indent)
     ));
+    split_layout(&mut lines, 0, body_at, canon, unit, env.mode, layout);
     Ok(lines)
+}
+
+/// The split layout of a unit's active local arrays (`active_layout.rs`),
+/// on its generated text `out[header_at..]` whose executable part starts
+/// at `body_at`. Vector mode keeps `type(active)`: its derivative
+/// component is itself an array.
+fn split_layout(
+    out: &mut Vec<String>,
+    header_at: usize,
+    body_at: usize,
+    canon: &CanonSource,
+    unit: &str,
+    mode: Mode,
+    layout: ActiveLayout,
+) {
+    if layout == ActiveLayout::Aos || mode == Mode::VectorTangent {
+        return;
+    }
+    let has_internal = canon
+        .unit_parent
+        .values()
+        .any(|p| p.as_deref() == Some(unit));
+    let header = header_lines(canon, unit).min(out.len() - header_at);
+    let interface: std::collections::HashSet<String> = out[header_at..header_at + header]
+        .iter()
+        .flat_map(|l| {
+            crate::fortran_text::tokenize(l)
+                .into_iter()
+                .filter(|t| t.kind == crate::fortran_text::TokKind::Ident)
+                .map(|t| l[t.start..t.end].to_ascii_lowercase())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    // The lines' origins (`line_origins.rs`) ride at their ends; the
+    // rewrite sees them as comments, so that it neither reads nor loses them.
+    let mut unit_text: Vec<String> = out
+        .split_off(header_at)
+        .into_iter()
+        .map(crate::line_origins::origin_as_comment)
+        .collect();
+    crate::active_layout::apply(
+        &mut unit_text,
+        body_at - header_at,
+        &interface,
+        has_internal,
+    );
+    out.extend(
+        unit_text
+            .into_iter()
+            .map(crate::line_origins::origin_from_comment),
+    );
 }
