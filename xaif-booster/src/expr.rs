@@ -2,7 +2,7 @@
 //! arguments of each vertex in position order, the root) and a builder for
 //! new expressions (partials, temporaries) with fresh vertex and edge ids.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use xaif_schema::model::{
     Constant, ConstantType, Expression, ExpressionEdge, ExpressionVertex, Intrinsic, SymbolShape,
     SymbolType, VariableReference, VariableReferenceVertex,
@@ -486,4 +486,25 @@ pub fn integer_expression(value: i64) -> Expression {
     let mut b = ExprBuilder::new();
     let v = b.constant_int(value);
     b.finish(v)
+}
+
+/// Arguments of bound inquiries are whole arrays by design, not values.
+pub(crate) fn inquiry_arguments(e: &Expression) -> HashSet<String> {
+    let inquiries: HashSet<&str> = e
+        .vertices
+        .iter()
+        .filter_map(|v| match v {
+            ExpressionVertex::Intrinsic(i)
+                if matches!(i.name.as_str(), "size" | "lbound" | "ubound" | "shape") =>
+            {
+                Some(i.vertex_id.as_str())
+            }
+            _ => None,
+        })
+        .collect();
+    e.edges
+        .iter()
+        .filter(|ed| inquiries.contains(ed.target.as_str()))
+        .map(|ed| ed.source.clone())
+        .collect()
 }

@@ -31,7 +31,7 @@ use std::collections::HashSet;
 use xaif_schema::model::*;
 
 use crate::error::BoostError;
-use crate::expr::{base_symbol, exact_integer_literal};
+use crate::expr::{base_symbol, exact_integer_literal, inquiry_arguments};
 use crate::scalarize_loops::{LoopNest, Temporaries};
 use crate::scalarize_splice::Piece;
 use crate::symbols::SymbolIndex;
@@ -262,27 +262,6 @@ fn vector_subscript(r: &VariableReference, symbols: &SymbolIndex) -> Option<Stri
         }
     }
     None
-}
-
-/// Arguments of bound inquiries are whole arrays by design, not values.
-pub(crate) fn inquiry_arguments(e: &Expression) -> HashSet<String> {
-    let inquiries: HashSet<&str> = e
-        .vertices
-        .iter()
-        .filter_map(|v| match v {
-            ExpressionVertex::Intrinsic(i)
-                if matches!(i.name.as_str(), "size" | "lbound" | "ubound" | "shape") =>
-            {
-                Some(i.vertex_id.as_str())
-            }
-            _ => None,
-        })
-        .collect();
-    e.edges
-        .iter()
-        .filter(|ed| inquiries.contains(ed.target.as_str()))
-        .map(|ed| ed.source.clone())
-        .collect()
 }
 
 /// Beyond this many elements a statement with constant extents becomes a

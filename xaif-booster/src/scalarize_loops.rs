@@ -680,7 +680,7 @@ pub fn loop_nest(
             )
         })?;
     let rank = range_count(&lhs);
-    let inquiries = crate::scalarize::inquiry_arguments(&a.rhs);
+    let inquiries = crate::expr::inquiry_arguments(&a.rhs);
     // The array-valued references of the right-hand side, by vertex id.
     let mut reads: Vec<(String, Vec<SymDim>)> = Vec::new();
     for v in &a.rhs.vertices {
@@ -742,7 +742,7 @@ pub fn loop_nest(
     // (Bound inquiries do not read values.)
     let mut mentioned = Vec::new();
     let mut mention = |e: &Expression| {
-        let inquired = crate::scalarize::inquiry_arguments(e);
+        let inquired = crate::expr::inquiry_arguments(e);
         let mut kept = e.clone();
         kept.vertices.retain(|v| !inquired.contains(v.vertex_id()));
         symbols_in_expression(&kept, &mut mentioned);
