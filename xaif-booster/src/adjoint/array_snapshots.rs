@@ -32,9 +32,9 @@
 //! rank 1 to 3 (the runtime's `oad_snap_push`/`oad_snap_pop`) that
 //! is not a pointer (its target may change through another name), not an
 //! assumed-size dummy (no bounds to copy), not a derived-type component
-//! path (snapshots of `s%h` made the XAIF interpreter check of
-//! `associate_block_concurrent` fail its dot-product test: withdrawn until
-//! understood), with no function call in its subscripts.
+//! path with an array part before the leaf (`cells(1)%h`: no Fortran
+//! designator names it whole; `s%h` is fine), with no function call in its
+//! subscripts.
 //!
 //! Stack order: the pushes follow the loop's hoisted values after the loop
 //! (guarded by the trip count, `reversal.rs`); the reverse sweep pops them
@@ -82,7 +82,7 @@ impl BlockHoist<'_, '_> {
             || info.assumed_size
             || info.type_ != SymbolType::Real
             || !(1..=3).contains(&info.shape.rank())
-            || id.contains('%')
+            || (id.contains('%') && id.contains('('))
             || a.index_triplets.len() != info.shape.rank()
             || a.index_triplets
                 .iter()

@@ -293,7 +293,7 @@ impl Machine {
         let Some(inputs) = &mut self.inputs else {
             panic!("read of unset variable {n}");
         };
-        let value = draw(inputs.seed, n, type_);
+        let value = draw(inputs.seed, &routine_level_name(n), type_);
         inputs
             .drawn
             .insert(n.to_string(), Input { value, active_real });
@@ -320,4 +320,35 @@ pub(super) fn is_scalar_subscript(t: &IndexTriplet) -> bool {
 fn element_name(base: &str, idx: &[i64]) -> String {
     let list: Vec<String> = idx.iter().map(|i| i.to_string()).collect();
     format!("{base}({})", list.join(","))
+}
+
+/// The name a drawn value is hashed by: a local of a called routine
+/// (`step#13:friction`, the 13th call) drawn by its routine's name
+/// (`step:friction`). A local read before any write is a `parameter` or
+/// `save` value (the XAIF does not give it), the same in every call; drawn
+/// per call, the reverse sweep's re-run of a routine (its own call number)
+/// would read another value than the forward sweep's.
+fn routine_level_name(n: &str) -> std::borrow::Cow<'_, str> {
+    let Some((frame, rest)) = n.split_once(':') else {
+        return n.into();
+    };
+    match frame.split_once('#') {
+        Some((routine, call)) if call.bytes().all(|b| b.is_ascii_digit()) => {
+            format!("{routine}:{rest}").into()
+        }
+        _ => n.into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::routine_level_name;
+
+    #[test]
+    fn locals_of_every_call_of_a_routine_draw_alike() {
+        assert_eq!(routine_level_name("step#13:friction"), "step:friction");
+        assert_eq!(routine_level_name("step#1:a(3)"), "step:a(3)");
+        assert_eq!(routine_level_name("local:x"), "local:x");
+        assert_eq!(routine_level_name("g@2"), "g@2");
+    }
 }
