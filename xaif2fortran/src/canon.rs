@@ -500,6 +500,46 @@ pub fn join_statement(lines: &[&str]) -> String {
     out
 }
 
+/// The declaration of `name` in `unit`, lower case, joined.
+pub(crate) fn declaration_of(canon: &CanonSource, unit: &str, name: &str) -> Option<String> {
+    let name = name.to_ascii_lowercase();
+    canon.items.iter().find_map(|i| match i {
+        CanonItem::Decl {
+            unit: u,
+            name: n,
+            lines,
+        } if u == unit && *n == name => {
+            let texts: Vec<&str> = lines.iter().map(|&l| canon.lines[l].as_str()).collect();
+            Some(join_statement(&texts).to_ascii_lowercase())
+        }
+        _ => None,
+    })
+}
+
+pub(crate) fn has_intent_in(decl: Option<&str>) -> bool {
+    decl.is_some_and(|d| d.replace(' ', "").contains("intent(in)"))
+}
+
+/// The declaration of component `component` of derived type `type_name`
+/// (its `!$oad component` line), lower case.
+pub(crate) fn component_declaration(
+    canon: &CanonSource,
+    type_name: &str,
+    component: &str,
+) -> Option<String> {
+    canon.items.iter().find_map(|item| match item {
+        CanonItem::Component {
+            type_name: t,
+            name,
+            lines,
+        } if t.eq_ignore_ascii_case(type_name) && name.eq_ignore_ascii_case(component) => {
+            let texts: Vec<&str> = lines.iter().map(|&i| canon.lines[i].as_str()).collect();
+            Some(join_statement(&texts).to_ascii_lowercase())
+        }
+        _ => None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,10 +8,10 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::canon::{CanonItem, CanonSource};
+use crate::decl::declaration;
 use crate::error::{error_at, Result};
 use crate::fortran_text::code_part;
 use crate::symbols::XaifIndex;
-use crate::unparse::declaration;
 
 /// What the unparser must change for converted common blocks.
 #[derive(Debug, Default)]

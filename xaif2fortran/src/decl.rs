@@ -1,10 +1,12 @@
 //! Declarations: active entities become `type(active)`, booster
 //! temporaries are declared from their XAIF symbols.
 
-use xaif_schema::{Symbol, SymbolType};
+use xaif_schema::{Symbol, SymbolKind, SymbolType};
 
-use crate::error::Kind;
+use crate::canon::{join_statement, CanonSource};
+use crate::error::{error_at, Kind};
 use crate::fortran_text::{tokenize, TokKind};
+use crate::symbols::XaifIndex;
 
 /// Why a declaration of an active entity cannot be rewritten.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -216,6 +218,61 @@ pub fn temp_declaration(sym: &Symbol) -> Result<String, DeclError> {
         .map(|b| format!("{}:{}", b.lower, b.upper))
         .collect();
     Ok(format!("{ty} :: {name}({})", dims.join(", ")))
+}
+
+/// A declaration, rewritten when its entity is active in the unit.
+pub(crate) fn declaration(
+    index: &XaifIndex,
+    canon: &CanonSource,
+    unit: &str,
+    name: &str,
+    lines: &[usize],
+    active_override: Option<bool>,
+) -> crate::error::Result<Vec<String>> {
+    let active = active_override.unwrap_or_else(|| {
+        index
+            .unit_scope(unit)
+            .and_then(|s| index.symbol(s, name))
+            .is_some_and(|s| s.active && s.kind == SymbolKind::Variable)
+    });
+    if !active {
+        let complex = index
+            .unit_scope(unit)
+            .and_then(|s| Some((s, index.symbol(s, name)?)))
+            .is_some_and(|(scope, s)| index.is_active_complex(scope, s));
+        let derived_active = complex
+            || index
+                .unit_scope(unit)
+                .and_then(|s| index.symbol(s, name))
+                .is_some_and(|s| index.has_active_components(s));
+        if derived_active {
+            let texts: Vec<&str> = lines.iter().map(|&i| canon.lines[i].as_str()).collect();
+            let first = texts[0];
+            let indent = first.len() - first.trim_start().len();
+            let joined = join_statement(&texts);
+            if complex {
+                return match rewrite_active_complex_decl(&joined, name) {
+                    Ok(d) => Ok(vec![format!("{}{d}", " ".repeat(indent))]),
+                    Err(e) => Err(error_at(&canon.file, lines[0] + 1, indent + 1, e.message)
+                        .with_kind(e.kind)),
+                };
+            }
+            return Ok(vec![format!(
+                "{}{}",
+                " ".repeat(indent),
+                drop_intent(&joined)
+            )]);
+        }
+        return Ok(lines.iter().map(|&i| canon.lines[i].clone()).collect());
+    }
+    let first = &canon.lines[lines[0]];
+    let indent = first.len() - first.trim_start().len();
+    let texts: Vec<&str> = lines.iter().map(|&i| canon.lines[i].as_str()).collect();
+    let joined = join_statement(&texts);
+    match rewrite_active_decl(&joined, name) {
+        Ok(d) => Ok(vec![format!("{}{d}", " ".repeat(indent))]),
+        Err(e) => Err(error_at(&canon.file, lines[0] + 1, indent + 1, e.message).with_kind(e.kind)),
+    }
 }
 
 #[cfg(test)]

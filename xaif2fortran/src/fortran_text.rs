@@ -383,6 +383,58 @@ pub fn wrap_line(line: &str) -> Vec<String> {
     out
 }
 
+/// The text between the `(` that `text` starts with and its matching `)`.
+pub(crate) fn parenthesised(text: &str) -> Option<&str> {
+    let mut depth = 0i32;
+    let mut quote: Option<char> = None;
+    for (i, c) in text.char_indices() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '(' | '[') => depth += 1,
+            (None, ')' | ']') => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(&text[1..i]);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Splits at `sep` outside parentheses, brackets and strings.
+pub(crate) fn top_level_split<'t>(text: &'t str, sep: &str) -> Vec<&'t str> {
+    let mut parts = Vec::new();
+    let mut depth = 0i32;
+    let mut quote: Option<char> = None;
+    let mut start = 0;
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i] as char;
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '(' | '[') => depth += 1,
+            (None, ')' | ']') => depth -= 1,
+            (None, _) if depth == 0 && text[i..].starts_with(sep) => {
+                parts.push(&text[start..i]);
+                i += sep.len();
+                start = i;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    parts.push(&text[start..]);
+    parts
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

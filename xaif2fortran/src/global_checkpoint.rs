@@ -375,7 +375,7 @@ pub fn plan(
                     };
                     // A named constant never changes: nothing to save (and
                     // a local of the same name shadowing it is harmless).
-                    if crate::checkpoint::declaration_of(canon, &module_unit, &remote)
+                    if crate::canon::declaration_of(canon, &module_unit, &remote)
                         .is_some_and(|d| is_named_constant(&d))
                     {
                         continue;
@@ -396,7 +396,7 @@ pub fn plan(
                             && !is_private(
                                 canon,
                                 &module_unit,
-                                crate::checkpoint::declaration_of(canon, &module_unit, &remote)
+                                crate::canon::declaration_of(canon, &module_unit, &remote)
                                     .as_deref(),
                             )))
                         && !shadowed(&remote)
@@ -409,8 +409,7 @@ pub fn plan(
                         Some(l) => l,
                         None => {
                             let module = modules.get(&scope).cloned().unwrap_or_default();
-                            let decl =
-                                crate::checkpoint::declaration_of(canon, &module_unit, &remote);
+                            let decl = crate::canon::declaration_of(canon, &module_unit, &remote);
                             let why = if in_host {
                                 Some("it is shadowed there by a local name".to_string())
                             } else if position(&module_unit) > position(unit) {
@@ -484,11 +483,11 @@ pub fn plan(
                     if !is_ancestor(&host, unit) {
                         continue;
                     }
-                    let decl = crate::checkpoint::declaration_of(canon, &host, &name);
+                    let decl = crate::canon::declaration_of(canon, &host, &name);
                     // Constants and intent(in) dummies cannot change (nor
                     // be assigned) while the host runs.
                     if decl.as_deref().is_some_and(|d| {
-                        is_named_constant(d) || crate::checkpoint::has_intent_in(Some(d))
+                        is_named_constant(d) || crate::canon::has_intent_in(Some(d))
                     }) {
                         continue;
                     }
@@ -571,7 +570,7 @@ pub fn plan(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::checkpoint::declaration_of;
+    use crate::canon::declaration_of;
 
     fn canon(text: &str) -> CanonSource {
         CanonSource::parse("t.canon.f90", text).unwrap()

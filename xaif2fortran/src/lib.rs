@@ -3,18 +3,11 @@
 //! runtime support library it needs. See docs/backend.md.
 
 pub mod active_layout;
-pub mod allocation;
-pub mod black_box;
-pub mod block;
-pub mod calls;
 pub mod canon;
-pub mod checkpoint;
 pub mod codegen;
 pub mod commons;
 pub mod components;
-pub mod control_flow;
 pub mod decl;
-pub mod derived_copy;
 pub mod error;
 pub mod expr;
 pub mod fortran_text;
@@ -22,21 +15,14 @@ pub mod global_checkpoint;
 pub mod inline;
 pub mod interfaces;
 pub mod line_origins;
-pub mod loop_invariants;
-pub mod mpi;
+pub mod markers;
 pub mod output;
 pub mod plain_clones;
-pub mod pointer_frames;
-pub mod pointers;
-pub mod push_runs;
 pub mod runtime;
-pub mod split_locals;
 pub mod state_names;
-pub mod structured;
 pub mod symbols;
 pub mod template;
 pub mod unparse;
-pub mod unstructured;
 pub mod uses;
 
 use std::path::{Path, PathBuf};

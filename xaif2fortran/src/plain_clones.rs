@@ -43,8 +43,8 @@
 
 use std::collections::HashMap;
 
-use crate::allocation::Section;
 use crate::canon::{CanonItem, CanonSource};
+use crate::template::Section;
 
 /// The copies of one unit: the module it lives in, and per template
 /// section copied, the copy's name.

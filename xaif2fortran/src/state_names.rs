@@ -24,10 +24,10 @@ use xaif_schema::{
     VariableReferenceVertex,
 };
 
-use crate::block::{STATE_RESTORE, STATE_STORE};
 use crate::canon::CanonSource;
 use crate::error::{Result, XaifLocator};
 use crate::global_checkpoint::{common_blocks, is_private, module_names};
+use crate::markers::{STATE_RESTORE, STATE_STORE};
 use crate::symbols::{unit_tag, XaifIndex};
 use crate::uses::LocalNames;
 
@@ -153,7 +153,7 @@ pub fn plan(
                 if visible && !shadowed(&name) {
                     continue;
                 }
-                let decl = crate::checkpoint::declaration_of(canon, &owner, &name);
+                let decl = crate::canon::declaration_of(canon, &owner, &name);
                 if hosts.contains(&owner) {
                     return Err(error(format!(
                         "a variable of the host module '{module}' that a local name shadows in this routine"

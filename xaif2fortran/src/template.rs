@@ -155,6 +155,32 @@ impl Template {
     }
 }
 
+/// Which section of an adjoint template is being generated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Section {
+    /// Tangent modes, or a placeholder without this meaning.
+    #[default]
+    Other,
+    /// Placeholder 1: the original computation.
+    Plain,
+    /// Placeholder 2: the augmented forward sweep.
+    Tape,
+    /// Placeholder 3: the reverse sweep.
+    Adjoint,
+}
+
+impl Section {
+    /// The section a booster placeholder id stands for.
+    pub fn of_placeholder(id: &str) -> Section {
+        match id.trim() {
+            "1" => Section::Plain,
+            "2" => Section::Tape,
+            "3" => Section::Adjoint,
+            _ => Section::Other,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,12 +10,9 @@ use std::path::Path;
 use xaif_schema::{CallGraph, CallGraphVertex, SymbolKind};
 
 use crate::active_layout::ActiveLayout;
-use crate::allocation::Section;
 use crate::canon::{join_statement, CanonItem, CanonSource};
 use crate::codegen::UnitGen;
-use crate::decl::{
-    drop_intent, rewrite_active_complex_decl, rewrite_active_decl, temp_declaration,
-};
+use crate::decl::{declaration, rewrite_active_decl, temp_declaration};
 use crate::error::{error_at, Result, XaifLocator};
 use crate::expr::Env;
 use crate::fortran_text::add_value_suffix_with;
@@ -23,7 +20,7 @@ use crate::inline::InlineDefs;
 use crate::line_origins::from_canon;
 use crate::symbols::XaifIndex;
 use crate::template::{
-    Template, TemplateLine, DEFAULT_JOINT, DEFAULT_JOINT_LEAF, DEFAULT_JOINT_LOOP_FREE,
+    Section, Template, TemplateLine, DEFAULT_JOINT, DEFAULT_JOINT_LEAF, DEFAULT_JOINT_LOOP_FREE,
     DEFAULT_SPLIT,
 };
 use crate::Mode;
@@ -425,61 +422,6 @@ pub fn unparse_program(
         }
     }
     Ok(crate::line_origins::assemble(out))
-}
-
-/// A declaration, rewritten when its entity is active in the unit.
-pub(crate) fn declaration(
-    index: &XaifIndex,
-    canon: &CanonSource,
-    unit: &str,
-    name: &str,
-    lines: &[usize],
-    active_override: Option<bool>,
-) -> Result<Vec<String>> {
-    let active = active_override.unwrap_or_else(|| {
-        index
-            .unit_scope(unit)
-            .and_then(|s| index.symbol(s, name))
-            .is_some_and(|s| s.active && s.kind == SymbolKind::Variable)
-    });
-    if !active {
-        let complex = index
-            .unit_scope(unit)
-            .and_then(|s| Some((s, index.symbol(s, name)?)))
-            .is_some_and(|(scope, s)| index.is_active_complex(scope, s));
-        let derived_active = complex
-            || index
-                .unit_scope(unit)
-                .and_then(|s| index.symbol(s, name))
-                .is_some_and(|s| index.has_active_components(s));
-        if derived_active {
-            let texts: Vec<&str> = lines.iter().map(|&i| canon.lines[i].as_str()).collect();
-            let first = texts[0];
-            let indent = first.len() - first.trim_start().len();
-            let joined = join_statement(&texts);
-            if complex {
-                return match rewrite_active_complex_decl(&joined, name) {
-                    Ok(d) => Ok(vec![format!("{}{d}", " ".repeat(indent))]),
-                    Err(e) => Err(error_at(&canon.file, lines[0] + 1, indent + 1, e.message)
-                        .with_kind(e.kind)),
-                };
-            }
-            return Ok(vec![format!(
-                "{}{}",
-                " ".repeat(indent),
-                drop_intent(&joined)
-            )]);
-        }
-        return Ok(lines.iter().map(|&i| canon.lines[i].clone()).collect());
-    }
-    let first = &canon.lines[lines[0]];
-    let indent = first.len() - first.trim_start().len();
-    let texts: Vec<&str> = lines.iter().map(|&i| canon.lines[i].as_str()).collect();
-    let joined = join_statement(&texts);
-    match rewrite_active_decl(&joined, name) {
-        Ok(d) => Ok(vec![format!("{}{d}", " ".repeat(indent))]),
-        Err(e) => Err(error_at(&canon.file, lines[0] + 1, indent + 1, e.message).with_kind(e.kind)),
-    }
 }
 
 /// Declarations of booster temporaries of a unit that the canonical

@@ -9,7 +9,7 @@
 ! The stacks are the public arrays of module OAD_tape.
 ! Several consecutive pushes to one stack are fused by the back end (one
 ! capacity test with oad_*_grow_to, one pointer increment; see
-! src/push_runs.rs) as long as push_real, push_int and push_bool are
+! src/codegen/push_runs.rs) as long as push_real, push_int and push_bool are
 ! these definitions; a changed definition is expanded call by call.
 
 ! real(8) scalar on the tape

@@ -99,7 +99,7 @@ fn reserved_trip_count_matches_the_do_loop() {
         "program trips\n  implicit none\n  integer :: i, n, cnt, m\n  integer(8) :: want\n  logical :: ok\n  ok = .true.\n  do m = -3, 9\n    n = m\n",
     );
     for (lo, hi, step) in cases {
-        let trips = xaif2fortran::push_runs::trip_count(lo, hi, step);
+        let trips = xaif2fortran::codegen::push_runs::trip_count(lo, hi, step);
         let header = if step == "1" {
             format!("do i = {lo}, {hi}")
         } else {

@@ -1,12 +1,50 @@
-//! Per-unit code generation state: the lines of the regenerated
-//! executable part, the declarations it needs (conversion temporaries),
-//! fresh names and statement labels.
+//! The code generator of one unit's executable part. `UnitGen`, defined
+//! here, holds what every concern needs: the lines of the regenerated
+//! executable part, the declarations they need (conversion temporaries),
+//! fresh names and statement labels, the template section being written.
+//! Each child module adds an `impl UnitGen` block for one concern and
+//! imports from here, from the leaves below the generator (`markers.rs`,
+//! `template.rs`, `fortran_text.rs`, `canon.rs`, `expr.rs`, ...) and from
+//! siblings only along the order below, so no two modules import each
+//! other:
+//!
+//! - `cfg_view.rs`: the control flow graph as vertices and out-edges;
+//! - `control_flow.rs` chooses between `structured.rs` (nested `if`/`do`)
+//!   and `unstructured.rs` (labels and `goto`); loops reserve tape room
+//!   for their bodies' pushes through `push_runs.rs`;
+//! - `block.rs`: basic block elements, with subroutine calls in
+//!   `calls.rs`, black-box calls in `black_box.rs`, MPI calls in `mpi.rs`,
+//!   derived-type copies in `derived_copy.rs`, pointer associations in
+//!   `pointers.rs` and `pointer_frames.rs`, allocation replay in
+//!   `allocation.rs`;
+//! - checkpoints of the joint template and of checkpointed loops
+//!   (`checkpoint.rs`), split mode's restored integer locals
+//!   (`split_locals.rs`), passive components hoisted before the adjoint
+//!   loops (`loop_invariants.rs`).
+
+pub mod allocation;
+pub mod black_box;
+pub mod block;
+pub mod calls;
+pub mod cfg_view;
+pub mod checkpoint;
+pub mod control_flow;
+pub mod derived_copy;
+pub mod loop_invariants;
+pub mod mpi;
+pub mod pointer_frames;
+pub mod pointers;
+pub mod push_runs;
+pub mod split_locals;
+pub mod structured;
+pub mod unstructured;
 
 use std::collections::HashSet;
 
 use crate::canon::CanonSource;
 use crate::expr::Env;
 use crate::inline::InlineDefs;
+use crate::template::Section;
 
 /// Generates the executable part of one unit (or one template
 /// placeholder of it).
@@ -24,7 +62,7 @@ pub struct UnitGen<'g, 'a> {
     /// Declarations the generated statements need.
     pub extra_decls: Vec<String>,
     /// Loops being emitted in structured form (innermost last).
-    pub(crate) loops: Vec<crate::structured::LoopCtx>,
+    pub(crate) loops: Vec<LoopCtx>,
     /// Depth of each of those loops' body region.
     pub(crate) loop_depths: Vec<usize>,
     /// Basic blocks the structured emitter has written (each once).
@@ -40,14 +78,14 @@ pub struct UnitGen<'g, 'a> {
     /// Labels of format statements already copied.
     pub emitted_formats: HashSet<String>,
     /// The adjoint template section being generated (allocation replay).
-    pub section: crate::allocation::Section,
+    pub section: Section,
     /// The tape and adjoint sections run in separate invocations (split
     /// mode, or a leaf's template in joint mode): locals are released in
     /// between, and the unit is never re-run from a checkpoint.
     pub sections_apart: bool,
     /// The frame pointers of the section being generated and their
     /// pointer assignments (`pointer_frames.rs`).
-    pub(crate) frame_sites: Vec<(String, Vec<crate::pointer_frames::Site>)>,
+    pub(crate) frame_sites: Vec<(String, Vec<Site>)>,
     /// The section being generated sets the mode itself (checkpointed
     /// loops): its calls go to the callees, not to their section copies.
     pub switches_mode: bool,
@@ -85,7 +123,7 @@ impl<'g, 'a> UnitGen<'g, 'a> {
             reserved_blocks: HashSet::new(),
             allow_return: true,
             emitted_formats: HashSet::new(),
-            section: crate::allocation::Section::Other,
+            section: Section::Other,
             sections_apart: env.mode == crate::Mode::AdjointSplit,
             frame_sites: Vec::new(),
             switches_mode: false,
@@ -166,4 +204,30 @@ impl<'g, 'a> UnitGen<'g, 'a> {
             None => names.whole.iter().any(|&s| active(s, name)),
         }
     }
+}
+
+/// A loop being emitted: where `exit` and `cycle` go.
+#[derive(Debug, Clone)]
+pub(crate) struct LoopCtx {
+    end_loop: String,
+    exit_target: String,
+    /// `cycle` is only right where Fortran's next iteration is the
+    /// graph's (not for the post-test loop nor the do-while form of a
+    /// counted loop, whose test / update follow the body).
+    cycle_ok: bool,
+    /// Construct name, set when an inner loop jumps to this one.
+    name: Option<String>,
+    header_line: usize,
+}
+
+/// The target of one pointer assignment of a frame pointer.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Site {
+    /// Canonical statement id (numeric: it is the site's number).
+    id: String,
+    /// `None`: `=> null()`.
+    base: Option<String>,
+    /// Subscript items: each a list of parts (`lo`, `hi`, `stride` of a
+    /// triplet, or one scalar subscript), `None` for an omitted part.
+    items: Vec<Vec<Option<String>>>,
 }

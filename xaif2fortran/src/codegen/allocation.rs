@@ -50,48 +50,19 @@
 
 use xaif_schema::{Marker, SymbolType};
 
+use super::UnitGen;
+use crate::canon::component_declaration;
 use crate::canon::{join_statement, CanonItem};
-use crate::checkpoint::component_declaration;
-use crate::codegen::UnitGen;
 use crate::error::Result;
-use crate::fortran_text::{tokenize, TokKind};
+use crate::fortran_text::{parenthesised, tokenize, top_level_split, TokKind};
+use crate::template::Section;
 use crate::Mode;
-
-/// Prefix of the annotation the booster gives the reverse sweep's mirror
-/// of an opaque statement.
-pub const MIRROR_PREFIX: &str = "mirror:";
 
 /// Integer temporaries of the replay code.
 const FLAG: &str = "oad_alloc_flag";
 const BOUNDS: &str = "oad_alloc_bnd";
 /// Prefix of the slots of kept storage ("Kept storage" above).
 const KEEP_PREFIX: &str = "oad_keep_";
-
-/// Which section of an adjoint template is being generated.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Section {
-    /// Tangent modes, or a placeholder without this meaning.
-    #[default]
-    Other,
-    /// Placeholder 1: the original computation.
-    Plain,
-    /// Placeholder 2: the augmented forward sweep.
-    Tape,
-    /// Placeholder 3: the reverse sweep.
-    Adjoint,
-}
-
-impl Section {
-    /// The section a booster placeholder id stands for.
-    pub fn of_placeholder(id: &str) -> Section {
-        match id.trim() {
-            "1" => Section::Plain,
-            "2" => Section::Tape,
-            "3" => Section::Adjoint,
-            _ => Section::Other,
-        }
-    }
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AllocKind {
@@ -274,58 +245,6 @@ fn mentions_allocation(source: &str) -> bool {
                 .any(|k| source[w[0].start..w[0].end].eq_ignore_ascii_case(k))
             && &source[w[1].start..w[1].end] == "("
     })
-}
-
-/// The text between the `(` that `text` starts with and its matching `)`.
-pub(crate) fn parenthesised(text: &str) -> Option<&str> {
-    let mut depth = 0i32;
-    let mut quote: Option<char> = None;
-    for (i, c) in text.char_indices() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), _) => {}
-            (None, '\'' | '"') => quote = Some(c),
-            (None, '(' | '[') => depth += 1,
-            (None, ')' | ']') => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(&text[1..i]);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
-}
-
-/// Splits at `sep` outside parentheses, brackets and strings.
-pub(crate) fn top_level_split<'t>(text: &'t str, sep: &str) -> Vec<&'t str> {
-    let mut parts = Vec::new();
-    let mut depth = 0i32;
-    let mut quote: Option<char> = None;
-    let mut start = 0;
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        let c = bytes[i] as char;
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), _) => {}
-            (None, '\'' | '"') => quote = Some(c),
-            (None, '(' | '[') => depth += 1,
-            (None, ')' | ']') => depth -= 1,
-            (None, _) if depth == 0 && text[i..].starts_with(sep) => {
-                parts.push(&text[start..i]);
-                i += sep.len();
-                start = i;
-                continue;
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    parts.push(&text[start..]);
-    parts
 }
 
 /// Where an allocatable object lives, seen from the unit.

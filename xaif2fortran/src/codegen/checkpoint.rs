@@ -13,16 +13,15 @@ use xaif_schema::{
     VariableReferenceVertex,
 };
 
-use crate::canon::{join_statement, CanonItem, CanonSource};
-use crate::codegen::UnitGen;
+use super::UnitGen;
+use crate::canon::{
+    component_declaration, declaration_of, has_intent_in, join_statement, CanonItem, CanonSource,
+};
 use crate::components;
 use crate::error::Result;
 use crate::expr::RefCtx;
 use crate::global_checkpoint::SavedGlobal;
-
-/// Annotation the booster puts on an argument whose checkpoint it writes
-/// itself, element by element (`xaif-booster`, `adjoint/argument_elements.rs`).
-pub const ELEMENT_CHECKPOINT: &str = "checkpoint:elements";
+use crate::markers::ELEMENT_CHECKPOINT;
 
 /// One checkpointed variable.
 struct Saved {
@@ -475,29 +474,9 @@ impl UnitGen<'_, '_> {
     }
 }
 
-/// The declaration of `name` in `unit`, lower case, joined.
-pub(crate) fn declaration_of(canon: &CanonSource, unit: &str, name: &str) -> Option<String> {
-    let name = name.to_ascii_lowercase();
-    canon.items.iter().find_map(|i| match i {
-        CanonItem::Decl {
-            unit: u,
-            name: n,
-            lines,
-        } if u == unit && *n == name => {
-            let texts: Vec<&str> = lines.iter().map(|&l| canon.lines[l].as_str()).collect();
-            Some(join_statement(&texts).to_ascii_lowercase())
-        }
-        _ => None,
-    })
-}
-
 /// Whether a declaration's attributes include `optional`.
 fn is_optional(decl: Option<&str>) -> bool {
     decl.is_some_and(|d| d.split("::").next().unwrap_or("").contains("optional"))
-}
-
-pub(crate) fn has_intent_in(decl: Option<&str>) -> bool {
-    decl.is_some_and(|d| d.replace(' ', "").contains("intent(in)"))
 }
 
 /// What to store for a variable, or `None` if it is not checkpointed:
@@ -588,37 +567,6 @@ fn saved_pointer(sym: &Symbol, local: &str, decl: Option<&str>) -> Option<Vec<Sa
     Some(vec![entry(None), entry(Some(local.to_string()))])
 }
 
-/// The declaration of component `component` of derived type `type_name`
-/// (its `!$oad component` line), lower case.
-pub(crate) fn component_declaration(
-    canon: &CanonSource,
-    type_name: &str,
-    component: &str,
-) -> Option<String> {
-    canon.items.iter().find_map(|item| match item {
-        CanonItem::Component {
-            type_name: t,
-            name,
-            lines,
-        } if t.eq_ignore_ascii_case(type_name) && name.eq_ignore_ascii_case(component) => {
-            let texts: Vec<&str> = lines.iter().map(|&i| canon.lines[i].as_str()).collect();
-            Some(join_statement(&texts).to_ascii_lowercase())
-        }
-        _ => None,
-    })
-}
-
-/// `Some(true)` for the booster's whole-value store of a derived-type
-/// actual at a call site (a scalar, or an array or section of one),
-/// `Some(false)` for its restore.
-pub(crate) fn opaque_checkpoint_direction(name: &str) -> Option<bool> {
-    match name {
-        "cp_store_opaque_scalar" | "cp_store_opaque_array" => Some(true),
-        "cp_restore_opaque_scalar" | "cp_restore_opaque_array" => Some(false),
-        _ => None,
-    }
-}
-
 /// Whether a declaration gives the pointer attribute.
 fn is_pointer_decl(decl: Option<String>) -> bool {
     decl.is_some_and(|d| {
@@ -630,16 +578,6 @@ fn is_pointer_decl(decl: Option<String>) -> bool {
             .split(',')
             .any(|a| a == "pointer")
     })
-}
-
-/// `Some(true)` for the booster's call-site store of a passive pointer's
-/// association, `Some(false)` for its restore.
-pub(crate) fn pointer_checkpoint_direction(name: &str) -> Option<bool> {
-    match name {
-        "cp_store_pointer" => Some(true),
-        "cp_restore_pointer" => Some(false),
-        _ => None,
-    }
 }
 
 /// Whether derived type `type_name` has allocatable or pointer parts,

@@ -8,7 +8,7 @@
 
 use xaif_schema::{Argument, ArgumentValue, Intent, SubroutineCall, Symbol, VariableReference};
 
-use crate::codegen::UnitGen;
+use super::UnitGen;
 use crate::error::Result;
 use crate::expr::RefCtx;
 

@@ -14,8 +14,8 @@
 
 use xaif_schema::{BasicBlockElement, ControlFlowVertex};
 
+use super::UnitGen;
 use crate::canon::CanonSource;
-use crate::codegen::UnitGen;
 use crate::error::Result;
 
 impl UnitGen<'_, '_> {

@@ -22,11 +22,11 @@ use xaif_schema::{
     VariableReference, VariableReferenceVertex,
 };
 
-use crate::block::CANON_PREFIX;
-use crate::codegen::UnitGen;
-use crate::control_flow::CfgView;
+use super::cfg_view::CfgView;
+use super::UnitGen;
 use crate::error::Result;
 use crate::expr::RefCtx;
+use crate::markers::CANON_PREFIX;
 use crate::Mode;
 
 /// What the body of a loop reads and may write.
@@ -230,9 +230,9 @@ impl UnitGen<'_, '_> {
             BasicBlockElement::Marker(m) => {
                 let annotation = m
                     .annotation
-                    .strip_prefix(crate::allocation::MIRROR_PREFIX)
+                    .strip_prefix(crate::markers::MIRROR_PREFIX)
                     .unwrap_or(&m.annotation);
-                let (canon, _) = crate::black_box::split_annotation(annotation);
+                let (canon, _) = crate::markers::split_annotation(annotation);
                 if let Some(stmt) = canon
                     .strip_prefix(CANON_PREFIX)
                     .and_then(|id| self.canon.stmts.get(id.trim()))

@@ -21,8 +21,8 @@ use std::collections::HashMap;
 
 use xaif_schema::{BasicBlockElement, ControlFlowVertex};
 
-use crate::codegen::UnitGen;
-use crate::control_flow::CfgView;
+use super::cfg_view::CfgView;
+use super::UnitGen;
 use crate::inline::InlineDefs;
 
 /// Where a push sits in its run.

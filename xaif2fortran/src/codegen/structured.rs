@@ -6,8 +6,8 @@
 
 use xaif_schema::{ControlFlowVertex, ExpressionVertex, ForLoop, SymbolType};
 
-use crate::codegen::UnitGen;
-use crate::control_flow::CfgView;
+use super::cfg_view::CfgView;
+use super::{LoopCtx, UnitGen};
 use crate::error::Diagnostic;
 use crate::expr::{plain_symbol_name, root_and_args};
 
@@ -36,20 +36,6 @@ enum Stop {
     /// After a jump (`exit`, `cycle`, `return`): control does not fall
     /// out of the region.
     Jumped,
-}
-
-/// A loop being emitted: where `exit` and `cycle` go.
-#[derive(Debug, Clone)]
-pub(crate) struct LoopCtx {
-    end_loop: String,
-    exit_target: String,
-    /// `cycle` is only right where Fortran's next iteration is the
-    /// graph's (not for the post-test loop nor the do-while form of a
-    /// counted loop, whose test / update follow the body).
-    cycle_ok: bool,
-    /// Construct name, set when an inner loop jumps to this one.
-    name: Option<String>,
-    header_line: usize,
 }
 
 impl UnitGen<'_, '_> {
@@ -280,11 +266,11 @@ impl UnitGen<'_, '_> {
     /// body's blocks then store without a test.
     fn reserve_loop_body(&mut self, view: &CfgView, body: &str, loop_id: &str, h: &DoHeader) {
         let Some(reservation) =
-            crate::push_runs::loop_body_pushes(view, body, loop_id, self.inline)
+            super::push_runs::loop_body_pushes(view, body, loop_id, self.inline)
         else {
             return;
         };
-        let trips = crate::push_runs::trip_count(&h.lo, &h.hi, &h.step);
+        let trips = super::push_runs::trip_count(&h.lo, &h.hi, &h.step);
         self.reserve_loop_pushes(&reservation.counts, &trips);
         self.reserved_blocks.extend(reservation.blocks);
     }

@@ -30,15 +30,13 @@
 
 use xaif_schema::Marker;
 
-use crate::allocation::Section;
-use crate::black_box::call_actuals;
-use crate::codegen::UnitGen;
+use super::black_box::call_actuals;
+use super::UnitGen;
 use crate::error::Result;
 use crate::fortran_text::add_value_suffix;
+use crate::markers::MPI_KEY;
+use crate::template::Section;
 use crate::Mode;
-
-/// Annotation key of an MPI call, after `canon:ID`.
-pub const MPI_KEY: &str = "mpi:";
 
 /// The integers popped at a mirror (`oad_mpi_int(1..)`).
 const POPPED: &str = "oad_mpi_int";

@@ -26,14 +26,12 @@
 
 use xaif_schema::{Marker, SymbolType};
 
-use crate::allocation::Section;
-use crate::codegen::UnitGen;
+use super::UnitGen;
 use crate::error::Result;
 use crate::fortran_text::add_value_suffix;
+use crate::markers::BLACK_BOX_KEY;
+use crate::template::Section;
 use crate::Mode;
-
-/// Annotation key of a black-box call, after `canon:ID`.
-pub const BLACK_BOX_KEY: &str = "blackbox:";
 
 /// What the marker annotation says about a black-box call.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,15 +50,6 @@ pub struct ArgInfo {
     pub writes: bool,
     /// Carries a derivative.
     pub active: bool,
-}
-
-/// Splits a marker annotation (without `mirror:`) into the `canon:ID` part
-/// and the black-box description, if any.
-pub fn split_annotation(annotation: &str) -> (&str, Option<&str>) {
-    match annotation.split_once(';') {
-        Some((canon, rest)) => (canon, Some(rest)),
-        None => (annotation, None),
-    }
 }
 
 /// Reads `blackbox:NAME;...;args:...`; `Err` names what is malformed.
@@ -392,6 +381,7 @@ impl UnitGen<'_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::markers::split_annotation;
 
     #[test]
     fn reads_annotations_and_actuals() {

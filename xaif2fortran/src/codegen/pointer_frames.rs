@@ -17,23 +17,12 @@
 
 use xaif_schema::{ControlFlowVertex, Marker};
 
-use crate::allocation::{parenthesised, top_level_split};
-use crate::codegen::UnitGen;
+use super::pointers::pointer_fields;
+use super::{Site, UnitGen};
 use crate::error::Result;
 use crate::fortran_text::add_value_suffix_with;
-use crate::pointers::{pointer_fields, POINTER_FRAME};
-
-/// The target of one pointer assignment of a frame pointer.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Site {
-    /// Canonical statement id (numeric: it is the site's number).
-    id: String,
-    /// `None`: `=> null()`.
-    base: Option<String>,
-    /// Subscript items: each a list of parts (`lo`, `hi`, `stride` of a
-    /// triplet, or one scalar subscript), `None` for an omitted part.
-    items: Vec<Vec<Option<String>>>,
-}
+use crate::fortran_text::{parenthesised, top_level_split};
+use crate::markers::POINTER_FRAME;
 
 impl Site {
     fn parts(&self) -> impl Iterator<Item = &String> {
@@ -250,7 +239,7 @@ impl UnitGen<'_, '_> {
             .unit_of_scope(scope)
             .unwrap_or(&self.unit)
             .to_string();
-        crate::checkpoint::declaration_of(self.canon, &unit, &remote).is_some_and(|d| {
+        crate::canon::declaration_of(self.canon, &unit, &remote).is_some_and(|d| {
             d.split("::")
                 .next()
                 .unwrap_or("")
@@ -288,11 +277,11 @@ impl UnitGen<'_, '_> {
     fn site_of(&self, name: &str, m: &Marker) -> (Vec<Site>, String) {
         let annotation = m
             .annotation
-            .strip_prefix(crate::allocation::MIRROR_PREFIX)
+            .strip_prefix(crate::markers::MIRROR_PREFIX)
             .unwrap_or(&m.annotation);
-        let (canon, _) = crate::black_box::split_annotation(annotation);
+        let (canon, _) = crate::markers::split_annotation(annotation);
         let id = canon
-            .strip_prefix(crate::block::CANON_PREFIX)
+            .strip_prefix(crate::markers::CANON_PREFIX)
             .unwrap_or(canon)
             .trim()
             .to_string();

@@ -16,13 +16,10 @@
 
 use xaif_schema::Marker;
 
-use crate::allocation::Section;
-use crate::codegen::UnitGen;
+use super::UnitGen;
 use crate::error::Result;
+use crate::template::Section;
 use crate::Mode;
-
-/// Annotation key of a derived-type copy.
-pub const COPY_PREFIX: &str = "copy:";
 
 /// One real component of the copied type.
 #[derive(Debug, Clone, PartialEq)]

@@ -7,33 +7,20 @@ use xaif_schema::{
     VariableReference,
 };
 
-use crate::allocation::MIRROR_PREFIX;
-use crate::codegen::UnitGen;
+use super::pointers::PointerAction;
+use super::UnitGen;
 use crate::error::Result;
 use crate::expr::{as_factor, RefCtx};
 use crate::fortran_text::add_value_suffix_with;
-use crate::pointers::{PointerAction, POINTER_PREFIX};
+use crate::markers::{
+    CALLSITE_CHECKPOINT, CANON_PREFIX, MIRROR_PREFIX, POINTER_PREFIX, SNAPSHOT_PUSH, STATE_RESTORE,
+    STATE_STORE,
+};
 use crate::Mode;
-
-/// Prefix of `Marker/@annotation` pointing at an opaque statement.
-pub const CANON_PREFIX: &str = "canon:";
-
-/// Store and restore of one variable of a checkpointed loop's state
-/// (`xaif-booster`, `adjoint/checkpointed_loops.rs`), expanded by the
-/// variable's declaration (`checkpoint.rs`).
-pub const STATE_STORE: &str = "oad_state_store";
-/// The booster's push of an array snapshot (`xaif-booster`,
-/// `adjoint/array_snapshots.rs`): its argument is the whole array.
-pub const SNAPSHOT_PUSH: &str = "oad_snap_push";
-pub const STATE_RESTORE: &str = "oad_state_restore";
 
 /// Mode switches of checkpointed loops whose meaning depends on the
 /// template: the inline definition `NAME_split` or `NAME_joint` is used.
 const TEMPLATE_MODE_SWITCHES: [&str; 2] = ["oad_mode_tape_sweep", "oad_mode_adjoint_sweep"];
-
-/// Annotation prefix of the booster's call-site checkpoint operations,
-/// followed by the callee (`xaif-booster`, `adjoint/taping.rs`).
-pub const CALLSITE_CHECKPOINT: &str = "callsite:";
 
 impl UnitGen<'_, '_> {
     /// Emits the statements of a basic block.
@@ -49,7 +36,7 @@ impl UnitGen<'_, '_> {
         elements: &[BasicBlockElement],
         reserved: bool,
     ) -> Result<()> {
-        let runs = crate::push_runs::plan_runs(elements, self.inline);
+        let runs = super::push_runs::plan_runs(elements, self.inline);
         for (e, run) in elements.iter().zip(runs) {
             let _at = self.env.xaif.at_element(e);
             match e {
@@ -120,13 +107,13 @@ impl UnitGen<'_, '_> {
             Some(rest) => (true, rest),
             None => (false, m.annotation.as_str()),
         };
-        let (annotation, mut black_box) = crate::black_box::split_annotation(annotation);
+        let (annotation, mut black_box) = crate::markers::split_annotation(annotation);
         let mut recorded = None;
         if let Some(field) = black_box.filter(|f| f.starts_with(POINTER_PREFIX)) {
             recorded = self.recorded_pointers(field, m)?;
             black_box = None;
         }
-        let copy = black_box.and_then(|f| f.strip_prefix(crate::derived_copy::COPY_PREFIX));
+        let copy = black_box.and_then(|f| f.strip_prefix(crate::markers::COPY_PREFIX));
         if copy.is_some() {
             black_box = None;
         }
@@ -168,7 +155,7 @@ impl UnitGen<'_, '_> {
             }
         }
         self.refuse_active_complex(source, m)?;
-        if let Some(description) = black_box.filter(|d| d.starts_with(crate::mpi::MPI_KEY)) {
+        if let Some(description) = black_box.filter(|d| d.starts_with(crate::markers::MPI_KEY)) {
             return self.mpi_statement(source, description, mirror, m);
         }
         if let Some(description) = black_box {
@@ -184,9 +171,7 @@ impl UnitGen<'_, '_> {
         }
         let replaced = match &recorded {
             Some(PointerAction::Record(names)) => self.record_pointers_forward(names, source, m)?,
-            Some(PointerAction::Frame(name))
-                if self.section == crate::allocation::Section::Tape =>
-            {
+            Some(PointerAction::Frame(name)) if self.section == crate::template::Section::Tape => {
                 self.frame_pointer_forward(name, m)?;
                 None
             }
@@ -376,10 +361,10 @@ impl UnitGen<'_, '_> {
             .iter()
             .map(|a| self.inline_argument(a))
             .collect::<Result<Vec<_>>>()?;
-        if let Some(store) = crate::checkpoint::opaque_checkpoint_direction(name) {
+        if let Some(store) = crate::markers::opaque_checkpoint_direction(name) {
             return self.opaque_call_site_checkpoint(statement_id, &sorted, &texts, store);
         }
-        if let Some(store) = crate::checkpoint::pointer_checkpoint_direction(name) {
+        if let Some(store) = crate::markers::pointer_checkpoint_direction(name) {
             return self.pointer_call_site_checkpoint(statement_id, &sorted, &texts, store);
         }
         // The callees of a checkpointed loop's recomputed iteration run as

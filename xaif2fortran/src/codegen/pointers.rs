@@ -22,22 +22,18 @@
 
 use xaif_schema::{BasicBlockElement, ControlFlowVertex, Marker};
 
-use crate::allocation::{parse_allocation, AllocKind, Section, MIRROR_PREFIX};
-use crate::block::CANON_PREFIX;
-use crate::codegen::UnitGen;
+use super::allocation::{parse_allocation, AllocKind};
+use super::UnitGen;
 use crate::error::Result;
 use crate::fortran_text::add_value_suffix_with;
+use crate::markers::{CANON_PREFIX, MIRROR_PREFIX, POINTER_PREFIX};
+use crate::template::Section;
 use crate::Mode;
 
-/// Marker field of an association of an active pointer.
-pub const POINTER_PREFIX: &str = "pointer:";
 /// The pointer field of an association the adjoint section makes again.
 const POINTER_REPLAY: &str = "pointer:replay:";
 /// The pointer field of an association the sweeps record and restore.
 const POINTER_RECORD: &str = "pointer:record:";
-/// The pointer field of a local pointer's association within its routine's
-/// frame (`pointer_frames.rs`).
-pub(crate) const POINTER_FRAME: &str = "pointer:frame:";
 /// The highest pointer rank `OAD_ptr` has stacks for.
 const MAX_RANK: usize = 4;
 
@@ -279,7 +275,7 @@ pub(crate) fn pointer_fields(vertices: &[ControlFlowVertex]) -> Vec<(String, Str
                 .annotation
                 .strip_prefix(MIRROR_PREFIX)
                 .unwrap_or(&m.annotation);
-            let (canon, field) = crate::black_box::split_annotation(annotation);
+            let (canon, field) = crate::markers::split_annotation(annotation);
             if let (Some(id), Some(f)) = (
                 canon.strip_prefix(CANON_PREFIX),
                 field.filter(|f| f.starts_with(POINTER_PREFIX)),

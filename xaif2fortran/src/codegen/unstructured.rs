@@ -8,8 +8,8 @@ use std::collections::{HashMap, HashSet};
 
 use xaif_schema::{BasicBlockElement, ControlFlowVertex};
 
-use crate::codegen::UnitGen;
-use crate::control_flow::CfgView;
+use super::cfg_view::CfgView;
+use super::UnitGen;
 use crate::error::Result;
 
 /// A generated line: a statement, a label definition or a jump.
