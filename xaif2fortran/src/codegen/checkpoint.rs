@@ -93,6 +93,21 @@ impl UnitGen<'_, '_> {
             {
                 continue;
             }
+            // An `intent(out)` real or integer dummy: the routine never
+            // reads the value it had on entry (Fortran leaves it undefined),
+            // so its re-run needs none. Not allocatables (deallocated on
+            // entry), pointers, nor data with parts (default
+            // initialisation).
+            if a.intent == Intent::Out
+                && !active_parts
+                && matches!(sym.type_, SymbolType::Real | SymbolType::Integer)
+                && !sym.pointer
+                && !decl
+                    .as_deref()
+                    .is_some_and(|d| d.contains("allocatable") || d.contains("pointer"))
+            {
+                continue;
+            }
             let name = sym.symbol_id.to_ascii_lowercase();
             let optional = is_optional(decl.as_deref()).then(|| name.clone());
             // Derived types and complex(8) data: their real parts.
