@@ -490,11 +490,9 @@ impl Sweeper<'_, '_> {
         let mut blocks: Vec<Option<BlockSweeps>> = Vec::with_capacity(graph.vertices.len());
         // Nesting first: loop indices the reverse sweep recomputes are not
         // taped by the blocks inside those loops.
-        let nesting = if graph.structured {
-            structure::nest(&graph.vertices, &graph.edges).ok()
-        } else {
-            None
-        };
+        // A graph the front end calls unstructured may still nest (its
+        // only gotos are leading loop exits): `nest` checks every vertex.
+        let nesting = structure::nest(&graph.vertices, &graph.edges).ok();
         let (explicit, restored) = match &nesting {
             Some(regions) => {
                 explicit_loops::explicit_loops(&graph.vertices, regions, ctx.symbols, scope)
