@@ -77,14 +77,15 @@ contains
     end do
   end subroutine relax
 
-  ! Clips the growth of u: the arm that leaves the loop scales u first.
+  ! Clips the growth of u: the arm that leaves the loop pulls the middle
+  ! value back towards the bound first.
   subroutine limit(u, s)
     double precision, intent(inout) :: u(n)
     double precision, intent(in) :: s
     integer :: it
     do it = 1, 4
-      if (sum(u) > s) then
-        u = 0.9d0 * u
+      if (u(n / 2) > s) then
+        u(n / 2) = s + 0.5d0 * (u(n / 2) - s)
         exit
       end if
       u = u * 1.01d0
@@ -144,7 +145,7 @@ subroutine head(x, y)
   do step = 1, nsteps
     call picard(u, x(1), x(2), x(3))
     call relax(u, x(1))
-    call limit(u, 15.5d0 * x(3))
+    call limit(u, 2.15d0 * x(3))
     call smooth(u, step)
   end do
   y(1) = 0.0d0
