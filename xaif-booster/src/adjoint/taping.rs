@@ -82,6 +82,9 @@ pub struct BlockContext<'a> {
     /// What every routine with a graph may change and read
     /// (checkpointed loops' state).
     pub callee_effects: &'a HashMap<String, super::callee_effects::CalleeEffects>,
+    /// Integer dummies whose forward value every reverse sweep of their
+    /// routine has (`stable_dummies.rs`), as (name, scope).
+    pub stable_dummies: &'a std::collections::HashSet<(String, u64)>,
     pub scopes: &'a ScopeTree,
     /// The front end's du chains: which assigned values are read later.
     pub chains: &'a DuChains,
