@@ -90,6 +90,8 @@ const RECOMPUTE_EXAMPLES: &[&str] = &[
     "alloc_persistent",
     "mpi_nonblocking_diffusion2d",
     "snapshot_shallow_water",
+    "tbr_time_levels",
+    "tbr_overwritten_levels",
 ];
 
 /// Split and joint mode with the partials of every run that allows it

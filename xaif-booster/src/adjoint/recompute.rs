@@ -45,6 +45,7 @@ use xaif_schema::model::{
 
 use super::array_snapshots::copy_element;
 use super::hoist::BlockHoist;
+use super::later_writes::affine_offset;
 use super::taping::{
     propagator, subscript_expressions, BlockBuilder, StatementError, StatementTape,
 };
@@ -237,18 +238,17 @@ pub(super) fn plan(seq: &FlatSequence, b: &BlockBuilder) -> Option<ReplayPlan> {
 
 /// Whether two references of one array are different elements whatever
 /// the variables hold: in some position both subscripts are integer
-/// literals, and different ones (`c(1, i)`, `c(2, i)`).
+/// literals, and different ones (`c(1, i)`, `c(2, i)`), or the same
+/// variable plus different literals (`h(i, t+1)`, `h(i, t)`: the flattener
+/// guarantees that no statement of a run changes a variable its subscripts
+/// read, so `t` is one value for the whole run).
 fn distinct_elements(a: &VariableReference, b: &VariableReference) -> bool {
-    let literal = |e: &Expression| match e.vertices.as_slice() {
-        [ExpressionVertex::Constant(c)] => exact_integer_literal(c),
-        _ => None,
-    };
     let (sa, sb) = (subscript_expressions(a), subscript_expressions(b));
     sa.len() == sb.len()
-        && sa
-            .iter()
-            .zip(&sb)
-            .any(|(x, y)| matches!((literal(x), literal(y)), (Some(p), Some(q)) if p != q))
+        && sa.iter().zip(&sb).any(|(x, y)| {
+            matches!((affine_offset(x), affine_offset(y)),
+                (Some((v, p)), Some((w, q))) if v == w && p != q)
+        })
 }
 
 /// A reference the reverse sweep reads as it is: a named constant or a
