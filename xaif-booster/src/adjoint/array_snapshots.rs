@@ -127,6 +127,19 @@ impl BlockHoist<'_, '_> {
         self.snapshot_target(r).is_some()
     }
 
+    /// Whether `r` would come from a copy another run already takes (the
+    /// same array out of the same loop).
+    pub(super) fn has_snapshot(&self, r: &VariableReference) -> bool {
+        let Some(target) = self.snapshot_target(r) else {
+            return false;
+        };
+        base_symbol(r).is_some_and(|(id, scope)| {
+            self.hoister
+                .snapshot_of
+                .contains_key(&(target, (id.to_string(), scope)))
+        })
+    }
+
     /// The whole copy the replay reads `r` from (the array then is pushed
     /// once per execution of the loop found by `snapshot_target`), or
     /// `None`: tape `r` per execution of the run.

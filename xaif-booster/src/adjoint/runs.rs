@@ -25,20 +25,18 @@
 
 use std::collections::{HashMap, HashSet};
 
-use xaif_schema::model::{ArgumentValue, Assignment, BasicBlockElement, Expression};
+use xaif_schema::model::{BasicBlockElement, Expression};
 
 use super::hoist::BlockHoist;
 use super::recompute::Partials;
-use super::taping::{
-    atom_value, expression_key, propagator, BlockBuilder, StatementError, StatementTape,
-};
+use super::taping::{propagator, BlockBuilder, StatementError, StatementTape};
 use super::temps::AdjointTemps;
 use super::transposed::{adjoint_cost, transposed_propagation};
 use crate::block_accumulate::{accumulate_sequence, SequenceCode};
 use crate::expr::base_symbol;
 use crate::flatten::{FlatSequence, Flattener};
 use crate::linearize::Linearization;
-use crate::preaccumulate::{Factor, JacobianRow};
+use crate::preaccumulate::JacobianRow;
 use crate::tangent::Preaccumulation;
 use crate::temporaries::TempPool;
 
@@ -80,37 +78,20 @@ pub(super) fn flush_run(
         let mut scratch = TempPool::new(pool.scope_id);
         statement_cost(&seq, b, &mut scratch)
     };
-    // What the chosen taped form pushes per execution, hoisted entries
-    // left out: recomputation's count leaves its hoisted inputs out too.
-    let taped_per_execution = |b: &BlockBuilder, block: bool, hoist: &BlockHoist| {
-        let mut scratch = TempPool::new(pool.scope_id);
-        if block {
-            let code = accumulate_sequence(
-                &seq,
-                &ctx.options.elimination,
-                false,
-                &mut scratch,
-                ctx.symbols,
-            )
-            .map_err(fail)?;
-            let mut definitions: Vec<_> = code.before_statement.concat();
-            definitions.extend(code.accumulation.iter().cloned());
-            Ok(unhoisted_entries(&code.rows, &definitions, hoist))
-        } else {
-            Ok(b.ctx
-                .chains
-                .live_statement_accumulations(&seq, &mut scratch, ctx.symbols)
-                .iter()
-                .map(|acc| unhoisted_entries(&acc.rows, &acc.preamble, hoist))
-                .sum())
+    // The taped form: the run's Jacobian or every statement's partials,
+    // and the reals it tapes per execution.
+    let (block, taped) = match ctx.options.preaccumulation {
+        _ if seq.statements.len() == 1 => (false, None),
+        Preaccumulation::Statement => (false, None),
+        Preaccumulation::BasicBlock => (true, None),
+        Preaccumulation::Auto => {
+            let (bc, sc) = (run_jacobian_cost()?, statements_cost(b));
+            if bc <= sc {
+                (true, Some(bc.0))
+            } else {
+                (false, Some(sc.0))
+            }
         }
-    };
-    // The taped form: the run's Jacobian or every statement's partials.
-    let block = match ctx.options.preaccumulation {
-        _ if seq.statements.len() == 1 => false,
-        Preaccumulation::Statement => false,
-        Preaccumulation::BasicBlock => true,
-        Preaccumulation::Auto => run_jacobian_cost()? <= statements_cost(b),
     };
     // Partials recomputed in the reverse sweep from taped inputs instead
     // (`recompute.rs`); not with statement-level preaccumulation, which
@@ -119,8 +100,12 @@ pub(super) fn flush_run(
         && ctx.options.preaccumulation != Preaccumulation::Statement
         && !seq.graph.dependents.is_empty()
     {
-        if let Some(plan) = super::recompute::plan(&seq, b) {
-            let taped = taped_per_execution(b, block, hoist)?;
+        if let Some(plan) = super::recompute::plan(&seq, b, pool.scope_id) {
+            let taped = match taped {
+                Some(t) => t,
+                None if block => run_jacobian_cost()?.0,
+                None => statements_cost(b).0,
+            };
             if super::recompute::chosen(&plan, ctx.options.partials, taped, hoist) {
                 return super::recompute::emit(&seq, plan, b, pool, temps, hoist);
             }
@@ -251,29 +236,6 @@ fn block_cost(code: &SequenceCode) -> (usize, usize) {
         &code.rows,
         code.counts.multiplications + code.counts.additions,
     )
-}
-
-/// The distinct non-constant entries of `rows` that are not invariant in
-/// an enclosing loop (`hoist.rs`: those are taped once per loop execution,
-/// not per execution of the run). `definitions`: the temporaries' code.
-fn unhoisted_entries(
-    rows: &[JacobianRow],
-    definitions: &[Assignment],
-    hoist: &BlockHoist,
-) -> usize {
-    let mut taped = HashSet::new();
-    for (_, f) in rows.iter().flat_map(|r| &r.entries) {
-        if let Factor::Atom(e) | Factor::NegAtom(e) = f {
-            match atom_value(e) {
-                Some(ArgumentValue::Constant(_)) => {}
-                Some(ArgumentValue::Variable(r)) if hoist.would_hoist(&r, definitions) => {}
-                _ => {
-                    taped.insert(expression_key(e).unwrap_or_default());
-                }
-            }
-        }
-    }
-    taped.len()
 }
 
 /// The same cost for statement-level code of the run (dead statements
