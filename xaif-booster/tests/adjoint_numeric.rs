@@ -1107,3 +1107,44 @@ fn loop_reading_an_array_replays_from_its_snapshot() {
     let (out, _) = adjoint_with(&writes, Preaccumulation::Auto, Partials::Recomputed);
     assert!(!format!("{out:?}").contains("oad_snap_push"));
 }
+
+/// To-be-recorded analysis on array elements (`later_writes.rs`): a loop
+/// over `t` that writes `v(t+1)` after reading `v(t-1)` and `v(t)` never
+/// overwrites, in the same or a later iteration, an element it read, so the
+/// reads come from a copy of `v` taped after the loop. One that writes
+/// `v(t-1)` (read earlier in the same iteration) or `v(t)` (read by this
+/// iteration and, as `v(t-1)`, by the next) may not take one. The
+/// numbers are checked in every partials mode (recomputation forced
+/// included, where a too-eager rule would replay overwritten values).
+#[test]
+fn loop_writing_other_elements_replays_from_a_snapshot_only_when_no_read_is_overwritten() {
+    let program = |lhs: &'static str| {
+        structured_program(&[S::Do(
+            "t",
+            "2",
+            "n",
+            vec![
+                S::Set("x", "(div v[(isub t 1)] (add v[t] 2.0d0))"),
+                S::Set(lhs, "(add (mul x (mul v[t] y)) v[(isub t 1)])"),
+            ],
+        )])
+    };
+    let snapshot = |cg: &CallGraph| {
+        let (out, _) = adjoint_with(cg, Preaccumulation::Auto, Partials::Recomputed);
+        format!("{out:?}").contains("oad_snap_push")
+    };
+    // Later elements only: snapshot.
+    let later = program("v[(iadd t 1)]");
+    for n in [3.0, 2.0, 1.0] {
+        check_all(&later, &[("n", n)]);
+    }
+    assert!(snapshot(&later));
+    // The element this iteration read, and the one the previous read.
+    for lhs in ["v[(isub t 1)]", "v[t]"] {
+        let overwrites = program(lhs);
+        for n in [4.0, 3.0, 1.0] {
+            check_all(&overwrites, &[("n", n)]);
+        }
+        assert!(!snapshot(&overwrites), "{lhs}");
+    }
+}

@@ -32,6 +32,7 @@ pub mod callee_effects;
 pub mod checkpointed_loops;
 pub mod explicit_loops;
 pub mod hoist;
+pub mod later_writes;
 pub mod mirror;
 pub mod recompute;
 pub mod reversal;

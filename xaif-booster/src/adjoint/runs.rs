@@ -100,7 +100,7 @@ pub(super) fn flush_run(
         && ctx.options.preaccumulation != Preaccumulation::Statement
         && !seq.graph.dependents.is_empty()
     {
-        if let Some(plan) = super::recompute::plan(&seq, b) {
+        if let Some(plan) = super::recompute::plan(&seq, b, pool.scope_id) {
             let taped = match taped {
                 Some(t) => t,
                 None if block => run_jacobian_cost()?.0,
