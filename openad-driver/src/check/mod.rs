@@ -146,7 +146,7 @@ fn parse_options(args: Vec<OsString>) -> Result<Option<CheckOptions>, Diagnostic
                     })
                     .collect::<Result<_, _>>()?
             }
-            "--x0" => o.x0 = Some(numbers(&value("--x0")?).map_err(usage)?),
+            "--x0" => o.x0 = Some(numbers(&value("--x0")?).map_err(|e| usage(e.to_string()))?),
             "--x0-file" => x0_file = Some(PathBuf::from(value("--x0-file")?)),
             "--seed" => {
                 o.seed = value("--seed")?
@@ -185,7 +185,10 @@ fn parse_options(args: Vec<OsString>) -> Result<Option<CheckOptions>, Diagnostic
         let text = fs::read_to_string(&f).map_err(|e| {
             Diagnostic::input_output(&f, format!("cannot read the input point: {e}"))
         })?;
-        o.x0 = Some(numbers(&text).map_err(|e| Diagnostic::syntax(Location::start_of(&f), e))?);
+        o.x0 = Some(
+            numbers(&text)
+                .map_err(|e| Diagnostic::syntax(Location::start_of(&f), e.to_string()))?,
+        );
     }
     if o.modes.is_empty() {
         return Err(usage("-m names no mode"));
@@ -193,13 +196,18 @@ fn parse_options(args: Vec<OsString>) -> Result<Option<CheckOptions>, Diagnostic
     Ok(Some(o))
 }
 
-fn numbers(text: &str) -> Result<Vec<f64>, String> {
+/// A word of an input point that is not a number.
+#[derive(Debug, thiserror::Error)]
+#[error("`{0}` is not a number")]
+struct NotANumber(String);
+
+fn numbers(text: &str) -> Result<Vec<f64>, NotANumber> {
     text.split(|c: char| c == ',' || c.is_whitespace())
         .filter(|w| !w.is_empty())
         .map(|w| {
             w.replace(['d', 'D'], "e")
                 .parse::<f64>()
-                .map_err(|_| format!("`{w}` is not a number"))
+                .map_err(|_| NotANumber(w.to_string()))
         })
         .collect()
 }
