@@ -128,7 +128,7 @@ fn run_stages(cli: &Cli, usages: &mut Vec<StageUsage>) -> Result<(), Failure> {
         .iter()
         .zip(outputs)
     {
-        let status = run_stage(command, cli.verbose, &progress, usages);
+        let status = run_stage(command, cli.verbose, &progress, usages, work_dir.path());
         if !matches!(status, Ok(status) if status.success()) {
             // The bar goes before openad's own message.
             progress.finish();
@@ -209,17 +209,21 @@ fn run_stage(
     verbose: bool,
     progress: &Progress,
     usages: &mut Vec<StageUsage>,
+    scratch: &Path,
 ) -> Result<ExitStatus, Failure> {
     if verbose {
         progress.println(&format!("openad: {}", stages::shell_line(command)));
     }
     let name = stage_name(command);
     progress.stage(&name);
-    // The stage's diagnostics reach the user as they are (through the bar when it shows).
+    // The stage's diagnostics reach the user as they are (through the bar
+    // when it shows), except that no path into the scratch directory,
+    // removed at the end, survives in them.
     let (status, usage) = measure::run_measured(
         Command::new(&command.program).args(&command.args),
         &name,
         progress,
+        Some(scratch),
     )
     .map_err(|e| {
         fatal(

@@ -739,3 +739,28 @@ fn json_unwritable_output_directory_is_an_input_output_error() {
     let d = only_program_error(&output, "openad", Kind::InputOutput);
     assert!(d.message.contains("cannot write the results"), "{d:?}");
 }
+
+#[test]
+fn a_stage_diagnostic_in_an_intermediate_file_does_not_name_the_scratch_directory() {
+    let work = tempfile::tempdir().unwrap();
+    let out = work.path().join("out");
+    // A booster that refuses its input at a position in that (scratch) file.
+    let booster = r#"for a; do last="$a"; done
+echo "$last:3:1: error: refused here" >&2
+printf '{"severity":"error","kind":"unsupported","file":"%s","line":3,"column":1,"message":"m","notes":[]}\n' "$last" >&2
+exit 1
+"#;
+    let output = run_json(
+        work.path(),
+        |bin| script(bin, "xaif-booster", booster),
+        &out,
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr_of(&output);
+    let temp = std::env::temp_dir().display().to_string();
+    assert!(!err.contains(&temp) && !err.contains("openad."), "{err}");
+    assert!(err.contains("head.xaif:3:1: error: refused here"), "{err}");
+    let json = Diagnostic::from_json(err.lines().nth(1).unwrap()).expect("JSON line");
+    assert_eq!(json.location, Location::new("head.xaif", 3, 1));
+    assert!(!out.exists());
+}
