@@ -957,7 +957,7 @@ fn refusal_names_no_scratch_file(
                 .path
         };
         assert!(
-            files.iter().any(|f| *f == first) && dir.join(&first).is_file(),
+            files.contains(&first) && dir.join(&first).is_file(),
             "first error in {first}, not in the user's files: {what}"
         );
     }
