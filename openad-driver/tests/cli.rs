@@ -630,6 +630,10 @@ fn json_bad_options_are_usage_diagnostics() {
     assert_eq!(output.status.code(), Some(2));
     let d = only_program_error(&output, "openad", Kind::Usage);
     assert!(d.message.contains("backward"), "{d:?}");
+    assert!(
+        d.notes.iter().any(|n| n.contains("possible values")),
+        "{d:?}"
+    );
     // The format is found even when given after the refused option.
     let output = openad()
         .args(["--elimination", "sideways", "--error-format=json", "h.f90"])

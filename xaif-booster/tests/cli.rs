@@ -477,3 +477,40 @@ fn basic_block_stats_compare_the_chosen_sequence_with_the_optimum() {
     assert!(optimum <= forward && optimum <= reverse, "{stdout}");
     assert_eq!(nonzeros, 2, "{stdout}");
 }
+
+/// Under `--error-format json` a refused command line is one usage
+/// diagnostic of the booster (no place in a file), like any other error.
+#[test]
+fn json_usage_errors_are_usage_diagnostics() {
+    use xaif_schema::diagnostic::{Diagnostic, Kind, Location};
+    for args in [
+        &[
+            "--error-format",
+            "json",
+            "-m",
+            "sideways",
+            "-o",
+            "o",
+            "in.xaif",
+        ][..],
+        &[
+            "-m",
+            "tangent",
+            "--heuristic",
+            "cheapest-please",
+            "--error-format=json",
+            "-o",
+            "o",
+            "in.xaif",
+        ][..],
+    ] {
+        let out = booster().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let lines: Vec<&str> = stderr.lines().collect();
+        assert_eq!(lines.len(), 1, "{stderr}");
+        let d = Diagnostic::from_json(lines[0]).unwrap_or_else(|| panic!("{stderr}"));
+        assert_eq!(d.kind, Kind::Usage, "{stderr}");
+        assert_eq!(d.location, Location::program("xaif-booster"), "{stderr}");
+    }
+}

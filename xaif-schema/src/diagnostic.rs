@@ -317,7 +317,22 @@ pub fn report_cli_error(error: &clap::Error, program: &str, format: ErrorFormat)
         ErrorFormat::Human => {
             let _ = error.print();
         }
-        ErrorFormat::Json => format.print(&Diagnostic::usage(program, cli_error_message(error))),
+        ErrorFormat::Json => {
+            // clap's hints (possible values, a similar option) become notes;
+            // its usage line and help pointer are for people at a terminal.
+            let rendered = error.render().to_string();
+            let notes = rendered
+                .lines()
+                .skip(1)
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"));
+            let diag = notes.fold(
+                Diagnostic::usage(program, cli_error_message(error)),
+                |d, note| d.with_note(note),
+            );
+            format.print(&diag)
+        }
     }
     2
 }
