@@ -905,3 +905,102 @@ fn mpi_refusals_are_named_at_the_call() {
         assert!(d.message.contains(what), "{name}: {stderr}");
     }
 }
+
+/// Runs `openad -m MODE [options] FILES` in `dir` (files named relative to
+/// it, so that nothing of the user's is under the temporary directory),
+/// human and JSON, and checks the refusal: exit 1, the first error in one
+/// of `files`, and neither output naming openad's scratch directory or
+/// anything in the temporary directory (it is gone when the user reads
+/// the message). Returns the JSON diagnostic's kind.
+fn refusal_names_no_scratch_file(
+    dir: &Path,
+    files: &[String],
+    mode: &str,
+    options: &[String],
+) -> Kind {
+    let openad = openad_program().expect("openad binary");
+    let work = tempfile::tempdir().unwrap();
+    let temp = std::env::temp_dir().display().to_string();
+    let what = format!("{} -m {mode}", dir.display());
+    let mut kind = None;
+    for json in [false, true] {
+        let out_dir = work.path().join(format!("out-{json}"));
+        let mut command = Command::new(&openad);
+        command.current_dir(dir).args(["-m", mode]).args(options);
+        if json {
+            command.args(["--error-format", "json"]);
+        }
+        let out = command
+            .arg("-o")
+            .arg(&out_dir)
+            .args(files)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let what = format!("{what} (json: {json}): {stderr}");
+        assert_eq!(out.status.code(), Some(1), "{what}");
+        assert!(
+            !stderr.contains(&temp) && !stderr.contains("openad."),
+            "names the scratch directory: {what}"
+        );
+        assert!(!out_dir.exists(), "output left behind: {what}");
+        let first = if json {
+            let d = stderr
+                .lines()
+                .map(|l| JsonDiagnostic::from_json(l).unwrap_or_else(|| panic!("{what}")))
+                .find(|d| d.is_error())
+                .unwrap_or_else(|| panic!("no error: {what}"));
+            kind = Some(d.kind);
+            d.location.file.display().to_string()
+        } else {
+            first_diagnostic(&stderr)
+                .unwrap_or_else(|| panic!("no diagnostic: {what}"))
+                .path
+        };
+        assert!(
+            files.contains(&first) && dir.join(&first).is_file(),
+            "first error in {first}, not in the user's files: {what}"
+        );
+    }
+    kind.expect("JSON run")
+}
+
+/// Refusals made after the front end, in every mode: the booster's (an
+/// intrinsic outside the catalogue, in f, fv, rs and rj) and the back
+/// end's (the corpus's named refusals in EXPECTED_FAILURES, e.g.
+/// `alloc_persistent` in rj) point at the user's files, never into
+/// openad's scratch directory, in human and JSON output; and they are
+/// refusals by kind (unsupported).
+#[test]
+fn later_stage_refusals_never_name_a_scratch_file() {
+    let work = tempfile::tempdir().unwrap();
+    let catalogue = catalogue_without_tanh(work.path());
+    let options = vec!["--intrinsics".to_string(), catalogue.display().to_string()];
+    for mode in ["f", "fv", "rs", "rj"] {
+        let kind = refusal_names_no_scratch_file(
+            &later_stages_dir(),
+            &["intrinsic.f90".to_string()],
+            mode,
+            &options,
+        );
+        assert_eq!(kind, Kind::Unsupported, "booster refusal in -m {mode}");
+    }
+    let mut named = 0;
+    for ((name, leg), reason) in openad_tests::expected_failures() {
+        let plain_mode = ["f", "fv", "rs", "rj"].contains(&leg.as_str());
+        if !plain_mode || !reason.starts_with("openad: named error") {
+            continue;
+        }
+        let dir = openad_tests::examples_dir().join(&name);
+        let manifest = openad_tests::manifest::Manifest::read(&dir.join("example.toml"))
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let kind =
+            refusal_names_no_scratch_file(&dir, &manifest.files, &leg, &manifest.openad_options);
+        assert_eq!(kind, Kind::Unsupported, "{name} -m {leg}: {reason}");
+        named += 1;
+    }
+    assert!(
+        named > 0,
+        "EXPECTED_FAILURES lists no named refusal to check"
+    );
+}

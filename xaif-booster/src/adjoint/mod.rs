@@ -570,9 +570,7 @@ impl Sweeper<'_, '_> {
         reversal.snapshots = hoister.snapshots().clone();
         let (mut forward, mut reverse) = match nesting {
             Some(regions) => reversal.structured(&regions, &explicit),
-            None => reversal
-                .unstructured()
-                .map_err(|m| self.error(StatementError::new(None, m)))?,
+            None => reversal.unstructured().map_err(|e| self.error(e))?,
         };
         // Each checkpointed loop: its body's sweeps, then its code at its
         // marker (tape section) and at the marker's mirror (adjoint).

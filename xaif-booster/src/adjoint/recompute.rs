@@ -429,7 +429,7 @@ fn partial_code(
     form: Form,
     b: &BlockBuilder,
     pool: &mut TempPool,
-) -> Result<PartialCode, String> {
+) -> Result<PartialCode, StatementError> {
     let ctx = b.ctx;
     match form {
         Form::Block => {
@@ -506,7 +506,7 @@ pub(super) fn emit(
     hoist: &mut BlockHoist,
 ) -> Result<(), StatementError> {
     let first_id = seq.statements[0].assignment.statement_id.clone();
-    let fail = |m: String| StatementError::new(Some(first_id.clone()), m);
+    let fail = |e: StatementError| e.at(&first_id);
     // Statement or run Jacobian: whichever costs fewer operations in the
     // reverse sweep (both tape the same inputs).
     let form = if seq.statements.len() == 1 {

@@ -41,6 +41,7 @@ use super::hoist::Snapshot;
 use super::structure::Region;
 use super::taping::{tape_call, BlockSweeps};
 use super::temps::AdjointTemps;
+use crate::error::StatementError;
 use crate::expr::{integer_expression, variable_expression, ExprBuilder};
 
 /// A control flow graph of one sweep.
@@ -424,7 +425,7 @@ impl<'g, 't, 'a> Reversal<'g, 't, 'a> {
     // ------------------------------------------------------------------
 
     /// Forward and reverse sweeps recording the basic blocks executed.
-    pub fn unstructured(&mut self) -> Result<(SweepGraph, SweepGraph), String> {
+    pub fn unstructured(&mut self) -> Result<(SweepGraph, SweepGraph), StatementError> {
         let recorded: Vec<usize> = (0..self.vertices.len())
             .filter(|&v| self.block_has_adjoint(v))
             .collect();
@@ -454,7 +455,7 @@ impl<'g, 't, 'a> Reversal<'g, 't, 'a> {
             .iter()
             .find(|v| matches!(v, ControlFlowVertex::Entry(_)))
             .map(|v| v.vertex_id().to_string())
-            .ok_or("control flow graph without an Entry")?;
+            .ok_or_else(|| StatementError::semantic("control flow graph without an Entry"))?;
         let taken = |id: &str| forward.vertices.iter().any(|v| v.vertex_id() == id);
         let mut start_id = "oad_start".to_string();
         while taken(&start_id) {
@@ -479,7 +480,9 @@ impl<'g, 't, 'a> Reversal<'g, 't, 'a> {
             }
         }
         if entry_edges != 1 {
-            return Err("the Entry must have exactly one successor".into());
+            return Err(StatementError::semantic(
+                "the Entry must have exactly one successor",
+            ));
         }
         let mut edge_id = "oad_start_edge".to_string();
         while forward.edges.iter().any(|e| e.edge_id == edge_id) {
