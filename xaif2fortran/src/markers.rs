@@ -27,6 +27,10 @@ pub const CALLSITE_CHECKPOINT: &str = "callsite:";
 /// Annotation the booster puts on an argument whose checkpoint it writes
 /// itself, element by element (`xaif-booster`, `adjoint/argument_elements.rs`).
 pub const ELEMENT_CHECKPOINT: &str = "checkpoint:elements";
+/// `ArgumentSymbolReference/@annotation` of an array dummy the routine
+/// writes before it reads (booster `adjoint/write_first.rs`): no argument
+/// checkpoint.
+pub const WRITE_FIRST: &str = "checkpoint:write-first";
 
 /// Annotation key of a black-box call, after `canon:ID`.
 pub const BLACK_BOX_KEY: &str = "blackbox:";

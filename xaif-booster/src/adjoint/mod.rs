@@ -42,6 +42,7 @@ pub mod structure;
 pub mod taping;
 pub mod temps;
 pub mod transposed;
+pub mod write_first;
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -451,6 +452,12 @@ fn adjoint_cfg(cfg: &ControlFlowGraph, ctx: &BlockContext) -> Result<CfgResult, 
             }
         }
         list.replacements.extend([store, restore]);
+    }
+    let write_first = write_first::write_first_dummies(cfg, ctx.symbols, ctx.host_referenced);
+    for a in list.argument_list.iter_mut().flatten() {
+        if a.annotation.is_empty() && write_first.contains(&a.symbol_id) {
+            a.annotation = write_first::WRITE_FIRST.to_string();
+        }
     }
     let Sweeper {
         pool, temps, stats, ..

@@ -24,12 +24,14 @@
 //! checkpoint while arrays it allocated for its caller (dummy arguments,
 //! module and `save` variables) are still allocated from the first run.
 //! **Joint re-runs** therefore allocate such an active array only when it
-//! is not allocated (the idiom `if (.not. allocated(a)) allocate(a(n))`
-//! of set-up routines, and an unguarded `allocate` alike): the tape
-//! section pushes whether the statement ran, and its mirror releases the
-//! arrays only then, so values are recomputed in the storage that holds
-//! the adjoints accumulated after the call. Deallocating such an array
-//! in a re-run routine stays refused (the reverse sweep would need it).
+//! is not allocated (`if (.not. allocated(a))` around the statement), so
+//! values are recomputed in the storage that holds the adjoints
+//! accumulated after the call, and the mirror releases it: the first run's
+//! `allocate` found it unallocated, or it would have failed. (A user's own
+//! guard, `if (.not. allocated(a)) allocate(a(n))` in a set-up routine, is
+//! a branch the re-run does not take once the first run allocated; its
+//! reversal takes the same arm.) Deallocating such an array in a re-run
+//! routine stays refused (the reverse sweep would need it).
 //!
 //! The pushes go to the integer tape at the statement's own position and
 //! the pops sit at its mirror position, so they interleave with the
@@ -428,17 +430,11 @@ impl UnitGen<'_, '_> {
     }
 
     /// Tape section of a joint re-run, an `allocate` of `guarded` objects:
-    /// the statement only if the first of them is not allocated, and
-    /// whether it ran on the integer tape for the mirror.
+    /// the statement only if the first of them is not allocated.
     fn guarded_allocate(&mut self, source: &str, guarded: &[String]) -> Result<Option<String>> {
-        self.line(format!("if (allocated({})) then", guarded[0]));
-        self.indent += 1;
-        self.tape_int("push_int", "0".into())?;
-        self.indent -= 1;
-        self.line("else");
+        self.line(format!("if (.not. allocated({})) then", guarded[0]));
         self.indent += 1;
         self.line(source.trim());
-        self.tape_int("push_int", "1".into())?;
         self.indent -= 1;
         self.line("end if");
         Ok(Some(String::new()))
@@ -762,13 +758,12 @@ impl UnitGen<'_, '_> {
         let replayed = self.replayed_objects(&stmt, m)?;
         let guarded = self.rerun_guarded(&stmt);
         if !guarded.is_empty() {
-            // Released only where this run allocated it.
-            self.declare_replay_temps();
-            self.tape_int("pop_int", FLAG.into())?;
-            self.line(format!(
-                "if ({FLAG} /= 0) deallocate({})",
-                guarded.join(", ")
-            ));
+            // Before the first run's `allocate` they were not allocated
+            // (or it would have failed): released, whether this re-run
+            // allocated them or found them allocated still.
+            for g in &guarded {
+                self.line(format!("if (allocated({g})) deallocate({g})"));
+            }
         }
         for r in replayed.iter().rev() {
             match stmt.kind {

@@ -21,7 +21,7 @@ use crate::components;
 use crate::error::Result;
 use crate::expr::RefCtx;
 use crate::global_checkpoint::SavedGlobal;
-use crate::markers::ELEMENT_CHECKPOINT;
+use crate::markers::{ELEMENT_CHECKPOINT, WRITE_FIRST};
 
 /// One checkpointed variable.
 struct Saved {
@@ -75,8 +75,9 @@ impl UnitGen<'_, '_> {
                 ));
             };
             // The booster stores the elements this one can touch
-            // (`arg_store` / `arg_restore` replacements).
-            if a.annotation == ELEMENT_CHECKPOINT {
+            // (`arg_store` / `arg_restore` replacements), or found that the
+            // routine writes it before it reads it.
+            if a.annotation == ELEMENT_CHECKPOINT || a.annotation == WRITE_FIRST {
                 continue;
             }
             let decl = declaration_of(self.canon, &self.unit, &a.symbol_id);
@@ -436,7 +437,9 @@ impl UnitGen<'_, '_> {
             format!("{name}({}){part}", idx.join(", "))
         };
         if store {
-            self.line(format!("do while (oad_cdt_ptr + size({name}) - 1 > oad_cdt_sz)"));
+            self.line(format!(
+                "do while (oad_cdt_ptr + size({name}) - 1 > oad_cdt_sz)"
+            ));
             self.line("  call oad_cdt_grow()");
             self.line("end do");
         } else {
