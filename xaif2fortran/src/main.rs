@@ -1,4 +1,4 @@
-//! `xaif2fortran -m f|fv|rs|rj --canon P.canon.f90 [--locations P.loc] [--line-map P.dmap] [--template FILE] [--active-layout aos|split] -o DIR P.xb.xaif`
+//! `xaif2fortran -m f|fv|rs|rj --canon P.canon.f90 [--locations P.loc] [--declarations P.decl] [--line-map P.dmap] [--template FILE] [--active-layout aos|split] -o DIR P.xb.xaif`
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -7,7 +7,7 @@ use clap::Parser;
 
 use xaif2fortran::active_layout::ActiveLayout;
 use xaif2fortran::{run, Mode, Options};
-use xaif_schema::diagnostic::ErrorFormat;
+use xaif_schema::diagnostic::{ErrorFormat, Kind};
 
 /// Unparses transformed XAIF into differentiated Fortran.
 #[derive(Parser, Debug)]
@@ -25,6 +25,10 @@ struct Cli {
     /// The front end's source locations: errors then name the Fortran sources.
     #[arg(long = "locations")]
     locations: Option<PathBuf>,
+    /// The attributes of the canonical source's declarations (written by
+    /// `fortran2xaif --declarations`); the adjoint modes need them.
+    #[arg(long = "declarations")]
+    declarations: Option<PathBuf>,
     /// Also write where each line of the derivative program comes from
     /// (statement or canonical line; read by `openad explore`).
     #[arg(long = "line-map")]
@@ -65,6 +69,7 @@ fn main() -> ExitCode {
         out_dir: cli.output_dir,
         xaif: cli.xaif,
         locations: cli.locations,
+        declarations: cli.declarations,
         line_map: cli.line_map,
         layout: cli.active_layout,
     };
@@ -72,7 +77,8 @@ fn main() -> ExitCode {
         Ok(_) => ExitCode::SUCCESS,
         Err(d) => {
             eprint!("{}", error_format.format(&d));
-            ExitCode::from(1)
+            // Usage errors exit with 2, as clap's own.
+            ExitCode::from(if d.kind == Kind::Usage { 2 } else { 1 })
         }
     }
 }
