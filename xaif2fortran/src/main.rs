@@ -49,13 +49,30 @@ struct Cli {
     xaif: PathBuf,
 }
 
-fn parse_mode(s: &str) -> Result<Mode, String> {
-    Mode::from_name(s).ok_or_else(|| format!("unknown mode '{s}' (expected f, fv, rs or rj)"))
+/// A value of `-m` or `--active-layout` that names nothing (clap reports
+/// it as a usage error, exit 2).
+#[derive(Debug, thiserror::Error)]
+#[error("unknown {what} '{value}' (expected {expected})")]
+struct UnknownValue {
+    what: &'static str,
+    value: String,
+    expected: &'static str,
 }
 
-fn parse_layout(s: &str) -> Result<ActiveLayout, String> {
-    ActiveLayout::from_name(s)
-        .ok_or_else(|| format!("unknown layout '{s}' (expected aos or split)"))
+fn parse_mode(s: &str) -> Result<Mode, UnknownValue> {
+    Mode::from_name(s).ok_or_else(|| UnknownValue {
+        what: "mode",
+        value: s.to_string(),
+        expected: "f, fv, rs or rj",
+    })
+}
+
+fn parse_layout(s: &str) -> Result<ActiveLayout, UnknownValue> {
+    ActiveLayout::from_name(s).ok_or_else(|| UnknownValue {
+        what: "layout",
+        value: s.to_string(),
+        expected: "aos or split",
+    })
 }
 
 fn main() -> ExitCode {
