@@ -171,7 +171,20 @@ fn emit_unit(prog: &Program, i: usize, level: usize, out: &mut String) {
     let (kw, name) = header(u);
     let pad = ind(level);
     let _ = writeln!(out, "!$oad unit {}", u.tag);
-    let prefixes: String = u.ast.prefixes.iter().map(|p| format!("{p} ")).collect();
+    // `pure` and `elemental` go: derivative code pushes to the tape, and
+    // every elemental reference on arrays is a loop of scalar calls here.
+    let prefixes: String = u
+        .ast
+        .prefixes
+        .iter()
+        .filter(|p| {
+            !matches!(
+                p.to_ascii_lowercase().as_str(),
+                "pure" | "elemental" | "impure"
+            )
+        })
+        .map(|p| format!("{p} "))
+        .collect();
     match u.ast.kind {
         UnitKind::Program | UnitKind::Module | UnitKind::BlockData => {
             let _ = writeln!(out, "{pad}{kw} {name}");

@@ -92,7 +92,7 @@ impl Program {
         generic: &str,
         specifics: &[usize],
         args: &[Arg],
-    ) -> Result<usize, String> {
+    ) -> Result<usize, GenericMismatch> {
         let matching: Vec<usize> = specifics
             .iter()
             .copied()
@@ -100,18 +100,19 @@ impl Program {
             .collect();
         match matching.as_slice() {
             [one] => Ok(*one),
-            [] => Err(format!(
-                "no specific procedure of generic '{generic}' ({}) takes arguments ({})",
-                self.names_of(specifics),
-                args.iter()
+            [] => Err(GenericMismatch::None {
+                generic: generic.to_string(),
+                specifics: self.names_of(specifics),
+                arguments: args
+                    .iter()
                     .map(|a| describe(self.type_of(i, &a.value)))
                     .collect::<Vec<_>>()
-                    .join(", ")
-            )),
-            several => Err(format!(
-                "the arguments match several specific procedures of generic '{generic}' ({})",
-                self.names_of(several)
-            )),
+                    .join(", "),
+            }),
+            several => Err(GenericMismatch::Several {
+                generic: generic.to_string(),
+                specifics: self.names_of(several),
+            }),
         }
     }
 
@@ -207,4 +208,22 @@ fn describe(t: crate::sema::Ty) -> String {
     } else {
         base
     }
+}
+
+/// Why a generic reference resolves to no single specific procedure (a
+/// semantic error of the program, placed at the reference by the caller).
+#[derive(Debug, thiserror::Error)]
+pub enum GenericMismatch {
+    #[error(
+        "no specific procedure of generic '{generic}' ({specifics}) takes arguments ({arguments})"
+    )]
+    None {
+        generic: String,
+        specifics: String,
+        arguments: String,
+    },
+    #[error(
+        "the arguments match several specific procedures of generic '{generic}' ({specifics})"
+    )]
+    Several { generic: String, specifics: String },
 }

@@ -120,7 +120,15 @@ fn options(cli: &Cli) -> pipeline::Options {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let words: Vec<_> = std::env::args_os().collect();
+    let cli = match Cli::try_parse_from(&words) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let format = ErrorFormat::from_args(&words);
+            let code = xaif_schema::diagnostic::report_cli_error(&e, "fortran2xaif", format);
+            return ExitCode::from(code);
+        }
+    };
     let library = match fortran2xaif::black_box::Library::read(&cli.black_box) {
         Ok(l) => l,
         Err(d) => {

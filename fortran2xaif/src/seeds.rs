@@ -287,7 +287,11 @@ fn common_caller(
 
 /// The location of `top` (its dummy or a global) that `loc` stands for at
 /// `top`'s entry and exit, following argument bindings up the calls.
-fn bound_in_top(program: &ir::Program, top: UnitId, loc: LocationId) -> Result<LocationId, String> {
+fn bound_in_top(
+    program: &ir::Program,
+    top: UnitId,
+    loc: LocationId,
+) -> Result<LocationId, Unbound> {
     let calls = calls_of(program);
     let from_top = reachable(&calls, top);
     let mut current = vec![loc];
@@ -303,11 +307,10 @@ fn bound_in_top(program: &ir::Program, top: UnitId, loc: LocationId) -> Result<L
             LocationKind::Global => {}
             LocationKind::Dummy { unit, .. } if unit == top => {}
             LocationKind::Local { unit } => {
-                return Err(format!(
-                "'{}' is a local variable of '{}', which the top-level routine's caller cannot see",
-                name,
-                program.units[unit.index()].name
-            ))
+                return Err(Unbound::Local {
+                    name: name.to_string(),
+                    unit: program.units[unit.index()].name.clone(),
+                })
             }
             LocationKind::Dummy { unit, position } => {
                 let mut bound = false;
@@ -322,22 +325,20 @@ fn bound_in_top(program: &ir::Program, top: UnitId, loc: LocationId) -> Result<L
                         match actuals.get(position).copied().flatten() {
                             Some(a) => current.push(a),
                             None => {
-                                return Err(format!(
-                                    "'{}' of '{}' is passed an expression or a constant by a call in '{}'",
-                                    name,
-                                    program.units[unit.index()].name,
-                                    program.units[caller.index()].name
-                                ))
+                                return Err(Unbound::Expression {
+                                    name: name.to_string(),
+                                    unit: program.units[unit.index()].name.clone(),
+                                    caller: program.units[caller.index()].name.clone(),
+                                })
                             }
                         }
                     }
                 }
                 if !bound {
-                    return Err(format!(
-                        "'{}' is an argument of '{}', which the top-level routine does not call",
-                        name,
-                        program.units[unit.index()].name
-                    ));
+                    return Err(Unbound::NotCalled {
+                        name: name.to_string(),
+                        unit: program.units[unit.index()].name.clone(),
+                    });
                 }
                 continue;
             }
@@ -346,15 +347,36 @@ fn bound_in_top(program: &ir::Program, top: UnitId, loc: LocationId) -> Result<L
             None => found = Some(l),
             Some(f) if f == l => {}
             Some(f) => {
-                return Err(format!(
-                    "it stands for '{}' at one call and for '{}' at another",
-                    short_name(&program.locations[f.index()].name),
-                    name
-                ))
+                return Err(Unbound::Ambiguous {
+                    first: short_name(&program.locations[f.index()].name).to_string(),
+                    second: name.to_string(),
+                })
             }
         }
     }
-    found.ok_or_else(|| "no binding found".to_string())
+    found.ok_or(Unbound::NoBinding)
+}
+
+/// Why a pragma's variable cannot be taken back to the top-level routine
+/// (a semantic error, placed at the pragma by the caller).
+#[derive(Debug, thiserror::Error)]
+enum Unbound {
+    #[error(
+        "'{name}' is a local variable of '{unit}', which the top-level routine's caller cannot see"
+    )]
+    Local { name: String, unit: String },
+    #[error("'{name}' of '{unit}' is passed an expression or a constant by a call in '{caller}'")]
+    Expression {
+        name: String,
+        unit: String,
+        caller: String,
+    },
+    #[error("'{name}' is an argument of '{unit}', which the top-level routine does not call")]
+    NotCalled { name: String, unit: String },
+    #[error("it stands for '{first}' at one call and for '{second}' at another")]
+    Ambiguous { first: String, second: String },
+    #[error("no binding found")]
+    NoBinding,
 }
 
 /// A location's variable name without the unit that owns it.

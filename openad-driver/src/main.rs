@@ -19,12 +19,13 @@ use clap::Parser;
 use cli::Cli;
 use measure::{Progress, StageUsage};
 use stages::{StageCommand, WorkFiles};
-use xaif_schema::diagnostic::{Diagnostic, ErrorFormat};
+use xaif_schema::diagnostic::{report_cli_error, Diagnostic, ErrorFormat, Kind};
 
-/// Why openad stopped (usage errors never get here: clap exits 2 itself).
+/// Why openad stopped (usage errors never get here: they are reported
+/// while the command line is parsed).
 enum Failure {
-    /// Exit 1 with this message.
-    Fatal(String),
+    /// Exit 1 with this diagnostic of openad's own.
+    Fatal(Diagnostic),
     /// A stage already printed its diagnostics; only the exit status is left.
     StageFailed(u8),
 }
@@ -36,15 +37,40 @@ fn main() -> ExitCode {
         Some(a) if a == "explore" => return explore::main(args.collect()),
         _ => {}
     }
-    let cli = Cli::parse();
+    let words: Vec<_> = std::env::args_os().collect();
+    let cli = match Cli::try_parse_from(&words) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let format = ErrorFormat::from_args(&words);
+            return ExitCode::from(report_cli_error(&e, "openad", format));
+        }
+    };
     match run(&cli) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(Failure::Fatal(message)) => {
-            eprintln!("openad: error: {message}");
+        Err(Failure::Fatal(d)) => {
+            cli.error_format.print(&d);
             ExitCode::from(1)
         }
         Err(Failure::StageFailed(code)) => ExitCode::from(code),
     }
+}
+
+/// Runs openad for `cli` as part of another command (`openad check`),
+/// printing openad's own fatal error; whether every stage succeeded.
+fn run_reporting(cli: &Cli) -> bool {
+    match run(cli) {
+        Ok(()) => true,
+        Err(Failure::Fatal(d)) => {
+            cli.error_format.print(&d);
+            false
+        }
+        Err(Failure::StageFailed(_)) => false,
+    }
+}
+
+/// A fatal error of openad itself (not of a stage), of kind `kind`.
+fn fatal(kind: Kind, message: String) -> Failure {
+    Failure::Fatal(Diagnostic::of_program(kind, "openad", message))
 }
 
 fn run(cli: &Cli) -> Result<(), Failure> {
@@ -88,7 +114,12 @@ fn run_stages(cli: &Cli, usages: &mut Vec<StageUsage>) -> Result<(), Failure> {
     let work_dir = tempfile::Builder::new()
         .prefix("openad.")
         .tempdir()
-        .map_err(|e| Failure::Fatal(format!("cannot create a temporary directory: {e}")))?;
+        .map_err(|e| {
+            fatal(
+                Kind::InputOutput,
+                format!("cannot create a temporary directory: {e}"),
+            )
+        })?;
     let work = WorkFiles::new(work_dir.path(), &stem);
 
     let outputs = [&work.xaif, &work.boosted, &work.out_dir.join("SOURCES")];
@@ -97,7 +128,7 @@ fn run_stages(cli: &Cli, usages: &mut Vec<StageUsage>) -> Result<(), Failure> {
         .iter()
         .zip(outputs)
     {
-        let status = run_stage(command, cli.verbose, &progress, usages);
+        let status = run_stage(command, cli.verbose, &progress, usages, work_dir.path());
         if !matches!(status, Ok(status) if status.success()) {
             // The bar goes before openad's own message.
             progress.finish();
@@ -105,11 +136,15 @@ fn run_stages(cli: &Cli, usages: &mut Vec<StageUsage>) -> Result<(), Failure> {
         }
         progress.advance();
         if !output.exists() {
-            return Err(Failure::Fatal(format!(
-                "{} reported success but did not write {}",
-                command.program.display(),
-                output.display()
-            )));
+            // Named by its file name: the scratch directory is gone after the run.
+            return Err(fatal(
+                Kind::Internal,
+                format!(
+                    "{} reported success but did not write its output {}",
+                    stage_name(command),
+                    output.file_name().unwrap_or_default().to_string_lossy()
+                ),
+            ));
         }
     }
 
@@ -175,19 +210,28 @@ fn run_stage(
     verbose: bool,
     progress: &Progress,
     usages: &mut Vec<StageUsage>,
+    scratch: &Path,
 ) -> Result<ExitStatus, Failure> {
     if verbose {
         progress.println(&format!("openad: {}", stages::shell_line(command)));
     }
     let name = stage_name(command);
     progress.stage(&name);
-    // The stage's diagnostics reach the user as they are (through the bar when it shows).
+    // The stage's diagnostics reach the user as they are (through the bar
+    // when it shows), except that no path into the scratch directory,
+    // removed at the end, survives in them.
     let (status, usage) = measure::run_measured(
         Command::new(&command.program).args(&command.args),
         &name,
         progress,
+        Some(scratch),
     )
-    .map_err(|e| Failure::Fatal(format!("cannot run {}: {e}", command.program.display())))?;
+    .map_err(|e| {
+        fatal(
+            Kind::InputOutput,
+            format!("cannot run {}: {e}", command.program.display()),
+        )
+    })?;
     usages.push(usage);
     Ok(status)
 }
@@ -198,7 +242,10 @@ fn stage_failure(command: &StageCommand, status: ExitStatus, error_format: Error
     match status.code() {
         // A stage usage error means an option openad passed through was refused.
         Some(2) => {
-            eprintln!("openad: {name} refused its command line");
+            // In JSON the stage's own usage diagnostic is the report.
+            if error_format == ErrorFormat::Human {
+                eprintln!("openad: {name} refused its command line");
+            }
             Failure::StageFailed(2)
         }
         Some(code) => {
@@ -208,9 +255,10 @@ fn stage_failure(command: &StageCommand, status: ExitStatus, error_format: Error
             }
             Failure::StageFailed(1)
         }
-        None => Failure::Fatal(format!(
-            "{name} was terminated by a signal; nothing written"
-        )),
+        None => fatal(
+            Kind::Internal,
+            format!("{name} was terminated by a signal ({status}); nothing written"),
+        ),
     }
 }
 
@@ -218,16 +266,16 @@ fn stage_failure(command: &StageCommand, status: ExitStatus, error_format: Error
 fn read_sources_list(out_dir: &Path) -> Result<Vec<PathBuf>, Failure> {
     let path = out_dir.join("SOURCES");
     let text = fs::read_to_string(&path).map_err(|e| {
-        Failure::Fatal(format!(
-            "the back end did not write {}: {e}",
-            path.display()
-        ))
+        fatal(
+            Kind::Internal,
+            format!("the back end did not write its SOURCES list: {e}"),
+        )
     })?;
     let mut names = Vec::new();
     for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
         let name = PathBuf::from(line);
         if name.is_absolute() || name.components().any(|c| c.as_os_str() == "..") {
-            return Err(Failure::Fatal(format!(
+            return Err(fatal(Kind::Internal, format!(
                 "the back end listed `{line}` in SOURCES, which is not a file inside its output directory"
             )));
         }
@@ -248,10 +296,10 @@ fn install(copies: &[(PathBuf, PathBuf)], dir: &Path) -> Result<(), Failure> {
         if created_dir {
             let _ = fs::remove_dir_all(dir);
         }
-        return Err(Failure::Fatal(format!(
-            "cannot write the results into {}: {error}",
-            dir.display()
-        )));
+        return Err(fatal(
+            Kind::InputOutput,
+            format!("cannot write the results into {}: {error}", dir.display()),
+        ));
     }
     Ok(())
 }

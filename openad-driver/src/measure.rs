@@ -8,6 +8,7 @@
 
 use std::io::{self, BufRead, BufReader, IsTerminal, Write};
 use std::os::unix::process::ExitStatusExt;
+use std::path::Path;
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::thread;
@@ -33,12 +34,16 @@ pub fn run_measured(
     command: &mut Command,
     name: &str,
     progress: &Progress,
+    scratch: Option<&Path>,
 ) -> io::Result<(ExitStatus, StageUsage)> {
     let start = Instant::now();
-    if progress.may_show() {
+    // Piped when a bar may be drawn, or when diagnostics must lose the
+    // scratch directory's path.
+    if progress.may_show() || scratch.is_some() {
         command.stderr(Stdio::piped());
     }
     let mut child = command.spawn()?;
+    let prefix = scratch.map(|dir| format!("{}/", dir.display()));
     // Lines written while the bar is drawn would be overwritten by it.
     let forward = child.stderr.take().map(|stderr| {
         let bar = progress.bar.clone();
@@ -46,8 +51,9 @@ pub fn run_measured(
             let mut lines = BufReader::new(stderr);
             let mut line = Vec::new();
             while matches!(lines.read_until(b'\n', &mut line), Ok(n) if n > 0) {
+                let line_out = without_scratch_dir(&line, prefix.as_deref());
                 bar.suspend(|| {
-                    let _ = io::stderr().write_all(&line);
+                    let _ = io::stderr().write_all(&line_out);
                 });
                 line.clear();
             }
@@ -83,6 +89,21 @@ pub fn run_measured(
         peak_rss_bytes: usage.ru_maxrss.max(0) as u64 * 1024,
     };
     Ok((ExitStatus::from_raw(status), usage))
+}
+
+/// `line` with every path into the scratch directory (`prefix`, ending in
+/// `/`) reduced to the file's name: the directory is removed when openad
+/// ends, so a stage's diagnostic that falls back to a position in an
+/// intermediate file names it as `P.xb.xaif`, never a path that is gone.
+fn without_scratch_dir<'a>(line: &'a [u8], prefix: Option<&str>) -> std::borrow::Cow<'a, [u8]> {
+    let Some(prefix) = prefix else {
+        return std::borrow::Cow::Borrowed(line);
+    };
+    let text = String::from_utf8_lossy(line);
+    if !text.contains(prefix) {
+        return std::borrow::Cow::Borrowed(line);
+    }
+    std::borrow::Cow::Owned(text.replace(prefix, "").into_bytes())
 }
 
 /// The stages' progress on stderr: hidden until the run has lasted
@@ -199,6 +220,22 @@ mod tests {
     use super::*;
 
     #[test]
+    fn scratch_paths_are_reduced_to_file_names() {
+        let prefix = Some("/tmp/openad.Ab12/");
+        let line = b"/tmp/openad.Ab12/p.xb.xaif:3:4: error: x in /tmp/openad.Ab12/out/p.f90\n";
+        assert_eq!(
+            without_scratch_dir(line, prefix).as_ref(),
+            b"p.xb.xaif:3:4: error: x in out/p.f90\n"
+        );
+        let user = b"head.f90:1:2: error: y\n";
+        assert!(matches!(
+            without_scratch_dir(user, prefix),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        assert_eq!(without_scratch_dir(line, None).as_ref(), line);
+    }
+
+    #[test]
     fn measures_the_childs_own_peak_memory_and_status() {
         // dd fills a 64 MiB buffer from /dev/zero: its peak RSS is at least that.
         let mut command = Command::new("dd");
@@ -210,13 +247,13 @@ mod tests {
             "status=none",
         ]);
         let progress = Progress::new(2);
-        let (status, big) = run_measured(&mut command, "dd", &progress).unwrap();
+        let (status, big) = run_measured(&mut command, "dd", &progress, None).unwrap();
         assert!(status.success());
         assert!(big.peak_rss_bytes >= 64 << 20, "{}", big.peak_rss_bytes);
         // The next child's figure is its own, not the maximum over children so far.
         let mut command = Command::new("sh");
         command.args(["-c", "exit 3"]);
-        let (status, small) = run_measured(&mut command, "sh", &progress).unwrap();
+        let (status, small) = run_measured(&mut command, "sh", &progress, None).unwrap();
         assert_eq!(status.code(), Some(3));
         assert!(
             small.peak_rss_bytes < big.peak_rss_bytes / 2,

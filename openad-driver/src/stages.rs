@@ -4,34 +4,36 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use crate::cli::{ActiveLayout, Cli, Elimination, Form, Partials, Preaccumulation};
-use xaif_schema::diagnostic::ErrorFormat;
+use xaif_schema::diagnostic::{Diagnostic, ErrorFormat, Kind};
 
 pub const FRONT_END: &str = "fortran2xaif";
 pub const BOOSTER: &str = "xaif-booster";
 pub const BACK_END: &str = "xaif2fortran";
 
 /// Where the stage programs live: `$OPENAD_BIN_DIR`, else next to `openad`.
-pub fn stage_dir() -> Result<PathBuf, String> {
+pub fn stage_dir() -> Result<PathBuf, Diagnostic> {
     if let Some(dir) = std::env::var_os("OPENAD_BIN_DIR") {
         return Ok(PathBuf::from(dir));
     }
-    let exe =
-        std::env::current_exe().map_err(|e| format!("cannot locate the openad executable: {e}"))?;
+    let missing = |message: String| Diagnostic::of_program(Kind::InputOutput, "openad", message);
+    let exe = std::env::current_exe()
+        .map_err(|e| missing(format!("cannot locate the openad executable: {e}")))?;
     exe.parent()
         .map(Path::to_path_buf)
-        .ok_or_else(|| format!("cannot locate the directory of {}", exe.display()))
+        .ok_or_else(|| missing(format!("cannot locate the directory of {}", exe.display())))
 }
 
-/// Path of a stage program in `dir`, checked to exist.
-pub fn stage_program(dir: &Path, name: &str) -> Result<PathBuf, String> {
+/// Path of a stage program in `dir`, checked to exist; a missing one is an
+/// input/output error of openad (the installation is incomplete).
+pub fn stage_program(dir: &Path, name: &str) -> Result<PathBuf, Diagnostic> {
     let path = dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
     if path.is_file() {
         Ok(path)
     } else {
-        Err(format!(
+        Err(Diagnostic::of_program(Kind::InputOutput, "openad", format!(
             "stage program `{name}` not found at {} (build the workspace with `cargo build --release`, or set OPENAD_BIN_DIR to the directory holding fortran2xaif, xaif-booster and xaif2fortran)",
             path.display()
-        ))
+        )))
     }
 }
 

@@ -7,6 +7,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use assert_cmd::Command;
+use xaif_schema::diagnostic::{Diagnostic, Kind, Location, Severity};
 
 fn openad() -> Command {
     Command::cargo_bin("openad").expect("openad binary")
@@ -603,4 +604,176 @@ fn timings_of_a_failed_run_stop_at_the_failing_stage() {
     );
     let names: Vec<String> = timings_rows(&stderr).into_iter().map(|r| r.0).collect();
     assert_eq!(names, ["fortran2xaif", "xaif-booster", "openad"]);
+}
+
+/// The diagnostics on stderr under `--error-format json`: every line must
+/// be one diagnostic object (nothing else is printed in that format).
+fn json_diagnostics(output: &std::process::Output) -> Vec<Diagnostic> {
+    let err = stderr_of(output);
+    let diags: Vec<Diagnostic> = err
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| Diagnostic::from_json(l).unwrap_or_else(|| panic!("not a JSON diagnostic: {l}")))
+        .collect();
+    assert!(!diags.is_empty(), "no diagnostic on stderr");
+    diags
+}
+
+/// The only diagnostic of a failed run, checked to be an error of `kind`
+/// from the program `program` (at no place in a file).
+fn only_program_error(output: &std::process::Output, program: &str, kind: Kind) -> Diagnostic {
+    let diags = json_diagnostics(output);
+    assert_eq!(diags.len(), 1, "{diags:?}");
+    let d = diags.into_iter().next().unwrap();
+    assert_eq!((d.kind, d.severity), (kind, Severity::Error), "{d:?}");
+    assert_eq!(d.location, Location::program(program), "{d:?}");
+    d
+}
+
+#[test]
+fn json_bad_options_are_usage_diagnostics() {
+    let output = openad()
+        .args(["--error-format", "json", "-m", "backward", "head.f90"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let d = only_program_error(&output, "openad", Kind::Usage);
+    assert!(d.message.contains("backward"), "{d:?}");
+    assert!(
+        d.notes.iter().any(|n| n.contains("possible values")),
+        "{d:?}"
+    );
+    // The format is found even when given after the refused option.
+    let output = openad()
+        .args(["--elimination", "sideways", "--error-format=json", "h.f90"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    only_program_error(&output, "openad", Kind::Usage);
+    for sub in ["check", "explore"] {
+        let output = openad()
+            .args([sub, "--error-format", "json", "--seed"])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{sub}");
+        only_program_error(&output, &format!("openad {sub}"), Kind::Usage);
+    }
+}
+
+#[test]
+fn json_missing_stage_and_unreadable_input_are_input_output_errors() {
+    let work = tempfile::tempdir().unwrap();
+    let source = work.path().join("head.f90");
+    fs::write(&source, "subroutine head(x, y)\nend\n").unwrap();
+    let empty = work.path().join("bin");
+    fs::create_dir(&empty).unwrap();
+    let output = openad()
+        .env("OPENAD_BIN_DIR", &empty)
+        .args(["--error-format", "json"])
+        .arg(&source)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let d = only_program_error(&output, "openad", Kind::InputOutput);
+    assert!(d.message.contains("fortran2xaif"), "{d:?}");
+
+    let missing = work.path().join("nowhere.f90");
+    let output = openad()
+        .env("OPENAD_BIN_DIR", &empty)
+        .args(["--error-format", "json"])
+        .arg(&missing)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let diags = json_diagnostics(&output);
+    assert_eq!(diags.len(), 1, "{diags:?}");
+    assert_eq!(diags[0].kind, Kind::InputOutput);
+    assert_eq!(diags[0].location, Location::start_of(&missing));
+}
+
+/// Runs openad with `--error-format json` on a one-routine file with the
+/// fake stages in `bin` (after `adjust` replaced some), output into `out`.
+fn run_json(work: &Path, adjust: impl Fn(&Path), out: &Path) -> std::process::Output {
+    let bin = work.join("bin");
+    fs::create_dir_all(&bin).unwrap();
+    fake_stages(&bin, false);
+    adjust(&bin);
+    let source = work.join("head.f90");
+    fs::write(&source, "subroutine head(x, y)\nend\n").unwrap();
+    openad()
+        .env("OPENAD_BIN_DIR", &bin)
+        .args(["--error-format", "json", "-o"])
+        .arg(out)
+        .arg(&source)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn json_killed_or_silent_stage_is_an_internal_error_naming_no_scratch_file() {
+    let work = tempfile::tempdir().unwrap();
+    let out = work.path().join("out");
+    let killed = run_json(
+        work.path(),
+        |bin| script(bin, "xaif-booster", "kill -9 $$\n"),
+        &out,
+    );
+    assert_eq!(killed.status.code(), Some(1));
+    let d = only_program_error(&killed, "openad", Kind::Internal);
+    assert!(d.message.contains("xaif-booster") && d.message.contains("signal"));
+    assert!(!out.exists());
+
+    let silent = run_json(
+        work.path(),
+        |bin| script(bin, "fortran2xaif", "exit 0\n"),
+        &out,
+    );
+    assert_eq!(silent.status.code(), Some(1));
+    let d = only_program_error(&silent, "openad", Kind::Internal);
+    assert!(d.message.contains("did not write"), "{d:?}");
+    // The scratch directory (openad.XXXX in the temporary directory) is
+    // gone when the user reads this: the message must not send them there.
+    let scratch = std::env::temp_dir().display().to_string();
+    assert!(
+        !d.message.contains(&scratch) && !d.message.contains("openad."),
+        "{d:?}"
+    );
+    assert!(!out.exists());
+}
+
+#[test]
+fn json_unwritable_output_directory_is_an_input_output_error() {
+    let work = tempfile::tempdir().unwrap();
+    // The output "directory" is below a plain file.
+    let blocker = work.path().join("file");
+    fs::write(&blocker, "").unwrap();
+    let output = run_json(work.path(), |_| {}, &blocker.join("out"));
+    assert_eq!(output.status.code(), Some(1));
+    let d = only_program_error(&output, "openad", Kind::InputOutput);
+    assert!(d.message.contains("cannot write the results"), "{d:?}");
+}
+
+#[test]
+fn a_stage_diagnostic_in_an_intermediate_file_does_not_name_the_scratch_directory() {
+    let work = tempfile::tempdir().unwrap();
+    let out = work.path().join("out");
+    // A booster that refuses its input at a position in that (scratch) file.
+    let booster = r#"for a; do last="$a"; done
+echo "$last:3:1: error: refused here" >&2
+printf '{"severity":"error","kind":"unsupported","file":"%s","line":3,"column":1,"message":"m","notes":[]}\n' "$last" >&2
+exit 1
+"#;
+    let output = run_json(
+        work.path(),
+        |bin| script(bin, "xaif-booster", booster),
+        &out,
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr_of(&output);
+    let temp = std::env::temp_dir().display().to_string();
+    assert!(!err.contains(&temp) && !err.contains("openad."), "{err}");
+    assert!(err.contains("head.xaif:3:1: error: refused here"), "{err}");
+    let json = Diagnostic::from_json(err.lines().nth(1).unwrap()).expect("JSON line");
+    assert_eq!(json.location, Location::new("head.xaif", 3, 1));
+    assert!(!out.exists());
 }

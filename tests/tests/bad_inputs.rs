@@ -183,13 +183,14 @@ fn position_matching() {
 }
 
 /// What is still refused about allocation in the adjoint modes: in joint
-/// mode (`rj`), (de)allocating an active array whose allocation outlives
-/// the call (dummy argument, module variable) in a routine that is re-run
-/// in the reverse sweep (one with a loop in its call tree: loop-free ones
-/// are taped in their caller's sweeps), because the re-run would find it
-/// still allocated. Named error, exit 1,
-/// no output directory; the split mode differentiates the same program
-/// (its gradient is checked by the `alloc_persistent` example).
+/// mode (`rj`), deallocating an active array whose allocation outlives
+/// the call (dummy argument, module variable) in a routine whose tape
+/// section is re-run in the reverse sweep or runs with its adjoint in one
+/// invocation, because the reverse sweep would find it released. (An
+/// `allocate` of one is allocated again only where it is not allocated:
+/// the `setup_*` examples.) Named error, exit 1, no output directory; the
+/// split mode differentiates the same program (its gradient is checked by
+/// the `alloc_persistent` example).
 #[test]
 fn joint_adjoint_refuses_persistent_allocation_by_name() {
     let openad = openad_program().expect("openad binary");
@@ -197,7 +198,7 @@ fn joint_adjoint_refuses_persistent_allocation_by_name() {
     let cases = [
         (
             "dummy",
-            "module m\ncontains\n  subroutine make(a, x)\n    double precision, allocatable :: a(:)\n    double precision :: x\n    integer :: i\n    allocate(a(2))\n    do i = 1, 2\n      a(i) = x ** (3 - i)\n    end do\n  end subroutine make\nend module m\nsubroutine head(x, y)\n  use m\n  double precision :: x(1), y(1)\n  double precision, allocatable :: g(:)\n  !$openad INDEPENDENT(x)\n  call make(g, x(1))\n  y(1) = g(1) * g(2)\n  deallocate(g)\n  !$openad DEPENDENT(y)\nend subroutine head\n",
+            "module m\ncontains\n  subroutine consume(a, s)\n    double precision, allocatable :: a(:)\n    double precision :: s\n    integer :: i\n    s = 0\n    do i = 1, 2\n      s = s + a(i) ** 2\n    end do\n    deallocate(a)\n  end subroutine consume\nend module m\nsubroutine head(x, y)\n  use m\n  double precision :: x(1), y(1)\n  double precision, allocatable :: g(:)\n  !$openad INDEPENDENT(x)\n  allocate(g(2))\n  g(1) = x(1)\n  g(2) = 2 * x(1)\n  call consume(g, y(1))\n  !$openad DEPENDENT(y)\nend subroutine head\n",
             "'a', a dummy argument",
         ),
         (
@@ -220,14 +221,14 @@ fn joint_adjoint_refuses_persistent_allocation_by_name() {
         assert_eq!(out.status.code(), Some(1), "{name}: {stderr}");
         assert!(
             stderr.contains("unsupported construct in joint adjoint mode")
-                && stderr.contains("allocate of the active array")
+                && stderr.contains("deallocate of the active array")
                 && stderr.contains(what)
                 && stderr.contains(": error: "),
             "{name}: {stderr}"
         );
         assert!(!out_dir.exists(), "{name}: output left behind");
         // The back end refuses it and names the allocate in the user's file.
-        let (line, column) = position_of(text, "allocate(");
+        let (line, column) = position_of(text, "deallocate(");
         let d = first_diagnostic(&stderr).unwrap_or_else(|| panic!("{name}: {stderr}"));
         assert_eq!(
             (d.file_name(), d.line, d.column),
@@ -476,7 +477,7 @@ fn standalone_stages_report_positions_in_their_xaif_input() {
 /// The back end run by hand (`-m rj`) on the booster's output, without the
 /// front end's locations, reports the refused allocation at its marker in
 /// the XAIF: the first element whose annotation names the canonical
-/// `allocate(...)` statement (tagged `!$oad stmt ID`).
+/// `deallocate(...)` statement (tagged `!$oad stmt ID`).
 fn backend_alone_reports_the_xaif_position(source: &Path, work: &Path) {
     let canon = work.join("head.canon.f90");
     let declarations = work.join("head.decl");
@@ -504,9 +505,9 @@ fn backend_alone_reports_the_xaif_position(source: &Path, work: &Path) {
         .windows(2)
         .find_map(|w| {
             let id = w[0].trim().strip_prefix("!$oad stmt ")?;
-            w[1].trim_start().starts_with("allocate(").then_some(id)
+            w[1].trim_start().starts_with("deallocate(").then_some(id)
         })
-        .expect("tagged allocate in the canonical source");
+        .expect("tagged deallocate in the canonical source");
     let text = fs::read_to_string(&boosted).unwrap();
     let (line, _) = position_of(&text, &format!("annotation=\"canon:{id}\""));
     let d = refused(
@@ -908,4 +909,103 @@ fn mpi_refusals_are_named_at_the_call() {
         );
         assert!(d.message.contains(what), "{name}: {stderr}");
     }
+}
+
+/// Runs `openad -m MODE [options] FILES` in `dir` (files named relative to
+/// it, so that nothing of the user's is under the temporary directory),
+/// human and JSON, and checks the refusal: exit 1, the first error in one
+/// of `files`, and neither output naming openad's scratch directory or
+/// anything in the temporary directory (it is gone when the user reads
+/// the message). Returns the JSON diagnostic's kind.
+fn refusal_names_no_scratch_file(
+    dir: &Path,
+    files: &[String],
+    mode: &str,
+    options: &[String],
+) -> Kind {
+    let openad = openad_program().expect("openad binary");
+    let work = tempfile::tempdir().unwrap();
+    let temp = std::env::temp_dir().display().to_string();
+    let what = format!("{} -m {mode}", dir.display());
+    let mut kind = None;
+    for json in [false, true] {
+        let out_dir = work.path().join(format!("out-{json}"));
+        let mut command = Command::new(&openad);
+        command.current_dir(dir).args(["-m", mode]).args(options);
+        if json {
+            command.args(["--error-format", "json"]);
+        }
+        let out = command
+            .arg("-o")
+            .arg(&out_dir)
+            .args(files)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let what = format!("{what} (json: {json}): {stderr}");
+        assert_eq!(out.status.code(), Some(1), "{what}");
+        assert!(
+            !stderr.contains(&temp) && !stderr.contains("openad."),
+            "names the scratch directory: {what}"
+        );
+        assert!(!out_dir.exists(), "output left behind: {what}");
+        let first = if json {
+            let d = stderr
+                .lines()
+                .map(|l| JsonDiagnostic::from_json(l).unwrap_or_else(|| panic!("{what}")))
+                .find(|d| d.is_error())
+                .unwrap_or_else(|| panic!("no error: {what}"));
+            kind = Some(d.kind);
+            d.location.file.display().to_string()
+        } else {
+            first_diagnostic(&stderr)
+                .unwrap_or_else(|| panic!("no diagnostic: {what}"))
+                .path
+        };
+        assert!(
+            files.contains(&first) && dir.join(&first).is_file(),
+            "first error in {first}, not in the user's files: {what}"
+        );
+    }
+    kind.expect("JSON run")
+}
+
+/// Refusals made after the front end, in every mode: the booster's (an
+/// intrinsic outside the catalogue, in f, fv, rs and rj) and the back
+/// end's (the corpus's named refusals in EXPECTED_FAILURES, e.g.
+/// `alloc_persistent` in rj) point at the user's files, never into
+/// openad's scratch directory, in human and JSON output; and they are
+/// refusals by kind (unsupported).
+#[test]
+fn later_stage_refusals_never_name_a_scratch_file() {
+    let work = tempfile::tempdir().unwrap();
+    let catalogue = catalogue_without_tanh(work.path());
+    let options = vec!["--intrinsics".to_string(), catalogue.display().to_string()];
+    for mode in ["f", "fv", "rs", "rj"] {
+        let kind = refusal_names_no_scratch_file(
+            &later_stages_dir(),
+            &["intrinsic.f90".to_string()],
+            mode,
+            &options,
+        );
+        assert_eq!(kind, Kind::Unsupported, "booster refusal in -m {mode}");
+    }
+    let mut named = 0;
+    for ((name, leg), reason) in openad_tests::expected_failures() {
+        let plain_mode = ["f", "fv", "rs", "rj"].contains(&leg.as_str());
+        if !plain_mode || !reason.starts_with("openad: named error") {
+            continue;
+        }
+        let dir = openad_tests::examples_dir().join(&name);
+        let manifest = openad_tests::manifest::Manifest::read(&dir.join("example.toml"))
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let kind =
+            refusal_names_no_scratch_file(&dir, &manifest.files, &leg, &manifest.openad_options);
+        assert_eq!(kind, Kind::Unsupported, "{name} -m {leg}: {reason}");
+        named += 1;
+    }
+    assert!(
+        named > 0,
+        "EXPECTED_FAILURES lists no named refusal to check"
+    );
 }

@@ -90,6 +90,10 @@ const RECOMPUTE_EXAMPLES: &[&str] = &[
     "alloc_persistent",
     "mpi_nonblocking_diffusion2d",
     "snapshot_shallow_water",
+    "cg_leading_exit",
+    "stable_index_args",
+    "tbr_overwritten_levels",
+    "tbr_time_levels",
 ];
 
 /// Split and joint mode with the partials of every run that allows it

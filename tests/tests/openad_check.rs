@@ -326,3 +326,62 @@ end subroutine head
         "{t}"
     );
 }
+
+/// gfortran missing or refusing the program are openad check's own
+/// diagnostics, one JSON object per line under `--error-format json`: a
+/// missing gfortran is an input/output error, the original program not
+/// compiling a problem of the user's program (semantic), with gfortran's
+/// words as notes.
+#[test]
+fn gfortran_missing_or_failing_is_a_json_diagnostic_of_its_kind() {
+    use std::os::unix::fs::PermissionsExt;
+    use xaif_schema::diagnostic::{Diagnostic, Kind, Location};
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    fs::write(
+        p.join("ok.f90"),
+        "subroutine head(x, y)\n  real(8) :: x(3), y(1)\n  !$openad INDEPENDENT(x)\n  y(1) = sum(x)\n  !$openad DEPENDENT(y)\nend subroutine head\n",
+    )
+    .unwrap();
+    let no_tools = p.join("no_tools");
+    let failing = p.join("failing_tools");
+    fs::create_dir(&no_tools).unwrap();
+    fs::create_dir(&failing).unwrap();
+    let fake = failing.join("gfortran");
+    fs::write(
+        &fake,
+        "#!/bin/sh\necho 'driver.f90:3:9: Error: refused by a fake gfortran' >&2\nexit 1\n",
+    )
+    .unwrap();
+    fs::set_permissions(&fake, fs::Permissions::from_mode(0o755)).unwrap();
+    for (path, kind, words) in [
+        (&no_tools, Kind::InputOutput, "cannot run gfortran"),
+        (&failing, Kind::Semantic, "gfortran failed"),
+    ] {
+        let o = Command::new(openad_program().expect("openad built"))
+            .current_dir(p)
+            .env("PATH", path)
+            .args(["check", "--error-format", "json", "-m", "f", "ok.f90"])
+            .output()
+            .expect("openad runs");
+        assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        let diags: Vec<Diagnostic> = stderr
+            .lines()
+            .map(|l| Diagnostic::from_json(l).unwrap_or_else(|| panic!("not JSON: {l}")))
+            .collect();
+        assert_eq!(diags.len(), 1, "{stderr}");
+        let d = &diags[0];
+        assert_eq!(d.kind, kind, "{d:?}");
+        assert_eq!(d.location, Location::program("openad check"), "{d:?}");
+        assert!(d.message.contains(words), "{d:?}");
+        if kind == Kind::Semantic {
+            assert!(
+                d.notes
+                    .iter()
+                    .any(|n| n.contains("refused by a fake gfortran")),
+                "{d:?}"
+            );
+        }
+    }
+}

@@ -135,7 +135,7 @@ fn cell_loops_recompute_from_array_snapshots() {
         );
         // The transport reads q and h once per cell: taped per cell.
         assert_eq!(code.matches("call oad_snap_push(").count(), 4, "{mode}");
-        assert!(code.contains("real(8), allocatable, save :: oad_snap_1(:)"));
+        assert!(code.contains("real(8), pointer, contiguous :: oad_snap_1(:)"));
         assert!(code.contains(":: oad_snap_") && code.contains("(:, :)"));
     }
 }

@@ -18,6 +18,7 @@ use crate::elimination::{
     self, best_of, default_candidates, recommended_candidates, Chain, CostModel, Label, LabelId,
     Method,
 };
+use crate::error::StatementError;
 use crate::expr::{base_symbol, variable_key};
 use crate::flatten::FlatSequence;
 use crate::linearize::{LinVertexKind, PartialValue};
@@ -89,7 +90,7 @@ pub fn accumulate_sequence(
     report_optimum: bool,
     pool: &mut TempPool,
     symbols: &SymbolIndex,
-) -> Result<SequenceCode, String> {
+) -> Result<SequenceCode, StatementError> {
     let g = &seq.graph;
     // Vertices that reach a dependent; the rest (values overwritten unused)
     // need no partials.
@@ -172,12 +173,12 @@ pub fn accumulate_sequence(
                 Label::Symbol(symbol_factor.len() as u32 - 1)
             }
         };
-        eg.add_edge(s, t, label).map_err(|e| e.to_string())?;
+        eg.add_edge(s, t, label).map_err(internal)?;
         edge_count += 1;
     }
     for (v, _) in &g.dependents {
         if let Some(d) = vid[*v] {
-            eg.mark_dependent(d).map_err(|e| e.to_string())?;
+            eg.mark_dependent(d).map_err(internal)?;
         }
     }
     let result = match choice {
@@ -197,7 +198,7 @@ pub fn accumulate_sequence(
             best_of(&eg, &candidates, CostModel::Multiplications)
         }
     }
-    .map_err(|e| format!("elimination failed: {e}"))?;
+    .map_err(|e| internal(format!("elimination failed: {e}")))?;
     // For `--stats`: the proven vertex-elimination optimum of small graphs,
     // to judge the chosen sequence against. Larger graphs count the chosen
     // cost on both sides, so totals compare like with like.
@@ -237,7 +238,7 @@ pub fn accumulate_sequence(
         })
         .collect();
     let wanted: Vec<LabelId> = result.jacobian.entries.iter().map(|e| e.label).collect();
-    let cost = |defer: bool| -> Result<usize, String> {
+    let cost = |defer: bool| -> Result<usize, StatementError> {
         let mut counter = CostCounter::default();
         let counted: Vec<InputValue<Counted>> = inputs
             .iter()
@@ -288,14 +289,14 @@ pub fn accumulate_sequence(
                 .copied()
                 .flatten(),
         ) else {
-            return Err("elimination returned an unknown vertex".into());
+            return Err(internal("elimination returned an unknown vertex"));
         };
         entries_of.entry(d).or_default().push((i, f));
     }
-    let independent_ref = |i: usize| -> Result<VariableReference, String> {
+    let independent_ref = |i: usize| -> Result<VariableReference, StatementError> {
         match &g.vertices[i] {
             LinVertexKind::Independent(r) => Ok(r.clone()),
-            LinVertexKind::Intermediate(_) => Err("Jacobian entry from an intermediate".into()),
+            LinVertexKind::Intermediate(_) => Err(internal("Jacobian entry from an intermediate")),
         }
     };
     let mut rows = Vec::new();
@@ -310,11 +311,11 @@ pub fn accumulate_sequence(
         });
     }
     let report = if report_optimum {
-        let plain = |order: &str| -> Result<usize, String> {
-            let chain = order.parse().map_err(|e| format!("{e}"))?;
+        let plain = |order: &str| -> Result<usize, StatementError> {
+            let chain = order.parse().map_err(internal)?;
             elimination::eliminate(&eg, Method::Vertex, &chain)
                 .map(|e| e.counts.multiplications)
-                .map_err(|e| format!("elimination failed: {e}"))
+                .map_err(|e| internal(format!("elimination failed: {e}")))
         };
         Some(EliminationReport {
             strategy: result.strategy.clone(),
@@ -497,6 +498,12 @@ fn double_literal(f: &Factor) -> Option<f64> {
         return None;
     }
     text.replace('d', "e").parse::<f64>().ok()
+}
+
+/// A failure of the booster's own elimination on a graph it built: a bug,
+/// placed at the run's first statement by the caller.
+fn internal(e: impl std::fmt::Display) -> StatementError {
+    StatementError::internal(None, format!("internal error: {e}"))
 }
 
 /// The elimination steps named by the vertex numbers of the linearized

@@ -10,7 +10,18 @@ use xaif_schema::model::{
 };
 use xaif_schema::XaifError;
 
+use crate::error::StatementError;
 use crate::expr::ExprView;
+
+/// A catalogue that breaks the rules of partials (reported at the start of
+/// its file: the definitions carry no positions once read).
+#[derive(Debug, thiserror::Error)]
+pub enum CatalogueError {
+    #[error("intrinsic '{intrinsic}': {problem}")]
+    Intrinsic { intrinsic: String, problem: String },
+    #[error("intrinsic '{0}' is defined twice")]
+    Twice(String),
+}
 
 /// The text of the built-in catalogue.
 pub const BUILTIN_CATALOGUE: &str = include_str!("../data/intrinsics.xaif");
@@ -49,40 +60,44 @@ impl Catalogue {
 
     pub fn parse(text: &str, file_name: &str) -> Result<Catalogue, XaifError> {
         let defs = xaif_schema::read::read_inlinable_intrinsics(text, file_name)?;
-        Catalogue::from_definitions(defs).map_err(|m| at_start(file_name, m))
+        Catalogue::from_definitions(defs).map_err(|e| at_start(file_name, e.to_string()))
     }
 
     /// Checks that every partial is well formed: ids within the argument
     /// count, argument references within range, expressions acyclic.
-    pub fn from_definitions(defs: InlinableIntrinsicDefinitions) -> Result<Catalogue, String> {
+    pub fn from_definitions(
+        defs: InlinableIntrinsicDefinitions,
+    ) -> Result<Catalogue, CatalogueError> {
         let mut entries = HashMap::new();
         for ii in defs.intrinsics {
+            let wrong = |problem: String| CatalogueError::Intrinsic {
+                intrinsic: ii.name.clone(),
+                problem,
+            };
             for p in &ii.partials {
                 if p.partial_id == 0 || p.partial_id > ii.nr_arguments {
-                    return Err(format!(
-                        "intrinsic '{}': partial_id {} outside 1..{}",
-                        ii.name, p.partial_id, ii.nr_arguments
-                    ));
+                    return Err(wrong(format!(
+                        "partial_id {} outside 1..{}",
+                        p.partial_id, ii.nr_arguments
+                    )));
                 }
-                let view = ExprView::new(&p.expression).map_err(|m| {
-                    format!("intrinsic '{}': partial {}: {m}", ii.name, p.partial_id)
-                })?;
-                view.root().map_err(|m| {
-                    format!("intrinsic '{}': partial {}: {m}", ii.name, p.partial_id)
-                })?;
+                let partial = |e: StatementError| wrong(format!("partial {}: {e}", p.partial_id));
+                let view = ExprView::new(&p.expression).map_err(partial)?;
+                view.root().map_err(partial)?;
                 for v in &p.expression.vertices {
                     if let ExpressionVertex::ArgumentReference(a) = v {
                         if a.argument > ii.nr_arguments {
-                            return Err(format!(
-                                "intrinsic '{}': partial {} refers to argument {}",
-                                ii.name, p.partial_id, a.argument
-                            ));
+                            return Err(wrong(format!(
+                                "partial {} refers to argument {}",
+                                p.partial_id, a.argument
+                            )));
                         }
                     }
                 }
             }
-            if entries.insert(ii.name.clone(), ii).is_some() {
-                return Err("an intrinsic is defined twice".into());
+            let name = ii.name.clone();
+            if entries.insert(name.clone(), ii).is_some() {
+                return Err(CatalogueError::Twice(name));
             }
         }
         Ok(Catalogue { entries })

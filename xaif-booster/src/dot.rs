@@ -37,7 +37,7 @@ pub fn linearized_graph_dot(g: &LinearizedGraph) -> String {
             PartialValue::MinusOne => "-1".to_string(),
             PartialValue::Expr(x) => ExprView::new(x)
                 .and_then(|view| Ok(view.key(view.root()?)))
-                .unwrap_or_else(|m| m),
+                .unwrap_or_else(|e| e.message),
         };
         let _ = writeln!(
             s,

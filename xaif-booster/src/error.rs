@@ -52,6 +52,29 @@ impl StatementError {
         }
     }
 
+    /// Input that breaks a rule, found below the statement level (in an
+    /// expression, a symbol); the caller places it with [`Self::at`].
+    pub fn semantic(message: impl Into<String>) -> Self {
+        StatementError::new(None, message)
+    }
+
+    /// A file the booster cannot write (`--dot` graphs and reports).
+    pub fn input_output(statement_id: Option<String>, message: impl Into<String>) -> Self {
+        StatementError {
+            kind: Kind::InputOutput,
+            ..StatementError::new(statement_id, message)
+        }
+    }
+
+    /// The error at statement `id`, unless it already names a statement
+    /// (the innermost one is the most precise place).
+    pub fn at(mut self, id: &str) -> Self {
+        if self.statement_id.is_none() {
+            self.statement_id = Some(id.to_string());
+        }
+        self
+    }
+
     /// The error in subroutine `cfg_symbol`.
     pub fn in_cfg(self, cfg_symbol: &str) -> BoostError {
         BoostError {
@@ -62,6 +85,15 @@ impl StatementError {
         }
     }
 }
+
+/// The message alone (the statement is placed by [`BoostError::diagnostic`]).
+impl std::fmt::Display for StatementError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for StatementError {}
 
 impl std::fmt::Display for BoostError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -3,6 +3,8 @@
 //! new expressions (partials, temporaries) with fresh vertex and edge ids.
 
 use std::collections::{HashMap, HashSet};
+
+use crate::error::StatementError;
 use xaif_schema::model::{
     Constant, ConstantType, Expression, ExpressionEdge, ExpressionVertex, Intrinsic, SymbolShape,
     SymbolType, VariableReference, VariableReferenceVertex,
@@ -20,30 +22,30 @@ pub struct ExprView<'a> {
 impl<'a> ExprView<'a> {
     /// Indexes `expr`; errors on dangling edge ends, duplicate positions or
     /// a cycle.
-    pub fn new(expr: &'a Expression) -> Result<ExprView<'a>, String> {
+    pub fn new(expr: &'a Expression) -> Result<ExprView<'a>, StatementError> {
         let mut index = HashMap::with_capacity(expr.vertices.len());
         for (i, v) in expr.vertices.iter().enumerate() {
             if index.insert(v.vertex_id(), i).is_some() {
-                return Err(format!(
+                return Err(StatementError::semantic(format!(
                     "duplicate expression vertex id '{}'",
                     v.vertex_id()
-                ));
+                )));
             }
         }
         let mut positioned: Vec<Vec<(i64, usize)>> = vec![Vec::new(); expr.vertices.len()];
         let mut uses = vec![0; expr.vertices.len()];
         for e in &expr.edges {
             let s = *index.get(e.source.as_str()).ok_or_else(|| {
-                format!(
+                StatementError::semantic(format!(
                     "expression edge '{}' has unknown source '{}'",
                     e.edge_id, e.source
-                )
+                ))
             })?;
             let t = *index.get(e.target.as_str()).ok_or_else(|| {
-                format!(
+                StatementError::semantic(format!(
                     "expression edge '{}' has unknown target '{}'",
                     e.edge_id, e.target
-                )
+                ))
             })?;
             positioned[t].push((e.position, s));
             uses[s] += 1;
@@ -53,11 +55,11 @@ impl<'a> ExprView<'a> {
             list.sort_by_key(|&(p, _)| p);
             for (k, &(p, _)) in list.iter().enumerate() {
                 if p != k as i64 + 1 {
-                    return Err(format!(
+                    return Err(StatementError::semantic(format!(
                         "arguments of expression vertex '{}' are not numbered 1..{}",
                         expr.vertices[t].vertex_id(),
                         list.len()
-                    ));
+                    )));
                 }
             }
             args.push(list.into_iter().map(|(_, s)| s).collect());
@@ -67,7 +69,7 @@ impl<'a> ExprView<'a> {
         Ok(view)
     }
 
-    fn check_acyclic(&self) -> Result<(), String> {
+    fn check_acyclic(&self) -> Result<(), StatementError> {
         // Kahn's algorithm over argument → operation edges.
         let n = self.args.len();
         let mut pending: Vec<usize> = self.args.iter().map(|a| a.len()).collect();
@@ -91,22 +93,22 @@ impl<'a> ExprView<'a> {
         if seen == n {
             Ok(())
         } else {
-            Err("expression graph has a cycle".into())
+            Err(StatementError::semantic("expression graph has a cycle"))
         }
     }
 
     /// The single vertex without out-edges.
-    pub fn root(&self) -> Result<usize, String> {
+    pub fn root(&self) -> Result<usize, StatementError> {
         let roots: Vec<usize> = (0..self.uses.len())
             .filter(|&i| self.uses[i] == 0)
             .collect();
         match roots.as_slice() {
             [r] => Ok(*r),
-            [] => Err("empty expression".into()),
-            _ => Err(format!(
+            [] => Err(StatementError::semantic("empty expression")),
+            _ => Err(StatementError::semantic(format!(
                 "expression has {} roots (vertices without a user)",
                 roots.len()
-            )),
+            ))),
         }
     }
 

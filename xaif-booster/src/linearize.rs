@@ -13,6 +13,7 @@ use std::collections::HashMap;
 use xaif_schema::model::{Assignment, Expression, ExpressionVertex, SymbolType, VariableReference};
 
 use crate::catalogue::{partial_kind, Catalogue, PartialKind};
+use crate::error::StatementError;
 use crate::expr::{variable_key, ExprBuilder, ExprView};
 use crate::symbols::SymbolIndex;
 
@@ -70,7 +71,7 @@ pub struct Linearizer<'a> {
 }
 
 impl Linearizer<'_> {
-    pub fn linearize_assignment(&self, a: &Assignment) -> Result<Linearization, String> {
+    pub fn linearize_assignment(&self, a: &Assignment) -> Result<Linearization, StatementError> {
         let lhs = &a.lhs.reference;
         if !self.symbols.is_active_use(lhs)? {
             return Ok(Linearization::Passive);
@@ -90,22 +91,26 @@ impl Linearizer<'_> {
         let mut independent_of: HashMap<String, usize> = HashMap::new();
         // Variables become independents only when a derivative flows out
         // of them, so `size(x)` of an active array is no independent.
-        let mut independent = |v: usize, graph: &mut LinearizedGraph| -> Result<usize, String> {
-            let ExpressionVertex::VariableReference(r) = view.vertex(v) else {
-                return Err("internal error: independent is not a variable".into());
+        let mut independent =
+            |v: usize, graph: &mut LinearizedGraph| -> Result<usize, StatementError> {
+                let ExpressionVertex::VariableReference(r) = view.vertex(v) else {
+                    return Err(StatementError::internal(
+                        None,
+                        "internal error: independent is not a variable",
+                    ));
+                };
+                if !self.symbols.is_scalar_reference(r) {
+                    return Err(array_error(r));
+                }
+                // Several uses of one variable are one independent.
+                let key = variable_key(r);
+                Ok(*independent_of.entry(key).or_insert_with(|| {
+                    let mut r = r.clone();
+                    r.vertex_id = "1".into();
+                    graph.vertices.push(LinVertexKind::Independent(r));
+                    graph.vertices.len() - 1
+                }))
             };
-            if !self.symbols.is_scalar_reference(r) {
-                return Err(array_error(r));
-            }
-            // Several uses of one variable are one independent.
-            let key = variable_key(r);
-            Ok(*independent_of.entry(key).or_insert_with(|| {
-                let mut r = r.clone();
-                r.vertex_id = "1".into();
-                graph.vertices.push(LinVertexKind::Independent(r));
-                graph.vertices.len() - 1
-            }))
-        };
         for &v in &order {
             if !active[v] {
                 continue;
@@ -162,7 +167,7 @@ impl Linearizer<'_> {
     }
 
     /// Which vertices carry a derivative (in `order`, arguments first).
-    fn activity(&self, view: &ExprView, order: &[usize]) -> Result<Vec<bool>, String> {
+    fn activity(&self, view: &ExprView, order: &[usize]) -> Result<Vec<bool>, StatementError> {
         let mut active = vec![false; view.args.len()];
         for &v in order {
             let any_active_argument = view.args[v].iter().any(|&a| active[a]);
@@ -172,18 +177,23 @@ impl Linearizer<'_> {
                 ExpressionVertex::FunctionCall(f) => {
                     for arg in &f.arguments {
                         if self.symbols.is_active_use(arg)? {
-                            return Err(format!(
-                                "function call '{}' with an active argument in an expression \
+                            return Err(StatementError::unsupported(
+                                None,
+                                format!(
+                                    "function call '{}' with an active argument in an expression \
                                  is not supported (canonical form C4: the front end turns it \
                                  into a subroutine call)",
-                                f.symbol_id.as_deref().unwrap_or("?")
+                                    f.symbol_id.as_deref().unwrap_or("?")
+                                ),
                             ));
                         }
                     }
                     false
                 }
                 ExpressionVertex::ArgumentReference(_) => {
-                    return Err("ArgumentReference outside the intrinsics catalogue".into())
+                    return Err(StatementError::semantic(
+                        "ArgumentReference outside the intrinsics catalogue",
+                    ))
                 }
                 ExpressionVertex::Intrinsic(i) => {
                     let non_real_result = matches!(
@@ -197,11 +207,14 @@ impl Linearizer<'_> {
                         false
                     } else {
                         let entry = self.catalogue.get(&i.name).ok_or_else(|| {
-                            format!(
-                                "intrinsic '{}' has an active argument but is not in the \
+                            StatementError::unsupported(
+                                None,
+                                format!(
+                                    "intrinsic '{}' has an active argument but is not in the \
                                  intrinsics catalogue (canonical form C3: elemental operations \
                                  the catalogue differentiates)",
-                                i.name
+                                    i.name
+                                ),
                             )
                         })?;
                         if !self.catalogue.has_real_result(&i.name) {
@@ -209,12 +222,12 @@ impl Linearizer<'_> {
                             // whatever the number of arguments.
                             false
                         } else if entry.nr_arguments != view.args[v].len() as u64 {
-                            return Err(format!(
+                            return Err(StatementError::semantic(format!(
                                 "intrinsic '{}' takes {} arguments, found {}",
                                 i.name,
                                 entry.nr_arguments,
                                 view.args[v].len()
-                            ));
+                            )));
                         } else {
                             view.args[v].iter().enumerate().any(|(k, &a)| {
                                 active[a]
@@ -240,7 +253,7 @@ impl Linearizer<'_> {
         v: usize,
         name: &str,
         argument: u64,
-    ) -> Result<Option<PartialValue>, String> {
+    ) -> Result<Option<PartialValue>, StatementError> {
         let Some(p) = self.catalogue.partial(name, argument) else {
             return Ok(None);
         };
@@ -268,11 +281,14 @@ impl Linearizer<'_> {
     }
 }
 
-fn array_error(r: &VariableReference) -> String {
+fn array_error(r: &VariableReference) -> StatementError {
     let name = crate::expr::base_symbol(r).map_or("?", |(s, _)| s);
-    format!(
-        "active array-valued reference to '{name}' (whole array or section) is not supported \
+    StatementError::unsupported(
+        None,
+        format!(
+            "active array-valued reference to '{name}' (whole array or section) is not supported \
          here: the booster scalarises assignments of basic blocks only (docs/frontend-contract.md)"
+        ),
     )
 }
 
@@ -285,7 +301,7 @@ fn substitute(
     view: &ExprView,
     op: usize,
     b: &mut ExprBuilder,
-) -> Result<usize, String> {
+) -> Result<usize, StatementError> {
     let args: Vec<usize> = formula.args[f]
         .iter()
         .map(|&a| substitute(formula, a, view, op, b))
@@ -295,9 +311,12 @@ fn substitute(
             let source = if r.argument == 0 {
                 op
             } else {
-                *view.args[op]
-                    .get(r.argument as usize - 1)
-                    .ok_or_else(|| format!("catalogue refers to missing argument {}", r.argument))?
+                *view.args[op].get(r.argument as usize - 1).ok_or_else(|| {
+                    StatementError::semantic(format!(
+                        "catalogue refers to missing argument {}",
+                        r.argument
+                    ))
+                })?
             };
             b.copy_subexpression(view, source)
         }

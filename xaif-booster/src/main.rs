@@ -8,7 +8,7 @@ use xaif_booster::block_accumulate::EliminationChoice;
 use xaif_booster::catalogue::Catalogue;
 use xaif_booster::elimination::{Chain, Filter, Method};
 use xaif_booster::tangent::{transform_tangent, Preaccumulation, TangentOptions};
-use xaif_schema::diagnostic::{Diagnostic, ErrorFormat};
+use xaif_schema::diagnostic::{report_cli_error, Diagnostic, ErrorFormat};
 use xaif_schema::source_map::SourceMap;
 
 // The transformation allocates millions of small objects from rayon's
@@ -99,19 +99,19 @@ fn main() -> ExitCode {
     let _ = rayon::ThreadPoolBuilder::new()
         .stack_size(64 << 20)
         .build_global();
-    let cli = match Cli::try_parse() {
+    let words: Vec<_> = std::env::args_os().collect();
+    let cli = match Cli::try_parse_from(&words) {
         Ok(cli) => cli,
         Err(e) => {
-            let code = if e.use_stderr() { 2 } else { 0 };
-            let _ = e.print();
-            return ExitCode::from(code);
+            let format = ErrorFormat::from_args(&words);
+            return ExitCode::from(report_cli_error(&e, "xaif-booster", format));
         }
     };
     // A bad heuristic chain is a usage error.
     let elimination = match elimination_choice(&cli) {
         Ok(e) => e,
-        Err(message) => {
-            eprintln!("{message}");
+        Err(d) => {
+            cli.error_format.print(&d);
             return ExitCode::from(2);
         }
     };
@@ -196,11 +196,11 @@ fn run(cli: &Cli, elimination: EliminationChoice) -> Result<(), Diagnostic> {
 
 /// The elimination method and heuristic chain from the options. The
 /// default chain breaks Markowitz ties in reverse order.
-fn elimination_choice(cli: &Cli) -> Result<EliminationChoice, String> {
+fn elimination_choice(cli: &Cli) -> Result<EliminationChoice, Diagnostic> {
     let chain = match &cli.heuristic {
         Some(text) => text
             .parse::<Chain>()
-            .map_err(|e| format!("xaif-booster: error: --heuristic: {e}"))?,
+            .map_err(|e| Diagnostic::usage("xaif-booster", format!("--heuristic: {e}")))?,
         None => Chain::new(vec![Filter::Markowitz, Filter::Reverse]),
     };
     Ok(match cli.elimination {

@@ -53,6 +53,22 @@ struct Scaled<V> {
     base: V,
 }
 
+/// An elimination sequence that does not replay: a bug of the elimination
+/// (its labels are the booster's own), so an internal error.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayError {
+    #[error("internal error: elimination label {0} has no partial")]
+    NoPartial(LabelId),
+    #[error("internal error: elimination label {0} used before defined")]
+    Undefined(String),
+}
+
+impl From<ReplayError> for crate::error::StatementError {
+    fn from(e: ReplayError) -> Self {
+        crate::error::StatementError::internal(None, e.to_string())
+    }
+}
+
 /// Replays `ops` and returns the value of each label in `wanted`.
 /// `defer`: keep scale atoms out of products (see the module doc).
 pub fn replay<A: FactorArith>(
@@ -62,13 +78,13 @@ pub fn replay<A: FactorArith>(
     inputs: &[InputValue<A::V>],
     wanted: &[LabelId],
     defer: bool,
-) -> Result<Vec<A::V>, String> {
+) -> Result<Vec<A::V>, ReplayError> {
     let mut r = Replayer {
         arith,
         values: HashMap::new(),
         multiplied_out: HashMap::new(),
     };
-    let input = |r: &mut Replayer<A>, id: LabelId| -> Result<Scaled<A::V>, String> {
+    let input = |r: &mut Replayer<A>, id: LabelId| -> Result<Scaled<A::V>, ReplayError> {
         if let Some(v) = r.values.get(&id) {
             return Ok(v.clone());
         }
@@ -76,9 +92,7 @@ pub fn replay<A: FactorArith>(
             LabelDef::Input(Label::One) => Ok(r.plain(r.arith.int(1))),
             LabelDef::Input(Label::MinusOne) => Ok(r.plain(r.arith.int(-1))),
             LabelDef::Input(Label::Symbol(k)) => {
-                let i = inputs
-                    .get(k as usize)
-                    .ok_or_else(|| format!("elimination label {id} has no partial"))?;
+                let i = inputs.get(k as usize).ok_or(ReplayError::NoPartial(id))?;
                 Ok(match (&i.scale, defer) {
                     (Some((key, negative)), true) => Scaled {
                         scale: vec![(key.clone(), i.value.clone())],
@@ -87,9 +101,7 @@ pub fn replay<A: FactorArith>(
                     _ => r.plain(i.value.clone()),
                 })
             }
-            other => Err(format!(
-                "elimination label {id} ({other:?}) used before defined"
-            )),
+            other => Err(ReplayError::Undefined(format!("{id} ({other:?})"))),
         }
     };
     for op in ops {

@@ -30,8 +30,9 @@
 use std::collections::HashSet;
 use xaif_schema::model::*;
 
-use crate::error::BoostError;
+use crate::error::{BoostError, StatementError};
 use crate::expr::{base_symbol, exact_integer_literal, inquiry_arguments};
+use crate::scalarize_loops::refuse;
 use crate::scalarize_loops::{LoopNest, Temporaries};
 use crate::scalarize_splice::Piece;
 use crate::symbols::SymbolIndex;
@@ -283,7 +284,7 @@ fn scalarize_assignment(
     symbols: &SymbolIndex,
     indices: &mut Temporaries,
     loops_allowed: bool,
-) -> Result<Option<Scalarized>, String> {
+) -> Result<Option<Scalarized>, StatementError> {
     let skip = inquiry_arguments(&a.rhs);
     let lhs_shape = array_shape(&a.lhs.reference, symbols);
     let mut rhs_shapes = Vec::new();
@@ -311,12 +312,12 @@ fn scalarize_assignment(
         }));
     for r in references {
         if let Some(inner) = vector_subscript(r, symbols) {
-            return Err(format!(
+            return Err(refuse(format!(
                 "'{}' is subscripted with the array-valued '{inner}' (a vector subscript): \
                  the booster scalarises sections and whole arrays only; the front end must \
                  scalarise this statement (canonical form C3)",
                 name_of(r)
-            ));
+            )));
         }
     }
     let not_constant =
@@ -338,7 +339,7 @@ fn scalarize_assignment(
         }
     }
     let invalid = |e: ShapeError| match e {
-        ShapeError::Invalid(m) => m,
+        ShapeError::Invalid(m) => refuse(m),
         ShapeError::NotConstant => unreachable!("handled by the loop path"),
     };
     let lhs_shape = lhs_shape.map_err(invalid);
@@ -356,36 +357,36 @@ fn scalarize_assignment(
                 _ => None,
             })
             .unwrap_or_default();
-        return Err(format!(
+        return Err(refuse(format!(
             "the right-hand side reads the array-valued '{read}' but the left-hand side '{}' \
              is a scalar: the shapes do not conform (canonical form C2: an assignment gives \
              its one variable one value)",
             name_of(&a.lhs.reference)
-        ));
+        )));
     };
     let mut shapes = Vec::new();
     for (id, shape) in rhs_shapes {
         let shape = shape.map_err(invalid)?.expect("array-valued");
         if shape.extents() != lhs_shape.extents() {
-            return Err(format!(
+            return Err(refuse(format!(
                 "array-valued operands do not conform: the left-hand side '{}' has extents \
                  {:?}, a right-hand side reference {:?} (canonical form C3: elemental \
                  operations)",
                 name_of(&a.lhs.reference),
                 lhs_shape.extents(),
                 shape.extents()
-            ));
+            )));
         }
         shapes.push((id, shape));
     }
     for v in &a.rhs.vertices {
         if let ExpressionVertex::Intrinsic(i) = v {
             if i.name.ends_with("_arr") {
-                return Err(format!(
+                return Err(refuse(format!(
                     "array intrinsic '{}' in an array-valued assignment: only elemental \
                      operations are scalarised (canonical form C3)",
                     i.name
-                ));
+                )));
             }
         }
     }
@@ -540,16 +541,10 @@ pub fn scalarize_cfg(
         for el in std::mem::take(&mut bb.elements) {
             let scalarized = match &el {
                 BasicBlockElement::Assignment(a) => {
-                    scalarize_assignment(a, symbols, &mut indices, cfg.structured).map_err(
-                        |message| BoostError {
-                            statement_id: Some(a.statement_id.clone()),
-                            cfg_symbol: Some(cfg_symbol.clone()),
-                            // What the pass cannot scalarise (the front
-                            // end then must): named, not malformed.
-                            kind: Kind::Unsupported,
-                            message,
-                        },
-                    )?
+                    // What the pass cannot scalarise (the front end then
+                    // must) is a named refusal, made so where it is found.
+                    scalarize_assignment(a, symbols, &mut indices, cfg.structured)
+                        .map_err(|e| e.at(&a.statement_id).in_cfg(&cfg_symbol))?
                 }
                 _ => None,
             };

@@ -22,6 +22,7 @@
 //! temporary of non-constant size, which XAIF cannot declare
 //! (`DimensionBounds` are integer constants): refused by name.
 
+use crate::error::StatementError;
 use std::collections::BTreeMap;
 use xaif_schema::model::*;
 
@@ -262,7 +263,11 @@ fn subscripts(r: &VariableReference) -> Vec<&ArrayElementReference> {
 }
 
 /// `lbound(a, d)` / `ubound(a, d)` of the whole array `r` names.
-fn inquiry(r: &VariableReference, which: &str, dimension: usize) -> Result<Expression, String> {
+fn inquiry(
+    r: &VariableReference,
+    which: &str,
+    dimension: usize,
+) -> Result<Expression, StatementError> {
     let symbol_references: Vec<&SymbolReference> = r
         .vertices
         .iter()
@@ -272,12 +277,12 @@ fn inquiry(r: &VariableReference, which: &str, dimension: usize) -> Result<Expre
         })
         .collect();
     let [s] = symbol_references.as_slice() else {
-        return Err(format!(
+        return Err(refuse(format!(
             "the bounds of the component array in '{}' are not in the XAIF (no DimensionBounds) \
              and a bound inquiry on a component path is not supported: the front end must \
              scalarise this statement (canonical form C3)",
             base_symbol(r).map_or("?", |(s, _)| s)
-        ));
+        )));
     };
     let whole = VariableReference {
         vertex_id: "1".into(),
@@ -298,7 +303,10 @@ fn constant(value: i64) -> Expression {
 
 /// Every dimension of the array `r` refers to (ranges and scalar
 /// subscripts), or `None` when `r` is not an array reference.
-fn dimensions(r: &VariableReference, symbols: &SymbolIndex) -> Result<Option<Vec<SymDim>>, String> {
+fn dimensions(
+    r: &VariableReference,
+    symbols: &SymbolIndex,
+) -> Result<Option<Vec<SymDim>>, StatementError> {
     let Some((id, scope)) = base_symbol(r) else {
         return Ok(None);
     };
@@ -317,10 +325,10 @@ fn dimensions(r: &VariableReference, symbols: &SymbolIndex) -> Result<Option<Vec
     };
     let upper = |k: usize| match declared {
         Some(d) => Ok(constant(d[k].upper)),
-        None if info.assumed_size && k + 1 == rank => Err(format!(
+        None if info.assumed_size && k + 1 == rank => Err(refuse(format!(
             "whole assumed-size array '{id}' in an array-valued assignment: its last \
              extent is not known anywhere"
-        )),
+        ))),
         None => inquiry(r, "ubound", k),
     };
     let aers = subscripts(r);
@@ -334,15 +342,15 @@ fn dimensions(r: &VariableReference, symbols: &SymbolIndex) -> Result<Option<Vec
                         stride: 1,
                     })
                 })
-                .collect::<Result<Vec<_>, String>>()
+                .collect::<Result<Vec<_>, StatementError>>()
                 .map(Some)
         }
         [one] => &one.index_triplets,
         _ => {
-            return Err(format!(
+            return Err(refuse(format!(
                 "array-valued reference to '{id}' with subscripts at several levels of a \
                  component path: the front end must scalarise this statement (canonical form C3)"
-            ))
+            )))
         }
     };
     let mut dims = Vec::new();
@@ -358,15 +366,15 @@ fn dimensions(r: &VariableReference, symbols: &SymbolIndex) -> Result<Option<Vec
                 _ => None,
             }
             .ok_or_else(|| {
-                format!(
+                refuse(format!(
                     "section of '{id}' with a stride that is not an integer constant: the \
                      element order is not known at transformation time; the front end must \
                      scalarise this statement (canonical form C3)"
-                )
+                ))
             })?,
         };
         if stride == 0 {
-            return Err(format!("section of '{id}' with stride 0"));
+            return Err(refuse(format!("section of '{id}' with stride 0")));
         }
         let lo = match &t.index {
             Some(e) => e.clone(),
@@ -668,16 +676,16 @@ pub fn loop_nest(
     a: &Assignment,
     symbols: &SymbolIndex,
     indices: &mut Temporaries,
-) -> Result<LoopNest, String> {
+) -> Result<LoopNest, StatementError> {
     let lhs_name = base_symbol(&a.lhs.reference).map_or("?", |(s, _)| s);
     let lhs = dimensions(&a.lhs.reference, symbols)?
         .filter(|d| range_count(d) > 0)
         .ok_or_else(|| {
-            format!(
+            refuse(format!(
                 "the right-hand side reads an array-valued reference but the left-hand side \
                  '{lhs_name}' is a scalar: the shapes do not conform (canonical form C2: an \
                  assignment gives its one variable one value)"
-            )
+            ))
         })?;
     let rank = range_count(&lhs);
     let inquiries = crate::expr::inquiry_arguments(&a.rhs);
@@ -697,13 +705,13 @@ pub fn loop_nest(
             continue;
         }
         if range_count(&dims) != rank {
-            return Err(format!(
+            return Err(refuse(format!(
                 "array-valued operands do not conform: the left-hand side '{lhs_name}' has \
                  rank {rank}, the right-hand side's '{}' rank {} (canonical form C3: \
                  elemental operations)",
                 base_symbol(r).map_or("?", |(s, _)| s),
                 range_count(&dims)
-            ));
+            )));
         }
         let ranges = |d: &[SymDim]| -> Vec<Option<i64>> {
             d.iter()
@@ -714,12 +722,12 @@ pub fn loop_nest(
         for (x, y) in ranges(&lhs).into_iter().zip(ranges(&dims)) {
             if let (Some(x), Some(y)) = (x, y) {
                 if x != y {
-                    return Err(format!(
+                    return Err(refuse(format!(
                         "array-valued operands do not conform: the left-hand side '{lhs_name}' \
                          and the right-hand side's '{}' have extents {x} and {y} in one \
                          dimension (canonical form C3: elemental operations)",
                         base_symbol(r).map_or("?", |(s, _)| s)
-                    ));
+                    )));
                 }
             }
         }
@@ -728,11 +736,11 @@ pub fn loop_nest(
     for v in &a.rhs.vertices {
         if let ExpressionVertex::Intrinsic(i) = v {
             if i.name.ends_with("_arr") {
-                return Err(format!(
+                return Err(refuse(format!(
                     "array intrinsic '{}' in an array-valued assignment: only elemental \
                      operations are scalarised (canonical form C3)",
                     i.name
-                ));
+                )));
             }
         }
     }
@@ -759,11 +767,11 @@ pub fn loop_nest(
         }
     }
     if lhs_symbol.as_ref().is_some_and(|s| mentioned.contains(s)) {
-        return Err(format!(
+        return Err(refuse(format!(
             "the bounds or subscripts of the array assignment to '{lhs_name}' read '{lhs_name}' \
              itself: the element loop would see them change; the front end must scalarise \
              this statement (with a temporary)"
-        ));
+        )));
     }
     let reversed = loop_order(a, &lhs, symbols)?;
     let index_refs: Vec<VariableReference> = (0..rank).map(|d| indices.index(d, symbols)).collect();
@@ -812,7 +820,11 @@ pub fn loop_nest(
 
 /// Whether the loops must run backwards so that no element is read after
 /// an earlier iteration stored it; an error when neither order does.
-fn loop_order(a: &Assignment, lhs: &[SymDim], symbols: &SymbolIndex) -> Result<bool, String> {
+fn loop_order(
+    a: &Assignment,
+    lhs: &[SymDim],
+    symbols: &SymbolIndex,
+) -> Result<bool, StatementError> {
     let lhs_path = path_key(&a.lhs.reference);
     let lhs_name = base_symbol(&a.lhs.reference).map_or("?", |(s, _)| s);
     let (mut forward, mut backward) = (true, true);
@@ -831,13 +843,13 @@ fn loop_order(a: &Assignment, lhs: &[SymDim], symbols: &SymbolIndex) -> Result<b
             None => continue,
         };
         let unknown = || {
-            format!(
+            refuse(format!(
                 "the array '{lhs_name}' is assigned element-wise and read on the right-hand side \
                  with subscripts whose overlap cannot be decided at transformation time: \
                  Fortran's semantics would need a temporary of non-constant size, which XAIF \
                  cannot declare (DimensionBounds are integer constants); the front end must \
                  scalarise this statement (with a temporary)"
-            )
+            ))
         };
         match overlap(lhs, &dims) {
             Overlap::Disjoint => {}
@@ -852,11 +864,17 @@ fn loop_order(a: &Assignment, lhs: &[SymDim], symbols: &SymbolIndex) -> Result<b
     match (forward, backward) {
         (true, _) => Ok(false),
         (false, true) => Ok(true),
-        (false, false) => Err(format!(
+        (false, false) => Err(refuse(format!(
             "the array '{lhs_name}' is assigned element-wise and read on the right-hand side so \
              that neither loop order keeps the values Fortran's array assignment reads: a \
              temporary of non-constant size would be needed, which XAIF cannot declare; the \
              front end must scalarise this statement (with a temporary)"
-        )),
+        ))),
     }
+}
+
+/// A statement this pass cannot scalarise into loops: the front end must
+/// (a named refusal, placed at the statement by the caller).
+pub(crate) fn refuse(message: String) -> StatementError {
+    StatementError::unsupported(None, message)
 }

@@ -7,6 +7,7 @@ use xaif_schema::model::{
     VariableReference,
 };
 
+use crate::error::StatementError;
 use crate::expr::base_symbol;
 
 /// What the booster needs to know about a symbol.
@@ -114,12 +115,12 @@ impl SymbolIndex {
     /// Whether this use of a variable carries a derivative: the use's
     /// `active` attribute when given, else the symbol's; only real variables
     /// ever do.
-    pub fn is_active_use(&self, r: &VariableReference) -> Result<bool, String> {
-        let (id, scope) =
-            base_symbol(r).ok_or_else(|| "variable reference without a symbol".to_string())?;
-        let info = self
-            .lookup(scope, id)
-            .ok_or_else(|| format!("unknown symbol '{id}' in scope {scope}"))?;
+    pub fn is_active_use(&self, r: &VariableReference) -> Result<bool, StatementError> {
+        let (id, scope) = base_symbol(r)
+            .ok_or_else(|| StatementError::semantic("variable reference without a symbol"))?;
+        let info = self.lookup(scope, id).ok_or_else(|| {
+            StatementError::semantic(format!("unknown symbol '{id}' in scope {scope}"))
+        })?;
         let declared = match r.active {
             ActiveUse::True => true,
             ActiveUse::False => false,
@@ -130,7 +131,10 @@ impl SymbolIndex {
         }
         match info.type_ {
             SymbolType::Real => Ok(true),
-            SymbolType::Complex => Err(format!("active complex variable '{id}' is not supported")),
+            SymbolType::Complex => Err(StatementError::unsupported(
+                None,
+                format!("active complex variable '{id}' is not supported"),
+            )),
             _ => Ok(false),
         }
     }

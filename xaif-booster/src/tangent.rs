@@ -214,7 +214,7 @@ fn transform_block(
         };
         let lin = linearizer
             .linearize_assignment(&a)
-            .map_err(|m| StatementError::new(Some(a.statement_id.clone()), m))?;
+            .map_err(|e| e.at(&a.statement_id))?;
         let graph = match lin {
             Linearization::Graph(graph) => graph,
             Linearization::Passive => {
@@ -268,7 +268,7 @@ fn statement_level(
     }
     if let Some(dir) = &ctx.options.dot_dir {
         write_dot(dir, ctx.cfg_symbol, block, &a.statement_id, graph)
-            .map_err(|m| StatementError::new(Some(a.statement_id.clone()), m))?;
+            .map_err(|e| e.at(&a.statement_id))?;
     }
     pool.reset();
     let acc = preaccumulate_statement(graph, &a, pool, ctx.symbols);
@@ -312,7 +312,7 @@ fn flush(
     let first_id = seq.statements[0].assignment.statement_id.clone();
     if let Some(dir) = &ctx.options.dot_dir {
         write_dot(dir, ctx.cfg_symbol, block, &first_id, &seq.graph)
-            .map_err(|m| StatementError::new(Some(first_id.clone()), m))?;
+            .map_err(|e| e.at(&first_id))?;
     }
     if ctx.options.preaccumulation == Preaccumulation::Auto && seq.statements.len() > 1 {
         // Count both forms on a scratch pool; emit the cheaper one for real.
@@ -324,7 +324,7 @@ fn flush(
             &mut scratch,
             ctx.symbols,
         )
-        .map_err(|m| StatementError::new(Some(first_id.clone()), m))?;
+        .map_err(|e| e.at(&first_id))?;
         let block_cost = block_code.counts.multiplications
             + block_code.counts.additions
             + propagation_cost(&block_code.propagator);
@@ -352,12 +352,11 @@ fn flush(
         pool,
         ctx.symbols,
     )
-    .map_err(|m| StatementError::new(Some(first_id.clone()), m))?;
+    .map_err(|e| e.at(&first_id))?;
     if let (Some(dir), Some(report)) = (&ctx.options.dot_dir, &code.report) {
         let path = dot_path(dir, ctx.cfg_symbol, block, &first_id).with_extension("elimination");
-        crate::dot::write_atomically(&path, &report.to_string()).map_err(|e| StatementError {
-            kind: Kind::InputOutput,
-            ..StatementError::new(
+        crate::dot::write_atomically(&path, &report.to_string()).map_err(|e| {
+            StatementError::input_output(
                 Some(first_id.clone()),
                 format!("cannot write {}: {e}", path.display()),
             )
@@ -427,10 +426,11 @@ fn write_dot(
     block: &str,
     statement_id: &str,
     graph: &LinearizedGraph,
-) -> Result<(), String> {
+) -> Result<(), StatementError> {
     let path = dot_path(dir, cfg, block, statement_id);
-    crate::dot::write_atomically(&path, &crate::dot::linearized_graph_dot(graph))
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+    crate::dot::write_atomically(&path, &crate::dot::linearized_graph_dot(graph)).map_err(|e| {
+        StatementError::input_output(None, format!("cannot write {}: {e}", path.display()))
+    })
 }
 
 /// `DIR/CFG_BLOCK_STATEMENT.dot`, names reduced to letters, digits and `_`.

@@ -549,6 +549,94 @@ fn loop_with_goto_exit_in_unstructured_graph() {
     }
 }
 
+/// `do i = 1, n; if (y > 2) exit; y = y*x; v(i) = v(i)*y; end do; z = z*y`
+/// in the front end's shape (the exit a goto to a label after the loop);
+/// with `arm_statement`, the exit's arm first sets `y = y*a`.
+fn leading_exit_loop(arm_statement: bool) -> CallGraph {
+    let mut b = CfgBuilder::new();
+    let entry = b.plain(ControlFlowVertex::Entry);
+    let init = b.block(&[("a", "(mul a b)")]);
+    let id = b.id();
+    let lo = b.assignment("i", "1");
+    let step = b.assignment("i", "(iadd i 1)");
+    let lp = b.vertex(ControlFlowVertex::ForLoop(ForLoop {
+        vertex_id: id,
+        annotation: String::new(),
+        line_number: 0,
+        reversal: ForLoopReversal::Anonymous,
+        initialization: Some(lo),
+        condition: Some(expr("(le i n)")),
+        update: Some(step),
+    }));
+    let top = b.block(&[]);
+    let id = b.id();
+    let test = b.vertex(ControlFlowVertex::If(ConditionVertex {
+        vertex_id: id,
+        annotation: String::new(),
+        line_number: 0,
+        condition: Some(expr("(gt y 2.0d0)")),
+    }));
+    let leave = if arm_statement {
+        b.block(&[("y", "(mul y a)")])
+    } else {
+        b.block(&[])
+    };
+    let goto = b.plain(ControlFlowVertex::Goto);
+    let stay = b.block(&[]);
+    let join = b.plain(ControlFlowVertex::EndBranch);
+    let body = b.block(&[("y", "(mul y x)"), ("v[i]", "(mul v[i] y)")]);
+    let end = b.plain(ControlFlowVertex::EndLoop);
+    let label = b.plain(ControlFlowVertex::Label);
+    let after = b.block(&[("z", "(mul z y)")]);
+    let exit = b.plain(ControlFlowVertex::Exit);
+    b.edge(&entry, &init, None);
+    b.edge(&init, &lp, None);
+    b.edge(&lp, &top, Some(1));
+    b.edge(&top, &test, None);
+    b.edge(&test, &leave, Some(1));
+    b.edge(&leave, &goto, None);
+    b.edge(&goto, &label, None);
+    b.edge(&test, &stay, Some(0));
+    b.edge(&stay, &join, None);
+    b.edge(&join, &body, None);
+    b.edge(&body, &end, None);
+    b.edge(&end, &lp, None);
+    b.edge(&lp, &label, Some(0));
+    b.edge(&label, &after, None);
+    b.edge(&after, &exit, None);
+    program_with(b.vertices, b.edges, false)
+}
+
+#[test]
+fn leading_loop_exit_reverses_as_a_counted_loop() {
+    let cg = leading_exit_loop(false);
+    let (_, sections) = adjoint_of(&cg, Preaccumulation::Auto);
+    assert!(sections.tape.structured, "a leading exit nests");
+    // Left at the top of trip 3 (y passes 2 in trip 2), after all n
+    // trips, and at the top of trip 1.
+    check_all(&cg, &[("x", 1.5), ("y", 1.0), ("n", 5.0)]);
+    check_all(&cg, &[("x", 1.1), ("y", 0.5), ("n", 3.0)]);
+    check_all(&cg, &[("x", 1.1), ("y", 2.5), ("n", 3.0)]);
+}
+
+#[test]
+fn loop_exit_from_an_arm_with_a_statement_is_recorded_by_blocks() {
+    let cg = leading_exit_loop(true);
+    let (_, sections) = adjoint_of(&cg, Preaccumulation::Auto);
+    assert!(
+        !sections.tape.structured,
+        "the arm's statement runs on the way out"
+    );
+    check_all(
+        &cg,
+        &[("x", 1.5), ("y", 1.0), ("n", 5.0), ("a", 0.7), ("b", 1.2)],
+    );
+    check_all(
+        &cg,
+        &[("x", 1.1), ("y", 2.5), ("n", 3.0), ("a", 0.7), ("b", 1.2)],
+    );
+}
+
 #[test]
 fn passive_graphs_stay_control_flow_graphs() {
     let mut cg = structured_program(&[S::Set("y", "(mul x x)")]);
@@ -1018,4 +1106,45 @@ fn loop_reading_an_array_replays_from_its_snapshot() {
     }
     let (out, _) = adjoint_with(&writes, Preaccumulation::Auto, Partials::Recomputed);
     assert!(!format!("{out:?}").contains("oad_snap_push"));
+}
+
+/// To-be-recorded analysis on array elements (`later_writes.rs`): a loop
+/// over `t` that writes `v(t+1)` after reading `v(t-1)` and `v(t)` never
+/// overwrites, in the same or a later iteration, an element it read, so the
+/// reads come from a copy of `v` taped after the loop. One that writes
+/// `v(t-1)` (read earlier in the same iteration) or `v(t)` (read by this
+/// iteration and, as `v(t-1)`, by the next) may not take one. The
+/// numbers are checked in every partials mode (recomputation forced
+/// included, where a too-eager rule would replay overwritten values).
+#[test]
+fn loop_writing_other_elements_replays_from_a_snapshot_only_when_no_read_is_overwritten() {
+    let program = |lhs: &'static str| {
+        structured_program(&[S::Do(
+            "t",
+            "2",
+            "n",
+            vec![
+                S::Set("x", "(div v[(isub t 1)] (add v[t] 2.0d0))"),
+                S::Set(lhs, "(add (mul x (mul v[t] y)) v[(isub t 1)])"),
+            ],
+        )])
+    };
+    let snapshot = |cg: &CallGraph| {
+        let (out, _) = adjoint_with(cg, Preaccumulation::Auto, Partials::Recomputed);
+        format!("{out:?}").contains("oad_snap_push")
+    };
+    // Later elements only: snapshot.
+    let later = program("v[(iadd t 1)]");
+    for n in [3.0, 2.0, 1.0] {
+        check_all(&later, &[("n", n)]);
+    }
+    assert!(snapshot(&later));
+    // The element this iteration read, and the one the previous read.
+    for lhs in ["v[(isub t 1)]", "v[t]"] {
+        let overwrites = program(lhs);
+        for n in [4.0, 3.0, 1.0] {
+            check_all(&overwrites, &[("n", n)]);
+        }
+        assert!(!snapshot(&overwrites), "{lhs}");
+    }
 }

@@ -14,8 +14,9 @@ fn reference_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/xaif-reference")
 }
 
-/// Validates `file` against the XAIF output schema; `None` when xmllint or
-/// the schema is unavailable.
+/// Validates `file` against the XAIF output schema; `None` when the
+/// schema (reference data in `../shared`) is absent. A missing xmllint
+/// fails the test: it must not pass without checking.
 fn validate_output(file: &Path) -> Option<Result<(), String>> {
     let xsd = reference_dir().join("xaif_output.xsd");
     if !xsd.exists() {
@@ -27,7 +28,7 @@ fn validate_output(file: &Path) -> Option<Result<(), String>> {
         .arg(&xsd)
         .arg(file)
         .output()
-        .ok()?;
+        .unwrap_or_else(|e| panic!("this test needs xmllint (libxml2-utils) on the PATH: {e}"));
     Some(if out.status.success() {
         Ok(())
     } else {
@@ -475,4 +476,41 @@ fn basic_block_stats_compare_the_chosen_sequence_with_the_optimum() {
     assert!(optimum <= chosen, "{stdout}");
     assert!(optimum <= forward && optimum <= reverse, "{stdout}");
     assert_eq!(nonzeros, 2, "{stdout}");
+}
+
+/// Under `--error-format json` a refused command line is one usage
+/// diagnostic of the booster (no place in a file), like any other error.
+#[test]
+fn json_usage_errors_are_usage_diagnostics() {
+    use xaif_schema::diagnostic::{Diagnostic, Kind, Location};
+    for args in [
+        &[
+            "--error-format",
+            "json",
+            "-m",
+            "sideways",
+            "-o",
+            "o",
+            "in.xaif",
+        ][..],
+        &[
+            "-m",
+            "tangent",
+            "--heuristic",
+            "cheapest-please",
+            "--error-format=json",
+            "-o",
+            "o",
+            "in.xaif",
+        ][..],
+    ] {
+        let out = booster().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let lines: Vec<&str> = stderr.lines().collect();
+        assert_eq!(lines.len(), 1, "{stderr}");
+        let d = Diagnostic::from_json(lines[0]).unwrap_or_else(|| panic!("{stderr}"));
+        assert_eq!(d.kind, Kind::Usage, "{stderr}");
+        assert_eq!(d.location, Location::program("xaif-booster"), "{stderr}");
+    }
 }

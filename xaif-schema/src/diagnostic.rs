@@ -36,10 +36,25 @@ impl Location {
     pub fn start_of(file: impl Into<PathBuf>) -> Self {
         Location::new(file, 1, 1)
     }
+
+    /// No place in a file: a problem of the program `name` itself (its
+    /// options, a tool it needs, a stage it runs). Line and column are 0,
+    /// and the GNU form shows only the name (`openad: error: ...`).
+    pub fn program(name: impl Into<PathBuf>) -> Self {
+        Location::new(name, 0, 0)
+    }
+
+    /// Whether this is a [`Location::program`], not a place in a file.
+    pub fn is_program(&self) -> bool {
+        self.line == 0
+    }
 }
 
 impl fmt::Display for Location {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_program() {
+            return write!(f, "{}", self.file.display());
+        }
         write!(f, "{}:{}:{}", self.file.display(), self.line, self.column)
     }
 }
@@ -130,6 +145,17 @@ impl Diagnostic {
     /// A file that cannot be read or written (at its start).
     pub fn input_output(file: impl Into<PathBuf>, message: impl Into<String>) -> Self {
         Diagnostic::error(Location::start_of(file), message).with_kind(Kind::InputOutput)
+    }
+
+    /// Options the program `program` refuses (at no place in a file).
+    pub fn usage(program: &str, message: impl Into<String>) -> Self {
+        Diagnostic::of_program(Kind::Usage, program, message)
+    }
+
+    /// An error of program `program` itself, at no place in a file (a
+    /// stage or tool it cannot find or run, a directory it cannot write).
+    pub fn of_program(kind: Kind, program: &str, message: impl Into<String>) -> Self {
+        Diagnostic::of_kind(kind, Location::program(program), message)
     }
 
     /// A broken invariant of the tool itself.
@@ -236,6 +262,79 @@ impl ErrorFormat {
             ErrorFormat::Json => format!("{}\n", diag.to_json()),
         }
     }
+
+    /// Prints `diag` on stderr in this format.
+    pub fn print(self, diag: &Diagnostic) {
+        eprint!("{}", self.format(diag));
+    }
+
+    /// The format a command line asks for, read from its words before (or
+    /// without) parsing them, so that a command line the parser refuses is
+    /// still reported in the format asked for. The last `--error-format`
+    /// wins, as with the parser; anything unreadable means human.
+    pub fn from_args<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> ErrorFormat {
+        let mut format = ErrorFormat::Human;
+        let mut words = args.iter().map(|a| a.as_ref().to_string_lossy());
+        while let Some(word) = words.next() {
+            let value = match word.strip_prefix("--error-format") {
+                Some("") => words.next().map(|v| v.into_owned()),
+                Some(rest) => rest.strip_prefix('=').map(str::to_string),
+                None => None,
+            };
+            match value.as_deref() {
+                Some("json") => format = ErrorFormat::Json,
+                Some("human") => format = ErrorFormat::Human,
+                _ => {}
+            }
+        }
+        format
+    }
+}
+
+/// What clap refused, in one line: the first line of its text without the
+/// `error: ` that the diagnostic's severity already says (the rest of the
+/// text is usage help).
+pub fn cli_error_message(error: &clap::Error) -> String {
+    let rendered = error.render().to_string();
+    rendered
+        .lines()
+        .next()
+        .map(|l| l.trim_start_matches("error: ").to_string())
+        .filter(|l| !l.is_empty())
+        .unwrap_or_else(|| error.kind().to_string())
+}
+
+/// Reports a command line that clap refused, as program `program`'s usage
+/// diagnostic in `format` (human: clap's own text, which shows the usage
+/// line), and returns the exit status: 2, or 0 for `--help`/`--version`,
+/// which clap models as errors and prints on stdout.
+pub fn report_cli_error(error: &clap::Error, program: &str, format: ErrorFormat) -> u8 {
+    if !error.use_stderr() {
+        let _ = error.print();
+        return 0;
+    }
+    match format {
+        ErrorFormat::Human => {
+            let _ = error.print();
+        }
+        ErrorFormat::Json => {
+            // clap's hints (possible values, a similar option) become notes;
+            // its usage line and help pointer are for people at a terminal.
+            let rendered = error.render().to_string();
+            let notes = rendered
+                .lines()
+                .skip(1)
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"));
+            let diag = notes.fold(
+                Diagnostic::usage(program, cli_error_message(error)),
+                |d, note| d.with_note(note),
+            );
+            format.print(&diag)
+        }
+    }
+    2
 }
 
 impl fmt::Display for Diagnostic {
@@ -300,6 +399,9 @@ pub fn render(diag: &Diagnostic) -> String {
 /// codespan-reporting's rich view without its header line (the header
 /// repeats the message that the GNU line already gave).
 fn render_snippet(diag: &Diagnostic) -> Option<String> {
+    if diag.location.is_program() {
+        return None;
+    }
     let source = read_lossy(&diag.location.file)?;
     let range = byte_range_of(&source, diag.location.line, diag.location.column)?;
     let file = SimpleFile::new(diag.location.file.display().to_string(), source);
@@ -413,6 +515,31 @@ mod tests {
         assert_eq!(diag.to_string(), "dir/a.f:12:7: error: bad thing");
         let warning = Diagnostic::warning(Location::new("b.f90", 1, 2), "odd\nthing");
         assert_eq!(warning.to_string(), "b.f90:1:2: warning: odd thing");
+    }
+
+    #[test]
+    fn program_diagnostics_have_no_place_in_a_file() {
+        let diag = Diagnostic::usage("openad", "-m needs f, fv, rs or rj");
+        assert_eq!(diag.kind, Kind::Usage);
+        assert_eq!(diag.to_string(), "openad: error: -m needs f, fv, rs or rj");
+        // No snippet, even when a file of the program's name exists here.
+        assert_eq!(render(&diag), format!("{diag}\n"));
+        let line = diag.to_json();
+        assert!(line.contains("\"line\":0"), "{line}");
+        assert_eq!(Diagnostic::from_json(&line), Some(diag));
+    }
+
+    #[test]
+    fn error_format_is_read_from_unparsed_words() {
+        let f = |words: &[&str]| ErrorFormat::from_args(words);
+        assert_eq!(f(&["openad", "x.f90"]), ErrorFormat::Human);
+        assert_eq!(f(&["--error-format", "json", "-m"]), ErrorFormat::Json);
+        assert_eq!(f(&["--error-format=json"]), ErrorFormat::Json);
+        assert_eq!(
+            f(&["--error-format=json", "--error-format", "human"]),
+            ErrorFormat::Human
+        );
+        assert_eq!(f(&["--error-format"]), ErrorFormat::Human);
     }
 
     #[test]

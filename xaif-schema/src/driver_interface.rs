@@ -161,10 +161,11 @@ impl DriverInterface {
                 ["module", name] => out.module = Some(name.to_string()),
                 ["argument", name, ty, role, dims @ ..] => out
                     .arguments
-                    .push(variable(name, None, ty, role, dims).map_err(|m| err(n, m))?),
-                ["global", module, name, ty, role, dims @ ..] => out
-                    .globals
-                    .push(variable(name, Some(module), ty, role, dims).map_err(|m| err(n, m))?),
+                    .push(variable(name, None, ty, role, dims).map_err(|m| err(n, m.to_string()))?),
+                ["global", module, name, ty, role, dims @ ..] => out.globals.push(
+                    variable(name, Some(module), ty, role, dims)
+                        .map_err(|m| err(n, m.to_string()))?,
+                ),
                 _ => return Err(err(n, format!("unknown record `{line}`"))),
             }
         }
@@ -175,19 +176,28 @@ impl DriverInterface {
     }
 }
 
+/// What is wrong with one variable record; placed at its line by the caller.
+#[derive(Debug, thiserror::Error)]
+enum RecordError {
+    #[error("unknown role `{0}`")]
+    Role(String),
+    #[error("bad bounds `{0}`")]
+    Bounds(String),
+}
+
 fn variable(
     name: &str,
     module: Option<&str>,
     ty: &str,
     role: &str,
     dims: &[&str],
-) -> Result<InterfaceVariable, String> {
+) -> Result<InterfaceVariable, RecordError> {
     let role = match role {
         "independent" => Role::Independent,
         "dependent" => Role::Dependent,
         "both" => Role::Both,
         "passive" => Role::Passive,
-        other => return Err(format!("unknown role `{other}`")),
+        other => return Err(RecordError::Role(other.to_string())),
     };
     let dims = dims
         .iter()
@@ -195,12 +205,13 @@ fn variable(
             if *d == "?" {
                 return Ok(None);
             }
-            let (lo, hi) = d.split_once(':').ok_or(format!("bad bounds `{d}`"))?;
-            let lo = lo.parse().map_err(|_| format!("bad bounds `{d}`"))?;
-            let hi = hi.parse().map_err(|_| format!("bad bounds `{d}`"))?;
+            let bad = || RecordError::Bounds(d.to_string());
+            let (lo, hi) = d.split_once(':').ok_or_else(bad)?;
+            let lo = lo.parse().map_err(|_| bad())?;
+            let hi = hi.parse().map_err(|_| bad())?;
             Ok(Some((lo, hi)))
         })
-        .collect::<Result<Vec<Bounds>, String>>()?;
+        .collect::<Result<Vec<Bounds>, RecordError>>()?;
     Ok(InterfaceVariable {
         name: name.to_string(),
         module: module.map(str::to_string),

@@ -15,6 +15,19 @@ use libxml::parser::{Parser, ParserOptions, XmlParseFailure};
 use libxml::schemas::{SchemaParserContext, SchemaValidationContext};
 use std::path::{Path, PathBuf};
 
+/// Why the schema itself could not be used (a broken installation, not a
+/// problem of the document).
+#[derive(Debug, thiserror::Error)]
+enum SchemaError {
+    #[error("cannot write the schema files: {0}")]
+    Write(std::io::Error),
+    #[error("schema {file} does not compile: {messages}")]
+    Compile {
+        file: &'static str,
+        messages: String,
+    },
+}
+
 /// The XSD files of the format, by file name.
 pub const XSD_FILES: [(&str, &str); 6] = [
     ("xaif.xsd", include_str!("../xsd/xaif.xsd")),
@@ -164,13 +177,12 @@ impl Validator {
         }
     }
 
-    fn compile(&self, kind: SchemaKind) -> Result<SchemaValidationContext, String> {
+    fn compile(&self, kind: SchemaKind) -> Result<SchemaValidationContext, SchemaError> {
         let temp;
         let dir = match &self.dir {
             Some(d) => d.as_path(),
             None => {
-                temp = write_built_in_xsd_files()
-                    .map_err(|e| format!("cannot write the schema files: {e}"))?;
+                temp = write_built_in_xsd_files().map_err(SchemaError::Write)?;
                 temp.path()
             }
         };
@@ -178,15 +190,14 @@ impl Validator {
         let mut parser = SchemaParserContext::from_file(&path.to_string_lossy());
         SchemaValidationContext::from_parser(&mut parser).map_err(|errors| {
             let messages: Vec<String> = errors.iter().map(message_of).collect();
-            format!(
-                "schema {} does not compile: {}",
-                kind.xsd_file(),
-                messages.join("; ")
-            )
+            SchemaError::Compile {
+                file: kind.xsd_file(),
+                messages: messages.join("; "),
+            }
         })
     }
 
-    fn context(&mut self, kind: SchemaKind) -> Result<&mut SchemaValidationContext, String> {
+    fn context(&mut self, kind: SchemaKind) -> Result<&mut SchemaValidationContext, SchemaError> {
         let i = match self.compiled.iter().position(|(k, _)| *k == kind) {
             Some(i) => i,
             None => {
@@ -240,7 +251,7 @@ impl Validator {
         };
         let context = self
             .context(kind)
-            .map_err(|m| vec![XaifError::without_position(file_name, m)])?;
+            .map_err(|e| vec![XaifError::without_position(file_name, e.to_string())])?;
         context
             .validate_document(&document)
             .map_err(|errors| convert(file_name, &errors, "not valid"))

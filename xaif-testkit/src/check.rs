@@ -214,7 +214,7 @@ fn check_routine_or_panic(p: &Programs, routine: &str, seed: u64) -> Verdict {
         }
     }
     if ys.iter().any(|y| !value(&original, y).is_finite()) {
-        panic!("unsupported: non-finite values at the drawn inputs");
+        crate::not_interpretable!("non-finite values at the drawn inputs");
     }
     let xdot: BTreeMap<String, f64> = xs
         .iter()
@@ -333,17 +333,21 @@ pub fn check_routine(p: &Programs, routine: &str, seed: u64) -> Verdict {
         check_routine_or_panic(p, routine, seed)
     })) {
         Ok(v) => v,
-        Err(e) => {
-            let msg = e
-                .downcast_ref::<String>()
+        Err(e) => verdict_of_panic(e),
+    }
+}
+
+/// A panic's verdict: the interpreter's own [`crate::NotInterpretable`]
+/// payload is `Unsupported`, anything else a failure (with its message).
+fn verdict_of_panic(payload: Box<dyn std::any::Any + Send>) -> Verdict {
+    match payload.downcast::<crate::NotInterpretable>() {
+        Ok(reason) => Verdict::Unsupported(reason.0),
+        Err(e) => Verdict::Failed(
+            e.downcast_ref::<String>()
                 .cloned()
                 .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_else(|| "panic".into());
-            match msg.strip_prefix("unsupported: ") {
-                Some(reason) => Verdict::Unsupported(reason.to_string()),
-                None => Verdict::Failed(msg),
-            }
-        }
+                .unwrap_or_else(|| "panic".into()),
+        ),
     }
 }
 
@@ -352,13 +356,7 @@ pub fn check_routine(p: &Programs, routine: &str, seed: u64) -> Verdict {
 pub fn quiet_unsupported_panics() {
     let default = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
-        let payload = info.payload();
-        let message = payload
-            .downcast_ref::<String>()
-            .map(String::as_str)
-            .or_else(|| payload.downcast_ref::<&str>().copied())
-            .unwrap_or("");
-        if !message.starts_with("unsupported: ") {
+        if !info.payload().is::<crate::NotInterpretable>() {
             default(info)
         }
     }));
@@ -396,4 +394,19 @@ pub fn check_document_with(
         .iter()
         .map(|r| (r.clone(), check_routine(&p, r, seed)))
         .collect()
+}
+
+#[cfg(test)]
+mod panic_tests {
+    use super::*;
+
+    #[test]
+    fn only_the_interpreters_own_payload_is_unsupported() {
+        quiet_unsupported_panics();
+        let limit = catch_unwind(|| crate::not_interpretable!("literal: {}", "1q")).unwrap_err();
+        assert!(matches!(verdict_of_panic(limit), Verdict::Unsupported(r) if r == "literal: 1q"));
+        // A bug whose message merely looks like a limit is still a failure.
+        let bug = catch_unwind(|| panic!("unsupported: looks like a limit")).unwrap_err();
+        assert!(matches!(verdict_of_panic(bug), Verdict::Failed(m) if m.contains("looks like")));
+    }
 }

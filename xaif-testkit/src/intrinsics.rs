@@ -70,5 +70,6 @@ pub fn value(name: &str, a: &[f64]) -> Option<f64> {
 /// message starts with `unsupported:` so whole-document checks can tell
 /// it from a wrong result).
 pub fn apply(name: &str, a: &[f64]) -> f64 {
-    value(name, a).unwrap_or_else(|| panic!("unsupported: intrinsic not known: {name}/{}", a.len()))
+    value(name, a)
+        .unwrap_or_else(|| crate::not_interpretable!("intrinsic not known: {name}/{}", a.len()))
 }

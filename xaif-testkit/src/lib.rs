@@ -16,6 +16,21 @@
 //!   dot-product test).
 //! - [`random`]: a fixed-seed generator and random smooth expressions.
 
+/// What the interpreter cannot run, as a panic payload of its own type:
+/// [`check::check_routine`] reports it as `Unsupported` (not interpretable),
+/// every other panic as a failure; no message text is parsed for that.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotInterpretable(pub String);
+
+/// Stops the interpreter on something it cannot run (`format!` arguments
+/// say what), unwinding with a [`NotInterpretable`] payload.
+#[macro_export]
+macro_rules! not_interpretable {
+    ($($arg:tt)*) => {
+        ::std::panic::panic_any($crate::NotInterpretable(format!($($arg)*)))
+    };
+}
+
 pub mod blocks;
 pub mod builder;
 pub mod check;

@@ -29,7 +29,8 @@ module OAD_tape
   ! Initial number of entries per stack.
   integer, parameter :: oad_default_size = 1048576
 
-  real(8), allocatable, save :: oad_dt(:)
+  ! target: a popped array snapshot is a pointer into it (oad_snap_pop).
+  real(8), allocatable, target, save :: oad_dt(:)
   integer(8), save :: oad_dt_ptr = 1, oad_dt_sz = 0
   integer, allocatable, save :: oad_it(:)
   integer(8), save :: oad_it_ptr = 1, oad_it_sz = 0
@@ -322,52 +323,42 @@ contains
     oad_dt_ptr = oad_dt_ptr + size(x, kind=8)
   end subroutine oad_snap_push_column
 
+  ! A snapshot is popped without copying it: the pointer c is associated
+  ! with its values where they lie on the real tape, with the pushed
+  ! bounds. Valid until the next push on the real tape (which may
+  ! overwrite or move them): the generated code reads a snapshot only in
+  ! the reversed loop right after the pop, and a loop that takes a
+  ! snapshot has no call in it (docs/adjoint.md, "Array snapshots"), so
+  ! nothing pushes in between.
   subroutine oad_snap_pop1(c)
-    real(8), allocatable, intent(inout) :: c(:)
+    real(8), pointer, contiguous, intent(inout) :: c(:)
     integer :: lo(1), hi(1)
+    integer(8) :: n
     call oad_snap_pop_bounds(lo, hi)
-    if (allocated(c)) then
-      if (any(lbound(c) /= lo) .or. any(ubound(c) /= hi)) deallocate(c)
-    end if
-    if (.not. allocated(c)) allocate(c(lo(1):hi(1)))
-    oad_dt_ptr = oad_dt_ptr - size(c, kind=8)
-    c(:) = oad_dt(oad_dt_ptr:oad_dt_ptr + size(c, kind=8) - 1)
+    n = max(0_8, int(hi(1) - lo(1) + 1, 8))
+    oad_dt_ptr = oad_dt_ptr - n
+    c(lo(1):hi(1)) => oad_dt(oad_dt_ptr:oad_dt_ptr + n - 1)
   end subroutine oad_snap_pop1
 
   subroutine oad_snap_pop2(c)
-    real(8), allocatable, intent(inout) :: c(:, :)
-    integer :: lo(2), hi(2), j
+    real(8), pointer, contiguous, intent(inout) :: c(:, :)
+    integer :: lo(2), hi(2)
     integer(8) :: n
     call oad_snap_pop_bounds(lo, hi)
-    if (allocated(c)) then
-      if (any(lbound(c) /= lo) .or. any(ubound(c) /= hi)) deallocate(c)
-    end if
-    if (.not. allocated(c)) allocate(c(lo(1):hi(1), lo(2):hi(2)))
-    n = size(c, 1, kind=8)
-    oad_dt_ptr = oad_dt_ptr - size(c, kind=8)
-    do j = lo(2), hi(2)
-      c(:, j) = oad_dt(oad_dt_ptr + (j - lo(2)) * n:oad_dt_ptr + (j - lo(2) + 1) * n - 1)
-    end do
+    n = max(0_8, int(hi(1) - lo(1) + 1, 8)) * max(0_8, int(hi(2) - lo(2) + 1, 8))
+    oad_dt_ptr = oad_dt_ptr - n
+    c(lo(1):hi(1), lo(2):hi(2)) => oad_dt(oad_dt_ptr:oad_dt_ptr + n - 1)
   end subroutine oad_snap_pop2
 
   subroutine oad_snap_pop3(c)
-    real(8), allocatable, intent(inout) :: c(:, :, :)
-    integer :: lo(3), hi(3), j, k
-    integer(8) :: n, p
+    real(8), pointer, contiguous, intent(inout) :: c(:, :, :)
+    integer :: lo(3), hi(3)
+    integer(8) :: n
     call oad_snap_pop_bounds(lo, hi)
-    if (allocated(c)) then
-      if (any(lbound(c) /= lo) .or. any(ubound(c) /= hi)) deallocate(c)
-    end if
-    if (.not. allocated(c)) allocate(c(lo(1):hi(1), lo(2):hi(2), lo(3):hi(3)))
-    n = size(c, 1, kind=8)
-    oad_dt_ptr = oad_dt_ptr - size(c, kind=8)
-    p = oad_dt_ptr
-    do k = lo(3), hi(3)
-      do j = lo(2), hi(2)
-        c(:, j, k) = oad_dt(p:p + n - 1)
-        p = p + n
-      end do
-    end do
+    n = max(0_8, int(hi(1) - lo(1) + 1, 8)) * max(0_8, int(hi(2) - lo(2) + 1, 8)) &
+         * max(0_8, int(hi(3) - lo(3) + 1, 8))
+    oad_dt_ptr = oad_dt_ptr - n
+    c(lo(1):hi(1), lo(2):hi(2), lo(3):hi(3)) => oad_dt(oad_dt_ptr:oad_dt_ptr + n - 1)
   end subroutine oad_snap_pop3
 
 end module OAD_tape

@@ -174,9 +174,9 @@ fn active_init(init: &str) -> String {
 pub const SNAPSHOT_LOOP_TYPE: &str = "oad_snapshot_loop";
 
 /// `Symbol/@feType` of the booster's array snapshot copies
-/// (`xaif-booster`, `adjoint/array_snapshots.rs`): an allocatable real array
-/// that `oad_snap_pop` (runtime `OAD_tape`) allocates with the pushed
-/// bounds; `save`, so its storage serves every reverse sweep.
+/// (`xaif-booster`, `adjoint/array_snapshots.rs`): a contiguous real array
+/// pointer that `oad_snap_pop` (runtime `OAD_tape`) associates with the
+/// snapshot's values on the real tape, with the pushed bounds (no copy).
 pub const SNAPSHOT_COPY_TYPE: &str = "oad_snapshot_copy";
 
 /// The declaration of a booster temporary.
@@ -201,7 +201,7 @@ pub fn temp_declaration(sym: &Symbol) -> Result<String, DeclError> {
     let rank = sym.shape.rank();
     if sym.fe_type == SNAPSHOT_COPY_TYPE && sym.type_ == SymbolType::Real && rank > 0 {
         let dims = vec![":"; rank].join(", ");
-        return Ok(format!("real(8), allocatable, save :: {name}({dims})"));
+        return Ok(format!("real(8), pointer, contiguous :: {name}({dims})"));
     }
     if rank == 0 {
         return Ok(format!("{ty} :: {name}"));
@@ -327,7 +327,7 @@ mod tests {
         };
         assert_eq!(
             temp_declaration(&copy).unwrap(),
-            "real(8), allocatable, save :: oad_snap_1(:, :)"
+            "real(8), pointer, contiguous :: oad_snap_1(:, :)"
         );
     }
 }

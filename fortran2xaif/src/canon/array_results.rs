@@ -114,28 +114,26 @@ impl Canon<'_> {
         bound: &[Option<Expr>],
         span: Span,
     ) -> FrontResult<Expr> {
-        let refuse = |what: String| -> FrontResult<Expr> {
-            Err(FrontError::unsupported(
+        let refusal = |what: String| {
+            FrontError::unsupported(
                 span,
                 format!("unsupported construct: the result shape of array-valued function '{fname}' depends on {what}, which the caller cannot evaluate"),
-            ))
+            )
         };
-        let actual = |n: &str| -> Option<Result<Expr, String>> {
+        let refuse = |what: String| -> FrontResult<Expr> { Err(refusal(what)) };
+        let actual = |n: &str| -> Option<FrontResult<Expr>> {
             let k = params.iter().position(|d| d == n)?;
             Some(
                 bound[k]
                     .clone()
-                    .ok_or_else(|| format!("the absent argument '{n}'")),
+                    .ok_or_else(|| refusal(format!("the absent argument '{n}'"))),
             )
         };
         match e {
             Expr::Lit(..) => Ok(e.clone()),
             Expr::Name(n, sp) => {
                 if let Some(a) = actual(n) {
-                    return match a {
-                        Ok(v) => Ok(super::paren(v, *sp)),
-                        Err(w) => refuse(w),
-                    };
+                    return a.map(|v| super::paren(v, *sp));
                 }
                 let here = self.prog.resolve(p, n);
                 if matches!(here, Some(Binding::Var { .. }))
@@ -186,7 +184,7 @@ impl Canon<'_> {
                     ("lbound" | "ubound", Some((d, _))) => {
                         refuse(format!("the bounds of dummy argument '{d}'"))
                     }
-                    (_, Some((_, Err(w)))) => refuse(w),
+                    (_, Some((_, Err(e)))) => Err(e),
                     _ => {
                         let mut new = Vec::new();
                         for a in args {

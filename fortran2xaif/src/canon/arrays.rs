@@ -67,6 +67,16 @@ impl Canon<'_> {
                     span,
                 })
             }
+            // A user elemental function of arrays: element by element.
+            Expr::Apply {
+                name: ref n, span, ..
+            } if self.user_elemental(n).is_some() && self.ty(&e).rank > 0 => {
+                let p = self.user_elemental(n).expect("guarded");
+                let Expr::Apply { args, .. } = e else {
+                    unreachable!()
+                };
+                self.elemental_function_array(p, args, span, out)
+            }
             // An array-valued user function: its result in a temporary.
             Expr::Apply { ref name, .. }
                 if matches!(

@@ -27,6 +27,11 @@ impl Canon<'_> {
                         format!("'{callee}' is a function; it cannot be called with call"),
                     );
                 }
+                if self.prog.units[p].is_elemental()
+                    && args.iter().any(|a| self.ty(&a.value).rank > 0)
+                {
+                    return self.elemental_subroutine_call(callee, args, span, out);
+                }
                 let mut post = Vec::new();
                 let args = self.actuals(args, Some(p), out, &mut post)?;
                 out.push(stmt(StmtKind::Call { name: callee, args }, span));

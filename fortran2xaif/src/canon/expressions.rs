@@ -31,9 +31,14 @@ impl Canon<'_> {
                 match self.prog.resolve(self.unit, &n) {
                     Some(Binding::Var { .. }) => self.designator(e, out),
                     Some(Binding::Proc(p)) => {
+                        let elemental_on_arrays =
+                            self.prog.units[p].is_elemental() && self.ty(&e).rank > 0;
                         let Expr::Apply { args, .. } = e else {
                             unreachable!()
                         };
+                        if elemental_on_arrays {
+                            return self.elemental_function_array(p, args, span, out);
+                        }
                         self.function_call(p, args, span, out)
                     }
                     Some(Binding::StmtFunction(..)) => {

@@ -246,7 +246,7 @@ impl Canon<'_> {
         let p = self
             .prog
             .specific_for(self.unit, name, &specifics, args)
-            .map_err(|m| FrontError::new(span, m))?;
+            .map_err(|e| FrontError::new(span, e.to_string()))?;
         let own = self.prog.units[p].ast.name.clone();
         let module = self.prog.units[p]
             .parent

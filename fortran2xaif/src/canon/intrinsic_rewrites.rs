@@ -7,7 +7,9 @@
 
 use crate::ast::*;
 
-use super::{intrinsic_arg, name, stmt, Canon};
+use crate::sema::Cat;
+
+use super::{intrinsic_arg, name, stmt, Canon, ElementwiseTemporary, Space};
 
 impl Canon<'_> {
     /// `norm2(x[, dim])` as `sqrt(sum(x**2[, dim]))`.
@@ -81,30 +83,13 @@ impl Canon<'_> {
         let (t, f, m) = self.merge_args(args, span)?;
         let space = self.space_of(&merge)?;
         let cat = self.ty(&merge).cat;
-        let extents: Vec<Expr> = space
-            .iter()
-            .map(|(lo, hi, st)| super::trip_count(lo, hi, st.as_ref(), span))
-            .collect();
-        let (tview, tspace) = self.new_temp_array(cat, &extents, span, out)?;
-        let vars: Vec<String> = (0..tspace.len()).map(|_| self.loop_var(span)).collect();
-        let idx: Vec<Expr> = vars.iter().map(|v| name(v, span)).collect();
-        let target = self.element(&tview, &idx, &tspace, span)?;
-        // The operands' indices from the temporary's 1-based ones.
-        let src_idx: Vec<Expr> = space
-            .iter()
-            .zip(&idx)
-            .map(|((lo, _, st), i)| {
-                if lo.const_int() == Some(1) && st.is_none() {
-                    return i.clone();
-                }
-                let off = super::bin(BinOp::Sub, i.clone(), Expr::int(1, span), span);
-                let off = match st {
-                    Some(s) => super::bin(BinOp::Mul, super::paren(off, span), s.clone(), span),
-                    None => off,
-                };
-                super::bin(BinOp::Add, lo.clone(), super::paren(off, span), span)
-            })
-            .collect();
+        let ElementwiseTemporary {
+            view: tview,
+            space: tspace,
+            vars,
+            target,
+            operand_idx: src_idx,
+        } = self.elementwise_temporary(cat, &space, span, out)?;
         let el = |c: &Self, e: &Expr| -> FrontResult<Expr> {
             if c.ty(e).rank > 0 {
                 c.elementwise(e, &src_idx, &space)
@@ -121,6 +106,50 @@ impl Canon<'_> {
         )];
         out.extend(self.loops(&vars, &tspace, body, span));
         Ok(name(&tview.name, span))
+    }
+
+    /// A 1-based temporary array with the extents of `space` (an array
+    /// operand's index ranges), to be filled element by element: its view
+    /// and index space, the loop variables, its element at the loop point
+    /// and the operands' subscripts at that point.
+    pub(super) fn elementwise_temporary(
+        &mut self,
+        cat: Cat,
+        space: &Space,
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) -> FrontResult<ElementwiseTemporary> {
+        let extents: Vec<Expr> = space
+            .iter()
+            .map(|(lo, hi, st)| super::trip_count(lo, hi, st.as_ref(), span))
+            .collect();
+        let (view, tspace) = self.new_temp_array(cat, &extents, span, out)?;
+        let vars: Vec<String> = (0..tspace.len()).map(|_| self.loop_var(span)).collect();
+        let idx: Vec<Expr> = vars.iter().map(|v| name(v, span)).collect();
+        let target = self.element(&view, &idx, &tspace, span)?;
+        // The operands' indices from the temporary's 1-based ones.
+        let operand_idx = space
+            .iter()
+            .zip(&idx)
+            .map(|((lo, _, st), i)| {
+                if lo.const_int() == Some(1) && st.is_none() {
+                    return i.clone();
+                }
+                let off = super::bin(BinOp::Sub, i.clone(), Expr::int(1, span), span);
+                let off = match st {
+                    Some(s) => super::bin(BinOp::Mul, super::paren(off, span), s.clone(), span),
+                    None => off,
+                };
+                super::bin(BinOp::Add, lo.clone(), super::paren(off, span), span)
+            })
+            .collect();
+        Ok(ElementwiseTemporary {
+            view,
+            space: tspace,
+            vars,
+            target,
+            operand_idx,
+        })
     }
 }
 

@@ -47,6 +47,7 @@ mod complex_parts;
 mod control_flow;
 mod dependence;
 mod derived_values;
+mod elemental_calls;
 mod expressions;
 mod forall;
 mod generic_calls;
@@ -240,6 +241,15 @@ fn offset(lo: &Expr, i: &Expr, base: &Expr, span: Span) -> Expr {
 /// The index ranges of an array expression, one `(lo, hi, stride)` per
 /// dimension.
 type Space = Vec<(Expr, Expr, Option<Expr>)>;
+
+/// What `elementwise_temporary` makes.
+struct ElementwiseTemporary {
+    view: View,
+    space: Space,
+    vars: Vec<String>,
+    target: Expr,
+    operand_idx: Vec<Expr>,
+}
 
 /// The number of indices in `lo:hi:stride` (`hi - lo + 1` for unit stride).
 fn trip_count(lo: &Expr, hi: &Expr, stride: Option<&Expr>, span: Span) -> Expr {

@@ -97,7 +97,7 @@ pub fn parse_file(text: &str, file: usize) -> FrontResult<SourceFile> {
             "comment" => {}
             "module" | "subroutine" | "function" | "program" => units.push(p.unit(child)?),
             "block_data" => {
-                return Err(FrontError::new(
+                return Err(FrontError::unsupported(
                     p.span(child),
                     "unsupported construct: block data",
                 ))

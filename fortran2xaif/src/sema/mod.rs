@@ -147,6 +147,14 @@ pub struct UnitInfo {
 }
 
 impl UnitInfo {
+    /// Declared `elemental`: applied to arrays element by element.
+    pub fn is_elemental(&self) -> bool {
+        self.ast
+            .prefixes
+            .iter()
+            .any(|p| p.eq_ignore_ascii_case("elemental"))
+    }
+
     pub fn lookup_local(&self, name: &str) -> Option<usize> {
         self.index.get(name).copied()
     }
@@ -1031,6 +1039,16 @@ impl Program {
                 Some(Binding::Proc(p)) => {
                     let u = &self.units[p];
                     match u.ast.result.as_ref().and_then(|r| u.lookup_local(r)) {
+                        // An elemental reference has the rank of its
+                        // array arguments (they conform).
+                        Some(k) if u.is_elemental() => Ty {
+                            cat: self.cat_of(p, &u.symbols[k].ty),
+                            rank: args
+                                .iter()
+                                .map(|a| self.type_of(i, &a.value).rank)
+                                .max()
+                                .unwrap_or(0),
+                        },
                         Some(k) => Ty {
                             cat: self.cat_of(p, &u.symbols[k].ty),
                             rank: u.symbols[k].rank(),

@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 use clap::Parser;
+use xaif_schema::diagnostic::{Diagnostic, ErrorFormat, Kind, Location};
 use xaif_schema::driver_interface::DriverInterface;
 
 use crate::cli::{Cli, Mode};
@@ -65,34 +66,52 @@ struct CheckOptions {
     link: Vec<String>,
     /// openad's own options and the files.
     rest: Vec<OsString>,
+    /// How openad check and the stages print diagnostics.
+    error_format: ErrorFormat,
 }
 
-fn usage(message: &str) -> ExitCode {
-    eprintln!("openad check: error: {message}\n\nFor more information, try 'openad check --help'.");
+/// The program name of check's own diagnostics.
+const PROGRAM: &str = "openad check";
+
+fn usage(message: impl Into<String>) -> Diagnostic {
+    Diagnostic::usage(PROGRAM, message)
+}
+
+fn fatal(kind: Kind, message: impl Into<String>) -> Diagnostic {
+    Diagnostic::of_program(kind, PROGRAM, message)
+}
+
+/// Prints `d` and gives the exit status: 2 for a usage error, else 1.
+fn report(d: &Diagnostic, format: ErrorFormat) -> ExitCode {
+    format.print(d);
+    if d.kind != Kind::Usage {
+        return ExitCode::from(1);
+    }
+    if format == ErrorFormat::Human {
+        eprintln!("\nFor more information, try 'openad check --help'.");
+    }
     ExitCode::from(2)
 }
 
 /// Entry point: `args` are the words after `openad check`.
 pub fn main(args: Vec<OsString>) -> ExitCode {
+    let format = ErrorFormat::from_args(&args);
     let options = match parse_options(args) {
         Ok(Some(o)) => o,
         Ok(None) => {
             println!("{HELP}");
             return ExitCode::SUCCESS;
         }
-        Err(message) => return usage(&message),
+        Err(d) => return report(&d, format),
     };
     match run(&options) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
-        Err(message) => {
-            eprintln!("openad check: error: {message}");
-            ExitCode::from(1)
-        }
+        Err(d) => report(&d, format),
     }
 }
 
-fn parse_options(args: Vec<OsString>) -> Result<Option<CheckOptions>, String> {
+fn parse_options(args: Vec<OsString>) -> Result<Option<CheckOptions>, Diagnostic> {
     let mut o = CheckOptions {
         modes: vec![Mode::Tangent, Mode::Vector, Mode::Split, Mode::Joint],
         x0: None,
@@ -102,15 +121,16 @@ fn parse_options(args: Vec<OsString>) -> Result<Option<CheckOptions>, String> {
         fd_step: 1e-6,
         link: Vec::new(),
         rest: Vec::new(),
+        error_format: ErrorFormat::from_args(&args),
     };
     let mut x0_file = None;
     let mut it = args.into_iter();
     while let Some(arg) = it.next() {
         let text = arg.to_string_lossy().into_owned();
-        let mut value = |name: &str| -> Result<String, String> {
+        let mut value = |name: &str| -> Result<String, Diagnostic> {
             it.next()
                 .map(|v| v.to_string_lossy().into_owned())
-                .ok_or(format!("{name} needs a value"))
+                .ok_or_else(|| usage(format!("{name} needs a value")))
         };
         match text.as_str() {
             "-h" | "--help" => return Ok(None),
@@ -122,27 +142,27 @@ fn parse_options(args: Vec<OsString>) -> Result<Option<CheckOptions>, String> {
                         "fv" | "vector" => Ok(Mode::Vector),
                         "rs" | "split" => Ok(Mode::Split),
                         "rj" | "joint" => Ok(Mode::Joint),
-                        other => Err(format!("unknown mode `{other}` (f, fv, rs, rj)")),
+                        other => Err(usage(format!("unknown mode `{other}` (f, fv, rs, rj)"))),
                     })
                     .collect::<Result<_, _>>()?
             }
-            "--x0" => o.x0 = Some(numbers(&value("--x0")?)?),
+            "--x0" => o.x0 = Some(numbers(&value("--x0")?).map_err(|e| usage(e.to_string()))?),
             "--x0-file" => x0_file = Some(PathBuf::from(value("--x0-file")?)),
             "--seed" => {
                 o.seed = value("--seed")?
                     .parse()
-                    .map_err(|_| "--seed needs a non-negative integer".to_string())?
+                    .map_err(|_| usage("--seed needs a non-negative integer"))?
             }
             "--json" => o.json = Some(PathBuf::from(value("--json")?)),
             "--tolerance" => {
                 o.tolerance = value("--tolerance")?
                     .parse()
-                    .map_err(|_| "--tolerance needs a number".to_string())?
+                    .map_err(|_| usage("--tolerance needs a number"))?
             }
             "--fd-step" => {
                 o.fd_step = value("--fd-step")?
                     .parse()
-                    .map_err(|_| "--fd-step needs a number".to_string())?
+                    .map_err(|_| usage("--fd-step needs a number"))?
             }
             "--link" => {
                 // gfortran runs in a build directory: files become absolute.
@@ -153,38 +173,47 @@ fn parse_options(args: Vec<OsString>) -> Result<Option<CheckOptions>, String> {
                 })
             }
             "-o" | "--output-dir" | "-n" | "--dry-run" | "-k" | "--keep" => {
-                return Err(format!("{text} is not an option of openad check (it writes only into a temporary directory)"))
+                return Err(usage(format!("{text} is not an option of openad check (it writes only into a temporary directory)")))
             }
             _ => o.rest.push(arg),
         }
     }
     if let Some(f) = x0_file {
         if o.x0.is_some() {
-            return Err("give --x0 or --x0-file, not both".into());
+            return Err(usage("give --x0 or --x0-file, not both"));
         }
-        let text =
-            fs::read_to_string(&f).map_err(|e| format!("cannot read {}: {e}", f.display()))?;
-        o.x0 = Some(numbers(&text).map_err(|e| format!("{}: {e}", f.display()))?);
+        let text = fs::read_to_string(&f).map_err(|e| {
+            Diagnostic::input_output(&f, format!("cannot read the input point: {e}"))
+        })?;
+        o.x0 = Some(
+            numbers(&text)
+                .map_err(|e| Diagnostic::syntax(Location::start_of(&f), e.to_string()))?,
+        );
     }
     if o.modes.is_empty() {
-        return Err("-m names no mode".into());
+        return Err(usage("-m names no mode"));
     }
     Ok(Some(o))
 }
 
-fn numbers(text: &str) -> Result<Vec<f64>, String> {
+/// A word of an input point that is not a number.
+#[derive(Debug, thiserror::Error)]
+#[error("`{0}` is not a number")]
+struct NotANumber(String);
+
+fn numbers(text: &str) -> Result<Vec<f64>, NotANumber> {
     text.split(|c: char| c == ',' || c.is_whitespace())
         .filter(|w| !w.is_empty())
         .map(|w| {
             w.replace(['d', 'D'], "e")
                 .parse::<f64>()
-                .map_err(|_| format!("`{w}` is not a number"))
+                .map_err(|_| NotANumber(w.to_string()))
         })
         .collect()
 }
 
 /// openad's command line for one mode, built from the user's options.
-fn mode_cli(o: &CheckOptions, mode: Mode, dir: &Path) -> Result<Cli, String> {
+fn mode_cli(o: &CheckOptions, mode: Mode, dir: &Path) -> Result<Cli, Diagnostic> {
     let mut words: Vec<OsString> = vec![
         "openad".into(),
         "-m".into(),
@@ -194,14 +223,7 @@ fn mode_cli(o: &CheckOptions, mode: Mode, dir: &Path) -> Result<Cli, String> {
         "-k".into(),
     ];
     words.extend(o.rest.iter().cloned());
-    Cli::try_parse_from(words).map_err(|e| {
-        let text = e.to_string();
-        text.trim_start_matches("error: ")
-            .lines()
-            .next()
-            .unwrap_or("")
-            .to_string()
-    })
+    Cli::try_parse_from(words).map_err(|e| usage(xaif_schema::diagnostic::cli_error_message(&e)))
 }
 
 /// What cannot be driven, as a named error; `None` when the interface can be.
@@ -254,11 +276,17 @@ impl Random {
 /// else three random projections each way.
 const FULL_JACOBIAN_UP_TO: usize = 40;
 
-fn run(o: &CheckOptions) -> Result<bool, String> {
+fn run(o: &CheckOptions) -> Result<bool, Diagnostic> {
+    let io = |e: std::io::Error| fatal(Kind::InputOutput, format!("in the scratch directory: {e}"));
     let work = tempfile::Builder::new()
         .prefix("openad-check.")
         .tempdir()
-        .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
+        .map_err(|e| {
+            fatal(
+                Kind::InputOutput,
+                format!("cannot create a temporary directory: {e}"),
+            )
+        })?;
     let base = mode_cli(o, o.modes[0], &work.path().join("none"))?;
     let stem = crate::stages::program_stem(&base.files);
 
@@ -267,43 +295,58 @@ fn run(o: &CheckOptions) -> Result<bool, String> {
     for &mode in &o.modes {
         let dir = work.path().join(mode.back_end_name());
         let cli = mode_cli(o, mode, &dir)?;
-        let ok = crate::run(&cli).is_ok();
+        let ok = crate::run_reporting(&cli);
         built.push((mode, ok.then_some(dir)));
     }
     let Some(first) = built.iter().find_map(|(_, d)| d.clone()) else {
-        return Err(
-            "the program could not be differentiated in any mode (see the diagnostics above)"
-                .into(),
-        );
+        // The stages' diagnostics above are the report (in JSON, all of it).
+        if o.error_format == ErrorFormat::Human {
+            eprintln!("openad check: the program could not be differentiated in any mode (see the diagnostics above)");
+        }
+        return Ok(false);
     };
     if calls_mpi(&first) {
-        return Err(MPI_REFUSAL.into());
+        return Err(fatal(Kind::Unsupported, MPI_REFUSAL));
     }
-    let iface_path = first.join(format!("{stem}.iface"));
-    let text = fs::read_to_string(&iface_path)
-        .map_err(|e| format!("the front end wrote no driver interface: {e}"))?;
-    let iface = DriverInterface::parse(&iface_path.display().to_string(), &text)
-        .map_err(|e| format!("reading the driver interface: {}", e.message))?;
+    // The interface file is named by its file name only: the scratch
+    // directory is gone when the user reads the message.
+    let iface_name = format!("{stem}.iface");
+    let iface_path = first.join(&iface_name);
+    let text = fs::read_to_string(&iface_path).map_err(|e| {
+        fatal(
+            Kind::Internal,
+            format!("the front end wrote no driver interface {iface_name}: {e}"),
+        )
+    })?;
+    let iface = DriverInterface::parse(&iface_name, &text).map_err(|e| {
+        fatal(
+            Kind::Internal,
+            format!("reading the driver interface: {}", e.message),
+        )
+    })?;
     if let Some(why) = not_drivable(&iface) {
-        return Err(why);
+        return Err(fatal(Kind::Unsupported, why));
     }
     let layout = Layout::new(&iface);
     let (nx, ny) = (layout.nx, layout.ny);
     if nx == 0 || ny == 0 {
-        return Err(format!(
-            "'{}' has no {} to check",
-            iface.routine,
-            if nx == 0 { "independent" } else { "dependent" }
+        return Err(fatal(
+            Kind::Semantic,
+            format!(
+                "'{}' has no {} to check",
+                iface.routine,
+                if nx == 0 { "independent" } else { "dependent" }
+            ),
         ));
     }
     let mut random = Random(o.seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0x5851_f42d);
     let x0 = match &o.x0 {
         Some(x0) if x0.len() != nx => {
-            return Err(format!(
+            return Err(usage(format!(
                 "--x0 gives {} values, '{}' has {nx} independent values",
                 x0.len(),
                 iface.routine
-            ))
+            )))
         }
         Some(x0) => x0.clone(),
         None => random.vector(nx, 0.5, 1.5),
@@ -331,18 +374,18 @@ fn run(o: &CheckOptions) -> Result<bool, String> {
 
     // The original program: values and finite differences.
     let orig_dir = work.path().join("orig");
-    fs::create_dir_all(&orig_dir).map_err(|e| e.to_string())?;
+    fs::create_dir_all(&orig_dir).map_err(io)?;
     let mut orig_sources: Vec<PathBuf> = base
         .files
         .iter()
         .map(|f| fs::canonicalize(f).unwrap_or_else(|_| f.clone()))
         .collect();
-    fs::write(orig_dir.join("driver.f90"), layout.original(&plan)).map_err(|e| e.to_string())?;
+    fs::write(orig_dir.join("driver.f90"), layout.original(&plan)).map_err(io)?;
     orig_sources.push(orig_dir.join("driver.f90"));
     let orig_flags = original_flags(&base);
     let reference = compile_and_run(&orig_dir, &orig_sources, &orig_flags, &o.link)
         .map(|out| Reference::new(&Printed::parse(&out), plan.xdots.len(), ny))
-        .map_err(|e| format!("the original program: {e}"))?;
+        .map_err(|e| e.diagnostic("the original program", false))?;
 
     let mut reports = Vec::new();
     let mut tangent_run: Option<Printed> = None;
@@ -364,7 +407,13 @@ fn run(o: &CheckOptions) -> Result<bool, String> {
         let printed = match result {
             Ok(out) => Printed::parse(&out),
             Err(e) => {
-                report.verdict = Verdict::Error(e);
+                // In JSON the failure is also a diagnostic (the report
+                // below is for people).
+                if o.error_format == ErrorFormat::Json {
+                    let what = format!("mode {}", mode.back_end_name());
+                    o.error_format.print(&e.diagnostic(&what, true));
+                }
+                report.verdict = Verdict::Error(e.to_string());
                 reports.push(report);
                 continue;
             }
@@ -400,7 +449,9 @@ fn run(o: &CheckOptions) -> Result<bool, String> {
     };
     report::print(&summary, &reports);
     if let Some(path) = &o.json {
-        report::write_json(path, &summary, &reports)?;
+        report::write_json(path, &summary, &reports).map_err(|e| {
+            Diagnostic::input_output(path, format!("cannot write the JSON report: {e}"))
+        })?;
     }
     Ok(reference.unusable.is_none() && reports.iter().all(|r| r.verdict == Verdict::Pass))
 }
@@ -447,8 +498,8 @@ fn original_flags(cli: &Cli) -> Vec<String> {
 
 /// Compiles the differentiated sources listed in `dir/SOURCES` with
 /// `driver` and runs it.
-fn derivative_run(dir: &Path, driver: &str, link: &[String]) -> Result<String, String> {
-    let list = fs::read_to_string(dir.join("SOURCES")).map_err(|e| e.to_string())?;
+fn derivative_run(dir: &Path, driver: &str, link: &[String]) -> Result<String, RunError> {
+    let list = fs::read_to_string(dir.join("SOURCES")).map_err(RunError::Scratch)?;
     let mut sources: Vec<PathBuf> = list
         .lines()
         .map(str::trim)
@@ -456,8 +507,8 @@ fn derivative_run(dir: &Path, driver: &str, link: &[String]) -> Result<String, S
         .map(|l| dir.join(l))
         .collect();
     let build = dir.join("check");
-    fs::create_dir_all(&build).map_err(|e| e.to_string())?;
-    fs::write(build.join("driver.f90"), driver).map_err(|e| e.to_string())?;
+    fs::create_dir_all(&build).map_err(RunError::Scratch)?;
+    fs::write(build.join("driver.f90"), driver).map_err(RunError::Scratch)?;
     sources.push(build.join("driver.f90"));
     compile_and_run(&build, &sources, &[], link)
 }
@@ -467,7 +518,7 @@ fn compile_and_run(
     sources: &[PathBuf],
     flags: &[String],
     link: &[String],
-) -> Result<String, String> {
+) -> Result<String, RunError> {
     let exe = build.join("driver");
     let out = Command::new("gfortran")
         .current_dir(build)
@@ -479,24 +530,72 @@ fn compile_and_run(
         .arg("-o")
         .arg(&exe)
         .output()
-        .map_err(|e| format!("cannot run gfortran (install it: apt-get install gfortran): {e}"))?;
+        .map_err(RunError::NoGfortran)?;
     if !out.status.success() {
         let text = String::from_utf8_lossy(&out.stderr);
-        let first: Vec<&str> = text.lines().take(12).collect();
-        return Err(format!("gfortran failed:\n{}", first.join("\n")));
+        let first = text.lines().take(12).map(str::to_string).collect();
+        return Err(RunError::Compile(first));
     }
     // Run where the user is: the program may read its data files there.
-    let run = Command::new(&exe)
-        .output()
-        .map_err(|e| format!("cannot run the driver: {e}"))?;
+    let run = Command::new(&exe).output().map_err(RunError::CannotRun)?;
     if !run.status.success() {
         let text = String::from_utf8_lossy(&run.stderr);
-        let first: Vec<&str> = text.lines().take(3).collect();
-        return Err(format!(
-            "the driver stopped with {}: {}",
-            run.status,
-            first.join("\n")
-        ));
+        let first = text.lines().take(3).map(str::to_string).collect();
+        return Err(RunError::Stopped {
+            status: run.status,
+            stderr: first,
+        });
     }
     Ok(String::from_utf8_lossy(&run.stdout).into_owned())
+}
+
+/// Why compiling or running a driver failed.
+#[derive(Debug, thiserror::Error)]
+enum RunError {
+    #[error("cannot run gfortran (install it: apt-get install gfortran): {0}")]
+    NoGfortran(std::io::Error),
+    /// gfortran's first lines of output.
+    #[error("gfortran failed:\n{}", .0.join("\n"))]
+    Compile(Vec<String>),
+    #[error("cannot run the driver: {0}")]
+    CannotRun(std::io::Error),
+    /// The exit status and the first lines of the driver's stderr.
+    #[error("the driver stopped with {status}: {}", .stderr.join("\n"))]
+    Stopped {
+        status: std::process::ExitStatus,
+        stderr: Vec<String>,
+    },
+    #[error("in the scratch directory: {0}")]
+    Scratch(std::io::Error),
+}
+
+impl RunError {
+    /// The failure as openad check's diagnostic about `what` (the original
+    /// program, or a mode's code when `generated`): gfortran or a driver
+    /// failing on generated code is a bug of the tool; on the user's
+    /// original program, a problem of that program or of the options.
+    fn diagnostic(&self, what: &str, generated: bool) -> Diagnostic {
+        let program_kind = if generated {
+            Kind::Internal
+        } else {
+            Kind::Semantic
+        };
+        let (kind, message, notes): (Kind, String, &[String]) = match self {
+            RunError::NoGfortran(_) | RunError::CannotRun(_) | RunError::Scratch(_) => {
+                (Kind::InputOutput, format!("{what}: {self}"), &[])
+            }
+            RunError::Compile(lines) => (program_kind, format!("{what}: gfortran failed"), lines),
+            RunError::Stopped {
+                status,
+                stderr: lines,
+            } => (
+                program_kind,
+                format!("{what}: the driver stopped with {status}"),
+                lines,
+            ),
+        };
+        notes
+            .iter()
+            .fold(fatal(kind, message), |d, note| d.with_note(note.clone()))
+    }
 }

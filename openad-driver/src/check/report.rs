@@ -195,7 +195,7 @@ pub fn print(summary: &Summary, reports: &[ModeReport]) {
     );
 }
 
-pub fn write_json(path: &Path, summary: &Summary, reports: &[ModeReport]) -> Result<(), String> {
+pub fn write_json(path: &Path, summary: &Summary, reports: &[ModeReport]) -> std::io::Result<()> {
     let all =
         summary.reference_problem.is_none() && reports.iter().all(|r| r.verdict == Verdict::Pass);
     let value = serde_json::json!({
@@ -203,6 +203,6 @@ pub fn write_json(path: &Path, summary: &Summary, reports: &[ModeReport]) -> Res
         "modes": reports,
         "agree": all,
     });
-    let text = serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?;
-    std::fs::write(path, text + "\n").map_err(|e| format!("cannot write {}: {e}", path.display()))
+    let text = serde_json::to_string_pretty(&value)?;
+    std::fs::write(path, text + "\n")
 }

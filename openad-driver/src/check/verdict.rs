@@ -235,24 +235,34 @@ pub fn adjoint_rows(p: &Printed, r: &Reference, d: &Directions) -> Vec<Row> {
 }
 
 /// The dot-product test: worst relative disagreement of ȳ_lᵀ·(J·ẋ_j)
-/// (tangent) and (Jᵀ·ȳ_l)·ẋ_j (adjoint).
+/// (tangent) and (Jᵀ·ȳ_l)·ẋ_j (adjoint), relative to the size of the
+/// whole Jacobian (its largest projected entry). Not to the column's: the
+/// tangent and the adjoint sum the same products in different orders, so
+/// they agree to rounding relative to the largest term, and a column that
+/// comes out small through cancellation (a conserved quantity's
+/// sensitivity, 1e-6 from terms of order 1) differs by 1e-10 of itself
+/// with both right.
 pub fn dot_product_error(tangent: &Printed, adjoint: &Printed, d: &Directions, ny: usize) -> f64 {
+    let columns: Vec<Vec<f64>> = (0..d.xdots.len())
+        .map(|j| {
+            (1..=ny)
+                .map(|k| {
+                    tangent
+                        .tangent
+                        .get(&(j + 1, k))
+                        .copied()
+                        .unwrap_or(f64::NAN)
+                })
+                .collect()
+        })
+        .collect();
+    let jacobian = columns.iter().flatten().fold(0.0f64, |m, v| m.max(v.abs()));
     let mut worst = 0.0f64;
-    for (j, xdot) in d.xdots.iter().enumerate() {
-        let t: Vec<f64> = (1..=ny)
-            .map(|k| {
-                tangent
-                    .tangent
-                    .get(&(j + 1, k))
-                    .copied()
-                    .unwrap_or(f64::NAN)
-            })
-            .collect();
-        let column = t.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    for (xdot, t) in d.xdots.iter().zip(&columns) {
         for (l, ybar) in d.ybars.iter().enumerate() {
-            let a = dot(ybar, &t);
+            let a = dot(ybar, t);
             let b = adjoint_projection(adjoint, l, xdot);
-            let scale = (column * ybar.iter().map(|v| v.abs()).sum::<f64>())
+            let scale = (jacobian * ybar.iter().map(|v| v.abs()).sum::<f64>())
                 .max(a.abs())
                 .max(1e-300);
             worst = worst.max(relative(a, b, scale));
@@ -310,6 +320,29 @@ mod tests {
         assert!(worst(adjoint_rows(&adjoint, &r, &d)) < 1e-12);
         assert!(dot_product_error(&good, &adjoint, &d, 2) < 1e-15);
         assert!(dot_product_error(&bad, &adjoint, &d, 2) > 0.1);
+    }
+
+    #[test]
+    fn a_column_small_through_cancellation_is_judged_against_the_jacobian() {
+        // J = [[12, -1.5e-6], [0, 12]]: the tangent's and the adjoint's
+        // (1,2) entries differ in the 11th digit (rounding of terms of
+        // order 1), which passes; off by 1e-8, which is 1e-9 of J, fails.
+        let xdots = vec![vec![1.0, 0.0], vec![0.0, 1.0]];
+        let d = Directions {
+            xdots: &xdots,
+            ybars: &xdots,
+            unit: true,
+        };
+        let tangent = |j12: &str| {
+            printed(&format!(
+                "OAD_T 1 1 12.0\nOAD_T 1 2 0.0\nOAD_T 2 1 {j12}\nOAD_T 2 2 12.0\n"
+            ))
+        };
+        let adjoint = printed(
+            "OAD_A 1 1 12.0\nOAD_A 1 2 -1.5494958717499063e-6\nOAD_A 2 1 0.0\nOAD_A 2 2 12.0\n",
+        );
+        assert!(dot_product_error(&tangent("-1.5494958716920574e-6"), &adjoint, &d, 2) < 1e-15);
+        assert!(dot_product_error(&tangent("-1.5594958717499063e-6"), &adjoint, &d, 2) > 1e-10);
     }
 
     #[test]

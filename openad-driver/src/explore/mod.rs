@@ -19,6 +19,7 @@ use clap::Parser;
 
 use crate::cli::{Cli, Mode};
 use crate::stages::{self, StageCommand, WorkFiles};
+use xaif_schema::diagnostic::{cli_error_message, Diagnostic, ErrorFormat, Kind};
 
 const HELP: &str = "\
 Write an HTML report of what openad does to a program.
@@ -42,15 +43,43 @@ struct ExploreOptions {
     rest: Vec<OsString>,
 }
 
-fn usage(message: &str) -> ExitCode {
-    eprintln!(
-        "openad explore: error: {message}\n\nFor more information, try 'openad explore --help'."
-    );
-    ExitCode::from(2)
+/// The program name of explore's own diagnostics.
+const PROGRAM: &str = "openad explore";
+
+fn fatal(kind: Kind, message: impl Into<String>) -> Diagnostic {
+    Diagnostic::of_program(kind, PROGRAM, message)
+}
+
+/// Why explore stopped.
+enum Stop {
+    /// Its own error, to print.
+    Fatal(Diagnostic),
+    /// A stage rejected the program and printed its diagnostics.
+    Rejected(String),
+}
+
+impl From<Diagnostic> for Stop {
+    fn from(d: Diagnostic) -> Self {
+        Stop::Fatal(d)
+    }
+}
+
+/// A file of the run that explore cannot read or write.
+fn io_error(path: &Path, e: std::io::Error) -> Stop {
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    Stop::Fatal(fatal(Kind::InputOutput, format!("cannot use {name}: {e}")))
 }
 
 /// Entry point: `args` are the words after `openad explore`.
 pub fn main(args: Vec<OsString>) -> ExitCode {
+    let error_format = ErrorFormat::from_args(&args);
+    let usage = |message: &str| {
+        error_format.print(&Diagnostic::usage(PROGRAM, message));
+        if error_format == ErrorFormat::Human {
+            eprintln!("\nFor more information, try 'openad explore --help'.");
+        }
+        ExitCode::from(2)
+    };
     let mut output = None;
     let mut mode = Mode::Tangent;
     let mut rest = Vec::new();
@@ -90,30 +119,31 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
     };
     match run(&ExploreOptions { output, mode, rest }) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("openad explore: error: {message}");
+        Err(Stop::Fatal(d)) if d.kind == Kind::Usage => usage(&d.message),
+        Err(Stop::Fatal(d)) => {
+            error_format.print(&d);
+            ExitCode::from(1)
+        }
+        Err(Stop::Rejected(stage)) => {
+            // In JSON the stage's diagnostics are the whole report.
+            if error_format == ErrorFormat::Human {
+                eprintln!("openad explore: {stage} rejected the program (diagnostics above); no report written");
+            }
             ExitCode::from(1)
         }
     }
 }
 
 /// openad's command line for `mode`, built from the user's options.
-fn mode_cli(o: &ExploreOptions, mode: Mode) -> Result<Cli, String> {
+fn mode_cli(o: &ExploreOptions, mode: Mode) -> Result<Cli, Diagnostic> {
     let mut words: Vec<OsString> = vec!["openad".into(), "-m".into(), mode.back_end_name().into()];
     words.extend(o.rest.iter().cloned());
-    Cli::try_parse_from(words).map_err(|e| {
-        let text = e.to_string();
-        text.trim_start_matches("error: ")
-            .lines()
-            .next()
-            .unwrap_or("")
-            .to_string()
-    })
+    Cli::try_parse_from(words).map_err(|e| Diagnostic::usage(PROGRAM, cli_error_message(&e)))
 }
 
 /// Runs one set of stage commands; returns the booster's standard output
 /// (its `--stats` table).
-fn run_stages(commands: &[StageCommand]) -> Result<String, String> {
+fn run_stages(commands: &[StageCommand]) -> Result<String, Stop> {
     let mut booster_out = String::new();
     for (k, c) in commands.iter().enumerate() {
         let out = Command::new(&c.program)
@@ -121,15 +151,26 @@ fn run_stages(commands: &[StageCommand]) -> Result<String, String> {
             .stdin(Stdio::null())
             .stderr(Stdio::inherit())
             .output()
-            .map_err(|e| format!("cannot run {}: {e}", c.program.display()))?;
-        if !out.status.success() {
-            return Err(format!(
-                "{} rejected the program (diagnostics above); no report written",
-                c.program
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default()
-            ));
+            .map_err(|e| {
+                fatal(
+                    Kind::InputOutput,
+                    format!("cannot run {}: {e}", c.program.display()),
+                )
+            })?;
+        let stage = c
+            .program
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        match out.status.code() {
+            Some(0) => {}
+            Some(_) => return Err(Stop::Rejected(stage)),
+            None => {
+                return Err(Stop::Fatal(fatal(
+                    Kind::Internal,
+                    format!("{stage} was terminated by a signal ({})", out.status),
+                )))
+            }
         }
         if k == 1 {
             booster_out = String::from_utf8_lossy(&out.stdout).into_owned();
@@ -160,14 +201,15 @@ pub struct Material {
     pub block_graphs: Vec<(String, String, Option<String>)>,
 }
 
-fn run(o: &ExploreOptions) -> Result<(), String> {
+fn run(o: &ExploreOptions) -> Result<(), Stop> {
     require_graphviz()?;
     let base = mode_cli(o, o.mode)?;
     for f in &base.files {
-        fs::read(f).map_err(|e| format!("{}: cannot read input file: {e}", f.display()))?;
+        fs::read(f)
+            .map_err(|e| Diagnostic::input_output(f, format!("cannot read input file: {e}")))?;
     }
     let bin_dir = stages::stage_dir()?;
-    let programs = || -> Result<[PathBuf; 3], String> {
+    let programs = || -> Result<[PathBuf; 3], Diagnostic> {
         Ok([
             stages::stage_program(&bin_dir, stages::FRONT_END)?,
             stages::stage_program(&bin_dir, stages::BOOSTER)?,
@@ -178,43 +220,53 @@ fn run(o: &ExploreOptions) -> Result<(), String> {
     let work = tempfile::Builder::new()
         .prefix("openad-explore.")
         .tempdir()
-        .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
+        .map_err(|e| {
+            fatal(
+                Kind::InputOutput,
+                format!("cannot create a temporary directory: {e}"),
+            )
+        })?;
 
     // The requested mode: the derivative code.
     let mode_work = WorkFiles::new(&work.path().join("mode"), &stem);
-    fs::create_dir_all(work.path().join("mode")).map_err(|e| e.to_string())?;
+    fs::create_dir_all(work.path().join("mode")).map_err(|e| io_error(work.path(), e))?;
     run_stages(&stages::stage_commands(&base, programs()?, &mode_work))?;
 
     // Tangent mode with the booster's graphs and statistics.
     let graphs = work.path().join("graphs");
-    fs::create_dir_all(&graphs).map_err(|e| e.to_string())?;
+    fs::create_dir_all(&graphs).map_err(|e| io_error(&graphs, e))?;
     let mut tangent = mode_cli(o, Mode::Tangent)?;
     tangent.stats = true;
     tangent.dot = Some(graphs.clone());
     let tangent_work = WorkFiles::new(&work.path().join("tangent"), &stem);
-    fs::create_dir_all(work.path().join("tangent")).map_err(|e| e.to_string())?;
+    fs::create_dir_all(work.path().join("tangent")).map_err(|e| io_error(work.path(), e))?;
     let stats = run_stages(&stages::stage_commands(
         &tangent,
         programs()?,
         &tangent_work,
     ))?;
 
-    let read =
-        |p: &Path| fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()));
+    let read = |p: &Path| fs::read_to_string(p).map_err(|e| io_error(p, e));
+    // A stage's file that does not read back is a bug between the stages,
+    // reported by file name (the scratch directory is removed).
+    let unreadable = |p: &Path, e: xaif_schema::XaifError| {
+        let name = p.file_name().unwrap_or_default().to_string_lossy();
+        Stop::Fatal(fatal(Kind::Internal, format!("{name}: {}", e.message)))
+    };
     let xaif_text = read(&mode_work.xaif)?;
     let xaif =
         xaif_schema::read::read_call_graph(&xaif_text, &mode_work.xaif.display().to_string())
-            .map_err(|e| e.message)?;
+            .map_err(|e| unreadable(&mode_work.xaif, e))?;
     let locations = xaif_schema::source_map::SourceMap::read_file(&mode_work.locations)
-        .map_err(|e| e.message)?;
-    let line_map =
-        xaif_schema::line_map::LineMap::read_file(&mode_work.line_map).map_err(|e| e.message)?;
+        .map_err(|e| unreadable(&mode_work.locations, e))?;
+    let line_map = xaif_schema::line_map::LineMap::read_file(&mode_work.line_map)
+        .map_err(|e| unreadable(&mode_work.line_map, e))?;
     let activity_path = mode_work.activity.display().to_string();
     let activity = xaif_schema::activity_report::ActivityReport::parse(
         &activity_path,
         &read(&mode_work.activity)?,
     )
-    .map_err(|e| e.message)?;
+    .map_err(|e| unreadable(&mode_work.activity, e))?;
     let derivative_name = format!("{stem}.oad.f90");
     let derivative = read(&mode_work.out_dir.join(&derivative_name))?;
 
@@ -231,7 +283,7 @@ fn run(o: &ExploreOptions) -> Result<(), String> {
         }
     }
     let mut dot_files: Vec<PathBuf> = fs::read_dir(&graphs)
-        .map_err(|e| e.to_string())?
+        .map_err(|e| io_error(&graphs, e))?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "dot"))
         .collect();
@@ -249,7 +301,7 @@ fn run(o: &ExploreOptions) -> Result<(), String> {
         .files
         .iter()
         .map(|f| Ok((f.display().to_string(), read(f)?)))
-        .collect::<Result<Vec<_>, String>>()?;
+        .collect::<Result<Vec<_>, Stop>>()?;
     let material = Material {
         mode: o.mode,
         user_files,
@@ -264,29 +316,37 @@ fn run(o: &ExploreOptions) -> Result<(), String> {
         block_graphs,
     };
     let page = html::page(&material);
-    fs::create_dir_all(&o.output)
-        .map_err(|e| format!("cannot create {}: {e}", o.output.display()))?;
+    fs::create_dir_all(&o.output).map_err(|e| {
+        fatal(
+            Kind::InputOutput,
+            format!("cannot create {}: {e}", o.output.display()),
+        )
+    })?;
     let target = o.output.join("index.html");
     let partial = o.output.join("index.html.openad-partial");
     fs::write(&partial, page)
         .and_then(|_| fs::rename(&partial, &target))
         .map_err(|e| {
             let _ = fs::remove_file(&partial);
-            format!("cannot write {}: {e}", target.display())
+            fatal(
+                Kind::InputOutput,
+                format!("cannot write {}: {e}", target.display()),
+            )
         })?;
     println!("openad explore: wrote {}", target.display());
     Ok(())
 }
 
-fn require_graphviz() -> Result<(), String> {
+fn require_graphviz() -> Result<(), Diagnostic> {
     match Command::new("dot").arg("-V").output() {
         Ok(o) if o.status.success() => Ok(()),
-        _ => Err("openad explore lays out graphs with Graphviz's `dot`, which is not installed: run `sudo apt-get install graphviz`".into()),
+        _ => Err(fatal(Kind::InputOutput, "openad explore lays out graphs with Graphviz's `dot`, which is not installed: run `sudo apt-get install graphviz`")),
     }
 }
 
 /// Lays out a Graphviz graph as SVG (the XML prologue dropped, for inlining).
-fn svg(dot: &str) -> Result<String, String> {
+fn svg(dot: &str) -> Result<String, Diagnostic> {
+    let failed = |why: String| fatal(Kind::InputOutput, format!("dot: {why}"));
     use std::io::Write as _;
     let mut child = Command::new("dot")
         .arg("-Tsvg")
@@ -294,18 +354,24 @@ fn svg(dot: &str) -> Result<String, String> {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| format!("cannot run dot: {e}"))?;
+        .map_err(|e| failed(format!("cannot run it: {e}")))?;
     child
         .stdin
         .take()
-        .ok_or("no stdin for dot")?
+        .ok_or_else(|| failed("no standard input".into()))?
         .write_all(dot.as_bytes())
-        .map_err(|e| format!("dot: {e}"))?;
-    let out = child.wait_with_output().map_err(|e| format!("dot: {e}"))?;
+        .map_err(|e| failed(e.to_string()))?;
+    let out = child
+        .wait_with_output()
+        .map_err(|e| failed(e.to_string()))?;
     if !out.status.success() {
-        return Err(format!(
-            "dot failed: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
+        // The graphs are the tool's own: dot refusing one is a bug.
+        return Err(fatal(
+            Kind::Internal,
+            format!(
+                "dot failed: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ),
         ));
     }
     let text = String::from_utf8_lossy(&out.stdout);

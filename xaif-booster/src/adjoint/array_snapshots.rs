@@ -32,9 +32,9 @@
 //! rank 1 to 3 (the runtime's `oad_snap_push`/`oad_snap_pop`) that
 //! is not a pointer (its target may change through another name), not an
 //! assumed-size dummy (no bounds to copy), not a derived-type component
-//! path (snapshots of `s%h` made the XAIF interpreter check of
-//! `associate_block_concurrent` fail its dot-product test: withdrawn until
-//! understood), with no function call in its subscripts.
+//! path with an array part before the leaf (`cells(1)%h`: no Fortran
+//! designator names it whole; `s%h` is fine), with no function call in its
+//! subscripts.
 //!
 //! Stack order: the pushes follow the loop's hoisted values after the loop
 //! (guarded by the trip count, `reversal.rs`); the reverse sweep pops them
@@ -53,7 +53,8 @@ use std::collections::HashSet;
 
 use xaif_schema::model::{SymbolType, VariableReference, VariableReferenceVertex};
 
-use super::hoist::{reference_has_function_call, BlockHoist, Snapshot};
+use super::hoist::{reference_has_function_call, BlockHoist, Changes, Snapshot};
+use super::later_writes::never_overwritten_after;
 use super::taping::subscript_expressions;
 use super::temps::AdjointTemps;
 use crate::expr::{base_symbol, symbols_in_expression};
@@ -82,7 +83,7 @@ impl BlockHoist<'_, '_> {
             || info.assumed_size
             || info.type_ != SymbolType::Real
             || !(1..=3).contains(&info.shape.rank())
-            || id.contains('%')
+            || (id.contains('%') && id.contains('('))
             || a.index_triplets.len() != info.shape.rank()
             || a.index_triplets
                 .iter()
@@ -102,7 +103,17 @@ impl BlockHoist<'_, '_> {
             .collect();
         let loops = h.enclosing.get(&self.block)?;
         loops.iter().copied().find(|l| {
-            let unchanged = h.changes.get(l).is_some_and(|c| !c.may_change(&symbol));
+            // The loop does not write the array, or (TBR, `later_writes.rs`)
+            // writes only elements that differ from the one read in the
+            // same and every later iteration.
+            let unchanged = match h.changes.get(l) {
+                Some(c) if !c.may_change(&symbol) => true,
+                Some(Changes::Symbols(_)) => h.counted.get(l).is_some_and(|c| {
+                    let writes = h.writes.get(l).map_or(&[][..], |w| w.as_slice());
+                    never_overwritten_after(r, &symbol, writes, c)
+                }),
+                _ => false,
+            };
             let swept = h
                 .loop_indices
                 .get(l)
@@ -114,6 +125,19 @@ impl BlockHoist<'_, '_> {
     /// Whether `snapshot` would take `r` from a copy (nothing is recorded).
     pub(super) fn would_snapshot(&self, r: &VariableReference) -> bool {
         self.snapshot_target(r).is_some()
+    }
+
+    /// Whether `r` would come from a copy another run already takes (the
+    /// same array out of the same loop).
+    pub(super) fn has_snapshot(&self, r: &VariableReference) -> bool {
+        let Some(target) = self.snapshot_target(r) else {
+            return false;
+        };
+        base_symbol(r).is_some_and(|(id, scope)| {
+            self.hoister
+                .snapshot_of
+                .contains_key(&(target, (id.to_string(), scope)))
+        })
     }
 
     /// The whole copy the replay reads `r` from (the array then is pushed

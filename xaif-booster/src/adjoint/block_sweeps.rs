@@ -58,7 +58,7 @@ pub fn reverse_block(
                 };
                 let lin = linearizer
                     .linearize_assignment(a)
-                    .map_err(|m| StatementError::new(Some(a.statement_id.clone()), m))?;
+                    .map_err(|e| e.at(&a.statement_id))?;
                 // A statement changing its own subscripts is taped alone
                 // (its subscripts are pushed before it).
                 let flattened = block_mode

@@ -336,7 +336,10 @@ fn cut_loop(
     let index = init.lhs.reference.clone();
     let step = step_of(update, &index)
         .ok_or_else(|| err("the update of the checkpointed loop is not `i = i + step`".into()))?;
-    let snapshots = snapshots_of(&f.annotation).map_err(err)?;
+    let snapshots = snapshots_of(&f.annotation).map_err(|e| StatementError {
+        statement_id: statement.clone(),
+        ..e
+    })?;
     if let Some((at, name)) = opaque_writes(&f.annotation).into_iter().next() {
         return Err(StatementError::unsupported(
             Some(at),
@@ -472,7 +475,7 @@ fn opaque_reads(annotation: &str) -> Vec<(String, u64)> {
         .collect()
 }
 
-fn snapshots_of(annotation: &str) -> Result<Snapshots, String> {
+fn snapshots_of(annotation: &str) -> Result<Snapshots, StatementError> {
     let text = annotation
         .strip_prefix(ANNOTATION_PREFIX)
         .unwrap_or("")
@@ -482,10 +485,10 @@ fn snapshots_of(annotation: &str) -> Result<Snapshots, String> {
         .trim();
     if let Ok(v) = text.parse::<i64>() {
         if v < 1 || v > i64::from(i32::MAX) {
-            return Err(format!(
+            return Err(StatementError::semantic(format!(
                 "a checkpointed loop needs between 1 and {} snapshots, not {v}",
                 i32::MAX
-            ));
+            )));
         }
         return Ok(Snapshots::Literal(v));
     }
@@ -495,9 +498,9 @@ fn snapshots_of(annotation: &str) -> Result<Snapshots, String> {
         .filter(|(name, _)| !name.is_empty());
     match parsed {
         Some((name, scope)) => Ok(Snapshots::Variable(temp_reference(name, scope))),
-        None => Err(format!(
+        None => Err(StatementError::semantic(format!(
             "malformed checkpoint annotation '{annotation}' (expected '{ANNOTATION_PREFIX}S' with S an integer or name@scope)"
-        )),
+        ))),
     }
 }
 

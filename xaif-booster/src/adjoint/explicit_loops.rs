@@ -13,8 +13,9 @@ use xaif_schema::model::{
     VariableReference, VariableReferenceVertex,
 };
 
+use super::later_writes::signed_literal;
 use super::structure::Region;
-use crate::expr::{base_symbol, exact_integer_literal, ExprView};
+use crate::expr::{base_symbol, ExprView};
 use crate::symbols::SymbolIndex;
 
 /// For each basic block (vertex index), the loop indices restored around it.
@@ -128,7 +129,8 @@ fn counted(
     })
 }
 
-fn step_of(update: &Assignment, index: &VariableReference) -> Option<i64> {
+/// The literal step of `index = index + c` (`c + index`, `index - c`).
+pub(super) fn step_of(update: &Assignment, index: &VariableReference) -> Option<i64> {
     let view = ExprView::new(&update.rhs).ok()?;
     let root = view.root().ok()?;
     let ExpressionVertex::Intrinsic(op) = view.vertex(root) else {
@@ -143,12 +145,8 @@ fn step_of(update: &Assignment, index: &VariableReference) -> Option<i64> {
         }
         _ => false,
     };
-    let literal = |v: usize| match view.vertex(v) {
-        ExpressionVertex::Constant(c) if c.type_ == xaif_schema::model::ConstantType::Integer => {
-            exact_integer_literal(c)
-        }
-        _ => None,
-    };
+    // `do t = nt, 1, -1` arrives as `t = t + minus_scal(1)`.
+    let literal = |v: usize| signed_literal(&view, v);
     match op.name.as_str() {
         "add_scal_scal" if is_index(*a) => literal(*b),
         "add_scal_scal" if is_index(*b) => literal(*a),

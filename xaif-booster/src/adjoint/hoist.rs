@@ -77,6 +77,8 @@ use xaif_schema::model::{
     VariableReference, VariableReferenceVertex,
 };
 
+use super::explicit_loops::step_of;
+use super::later_writes::CountedIndex;
 use super::structure::Region;
 use super::temps::AdjointTemps;
 use crate::expr::{
@@ -149,6 +151,12 @@ pub struct Hoister<'a> {
     /// first-use order (`array_snapshots.rs`).
     pub(super) snapshots: HashMap<usize, Vec<Snapshot>>,
     pub(super) snapshot_of: HashMap<(usize, (String, u64)), VariableReference>,
+    /// Per loop vertex: the left-hand sides of the assignments in its body
+    /// at any depth (`later_writes.rs`: which elements the loop writes).
+    pub(super) writes: HashMap<usize, Vec<VariableReference>>,
+    /// Per counted loop vertex whose body does not assign its index: the
+    /// index and the literal step.
+    pub(super) counted: HashMap<usize, CountedIndex>,
 }
 
 impl<'a> Hoister<'a> {
@@ -167,22 +175,26 @@ impl<'a> Hoister<'a> {
             loop_indices: HashMap::new(),
             snapshots: HashMap::new(),
             snapshot_of: HashMap::new(),
+            writes: HashMap::new(),
+            counted: HashMap::new(),
         };
         if let Some(regions) = regions {
-            h.walk(vertices, regions, &mut Vec::new(), 0);
+            h.walk(vertices, regions, &mut Vec::new(), 0, &mut Vec::new());
         }
         h
     }
 
     /// Records the loops a block's entries may be hoisted out of (those of
     /// `loops` from `barrier` on: inside the innermost enclosing branch)
-    /// and returns what the regions may change.
+    /// and returns what the regions may change; appends the left-hand sides
+    /// of their assignments to `writes`.
     fn walk(
         &mut self,
         vertices: &[ControlFlowVertex],
         regions: &[Region],
         loops: &mut Vec<usize>,
         barrier: usize,
+        writes: &mut Vec<VariableReference>,
     ) -> Changes {
         let mut changes = Changes::none();
         for r in regions {
@@ -192,19 +204,31 @@ impl<'a> Hoister<'a> {
                     if let ControlFlowVertex::BasicBlock(b) = &vertices[*v] {
                         for e in &b.elements {
                             changes.merge(self.element_changes(e));
+                            if let BasicBlockElement::Assignment(a) = e {
+                                writes.push(a.lhs.reference.clone());
+                            }
                         }
                     }
                 }
                 Region::Branch { vertex, arms } => {
                     changes.merge(header_changes(&vertices[*vertex]));
                     for a in arms {
-                        changes.merge(self.walk(vertices, &a.body, loops, loops.len()));
+                        changes.merge(self.walk(vertices, &a.body, loops, loops.len(), writes));
                     }
                 }
                 Region::Loop { vertex, body, .. } => {
                     loops.push(*vertex);
                     let mut own = header_changes(&vertices[*vertex]);
-                    own.merge(self.walk(vertices, body, loops, barrier));
+                    let mut inner = Vec::new();
+                    let in_body = self.walk(vertices, body, loops, barrier, &mut inner);
+                    if let Some(c) = counted_index(&vertices[*vertex]) {
+                        if !in_body.may_change(&c.index) {
+                            self.counted.insert(*vertex, c);
+                        }
+                    }
+                    own.merge(in_body);
+                    writes.extend(inner.iter().cloned());
+                    self.writes.insert(*vertex, inner);
                     loops.pop();
                     let mut indices = loop_index(&vertices[*vertex]);
                     for inner in inner_loops(body) {
@@ -284,6 +308,30 @@ fn loop_index(v: &ControlFlowVertex) -> HashSet<(String, u64)> {
         }
     }
     out
+}
+
+/// The index and literal step of a counted `ForLoop` over a scalar
+/// (`t = lo; ...; t = t + s`).
+fn counted_index(v: &ControlFlowVertex) -> Option<CountedIndex> {
+    let ControlFlowVertex::ForLoop(f) = v else {
+        return None;
+    };
+    let init = f.initialization.as_ref()?;
+    let update = f.update.as_ref()?;
+    let index = &init.lhs.reference;
+    if !matches!(
+        index.vertices.as_slice(),
+        [VariableReferenceVertex::SymbolReference(_)]
+    ) || variable_key(&update.lhs.reference) != variable_key(index)
+    {
+        return None;
+    }
+    let step = step_of(update, index)?;
+    let (id, scope) = base_symbol(index)?;
+    Some(CountedIndex {
+        index: (id.to_string(), scope),
+        step,
+    })
 }
 
 /// The loops directly or indirectly inside `regions` that are outermost

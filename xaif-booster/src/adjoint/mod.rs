@@ -19,6 +19,8 @@
 //! marker for an opaque statement), `checkpointed_loops` (loops reversed
 //! with binomial checkpointing: cut out, their body differentiated as a
 //! graph of its own, spliced back as a plain run and a revolve driver),
+//! `stable_dummies` (integer dummies every reverse sweep of their routine
+//! has at their forward value, decided over the call graph),
 //! `builder` (graph construction), `temps` (the temporaries the sweeps
 //! introduce). Assembling the replacement list is here.
 
@@ -30,10 +32,12 @@ pub mod callee_effects;
 pub mod checkpointed_loops;
 pub mod explicit_loops;
 pub mod hoist;
+pub mod later_writes;
 pub mod mirror;
 pub mod recompute;
 pub mod reversal;
 pub mod runs;
+pub mod stable_dummies;
 pub mod structure;
 pub mod taping;
 pub mod temps;
@@ -129,6 +133,7 @@ pub fn transform_adjoint_with(
     let callee_effects = callee_effects::callee_effects(cg);
     let callee_read_only = callee_read_only_passive_arguments(cg, &symbols);
     let scalar_dummies = scalar_dummy_positions(cg, &symbols);
+    let stable_dummies = stable_dummies::stable_dummies(cg, &symbols, &callee_effects);
     // Passive intent(in) dummies, as (name, graph scope): never assigned,
     // so never a call-site restore's target (the caller's caller restores
     // the value they stand for).
@@ -189,6 +194,7 @@ pub fn transform_adjoint_with(
         scalar_dummies: &scalar_dummies,
         read_only_dummies: &read_only_dummies,
         callee_effects: &callee_effects,
+        stable_dummies: &stable_dummies,
         scopes: &scopes,
         chains: &chains,
         options,
@@ -490,11 +496,9 @@ impl Sweeper<'_, '_> {
         let mut blocks: Vec<Option<BlockSweeps>> = Vec::with_capacity(graph.vertices.len());
         // Nesting first: loop indices the reverse sweep recomputes are not
         // taped by the blocks inside those loops.
-        let nesting = if graph.structured {
-            structure::nest(&graph.vertices, &graph.edges).ok()
-        } else {
-            None
-        };
+        // A graph the front end calls unstructured may still nest (its
+        // only gotos are leading loop exits): `nest` checks every vertex.
+        let nesting = structure::nest(&graph.vertices, &graph.edges).ok();
         let (explicit, restored) = match &nesting {
             Some(regions) => {
                 explicit_loops::explicit_loops(&graph.vertices, regions, ctx.symbols, scope)
@@ -503,12 +507,28 @@ impl Sweeper<'_, '_> {
         };
         let mut hoister = hoist::Hoister::new(&graph.vertices, nesting.as_deref(), ctx.symbols);
         let none = HashSet::new();
+        // This routine's stable integer dummies hold their forward value
+        // in every block of its reverse sweep.
+        let stable: HashSet<(String, u64)> = ctx
+            .stable_dummies
+            .iter()
+            .filter(|(_, s)| *s == scope)
+            .cloned()
+            .collect();
         for (k, v) in graph.vertices.iter().enumerate() {
             let ControlFlowVertex::BasicBlock(bb) = v else {
                 blocks.push(None);
                 continue;
             };
-            let untaped = restored.get(&k).unwrap_or(&none);
+            let merged: HashSet<(String, u64)>;
+            let untaped = match restored.get(&k) {
+                _ if stable.is_empty() => restored.get(&k).unwrap_or(&none),
+                Some(r) => {
+                    merged = r.union(&stable).cloned().collect();
+                    &merged
+                }
+                None => &stable,
+            };
             let sweeps = reverse_block(
                 &bb.elements,
                 ctx,
@@ -550,9 +570,7 @@ impl Sweeper<'_, '_> {
         reversal.snapshots = hoister.snapshots().clone();
         let (mut forward, mut reverse) = match nesting {
             Some(regions) => reversal.structured(&regions, &explicit),
-            None => reversal
-                .unstructured()
-                .map_err(|m| self.error(StatementError::new(None, m)))?,
+            None => reversal.unstructured().map_err(|e| self.error(e))?,
         };
         // Each checkpointed loop: its body's sweeps, then its code at its
         // marker (tape section) and at the marker's mirror (adjoint).

@@ -45,6 +45,7 @@ use xaif_schema::model::{
 
 use super::array_snapshots::copy_element;
 use super::hoist::BlockHoist;
+use super::later_writes::affine_offset;
 use super::taping::{
     propagator, subscript_expressions, BlockBuilder, StatementError, StatementTape,
 };
@@ -97,6 +98,16 @@ pub(super) struct ReplayPlan {
     inputs: Vec<(VariableReference, bool)>,
     /// [`operation_cost`] of the statements' right-hand sides.
     pub(super) replay_ops: usize,
+    /// Per statement: whether the replay computes its value (the partials,
+    /// or a replayed later statement, read it). A value nobody in the
+    /// reverse piece reads is not replayed, and an input only such values
+    /// read is not taped: glacier's update `h(i,t+1) = h(i,t) +
+    /// dt*(q(i)-q(i-1)) + ...` needs `h(i,t)` for its partials, not `q`.
+    replayed: Vec<bool>,
+    /// Per input: whether the reverse piece reads it (taped), by the same
+    /// rule. The cost model counts every input all the same (the choices
+    /// it makes were measured that way, docs/adjoint.md).
+    needed: Vec<bool>,
 }
 
 /// Which Jacobian the replay computes: the run's preaccumulated one, or
@@ -112,7 +123,7 @@ enum Form {
 /// array or section, no function call), and no symbol the run assigns is
 /// named through two references that may be one element (`a(i)`, `a(j)`;
 /// `c(1, i)` and `c(2, i)` are distinct).
-pub(super) fn plan(seq: &FlatSequence, b: &BlockBuilder) -> Option<ReplayPlan> {
+pub(super) fn plan(seq: &FlatSequence, b: &BlockBuilder, scope_id: u64) -> Option<ReplayPlan> {
     let symbols = b.ctx.symbols;
     let mut assigned: HashSet<String> = HashSet::new();
     let mut seen: HashSet<String> = HashSet::new();
@@ -232,23 +243,72 @@ pub(super) fn plan(seq: &FlatSequence, b: &BlockBuilder) -> Option<ReplayPlan> {
             }
         })
         .sum();
-    Some(ReplayPlan { inputs, replay_ops })
+    // What the reverse piece reads: the partial code of either form (the
+    // one `emit` picks is not known yet), then, last statement first, the
+    // right-hand sides of the statements whose values it reads.
+    let mut needed = HashSet::new();
+    for form in [Form::Statement, Form::Block] {
+        if form == Form::Block && seq.statements.len() == 1 {
+            continue;
+        }
+        let mut scratch = TempPool::new(scope_id);
+        let code = partial_code(seq, form, b, &mut scratch).ok()?;
+        code_keys(&code, &mut needed);
+    }
+    let mut replayed = vec![false; seq.statements.len()];
+    for (k, st) in seq.statements.iter().enumerate().rev() {
+        if needed.contains(&variable_key(&st.assignment.lhs.reference)) {
+            replayed[k] = true;
+            expression_keys(&st.assignment.rhs, &mut needed);
+        }
+    }
+    let needed = inputs
+        .iter()
+        .map(|(r, _)| needed.contains(&variable_key(r)))
+        .collect();
+    Some(ReplayPlan {
+        inputs,
+        replay_ops,
+        replayed,
+        needed,
+    })
+}
+
+/// The keys of the variables an expression reads.
+fn expression_keys(e: &Expression, out: &mut HashSet<String>) {
+    for v in &e.vertices {
+        if let ExpressionVertex::VariableReference(r) = v {
+            out.insert(variable_key(r));
+        }
+    }
+}
+
+/// The keys of the variables partial code reads (its temporaries
+/// included): the right-hand sides of its assignments and the factors.
+fn code_keys(code: &PartialCode, out: &mut HashSet<String>) {
+    for a in code.before.iter().flatten().chain(&code.after) {
+        expression_keys(&a.rhs, out);
+    }
+    for (_, f) in code.groups.iter().flatten().flat_map(|r| &r.entries) {
+        if let Factor::Atom(e) | Factor::NegAtom(e) = f {
+            expression_keys(e, out);
+        }
+    }
 }
 
 /// Whether two references of one array are different elements whatever
 /// the variables hold: in some position both subscripts are integer
-/// literals, and different ones (`c(1, i)`, `c(2, i)`).
+/// literals, and different ones (`c(1, i)`, `c(2, i)`), or the same
+/// variable plus different literals (`h(i, t+1)`, `h(i, t)`: the flattener
+/// guarantees that no statement of a run changes a variable its subscripts
+/// read, so `t` is one value for the whole run).
 fn distinct_elements(a: &VariableReference, b: &VariableReference) -> bool {
-    let literal = |e: &Expression| match e.vertices.as_slice() {
-        [ExpressionVertex::Constant(c)] => exact_integer_literal(c),
-        _ => None,
-    };
     let (sa, sb) = (subscript_expressions(a), subscript_expressions(b));
     sa.len() == sb.len()
-        && sa
-            .iter()
-            .zip(&sb)
-            .any(|(x, y)| matches!((literal(x), literal(y)), (Some(p), Some(q)) if p != q))
+        && sa.iter().zip(&sb).any(|(x, y)| {
+            matches!((affine_offset(x), affine_offset(y)),
+                (Some((v, p)), Some((w, q))) if v == w && p != q)
+        })
 }
 
 /// A reference the reverse sweep reads as it is: a named constant or a
@@ -286,22 +346,38 @@ impl ReplayPlan {
                 taped += 1;
             }
         }
-        taped + arrays.len()
+        taped
+            + arrays
+                .iter()
+                .filter(|a| !self.shares_snapshot(a, hoist))
+                .count()
+    }
+
+    /// Whether the snapshot of `array` this run would read is taken for an
+    /// earlier run already (pushed once per loop execution for both).
+    fn shares_snapshot(&self, array: &(String, u64), hoist: &BlockHoist) -> bool {
+        self.inputs.iter().any(|(r, integer)| {
+            !integer
+                && base_symbol(r).is_some_and(|(id, scope)| id == array.0 && scope == array.1)
+                && hoist.has_snapshot(r)
+        })
     }
 
     /// The arrays this run reads from snapshots: those whose elements can
     /// be snapshot and that the run reads through two or more references
-    /// (`h(i-1)`, `h(i+1)`). An array read through one reference per run
-    /// is taped per run as before: the same number of values (one element
-    /// per iteration of a sweeping loop), read back in order instead of
-    /// through a copy (hllflux: 3 arrays of one reference each, measured
-    /// 3 % slower as snapshots).
+    /// (`h(i-1)`, `h(i+1)`), or whose snapshot an earlier run already
+    /// takes (free). An array read through one reference per run is
+    /// otherwise taped per run as before: the same number of values (one
+    /// element per iteration of a sweeping loop), read back in order
+    /// instead of through a copy (hllflux: 3 arrays of one reference each,
+    /// measured 3 % slower as snapshots).
     fn snapshot_arrays(&self, hoist: &BlockHoist) -> HashSet<(String, u64)> {
         let mut count: HashMap<(String, u64), usize> = HashMap::new();
         for (r, integer) in &self.inputs {
             if !integer && !hoist.would_hoist(r, &[]) && hoist.would_snapshot(r) {
                 if let Some((id, scope)) = base_symbol(r) {
-                    *count.entry((id.to_string(), scope)).or_default() += 1;
+                    let n = count.entry((id.to_string(), scope)).or_default();
+                    *n += if hoist.has_snapshot(r) { 2 } else { 1 };
                 }
             }
         }
@@ -353,7 +429,7 @@ fn partial_code(
     form: Form,
     b: &BlockBuilder,
     pool: &mut TempPool,
-) -> Result<PartialCode, String> {
+) -> Result<PartialCode, StatementError> {
     let ctx = b.ctx;
     match form {
         Form::Block => {
@@ -430,7 +506,7 @@ pub(super) fn emit(
     hoist: &mut BlockHoist,
 ) -> Result<(), StatementError> {
     let first_id = seq.statements[0].assignment.statement_id.clone();
-    let fail = |m: String| StatementError::new(Some(first_id.clone()), m);
+    let fail = |e: StatementError| e.at(&first_id);
     // Statement or run Jacobian: whichever costs fewer operations in the
     // reverse sweep (both tape the same inputs).
     let form = if seq.statements.len() == 1 {
@@ -465,6 +541,9 @@ pub(super) fn emit(
     let mut snapped: Vec<(&VariableReference, VariableReference)> = Vec::new();
     let arrays = plan.snapshot_arrays(hoist);
     for (k, (r, integer)) in plan.inputs.iter().enumerate() {
+        if !plan.needed[k] {
+            continue;
+        }
         if !integer {
             let id = format!("{first_id}_oad_rh{}", k + 1);
             if let Some(h) = hoist.tape_factor(r, &[], st.temps, id) {
@@ -518,17 +597,19 @@ pub(super) fn emit(
 
     let mut piece = st.reverse_pops();
     let mut before = code.before.into_iter();
-    for stmt in &seq.statements {
+    for (stmt, replayed) in seq.statements.iter().zip(&plan.replayed) {
         for a in before.next().unwrap_or_default() {
             piece.push(BasicBlockElement::Assignment(rename_assignment(
                 &a, &renamed, None,
             )));
         }
-        piece.push(BasicBlockElement::Assignment(rename_assignment(
-            &stmt.assignment,
-            &renamed,
-            Some(format!("{}_oad_replay", stmt.assignment.statement_id)),
-        )));
+        if *replayed {
+            piece.push(BasicBlockElement::Assignment(rename_assignment(
+                &stmt.assignment,
+                &renamed,
+                Some(format!("{}_oad_replay", stmt.assignment.statement_id)),
+            )));
+        }
     }
     for a in &code.after {
         piece.push(BasicBlockElement::Assignment(rename_assignment(

@@ -15,7 +15,12 @@
 //! inside) are copied to the forward sweep without control flow taping and
 //! left out of the reverse sweep.
 //!
-//! Unstructured graphs (gotos, loop exits, `structured="false"`): the
+//! A loop's leading exit (`structure::LeadingExit`) is repeated in the
+//! forward sweep before the body, its edge out joining the loop's exit
+//! edge; the counter then counts full iterations, which is all the
+//! reverse sweep runs.
+//!
+//! Unstructured graphs (gotos, other loop exits, `structured="false"`): the
 //! forward sweep is the original graph with every basic block that has an
 //! adjoint ending in a push of its number, after a push of 0 at the entry;
 //! the reverse sweep is a loop popping numbers until 0, branching on each
@@ -36,6 +41,7 @@ use super::hoist::Snapshot;
 use super::structure::Region;
 use super::taping::{tape_call, BlockSweeps};
 use super::temps::AdjointTemps;
+use crate::error::StatementError;
 use crate::expr::{integer_expression, variable_expression, ExprBuilder};
 
 /// A control flow graph of one sweep.
@@ -218,6 +224,7 @@ impl<'g, 't, 'a> Reversal<'g, 't, 'a> {
                 body_edge,
                 exit_edge,
                 body,
+                leading_exit,
             } => {
                 let hoisted = self.hoisted.get(vertex).cloned().unwrap_or_default();
                 // A hoisted value's temporary starts at zero: what the push
@@ -243,6 +250,21 @@ impl<'g, 't, 'a> Reversal<'g, 't, 'a> {
                 };
                 let id = self.copy_vertex(b, *vertex);
                 b.set_pending(self.pending_for(&id, &[*body_edge]));
+                // The leading exit's test, before the counter counts the
+                // iteration: its edge out joins the loop's exit edge.
+                let mut exits = Vec::new();
+                if let Some(le) = leading_exit {
+                    let test = self.copy_vertex(b, le.test);
+                    exits.push(PendingEdge {
+                        source: test.clone(),
+                        condition: Some(le.exit_value),
+                    });
+                    b.set_pending(vec![PendingEdge {
+                        source: test,
+                        condition: Some(le.stay_value),
+                    }]);
+                    b.add_plain(ControlFlowVertex::EndBranch);
+                }
                 self.forward_sequence(b, body);
                 if let Some(ctr) = &counter {
                     let inc = self.assign(ctr, increment(ctr));
@@ -250,7 +272,9 @@ impl<'g, 't, 'a> Reversal<'g, 't, 'a> {
                 }
                 let end = b.add_plain(ControlFlowVertex::EndLoop);
                 b.edge(&end, &id, None);
-                b.set_pending(self.pending_for(&id, &[*exit_edge]));
+                let mut after = self.pending_for(&id, &[*exit_edge]);
+                after.extend(exits);
+                b.set_pending(after);
                 // Once per loop execution with trips, after the body's own
                 // pushes (so popped before the reversed body runs) and
                 // before the trip count (popped first: it decides the pop).
@@ -401,7 +425,7 @@ impl<'g, 't, 'a> Reversal<'g, 't, 'a> {
     // ------------------------------------------------------------------
 
     /// Forward and reverse sweeps recording the basic blocks executed.
-    pub fn unstructured(&mut self) -> Result<(SweepGraph, SweepGraph), String> {
+    pub fn unstructured(&mut self) -> Result<(SweepGraph, SweepGraph), StatementError> {
         let recorded: Vec<usize> = (0..self.vertices.len())
             .filter(|&v| self.block_has_adjoint(v))
             .collect();
@@ -431,7 +455,7 @@ impl<'g, 't, 'a> Reversal<'g, 't, 'a> {
             .iter()
             .find(|v| matches!(v, ControlFlowVertex::Entry(_)))
             .map(|v| v.vertex_id().to_string())
-            .ok_or("control flow graph without an Entry")?;
+            .ok_or_else(|| StatementError::semantic("control flow graph without an Entry"))?;
         let taken = |id: &str| forward.vertices.iter().any(|v| v.vertex_id() == id);
         let mut start_id = "oad_start".to_string();
         while taken(&start_id) {
@@ -456,7 +480,9 @@ impl<'g, 't, 'a> Reversal<'g, 't, 'a> {
             }
         }
         if entry_edges != 1 {
-            return Err("the Entry must have exactly one successor".into());
+            return Err(StatementError::semantic(
+                "the Entry must have exactly one successor",
+            ));
         }
         let mut edge_id = "oad_start_edge".to_string();
         while forward.edges.iter().any(|e| e.edge_id == edge_id) {

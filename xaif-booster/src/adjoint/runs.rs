@@ -58,7 +58,7 @@ pub(super) fn flush_run(
     // dependents: those reads are edges of the graph.
     ctx.chains.prune_dependents(&mut seq);
     let first_id = seq.statements[0].assignment.statement_id.clone();
-    let fail = |m: String| StatementError::new(Some(first_id.clone()), m);
+    let fail = |e: StatementError| e.at(&first_id);
 
     // The flattener keeps every subscript of a run unchanged inside it, so
     // the run's subscripts can be taped once, at its last statement.
@@ -100,7 +100,7 @@ pub(super) fn flush_run(
         && ctx.options.preaccumulation != Preaccumulation::Statement
         && !seq.graph.dependents.is_empty()
     {
-        if let Some(plan) = super::recompute::plan(&seq, b) {
+        if let Some(plan) = super::recompute::plan(&seq, b, pool.scope_id) {
             let taped = match taped {
                 Some(t) => t,
                 None if block => run_jacobian_cost()?.0,

@@ -7,6 +7,13 @@
 //! successor. A graph that does not nest this way (gotos, labels, loop
 //! exits, branches not meeting at one EndBranch) is `NotNested`; the
 //! caller then records basic block ids instead.
+//!
+//! One loop exit nests: a *leading exit*, `if (c) exit` before anything
+//! else in a loop's body (`do it = 1, ncg; if (rr < tol) exit; ...`). The
+//! iteration it leaves has done nothing, so the loop reverses like one
+//! whose trip count is its number of full iterations (the counter is
+//! incremented at the end of the body); the region keeps the test so the
+//! forward sweep can repeat it.
 
 use std::collections::HashMap;
 
@@ -34,7 +41,18 @@ pub enum Region {
         body_edge: usize,
         exit_edge: usize,
         body: Vec<Region>,
+        /// `if (c) exit` at the top of the body, outside `body`.
+        leading_exit: Option<LeadingExit>,
     },
+}
+
+/// The test of a leading exit: the If vertex and the condition values of
+/// its edge out of the loop and of its edge into the rest of the body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LeadingExit {
+    pub test: usize,
+    pub exit_value: i64,
+    pub stay_value: i64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -202,7 +220,19 @@ impl Walker<'_> {
                     }
                     let body_edge = self.edge_on(v, 1)?;
                     let exit_edge = self.edge_on(v, 0)?;
-                    let (body, stop) = self.sequence(self.target(body_edge), depth + 1)?;
+                    let after = self.target(exit_edge);
+                    let mut start = self.target(body_edge);
+                    let mut leading_exit = None;
+                    let mut exit_from = None;
+                    if let Some(found) = self.leading_exit(start, after) {
+                        for &w in &found.visited {
+                            self.visit(w)?;
+                        }
+                        leading_exit = Some(found.exit);
+                        exit_from = Some(found.exit_from);
+                        start = found.rest;
+                    }
+                    let (body, stop) = self.sequence(start, depth + 1)?;
                     let Stop::EndLoop(end) = stop else {
                         return Err(NotNested);
                     };
@@ -215,11 +245,126 @@ impl Walker<'_> {
                         body_edge,
                         exit_edge,
                         body,
+                        leading_exit,
                     });
-                    v = self.target(exit_edge);
+                    v = after;
+                    // The label the exit's goto and the loop's end meet at.
+                    if let (Some(from), ControlFlowVertex::Label(_)) =
+                        (exit_from, &self.vertices[v])
+                    {
+                        let only_ours =
+                            (0..self.edges.len())
+                                .filter(|&e| self.target(e) == v)
+                                .all(|e| {
+                                    let s = self.by_id[self.edges[e].source.as_str()];
+                                    s == from || e == exit_edge
+                                });
+                        if !only_ours {
+                            return Err(NotNested);
+                        }
+                        self.visit(v)?;
+                        v = self.single_successor(v)?;
+                    }
                 }
                 ControlFlowVertex::Label(_) | ControlFlowVertex::Goto(_) => return Err(NotNested),
             }
         }
     }
+
+    fn in_degree(&self, v: usize) -> usize {
+        (0..self.edges.len())
+            .filter(|&e| self.target(e) == v)
+            .count()
+    }
+
+    fn is_empty_block(&self, v: usize) -> bool {
+        matches!(&self.vertices[v], ControlFlowVertex::BasicBlock(b) if b.elements.is_empty())
+    }
+
+    /// A leading exit of the loop whose body starts at `start` and
+    /// whose exit edge goes to `after`: empty blocks, then an If whose one
+    /// arm reaches `after` through empty blocks and gotos and whose other
+    /// arm reaches its EndBranch through empty blocks, every vertex on the
+    /// way entered only from the one before. Nothing is marked visited.
+    fn leading_exit(&self, start: usize, after: usize) -> Option<FoundExit> {
+        let mut visited = Vec::new();
+        let mut v = start;
+        if self.in_degree(v) != 1 {
+            return None;
+        }
+        while self.is_empty_block(v) {
+            visited.push(v);
+            v = self.single_successor(v).ok()?;
+            if self.in_degree(v) != 1 {
+                return None;
+            }
+        }
+        if !matches!(self.vertices[v], ControlFlowVertex::If(_)) || self.out[v].len() != 2 {
+            return None;
+        }
+        let test = v;
+        visited.push(test);
+        let (t, f) = (self.edge_on(test, 1).ok()?, self.edge_on(test, 0).ok()?);
+        let (exit_edge, stay_edge, exit_value) = if self.reaches(self.target(t), after).is_some() {
+            (t, f, 1)
+        } else {
+            (f, t, 0)
+        };
+        let chain = self.reaches(self.target(exit_edge), after)?;
+        let exit_from = chain.last().copied().unwrap_or(test);
+        visited.extend(chain);
+        let mut w = self.target(stay_edge);
+        loop {
+            if self.in_degree(w) != 1 {
+                return None;
+            }
+            if matches!(self.vertices[w], ControlFlowVertex::EndBranch(_)) {
+                break;
+            }
+            if !self.is_empty_block(w) {
+                return None;
+            }
+            visited.push(w);
+            w = self.single_successor(w).ok()?;
+        }
+        visited.push(w);
+        let rest = self.single_successor(w).ok()?;
+        Some(FoundExit {
+            exit: LeadingExit {
+                test,
+                exit_value,
+                stay_value: 1 - exit_value,
+            },
+            visited,
+            exit_from,
+            rest,
+        })
+    }
+
+    /// The vertices from `v` up to (not including) `after` when that path
+    /// is made of empty blocks and gotos, each entered once (empty when
+    /// `v` is `after`); `None` when the path goes elsewhere.
+    fn reaches(&self, mut v: usize, after: usize) -> Option<Vec<usize>> {
+        let mut chain = Vec::new();
+        while v != after {
+            let passable =
+                self.is_empty_block(v) || matches!(self.vertices[v], ControlFlowVertex::Goto(_));
+            if !passable || self.in_degree(v) != 1 || chain.len() > 64 {
+                return None;
+            }
+            chain.push(v);
+            v = self.single_successor(v).ok()?;
+        }
+        Some(chain)
+    }
+}
+
+/// A leading exit found by `Walker::leading_exit`: the vertices it
+/// covers, the last vertex of its path out (whose edge reaches the loop's
+/// successor) and where the rest of the body starts.
+struct FoundExit {
+    exit: LeadingExit,
+    visited: Vec<usize>,
+    exit_from: usize,
+    rest: usize,
 }

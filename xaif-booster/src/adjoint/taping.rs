@@ -82,6 +82,9 @@ pub struct BlockContext<'a> {
     /// What every routine with a graph may change and read
     /// (checkpointed loops' state).
     pub callee_effects: &'a HashMap<String, super::callee_effects::CalleeEffects>,
+    /// Integer dummies whose forward value every reverse sweep of their
+    /// routine has (`stable_dummies.rs`), as (name, scope).
+    pub stable_dummies: &'a std::collections::HashSet<(String, u64)>,
     pub scopes: &'a ScopeTree,
     /// The front end's du chains: which assigned values are read later.
     pub chains: &'a DuChains,
@@ -542,13 +545,18 @@ impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
         popped: &mut HashMap<String, Expression>,
         definitions: &[Assignment],
         hoist: &mut BlockHoist,
-    ) -> Result<Factor, String> {
+    ) -> Result<Factor, StatementError> {
         let (Factor::Atom(e) | Factor::NegAtom(e)) = f else {
             return Ok(f.clone());
         };
         let value = match atom_value(e) {
             Some(ArgumentValue::Constant(_)) => return Ok(f.clone()),
-            None => return Err("internal error: a Jacobian factor is not a single value".into()),
+            None => {
+                return Err(StatementError::internal(
+                    None,
+                    "internal error: a Jacobian factor is not a single value",
+                ))
+            }
             Some(value) => value,
         };
         let key = expression_key(e).unwrap_or_default();
@@ -575,7 +583,7 @@ impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
         hoist: &mut BlockHoist,
     ) -> Result<(Vec<BasicBlockElement>, Vec<BasicBlockElement>), StatementError> {
         let tail = vec![BasicBlockElement::Assignment(a.clone())];
-        let fail = |m: String| StatementError::new(Some(a.statement_id.clone()), m);
+        let fail = |e: StatementError| e.at(&a.statement_id);
         let graph = match lin {
             Linearization::Passive => return Ok((tail, Vec::new())),
             Linearization::ZeroDerivative(y) => {

@@ -129,7 +129,7 @@ impl Machine {
                 None => self.read(r),
                 Some(elements) => {
                     let k = element.unwrap_or_else(|| {
-                        panic!("unsupported: array-valued reference in a scalar context")
+                        crate::not_interpretable!("array-valued reference in a scalar context")
                     });
                     let n = elements
                         .get(k)
@@ -149,7 +149,7 @@ impl Machine {
                 (BooleanOp::And, [x, y]) => truth(*x != 0.0 && *y != 0.0),
                 (BooleanOp::Or, [x, y]) => truth(*x != 0.0 || *y != 0.0),
                 (BooleanOp::Not, [x]) => truth(*x == 0.0),
-                (op, _) => panic!("unsupported: boolean operation {op:?}/{}", a.len()),
+                (op, _) => crate::not_interpretable!("boolean operation {op:?}/{}", a.len()),
             },
             // Integer results (`rType`) truncate: integer division.
             ExpressionVertex::Intrinsic(i) if i.r_type == SymbolType::Integer => {
@@ -158,7 +158,7 @@ impl Machine {
             ExpressionVertex::Intrinsic(i) => intrinsics::apply(&i.name, &a),
             ExpressionVertex::ArgumentReference(r) => arguments[r.argument as usize - 1],
             ExpressionVertex::FunctionCall(_) => {
-                panic!("unsupported: function call in an expression (canonical form C4)")
+                crate::not_interpretable!("function call in an expression (canonical form C4)")
             }
         }
     }
@@ -174,12 +174,12 @@ pub fn constant_value(c: &Constant) -> f64 {
             other => panic!("bad logical literal {other}"),
         },
         ConstantType::Char | ConstantType::String => {
-            panic!("unsupported: character constant: {}", c.value)
+            crate::not_interpretable!("character constant: {}", c.value)
         }
         _ => {
             let t = c.value.split('_').next().unwrap().replace(['d', 'D'], "e");
             t.parse()
-                .unwrap_or_else(|_| panic!("unsupported: literal: {}", c.value))
+                .unwrap_or_else(|_| crate::not_interpretable!("literal: {}", c.value))
         }
     }
 }

@@ -78,8 +78,8 @@ impl Machine {
 
     pub(super) fn inlinable_call(&mut self, c: &InlinableSubroutineCall) {
         if c.arguments.len() != 1 {
-            panic!(
-                "unsupported: inlinable call {} with {} arguments",
+            crate::not_interpretable!(
+                "inlinable call {} with {} arguments",
                 c.subroutine_name,
                 c.arguments.len()
             );
@@ -173,7 +173,7 @@ impl Machine {
                     self.v.insert(format!("{base}{subscripts}"), x);
                 }
             }
-            other => panic!("unsupported: inlinable call: {other}"),
+            other => crate::not_interpretable!("inlinable call: {other}"),
         }
     }
 
@@ -185,8 +185,8 @@ impl Machine {
             BasicBlockElement::InlinableSubroutineCall(c) => self.inlinable_call(c),
             BasicBlockElement::Marker(m) => {
                 if !self.markers.harmless(&m.annotation) {
-                    panic!(
-                        "unsupported: opaque statement whose effect on values the XAIF \
+                    crate::not_interpretable!(
+                        "opaque statement whose effect on values the XAIF \
                          does not show: Marker '{}'",
                         m.annotation
                     );
@@ -202,7 +202,7 @@ impl Machine {
         if let Some(joint) = &self.joint {
             let [plain, tape, adjoint] = joint
                 .get(&name)
-                .unwrap_or_else(|| panic!("unsupported: no code for subroutine: {name}"))
+                .unwrap_or_else(|| crate::not_interpretable!("no code for subroutine: {name}"))
                 .clone();
             let reverse = self.in_reverse;
             let actuals: Vec<String> = c
@@ -235,7 +235,7 @@ impl Machine {
         let callee = self
             .subroutines
             .get(&name)
-            .unwrap_or_else(|| panic!("unsupported: no code for subroutine: {name}"))
+            .unwrap_or_else(|| crate::not_interpretable!("no code for subroutine: {name}"))
             .clone();
         self.invoke(c, &name, &callee);
     }
@@ -293,7 +293,7 @@ impl Machine {
                             });
                             whole.edges.clear();
                             let all = self.elements(&whole).unwrap_or_else(|| {
-                                panic!("unsupported: array element of a scalar as an actual")
+                                crate::not_interpretable!("array element of a scalar as an actual")
                             });
                             let at = all
                                 .iter()

@@ -24,7 +24,7 @@ impl Machine {
         if let Some(at) = name.find(['%', '(']) {
             if let Some(actual) = self.frame.bindings.get(&name[..at]) {
                 if actual.contains('(') {
-                    panic!("unsupported: component of a derived-type array element actual");
+                    crate::not_interpretable!("component of a derived-type array element actual");
                 }
                 return format!("{actual}{}", &name[at..]);
             }
@@ -50,8 +50,8 @@ impl Machine {
             match v {
                 VariableReferenceVertex::SymbolReference(s) => {
                     if symbol.is_some() {
-                        panic!(
-                            "unsupported: reference with several symbols (derived-type component)"
+                        crate::not_interpretable!(
+                            "reference with several symbols (derived-type component)"
                         );
                     }
                     symbol = Some(s)
@@ -67,7 +67,7 @@ impl Machine {
         for v in &r.vertices {
             if let VariableReferenceVertex::ArrayElementReference(a) = v {
                 if found.is_some() {
-                    panic!("unsupported: reference with several subscript lists");
+                    crate::not_interpretable!("reference with several subscript lists");
                 }
                 found = Some(a);
             }
@@ -78,10 +78,7 @@ impl Machine {
     /// The bounds of every dimension of the array `s`.
     pub(super) fn bounds(&self, s: &SymbolReference) -> Vec<(i64, i64)> {
         self.known_bounds(s).unwrap_or_else(|| {
-            panic!(
-                "unsupported: array without constant DimensionBounds: {}",
-                s.symbol_id
-            )
+            crate::not_interpretable!("array without constant DimensionBounds: {}", s.symbol_id)
         })
     }
 
@@ -93,7 +90,7 @@ impl Machine {
         }
         let sym = self
             .symbol(s)
-            .unwrap_or_else(|| panic!("unsupported: unknown symbol: {}", s.symbol_id));
+            .unwrap_or_else(|| crate::not_interpretable!("unknown symbol: {}", s.symbol_id));
         if !sym.dimension_bounds.is_empty() {
             return Some(
                 sym.dimension_bounds
@@ -131,7 +128,7 @@ impl Machine {
                 .get(&s.symbol_id)
                 .is_some_and(|b| b.contains('('));
             if bound_to_element {
-                panic!("unsupported: subscripted scalar formal");
+                crate::not_interpretable!("subscripted scalar formal");
             }
             return element_name(&self.base(s), idx);
         };
@@ -147,10 +144,7 @@ impl Machine {
             .unwrap_or_else(|| {
                 // Drawn integers (a parameter XAIF shows as a variable)
                 // need not agree with the actual's extent.
-                panic!(
-                    "unsupported: subscript beyond the actual argument: {}",
-                    s.symbol_id
-                )
+                crate::not_interpretable!("subscript beyond the actual argument: {}", s.symbol_id)
             })
             .clone()
     }
@@ -249,15 +243,12 @@ impl Machine {
         let s = Self::symbol_reference(r);
         match Self::subscripts(r) {
             None if self.view(s).is_some() => {
-                panic!("unsupported: whole array formal in a scalar context")
+                crate::not_interpretable!("whole array formal in a scalar context")
             }
             None => self.base(s),
             Some(a) => {
                 if !a.index_triplets.iter().all(is_scalar_subscript) {
-                    panic!(
-                        "unsupported: array section in a scalar context: {}",
-                        s.symbol_id
-                    );
+                    crate::not_interpretable!("array section in a scalar context: {}", s.symbol_id);
                 }
                 let idx: Vec<i64> = a
                     .index_triplets
@@ -293,7 +284,7 @@ impl Machine {
         let Some(inputs) = &mut self.inputs else {
             panic!("read of unset variable {n}");
         };
-        let value = draw(inputs.seed, n, type_);
+        let value = draw(inputs.seed, &routine_level_name(n), type_);
         inputs
             .drawn
             .insert(n.to_string(), Input { value, active_real });
@@ -320,4 +311,35 @@ pub(super) fn is_scalar_subscript(t: &IndexTriplet) -> bool {
 fn element_name(base: &str, idx: &[i64]) -> String {
     let list: Vec<String> = idx.iter().map(|i| i.to_string()).collect();
     format!("{base}({})", list.join(","))
+}
+
+/// The name a drawn value is hashed by: a local of a called routine
+/// (`step#13:friction`, the 13th call) drawn by its routine's name
+/// (`step:friction`). A local read before any write is a `parameter` or
+/// `save` value (the XAIF does not give it), the same in every call; drawn
+/// per call, the reverse sweep's re-run of a routine (its own call number)
+/// would read another value than the forward sweep's.
+fn routine_level_name(n: &str) -> std::borrow::Cow<'_, str> {
+    let Some((frame, rest)) = n.split_once(':') else {
+        return n.into();
+    };
+    match frame.split_once('#') {
+        Some((routine, call)) if call.bytes().all(|b| b.is_ascii_digit()) => {
+            format!("{routine}:{rest}").into()
+        }
+        _ => n.into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::routine_level_name;
+
+    #[test]
+    fn locals_of_every_call_of_a_routine_draw_alike() {
+        assert_eq!(routine_level_name("step#13:friction"), "step:friction");
+        assert_eq!(routine_level_name("step#1:a(3)"), "step:a(3)");
+        assert_eq!(routine_level_name("local:x"), "local:x");
+        assert_eq!(routine_level_name("g@2"), "g@2");
+    }
 }

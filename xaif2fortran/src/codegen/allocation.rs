@@ -22,8 +22,14 @@
 //! the tape section) when the adjoint section starts. A routine reached in
 //! a joint reverse sweep re-runs its tape section from its argument
 //! checkpoint while arrays it allocated for its caller (dummy arguments,
-//! module and `save` variables) are still allocated from the first run:
-//! (de)allocating such an active array is refused in joint mode.
+//! module and `save` variables) are still allocated from the first run.
+//! **Joint re-runs** therefore allocate such an active array only when it
+//! is not allocated (the idiom `if (.not. allocated(a)) allocate(a(n))`
+//! of set-up routines, and an unguarded `allocate` alike): the tape
+//! section pushes whether the statement ran, and its mirror releases the
+//! arrays only then, so values are recomputed in the storage that holds
+//! the adjoints accumulated after the call. Deallocating such an array
+//! in a re-run routine stays refused (the reverse sweep would need it).
 //!
 //! The pushes go to the integer tape at the statement's own position and
 //! the pops sit at its mirror position, so they interleave with the
@@ -361,14 +367,19 @@ impl UnitGen<'_, '_> {
             }
             // A component lives as long as the variable it belongs to.
             if let Storage::Persistent(what) = self.storage(&object.root) {
-                if self.env.mode == Mode::AdjointJoint && !self.sections_apart {
+                if self.joint_rerun() {
+                    // Allocated in the re-run only if not still allocated
+                    // ("Joint re-runs" above, `rerun_guarded`).
+                    if active && stmt.kind == AllocKind::Allocate {
+                        continue;
+                    }
                     if active {
                         return Err(self.env.xaif.unsupported(
                             &format!("annotation=\"{}\"", m.annotation),
                             format!(
                                 "unsupported construct in joint adjoint mode (-m rj): {} of the active \
                                  array '{name}', {} (a routine re-run in the reverse sweep would \
-                                 find it still allocated; use -m rs, or a local array)",
+                                 find it already released; use -m rs, or a local array)",
                                 stmt.kind.keyword(),
                                 if object.is_component() {
                                     format!("a component of a {what}")
@@ -388,6 +399,49 @@ impl UnitGen<'_, '_> {
             });
         }
         Ok(out)
+    }
+
+    /// Joint mode's sections run in one invocation: the tape section is a
+    /// re-run in the reverse sweep.
+    fn joint_rerun(&self) -> bool {
+        self.env.mode == Mode::AdjointJoint && !self.sections_apart
+    }
+
+    /// The active objects of an `allocate` that outlive the call (dummies,
+    /// module, host and `save` variables) in a joint re-run: the re-run
+    /// allocates them only when they are not allocated still, as they are
+    /// when the first run allocated them for its caller ("Joint re-runs").
+    fn rerun_guarded(&self, stmt: &AllocStmt) -> Vec<String> {
+        if !self.joint_rerun() || stmt.kind != AllocKind::Allocate {
+            return Vec::new();
+        }
+        stmt.objects
+            .iter()
+            .filter(|o| {
+                self.visible_symbol(&o.designator)
+                    .is_some_and(|(_, sym, _)| !sym.pointer)
+                    && self.is_active(&o.designator)
+                    && matches!(self.storage(&o.root), Storage::Persistent(_))
+            })
+            .map(|o| o.designator.clone())
+            .collect()
+    }
+
+    /// Tape section of a joint re-run, an `allocate` of `guarded` objects:
+    /// the statement only if the first of them is not allocated, and
+    /// whether it ran on the integer tape for the mirror.
+    fn guarded_allocate(&mut self, source: &str, guarded: &[String]) -> Result<Option<String>> {
+        self.line(format!("if (allocated({})) then", guarded[0]));
+        self.indent += 1;
+        self.tape_int("push_int", "0".into())?;
+        self.indent -= 1;
+        self.line("else");
+        self.indent += 1;
+        self.line(source.trim());
+        self.tape_int("push_int", "1".into())?;
+        self.indent -= 1;
+        self.line("end if");
+        Ok(Some(String::new()))
     }
 
     /// Declares the replay temporaries once per unit.
@@ -510,8 +564,22 @@ impl UnitGen<'_, '_> {
             return Ok(None);
         };
         let replayed = self.replayed_objects(&stmt, m)?;
+        let guarded = self.rerun_guarded(&stmt);
+        if !guarded.is_empty() && !replayed.is_empty() {
+            return Err(self.env.xaif.unsupported(
+                &format!("annotation=\"{}\"", m.annotation),
+                format!(
+                    "unsupported construct in joint adjoint mode (-m rj): one allocate of \
+                     '{}', which outlives the call, and of '{}', a local: write two statements",
+                    guarded[0], replayed[0].name
+                ),
+            ));
+        }
         if self.section != Section::Tape {
             return Ok(None);
+        }
+        if !guarded.is_empty() {
+            return self.guarded_allocate(source, &guarded);
         }
         if stmt.kind == AllocKind::Allocate {
             return self.allocate_from_kept(source, &replayed);
@@ -692,6 +760,16 @@ impl UnitGen<'_, '_> {
             return Ok(());
         };
         let replayed = self.replayed_objects(&stmt, m)?;
+        let guarded = self.rerun_guarded(&stmt);
+        if !guarded.is_empty() {
+            // Released only where this run allocated it.
+            self.declare_replay_temps();
+            self.tape_int("pop_int", FLAG.into())?;
+            self.line(format!(
+                "if ({FLAG} /= 0) deallocate({})",
+                guarded.join(", ")
+            ));
+        }
         for r in replayed.iter().rev() {
             match stmt.kind {
                 // Kept for the next tape section's `allocate`.

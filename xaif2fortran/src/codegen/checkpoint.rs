@@ -46,6 +46,8 @@ struct Saved {
     /// An active pointer whose association (not value) this entry stores,
     /// on the association stacks (`OAD_ptr`, `pointers.rs`).
     association: Option<String>,
+    /// The variable's name and rank, for element-wise copies.
+    array: Option<(String, usize)>,
 }
 
 impl UnitGen<'_, '_> {
@@ -88,6 +90,19 @@ impl UnitGen<'_, '_> {
                 || sym.type_ == SymbolType::Complex)
                 && (index.has_active_components(sym) || index.is_active_complex(a.scope_id, sym));
             if !sym.active && !active_parts && (a.intent == Intent::In || has_intent_in(decl)) {
+                continue;
+            }
+            // An `intent(out)` real or integer dummy: the routine never
+            // reads the value it had on entry (Fortran leaves it undefined),
+            // so its re-run needs none. Not allocatables (deallocated on
+            // entry), pointers, nor data with parts (default
+            // initialisation).
+            if a.intent == Intent::Out
+                && !active_parts
+                && matches!(sym.type_, SymbolType::Real | SymbolType::Integer)
+                && !sym.pointer
+                && !decl.is_some_and(|d| d.allocatable || d.pointer)
+            {
                 continue;
             }
             let name = sym.symbol_id.to_ascii_lowercase();
@@ -335,13 +350,13 @@ impl UnitGen<'_, '_> {
                 };
                 self.line(format!("call {call}({name})"));
             }
-            (None, _) => self.expand_inline(&routine, &s.text)?,
+            (None, _) => self.copy_saved(&routine, s)?,
             // Stored only when allocated, with its size and the
             // allocation status on top; the restore checks both.
             (Some(name), true) => {
                 self.line(format!("if ({status}({name})) then"));
                 self.indent += 1;
-                self.expand_inline(&routine, &s.text)?;
+                self.copy_saved(&routine, s)?;
                 if sized {
                     self.expand_inline("cp_store_integer_scalar", &format!("size({name})"))?;
                 }
@@ -373,7 +388,7 @@ impl UnitGen<'_, '_> {
                 if sized {
                     self.line(format!("if (size({name}) /= oad_cp_size) stop 'OAD: {what} {shown} changed size {why}'"));
                 }
-                self.expand_inline(&routine, &s.text)?;
+                self.copy_saved(&routine, s)?;
                 self.indent -= 1;
                 self.line("end if");
             }
@@ -385,6 +400,61 @@ impl UnitGen<'_, '_> {
         if s.optional.is_some() {
             self.indent -= 1;
             self.line("end if");
+        }
+        Ok(())
+    }
+
+    /// The copy of a checkpointed variable's values: the runtime's inline
+    /// routine, except for real arrays of rank 2 and 3, copied element by
+    /// element in storage order (the routine's `reshape` makes gfortran
+    /// build a temporary of the whole array, and `h%v` is not contiguous:
+    /// 10 % of `assoc_plain`'s joint adjoint).
+    fn copy_saved(&mut self, routine: &str, s: &Saved) -> Result<()> {
+        let store = routine == "cp_store_real_array";
+        let restore = routine == "cp_restore_real_array_active";
+        let (name, rank) = match &s.array {
+            Some((name, rank)) if (store || restore) && (2..=3).contains(rank) => {
+                (name.clone(), *rank)
+            }
+            _ => return self.expand_inline(routine, &s.text),
+        };
+        let decl = "integer :: oad_cp_k1, oad_cp_k2, oad_cp_k3".to_string();
+        if !self.extra_decls.contains(&decl) {
+            self.extra_decls.push(decl);
+        }
+        let element = |k: usize| {
+            let idx: Vec<String> = (1..=k).map(|d| format!("oad_cp_k{d}")).collect();
+            let part = if s.active_array { "%v" } else { "" };
+            format!("{name}({}){part}", idx.join(", "))
+        };
+        if store {
+            self.line(format!(
+                "do while (oad_cdt_ptr + size({name}) - 1 > oad_cdt_sz)"
+            ));
+            self.line("  call oad_cdt_grow()");
+            self.line("end do");
+        } else {
+            self.line(format!("oad_cdt_ptr = oad_cdt_ptr - size({name})"));
+        }
+        for d in (1..=rank).rev() {
+            self.line(format!(
+                "do oad_cp_k{d} = lbound({name}, {d}), ubound({name}, {d})"
+            ));
+            self.indent += 1;
+        }
+        if store {
+            self.line(format!("oad_cdt(oad_cdt_ptr) = {}", element(rank)));
+        } else {
+            self.line(format!("{} = oad_cdt(oad_cdt_ptr)", element(rank)));
+        }
+        self.line("oad_cdt_ptr = oad_cdt_ptr + 1");
+        for _ in 0..rank {
+            self.indent -= 1;
+            self.line("end do");
+        }
+        if restore {
+            // Back to where the stores of this entry began.
+            self.line(format!("oad_cdt_ptr = oad_cdt_ptr - size({name})"));
         }
         Ok(())
     }
@@ -525,6 +595,7 @@ fn saved_variable(
         over_elements: None,
         status: "allocated",
         association: None,
+        array: (sym.shape.rank() > 0).then(|| (local.to_string(), sym.shape.rank())),
     })
 }
 
@@ -552,6 +623,7 @@ fn saved_pointer(sym: &Symbol, local: &str, decl: Option<&Attributes>) -> Option
         over_elements: None,
         status: "associated",
         association,
+        array: None,
     };
     Some(vec![entry(None), entry(Some(local.to_string()))])
 }
