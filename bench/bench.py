@@ -812,12 +812,12 @@ def stage_commands(bins, mode, d, src):
     return [
         ("fortran2xaif", [os.path.join(bins, "fortran2xaif"), "-o", f"{d}/P.xaif",
                           "--canon", f"{d}/P.canon.f90", "--locations", f"{d}/P.loc",
-                          "--interface", f"{d}/P.iface", src]),
+                          "--declarations", f"{d}/P.decl", "--interface", f"{d}/P.iface", src]),
         ("xaif-booster", [os.path.join(bins, "xaif-booster"), "-m", booster_mode,
                           "--locations", f"{d}/P.loc", "-o", f"{d}/P.xb.xaif", f"{d}/P.xaif"]),
         ("xaif2fortran", [os.path.join(bins, "xaif2fortran"), "-m", mode, "--canon",
-                          f"{d}/P.canon.f90", "--locations", f"{d}/P.loc", "-o", f"{d}/out",
-                          f"{d}/P.xb.xaif"]),
+                          f"{d}/P.canon.f90", "--locations", f"{d}/P.loc",
+                          "--declarations", f"{d}/P.decl", "-o", f"{d}/out", f"{d}/P.xb.xaif"]),
     ]
 
 

@@ -12,6 +12,7 @@ pub mod cfg;
 pub mod checkpoint_pragmas;
 pub mod components;
 pub mod construct_locals;
+pub mod declarations;
 pub mod default_real;
 pub mod diagnostics;
 pub mod emit_canon;

@@ -1,5 +1,5 @@
 //! `fortran2xaif [--form fixed|free] [--cpp|--no-cpp] [-D NAME[=VALUE]] [-U NAME] [-I DIR]
-//! [--default-real-8] [--black-box FILE]... -o P.xaif --canon P.canon.f90 [--locations P.loc] [--interface P.iface] [--activity P.act] FILE...`
+//! [--default-real-8] [--black-box FILE]... -o P.xaif --canon P.canon.f90 [--locations P.loc] [--declarations P.decl] [--interface P.iface] [--activity P.act] FILE...`
 
 use clap::Parser;
 use fortran2xaif::diagnostics::{Diagnostic, ErrorFormat, Kind, Location};
@@ -26,6 +26,10 @@ struct Cli {
     /// sources (read by xaif-booster and xaif2fortran `--locations`).
     #[arg(long, value_name = "P.loc")]
     locations: Option<PathBuf>,
+    /// Also write the attributes of the canonical source's declarations
+    /// (read by xaif2fortran `--declarations`).
+    #[arg(long, value_name = "P.decl")]
+    declarations: Option<PathBuf>,
     /// Also write the top-level routine's interface as a driver calls it
     /// (read by `openad check`).
     #[arg(long, value_name = "P.iface")]
@@ -178,6 +182,11 @@ fn main() -> ExitCode {
         }
     }
     let side_files = [
+        (
+            cli.declarations.as_ref(),
+            out.declarations.to_text(),
+            "the declarations",
+        ),
         (
             cli.interface.as_ref(),
             out.interface.to_string(),

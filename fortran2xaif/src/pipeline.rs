@@ -16,6 +16,7 @@ use crate::{canon, emit_canon};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use xaif_schema::activity_report::ActivityReport;
+use xaif_schema::declarations::Declarations;
 use xaif_schema::driver_interface::DriverInterface;
 use xaif_schema::model::CallGraph;
 use xaif_schema::source_map::{SourceLocation, SourceMap};
@@ -26,6 +27,8 @@ pub struct Output {
     pub canon: String,
     /// Source positions of the XAIF's statements, symbols and units.
     pub locations: SourceMap,
+    /// The attributes of the canonical source's declarations (`--declarations`).
+    pub declarations: Declarations,
     /// The top-level routine as a driver calls it (`--interface`).
     pub interface: DriverInterface,
     /// Why each variable is active or passive (`--activity`).
@@ -207,11 +210,13 @@ pub fn run_with(inputs: &[PathBuf], options: &Options) -> Result<Output, Diagnos
     for (id, first, last) in statement_lines {
         locations.add_statement_lines(&crate::locations::stmt_name(id), first as u64, last as u64);
     }
+    let declarations = crate::declarations::declarations(&canon, &prog);
     clock.lap("XAIF and canonical source");
     Ok(Output {
         xaif,
         canon,
         locations,
+        declarations,
         interface,
         activity,
         warnings,

@@ -147,7 +147,7 @@ pub struct Cli {
     #[arg(short = 'n', long = "dry-run")]
     pub dry_run: bool,
 
-    /// Also keep the intermediate files (P.canon.f90, P.xaif, P.xb.xaif, P.loc, P.iface, P.act, P.dmap) in DIR.
+    /// Also keep the intermediate files (P.canon.f90, P.xaif, P.xb.xaif, P.loc, P.decl, P.iface, P.act, P.dmap) in DIR.
     #[arg(short = 'k', long = "keep")]
     pub keep: bool,
 

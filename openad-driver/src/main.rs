@@ -160,6 +160,7 @@ fn run_stages(cli: &Cli, usages: &mut Vec<StageUsage>) -> Result<(), Failure> {
             &work.xaif,
             &work.boosted,
             &work.locations,
+            &work.declarations,
             &work.interface,
             &work.activity,
             &work.line_map,
@@ -190,7 +191,7 @@ fn print_dry_run(cli: &Cli, stem: &str) {
     let dir = cli.output_dir.display();
     println!("mkdir -p '{dir}' && (cd \"$T/out\" && cp $(cat SOURCES) SOURCES \"$OLDPWD/{dir}/\")");
     if cli.keep {
-        println!("cp \"$T/{stem}.canon.f90\" \"$T/{stem}.xaif\" \"$T/{stem}.xb.xaif\" \"$T/{stem}.loc\" \"$T/{stem}.iface\" \"$T/{stem}.act\" \"$T/{stem}.dmap\" '{dir}/'");
+        println!("cp \"$T/{stem}.canon.f90\" \"$T/{stem}.xaif\" \"$T/{stem}.xb.xaif\" \"$T/{stem}.loc\" \"$T/{stem}.decl\" \"$T/{stem}.iface\" \"$T/{stem}.act\" \"$T/{stem}.dmap\" '{dir}/'");
     }
     println!("rm -rf \"$T\"");
 }

@@ -52,6 +52,9 @@ pub struct WorkFiles {
     /// Source positions of the XAIF's statements and symbols: the booster
     /// and the back end report rejected input at the user's Fortran with it.
     pub locations: PathBuf,
+    /// The attributes of the canonical source's declarations: the back end
+    /// reads them instead of the declarations' Fortran text.
+    pub declarations: PathBuf,
     /// The top-level routine as a driver calls it (`openad check` reads it).
     pub interface: PathBuf,
     /// Why each variable is active (`openad explore` reads it).
@@ -68,6 +71,7 @@ impl WorkFiles {
             canon: work.join(format!("{stem}.canon.f90")),
             boosted: work.join(format!("{stem}.xb.xaif")),
             locations: work.join(format!("{stem}.loc")),
+            declarations: work.join(format!("{stem}.decl")),
             interface: work.join(format!("{stem}.iface")),
             activity: work.join(format!("{stem}.act")),
             line_map: work.join(format!("{stem}.dmap")),
@@ -136,6 +140,8 @@ pub fn stage_commands(cli: &Cli, programs: [PathBuf; 3], work: &WorkFiles) -> Ve
     front_args.push(work.canon.clone().into());
     front_args.push("--locations".into());
     front_args.push(work.locations.clone().into());
+    front_args.push("--declarations".into());
+    front_args.push(work.declarations.clone().into());
     front_args.push("--interface".into());
     front_args.push(work.interface.clone().into());
     front_args.push("--activity".into());
@@ -206,6 +212,8 @@ pub fn stage_commands(cli: &Cli, programs: [PathBuf; 3], work: &WorkFiles) -> Ve
         work.canon.clone().into(),
         "--locations".into(),
         work.locations.clone().into(),
+        "--declarations".into(),
+        work.declarations.clone().into(),
         "--line-map".into(),
         work.line_map.clone().into(),
     ];

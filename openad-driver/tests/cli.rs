@@ -44,12 +44,14 @@ while [ $# -gt 0 ]; do
     -o) out="$2"; shift 2;;
     --canon) canon="$2"; shift 2;;
     --locations) locations="$2"; shift 2;;
+    --declarations) declarations="$2"; shift 2;;
     --interface) interface="$2"; shift 2;;
     --activity) activity="$2"; shift 2;;
     *) last="$1"; shift;;
   esac
 done
 cat "$last" > "$out"; cat "$last" > "$canon"; echo '# openad source locations 1' > "$locations"
+echo '# openad declarations 1' > "$declarations"
 echo '# openad driver interface 1' > "$interface"
 echo '# openad activity 1' > "$activity"
 "#
@@ -203,6 +205,12 @@ fn dry_run_prints_the_stage_commands_for_each_mode() {
             "{back}"
         );
         assert!(back.contains(locations), "{back}");
+        // So do the declarations' attributes, from the front end to the
+        // back end only.
+        let declarations = "--declarations \"$T/model.decl\"";
+        assert!(front.contains(declarations), "{front}");
+        assert!(back.contains(declarations), "{back}");
+        assert!(!booster.contains(declarations), "{booster}");
     }
     assert!(
         !target.exists(),
@@ -393,6 +401,7 @@ fn keep_also_copies_the_intermediate_files() {
             "SOURCES",
             "head.act",
             "head.canon.f90",
+            "head.decl",
             "head.iface",
             "head.loc",
             "head.oad.f90",

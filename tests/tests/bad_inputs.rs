@@ -480,6 +480,7 @@ fn standalone_stages_report_positions_in_their_xaif_input() {
 /// `deallocate(...)` statement (tagged `!$oad stmt ID`).
 fn backend_alone_reports_the_xaif_position(source: &Path, work: &Path) {
     let canon = work.join("head.canon.f90");
+    let declarations = work.join("head.decl");
     let xaif = work.join("head.xaif");
     let boosted = work.join("head.xb.xaif");
     succeeded(
@@ -488,6 +489,8 @@ fn backend_alone_reports_the_xaif_position(source: &Path, work: &Path) {
             .arg(&xaif)
             .arg("--canon")
             .arg(&canon)
+            .arg("--declarations")
+            .arg(&declarations)
             .arg(source),
     );
     succeeded(
@@ -511,6 +514,8 @@ fn backend_alone_reports_the_xaif_position(source: &Path, work: &Path) {
         stage("xaif2fortran")
             .args(["-m", "rj", "--canon"])
             .arg(&canon)
+            .arg("--declarations")
+            .arg(&declarations)
             .arg("-o")
             .arg(work.join("out"))
             .arg(&boosted),

@@ -7,10 +7,12 @@
 //! - [`graph`]: petgraph views of call, control flow and expression graphs;
 //! - [`dot`]: Graphviz export;
 //! - [`visit`]: every symbol reference of a control flow graph;
-//! - side files of the stages: [`source_map`] (`P.loc`) and
-//!   [`driver_interface`] (`P.iface`), [`activity_report`] (`P.act`).
+//! - side files of the stages: [`source_map`] (`P.loc`),
+//!   [`declarations`] (`P.decl`), [`driver_interface`] (`P.iface`),
+//!   [`activity_report`] (`P.act`).
 
 pub mod activity_report;
+pub mod declarations;
 pub mod diagnostic;
 pub mod dot;
 pub mod driver_interface;

@@ -4,6 +4,8 @@
 
 use std::collections::{HashMap, HashSet};
 
+use xaif_schema::declarations::{Attributes, Declarations};
+
 use crate::error::{error_at, Result};
 
 /// One piece of the canonical source, in file order.
@@ -63,6 +65,10 @@ pub struct CanonSource {
     pub unit_parent: HashMap<String, Option<String>>,
     /// Per derived type (lower case), from `!$oad type-parts`.
     pub type_parts: HashMap<String, TypeParts>,
+    /// The attributes of the declarations (`P.decl`, `--declarations`):
+    /// empty when the back end is run without them (tangent modes never
+    /// ask).
+    pub declarations: Declarations,
 }
 
 /// What the front end says about a derived type's components (`!$oad
@@ -147,6 +153,17 @@ pub fn continues(line: &str) -> bool {
 }
 
 impl CanonSource {
+    /// What the declaration of `name` in `unit` says (`P.decl`); `None`
+    /// when the unit declares no such entity.
+    pub fn attributes(&self, unit: &str, name: &str) -> Option<&Attributes> {
+        self.declarations.get(unit, name)
+    }
+
+    /// Whether `name`, an entity of module `unit`, is private to it.
+    pub fn is_private(&self, unit: &str, name: &str) -> bool {
+        self.declarations.is_private(unit, name)
+    }
+
     /// Whether the program uses the system's module `mpi` (`use mpi`): its
     /// generated units then use the runtime module `OAD_mpi` (`mpi.rs`).
     pub fn uses_mpi(&self) -> bool {
@@ -498,26 +515,6 @@ pub fn join_statement(lines: &[&str]) -> String {
         out.push_str(part);
     }
     out
-}
-
-/// The declaration of `name` in `unit`, lower case, joined.
-pub(crate) fn declaration_of(canon: &CanonSource, unit: &str, name: &str) -> Option<String> {
-    let name = name.to_ascii_lowercase();
-    canon.items.iter().find_map(|i| match i {
-        CanonItem::Decl {
-            unit: u,
-            name: n,
-            lines,
-        } if u == unit && *n == name => {
-            let texts: Vec<&str> = lines.iter().map(|&l| canon.lines[l].as_str()).collect();
-            Some(join_statement(&texts).to_ascii_lowercase())
-        }
-        _ => None,
-    })
-}
-
-pub(crate) fn has_intent_in(decl: Option<&str>) -> bool {
-    decl.is_some_and(|d| d.replace(' ', "").contains("intent(in)"))
 }
 
 /// The declaration of component `component` of derived type `type_name`

@@ -18,9 +18,10 @@ use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 
 use xaif_schema::{BasicBlockElement, CallGraph, CallGraphVertex, ControlFlowVertex};
 
+use xaif_schema::declarations::DeclaredIntent;
+
 use crate::canon::{CanonItem, CanonSource};
 use crate::error::{Kind, Result, XaifLocator};
-use crate::fortran_text::code_part;
 use crate::symbols::{unit_tag, XaifIndex};
 use crate::uses::LocalNames;
 
@@ -257,37 +258,6 @@ fn direct_globals(
     out
 }
 
-/// Whether a declaration's attributes include `parameter`.
-fn is_named_constant(decl: &str) -> bool {
-    let spec = decl.split("::").next().unwrap_or("").replace(' ', "");
-    spec.split(',').any(|a| a.eq_ignore_ascii_case("parameter"))
-}
-
-/// Whether module variable `name` is private to its module: a `private`
-/// attribute, or a bare `private` statement in the module without a
-/// `public` attribute on the variable.
-pub(crate) fn is_private(canon: &CanonSource, module_unit: &str, decl: Option<&str>) -> bool {
-    let spec = decl
-        .map(|d| d.split("::").next().unwrap_or("").replace(' ', ""))
-        .unwrap_or_default();
-    let attrs: Vec<&str> = spec.split(',').collect();
-    if attrs.contains(&"private") {
-        return true;
-    }
-    if attrs.contains(&"public") {
-        return false;
-    }
-    canon.items.iter().any(|i| match i {
-        CanonItem::Line(l) => {
-            canon.line_units.get(l).is_some_and(|u| u == module_unit)
-                && code_part(&canon.lines[*l])
-                    .trim()
-                    .eq_ignore_ascii_case("private")
-        }
-        _ => false,
-    })
-}
-
 /// Plans the global checkpoints of the units in `units` (those whose
 /// template stores and restores argument checkpoints).
 pub fn plan(
@@ -375,8 +345,9 @@ pub fn plan(
                     };
                     // A named constant never changes: nothing to save (and
                     // a local of the same name shadowing it is harmless).
-                    if crate::canon::declaration_of(canon, &module_unit, &remote)
-                        .is_some_and(|d| is_named_constant(&d))
+                    if canon
+                        .attributes(&module_unit, &remote)
+                        .is_some_and(|a| a.parameter)
                     {
                         continue;
                     }
@@ -393,12 +364,7 @@ pub fn plan(
                         Some(l.clone())
                     } else if (in_host
                         || (names.whole.contains(&scope)
-                            && !is_private(
-                                canon,
-                                &module_unit,
-                                crate::canon::declaration_of(canon, &module_unit, &remote)
-                                    .as_deref(),
-                            )))
+                            && !canon.is_private(&module_unit, &remote)))
                         && !shadowed(&remote)
                     {
                         Some(remote.clone())
@@ -409,12 +375,11 @@ pub fn plan(
                         Some(l) => l,
                         None => {
                             let module = modules.get(&scope).cloned().unwrap_or_default();
-                            let decl = crate::canon::declaration_of(canon, &module_unit, &remote);
                             let why = if in_host {
                                 Some("it is shadowed there by a local name".to_string())
                             } else if position(&module_unit) > position(unit) {
                                 Some(format!("module '{module}' is defined after it"))
-                            } else if is_private(canon, &module_unit, decl.as_deref()) {
+                            } else if canon.is_private(&module_unit, &remote) {
                                 Some(format!("it is private to module '{module}'"))
                             } else {
                                 None
@@ -483,12 +448,10 @@ pub fn plan(
                     if !is_ancestor(&host, unit) {
                         continue;
                     }
-                    let decl = crate::canon::declaration_of(canon, &host, &name);
+                    let decl = canon.attributes(&host, &name);
                     // Constants and intent(in) dummies cannot change (nor
                     // be assigned) while the host runs.
-                    if decl.as_deref().is_some_and(|d| {
-                        is_named_constant(d) || crate::canon::has_intent_in(Some(d))
-                    }) {
+                    if decl.is_some_and(|a| a.parameter || a.intent == Some(DeclaredIntent::In)) {
                         continue;
                     }
                     if shadowed(&name) {
@@ -570,26 +533,9 @@ pub fn plan(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::canon::declaration_of;
 
     fn canon(text: &str) -> CanonSource {
         CanonSource::parse("t.canon.f90", text).unwrap()
-    }
-
-    #[test]
-    fn private_attribute_and_default_private_statement() {
-        let c = canon(
-            "!$oad unit m\nmodule m\n  implicit none\n!$oad decl a\n  double precision, private :: a\n!$oad decl b\n  double precision :: b\nend module m\n",
-        );
-        let decl = |n: &str| declaration_of(&c, "m", n);
-        assert!(is_private(&c, "m", decl("a").as_deref()));
-        assert!(!is_private(&c, "m", decl("b").as_deref()));
-        let c = canon(
-            "!$oad unit m\nmodule m\n  implicit none\n  private\n!$oad decl a\n  double precision :: a\n!$oad decl b\n  double precision, public :: b\nend module m\n",
-        );
-        let decl = |n: &str| declaration_of(&c, "m", n);
-        assert!(is_private(&c, "m", decl("a").as_deref()));
-        assert!(!is_private(&c, "m", decl("b").as_deref()));
     }
 
     #[test]

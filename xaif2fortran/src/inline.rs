@@ -105,15 +105,18 @@ impl InlineDefs {
     }
 
     /// The statements replacing a call; `None` if there is no definition,
-    /// `Some(Err(n))` if the definition takes `n` arguments.
+    /// `Some(Err(ArityMismatch { takes }))` if the definition takes another
+    /// number of arguments.
     pub fn expand(
         &self,
         name: &str,
         args: &[String],
-    ) -> Option<std::result::Result<Vec<String>, String>> {
+    ) -> Option<std::result::Result<Vec<String>, ArityMismatch>> {
         let def = self.defs.get(&name.to_ascii_lowercase())?;
         if def.dummies.len() != args.len() {
-            return Some(Err(format!("takes {}", def.dummies.len())));
+            return Some(Err(ArityMismatch {
+                takes: def.dummies.len(),
+            }));
         }
         let map: HashMap<&str, &str> = def
             .dummies
@@ -129,6 +132,14 @@ impl InlineDefs {
     }
 }
 
+/// A call of an inline definition with another number of arguments than
+/// the definition's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("takes {takes}")]
+pub struct ArityMismatch {
+    pub takes: usize,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,7 +149,10 @@ mod tests {
         let d = InlineDefs::builtin();
         let push = d.expand("push_real", &["x%v".into()]).unwrap().unwrap();
         assert!(push.iter().any(|l| l == "oad_dt(oad_dt_ptr) = x%v"));
-        assert!(d.expand("push_real", &[]).unwrap().is_err());
+        assert_eq!(
+            d.expand("push_real", &[]).unwrap(),
+            Err(ArityMismatch { takes: 1 })
+        );
         assert!(d.expand("no_such", &[]).is_none());
     }
 

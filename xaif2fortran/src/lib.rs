@@ -32,6 +32,7 @@ use xaif_schema::CallGraph;
 
 pub use canon::CanonSource;
 pub use error::{Diagnostic, XaifLocator};
+use error::{Kind, Location};
 pub use template::Template;
 
 /// What to generate.
@@ -71,6 +72,12 @@ pub struct Options {
     /// The front end's source locations (`fortran2xaif --locations`):
     /// rejected statements are then reported in the user's Fortran.
     pub locations: Option<PathBuf>,
+    /// The front end's declaration attributes (`fortran2xaif
+    /// --declarations`, `xaif_schema::declarations`): the adjoint modes
+    /// read whether a variable is a constant, a pointer, allocatable,
+    /// optional, `intent(in)` or private from them, never from the
+    /// declarations' Fortran text.
+    pub declarations: Option<PathBuf>,
     /// Where to write the origin of each line of the derivative program
     /// (`P.dmap`, `xaif_schema::line_map`).
     pub line_map: Option<PathBuf>,
@@ -132,7 +139,24 @@ fn read_text(path: &Path, what: &str) -> Result<String, Diagnostic> {
 /// written.
 pub fn run(opts: &Options) -> Result<Vec<PathBuf>, Diagnostic> {
     let canon_name = opts.canon.display().to_string();
-    let canon = CanonSource::parse(&canon_name, &read_text(&opts.canon, "canonical source")?)?;
+    let mut canon = CanonSource::parse(&canon_name, &read_text(&opts.canon, "canonical source")?)?;
+    match &opts.declarations {
+        Some(path) => {
+            canon.declarations = xaif_schema::declarations::Declarations::read_file(path)
+                .map_err(Diagnostic::from)?;
+        }
+        // The tangent modes never ask what a declaration says.
+        None if matches!(opts.mode, Mode::AdjointSplit | Mode::AdjointJoint)
+            && !canon.declared.is_empty() =>
+        {
+            return Err(Diagnostic::of_kind(
+                Kind::Usage,
+                Location::start_of(&opts.canon),
+                "the adjoint modes need the attributes of the canonical source's declarations: give `--declarations P.decl` (written by `fortran2xaif --declarations`)",
+            ));
+        }
+        None => {}
+    }
     let template = match &opts.template {
         Some(p) => Some(Template::parse(
             &p.display().to_string(),

@@ -1,4 +1,4 @@
-//! `xaif2fortran -m f|fv|rs|rj --canon P.canon.f90 [--locations P.loc] [--line-map P.dmap] [--template FILE] [--active-layout aos|split] -o DIR P.xb.xaif`
+//! `xaif2fortran -m f|fv|rs|rj --canon P.canon.f90 [--locations P.loc] [--declarations P.decl] [--line-map P.dmap] [--template FILE] [--active-layout aos|split] -o DIR P.xb.xaif`
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -7,7 +7,7 @@ use clap::Parser;
 
 use xaif2fortran::active_layout::ActiveLayout;
 use xaif2fortran::{run, Mode, Options};
-use xaif_schema::diagnostic::ErrorFormat;
+use xaif_schema::diagnostic::{ErrorFormat, Kind};
 
 /// Unparses transformed XAIF into differentiated Fortran.
 #[derive(Parser, Debug)]
@@ -25,6 +25,10 @@ struct Cli {
     /// The front end's source locations: errors then name the Fortran sources.
     #[arg(long = "locations")]
     locations: Option<PathBuf>,
+    /// The attributes of the canonical source's declarations (written by
+    /// `fortran2xaif --declarations`); the adjoint modes need them.
+    #[arg(long = "declarations")]
+    declarations: Option<PathBuf>,
     /// Also write where each line of the derivative program comes from
     /// (statement or canonical line; read by `openad explore`).
     #[arg(long = "line-map")]
@@ -45,13 +49,30 @@ struct Cli {
     xaif: PathBuf,
 }
 
-fn parse_mode(s: &str) -> Result<Mode, String> {
-    Mode::from_name(s).ok_or_else(|| format!("unknown mode '{s}' (expected f, fv, rs or rj)"))
+/// A value of `-m` or `--active-layout` that names nothing (clap reports
+/// it as a usage error, exit 2).
+#[derive(Debug, thiserror::Error)]
+#[error("unknown {what} '{value}' (expected {expected})")]
+struct UnknownValue {
+    what: &'static str,
+    value: String,
+    expected: &'static str,
 }
 
-fn parse_layout(s: &str) -> Result<ActiveLayout, String> {
-    ActiveLayout::from_name(s)
-        .ok_or_else(|| format!("unknown layout '{s}' (expected aos or split)"))
+fn parse_mode(s: &str) -> Result<Mode, UnknownValue> {
+    Mode::from_name(s).ok_or_else(|| UnknownValue {
+        what: "mode",
+        value: s.to_string(),
+        expected: "f, fv, rs or rj",
+    })
+}
+
+fn parse_layout(s: &str) -> Result<ActiveLayout, UnknownValue> {
+    ActiveLayout::from_name(s).ok_or_else(|| UnknownValue {
+        what: "layout",
+        value: s.to_string(),
+        expected: "aos or split",
+    })
 }
 
 fn main() -> ExitCode {
@@ -65,6 +86,7 @@ fn main() -> ExitCode {
         out_dir: cli.output_dir,
         xaif: cli.xaif,
         locations: cli.locations,
+        declarations: cli.declarations,
         line_map: cli.line_map,
         layout: cli.active_layout,
     };
@@ -72,7 +94,8 @@ fn main() -> ExitCode {
         Ok(_) => ExitCode::SUCCESS,
         Err(d) => {
             eprint!("{}", error_format.format(&d));
-            ExitCode::from(1)
+            // Usage errors exit with 2, as clap's own.
+            ExitCode::from(if d.kind == Kind::Usage { 2 } else { 1 })
         }
     }
 }

@@ -77,3 +77,21 @@ pub fn pointer_checkpoint_direction(name: &str) -> Option<bool> {
         _ => None,
     }
 }
+
+/// What is wrong with the description of a black-box or MPI call in a
+/// marker's annotation (`blackbox:...`, `mpi:...`). The caller reports it
+/// at the marker's statement.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AnnotationError {
+    #[error("unknown intent '{0}'")]
+    UnknownIntent(String),
+    #[error("unknown argument role '{0}'")]
+    UnknownRole(char),
+    #[error("unknown part '{0}'")]
+    UnknownPart(String),
+    /// A required part is absent (`blackbox:NAME`, `args:`, ...).
+    #[error("{0}")]
+    Missing(&'static str),
+    #[error("give either passive or tangent: and adjoint:")]
+    PassiveOrDerivatives,
+}

@@ -26,7 +26,7 @@ use xaif_schema::{
 
 use crate::canon::CanonSource;
 use crate::error::{Result, XaifLocator};
-use crate::global_checkpoint::{common_blocks, is_private, module_names};
+use crate::global_checkpoint::{common_blocks, module_names};
 use crate::markers::{STATE_RESTORE, STATE_STORE};
 use crate::symbols::{unit_tag, XaifIndex};
 use crate::uses::LocalNames;
@@ -153,13 +153,12 @@ pub fn plan(
                 if visible && !shadowed(&name) {
                     continue;
                 }
-                let decl = crate::canon::declaration_of(canon, &owner, &name);
                 if hosts.contains(&owner) {
                     return Err(error(format!(
                         "a variable of the host module '{module}' that a local name shadows in this routine"
                     )));
                 }
-                if is_private(canon, &owner, decl.as_deref()) {
+                if canon.is_private(&owner, &name) {
                     return Err(error(format!(
                         "which is private to module '{module}': this routine cannot save it"
                     )));

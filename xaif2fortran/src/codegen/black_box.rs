@@ -29,7 +29,7 @@ use xaif_schema::{Marker, SymbolType};
 use super::UnitGen;
 use crate::error::Result;
 use crate::fortran_text::add_value_suffix;
-use crate::markers::BLACK_BOX_KEY;
+use crate::markers::{AnnotationError, BLACK_BOX_KEY};
 use crate::template::Section;
 use crate::Mode;
 
@@ -53,7 +53,7 @@ pub struct ArgInfo {
 }
 
 /// Reads `blackbox:NAME;...;args:...`; `Err` names what is malformed.
-pub fn parse_black_box(text: &str) -> std::result::Result<BlackBoxCall, String> {
+pub fn parse_black_box(text: &str) -> std::result::Result<BlackBoxCall, AnnotationError> {
     let mut name = None;
     let mut tangent = None;
     let mut adjoint = None;
@@ -79,7 +79,7 @@ pub fn parse_black_box(text: &str) -> std::result::Result<BlackBoxCall, String> 
                     "in" => (true, false),
                     "out" => (false, true),
                     "inout" => (true, true),
-                    other => return Err(format!("unknown intent '{other}'")),
+                    other => return Err(AnnotationError::UnknownIntent(other.to_string())),
                 };
                 parsed.push(ArgInfo {
                     reads,
@@ -89,15 +89,15 @@ pub fn parse_black_box(text: &str) -> std::result::Result<BlackBoxCall, String> 
             }
             args = Some(parsed);
         } else {
-            return Err(format!("unknown part '{part}'"));
+            return Err(AnnotationError::UnknownPart(part.to_string()));
         }
     }
-    let name = name.ok_or("no blackbox:NAME")?;
-    let args = args.ok_or("no args:")?;
+    let name = name.ok_or(AnnotationError::Missing("no blackbox:NAME"))?;
+    let args = args.ok_or(AnnotationError::Missing("no args:"))?;
     let derivatives = match (passive, tangent, adjoint) {
         (true, None, None) => None,
         (false, Some(t), Some(a)) => Some((t, a)),
-        _ => return Err("give either passive or tangent: and adjoint:".into()),
+        _ => return Err(AnnotationError::PassiveOrDerivatives),
     };
     Ok(BlackBoxCall {
         name,
@@ -403,8 +403,14 @@ mod tests {
         assert!(!call.args[2].reads);
         let passive = parse_black_box("blackbox:energy;passive;args:in,in,out").unwrap();
         assert_eq!(passive.derivatives, None);
-        assert!(parse_black_box("blackbox:e;args:in").is_err());
-        assert!(parse_black_box("blackbox:e;passive;args:sideways").is_err());
+        assert_eq!(
+            parse_black_box("blackbox:e;args:in"),
+            Err(AnnotationError::PassiveOrDerivatives)
+        );
+        assert_eq!(
+            parse_black_box("blackbox:e;passive;args:sideways"),
+            Err(AnnotationError::UnknownIntent("sideways".into()))
+        );
         assert_eq!(
             call_actuals("call f(n, a(1, 2), 'x,y', b)").unwrap(),
             ["n", "a(1, 2)", "'x,y'", "b"]

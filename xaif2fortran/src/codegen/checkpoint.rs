@@ -14,9 +14,9 @@ use xaif_schema::{
 };
 
 use super::UnitGen;
-use crate::canon::{
-    component_declaration, declaration_of, has_intent_in, join_statement, CanonItem, CanonSource,
-};
+use xaif_schema::declarations::{Attributes, DeclaredIntent};
+
+use crate::canon::{join_statement, CanonItem, CanonSource};
 use crate::components;
 use crate::error::Result;
 use crate::expr::RefCtx;
@@ -80,7 +80,7 @@ impl UnitGen<'_, '_> {
             if a.annotation == ELEMENT_CHECKPOINT || a.annotation == WRITE_FIRST {
                 continue;
             }
-            let decl = declaration_of(self.canon, &self.unit, &a.symbol_id);
+            let decl = self.canon.attributes(&self.unit, &a.symbol_id);
             // A passive argument the subroutine only reads need not be
             // restored, and must not be where it is declared intent(in).
             // Derived-type and complex(8) data with active parts lose
@@ -90,10 +90,7 @@ impl UnitGen<'_, '_> {
             let active_parts = (sym.type_ == SymbolType::Opaque
                 || sym.type_ == SymbolType::Complex)
                 && (index.has_active_components(sym) || index.is_active_complex(a.scope_id, sym));
-            if !sym.active
-                && !active_parts
-                && (a.intent == Intent::In || has_intent_in(decl.as_deref()))
-            {
+            if !sym.active && !active_parts && (a.intent == Intent::In || has_intent_in(decl)) {
                 continue;
             }
             // An `intent(out)` real or integer dummy: the routine never
@@ -105,26 +102,24 @@ impl UnitGen<'_, '_> {
                 && !active_parts
                 && matches!(sym.type_, SymbolType::Real | SymbolType::Integer)
                 && !sym.pointer
-                && !decl
-                    .as_deref()
-                    .is_some_and(|d| d.contains("allocatable") || d.contains("pointer"))
+                && !decl.is_some_and(|d| d.allocatable || d.pointer)
             {
                 continue;
             }
             let name = sym.symbol_id.to_ascii_lowercase();
-            let optional = is_optional(decl.as_deref()).then(|| name.clone());
+            let optional = is_optional(decl).then(|| name.clone());
             // Derived types and complex(8) data: their real parts.
             if sym.type_ == SymbolType::Opaque || sym.type_ == SymbolType::Complex {
-                if active_parts || (a.intent != Intent::In && !has_intent_in(decl.as_deref())) {
+                if active_parts || (a.intent != Intent::In && !has_intent_in(decl)) {
                     self.component_checkpoints(&name, cfg_scope, &mut saved)?;
                 }
                 continue;
             }
-            if let Some(p) = saved_pointer(sym, &name, decl.as_deref()) {
+            if let Some(p) = saved_pointer(sym, &name, decl) {
                 saved.extend(p);
                 continue;
             }
-            if let Some(s) = saved_variable(sym, &name, decl.as_deref(), optional) {
+            if let Some(s) = saved_variable(sym, &name, decl, optional) {
                 saved.push(s);
             }
         }
@@ -151,23 +146,27 @@ impl UnitGen<'_, '_> {
                         opaque_globals.push(format!("{}%{part}", g.local));
                     }
                     self.component_checkpoints(&g.local, cfg_scope, &mut saved)?;
-                } else if !is_pointer_decl(declaration_of(self.canon, &g.decl_unit, &g.name)) {
+                } else if !self
+                    .canon
+                    .attributes(&g.decl_unit, &g.name)
+                    .is_some_and(|a| a.pointer)
+                {
                     self.refuse_dynamic_global(sym, &g.name)?;
                     opaque_globals.push(g.local.clone());
                 }
                 continue;
             }
-            let decl = declaration_of(self.canon, &g.decl_unit, &g.name);
+            let decl = self.canon.attributes(&g.decl_unit, &g.name);
             // A host's optional dummy (internal procedures) may be absent.
-            let optional = is_optional(decl.as_deref()).then(|| g.local.clone());
-            if let Some(p) = saved_pointer(sym, &g.local, decl.as_deref()) {
+            let optional = is_optional(decl).then(|| g.local.clone());
+            if let Some(p) = saved_pointer(sym, &g.local, decl) {
                 saved.extend(p.into_iter().map(|mut s| {
                     s.shown = g.name.clone();
                     s
                 }));
                 continue;
             }
-            if let Some(mut s) = saved_variable(sym, &g.local, decl.as_deref(), optional) {
+            if let Some(mut s) = saved_variable(sym, &g.local, decl, optional) {
                 s.shown = g.name.clone();
                 saved.push(s);
             }
@@ -268,8 +267,8 @@ impl UnitGen<'_, '_> {
         let local = self.env.var_ref(r, RefCtx::Bare)?;
         let decl = index
             .unit_of_scope(scope)
-            .and_then(|unit| declaration_of(self.canon, unit, &name));
-        let Some(mut saved) = saved_variable(sym, &local, decl.as_deref(), None) else {
+            .and_then(|unit| self.canon.attributes(unit, &name));
+        let Some(mut saved) = saved_variable(sym, &local, decl, None) else {
             return Err(self.env.xaif.unsupported(
                 &format!("symbol_id=\"{name}\""),
                 format!("unsupported construct in a CHECKPOINT BINOMIAL loop: the loop state includes '{name}', which cannot be stored (a pointer, an assumed-size array, an allocatable scalar or a named constant)"),
@@ -299,19 +298,12 @@ impl UnitGen<'_, '_> {
             ));
         };
         let unit = index.unit_of_scope(scope).unwrap_or(&self.unit).to_string();
-        let decl = declaration_of(self.canon, &unit, &remote);
-        let constant = decl.as_deref().is_some_and(|d| {
-            d.split("::")
-                .next()
-                .unwrap_or("")
-                .replace(' ', "")
-                .split(',')
-                .any(|a| a == "parameter")
-        });
-        if constant || (scope == self.scope && has_intent_in(decl.as_deref())) {
+        let decl = self.canon.attributes(&unit, &remote);
+        let constant = decl.is_some_and(|a| a.parameter);
+        if constant || (scope == self.scope && has_intent_in(decl)) {
             return Ok(false);
         }
-        let Some(mut saved) = saved_variable(sym, &lower, decl.as_deref(), None) else {
+        let Some(mut saved) = saved_variable(sym, &lower, decl, None) else {
             return Err(self.env.xaif.unsupported(
                 &format!("symbol_id=\"{name}\""),
                 format!("unsupported construct: black-box argument '{name}' cannot be stored for the adjoint (a pointer, an assumed-size array or an allocatable scalar)"),
@@ -497,7 +489,7 @@ impl UnitGen<'_, '_> {
                 .annotation
                 .strip_prefix("component:")
                 .and_then(|c| c.split_once('%'))
-                .and_then(|(t, c)| component_declaration(self.canon, t, c));
+                .and_then(|(t, c)| self.canon.declarations.component(t, c));
             let bare = components::bare_path(&id);
             let inner_arrays = ranks[1..ranks.len() - 1].iter().any(|&r| r > 0);
             let leaf_rank = sym.shape.rank().saturating_sub(base_rank);
@@ -517,14 +509,14 @@ impl UnitGen<'_, '_> {
                 element.shape = xaif_schema::SymbolShape::from_rank(leaf_rank)
                     .unwrap_or(xaif_schema::SymbolShape::Scalar);
                 let text = bare.replacen('%', "(oad_cp_k)%", 1);
-                if let Some(mut s) = saved_variable(&element, &text, decl.as_deref(), None) {
+                if let Some(mut s) = saved_variable(&element, &text, decl, None) {
                     s.over_elements = Some(name.to_string());
                     s.shown = bare.clone();
                     saved.push(s);
                 }
                 continue;
             }
-            if let Some(mut s) = saved_variable(sym, &bare, decl.as_deref(), None) {
+            if let Some(mut s) = saved_variable(sym, &bare, decl, None) {
                 s.shown = bare.clone();
                 saved.push(s);
             }
@@ -548,8 +540,13 @@ impl UnitGen<'_, '_> {
 }
 
 /// Whether a declaration's attributes include `optional`.
-fn is_optional(decl: Option<&str>) -> bool {
-    decl.is_some_and(|d| d.split("::").next().unwrap_or("").contains("optional"))
+fn is_optional(decl: Option<&Attributes>) -> bool {
+    decl.is_some_and(|a| a.optional)
+}
+
+/// Whether a declaration says `intent(in)`.
+fn has_intent_in(decl: Option<&Attributes>) -> bool {
+    decl.is_some_and(|a| a.intent == Some(DeclaredIntent::In))
 }
 
 /// What to store for a variable, or `None` if it is not checkpointed:
@@ -559,7 +556,7 @@ fn is_optional(decl: Option<&str>) -> bool {
 fn saved_variable(
     sym: &Symbol,
     local: &str,
-    decl: Option<&str>,
+    decl: Option<&Attributes>,
     optional: Option<String>,
 ) -> Option<Saved> {
     if sym.kind != SymbolKind::Variable {
@@ -571,18 +568,9 @@ fn saved_variable(
         SymbolType::Bool => "bool",
         _ => return None,
     };
-    let mut allocatable = false;
-    if let Some(d) = decl {
-        let spec = d.split("::").next().unwrap_or("").replace(' ', "");
-        allocatable = spec.split(',').any(|a| a == "allocatable");
-        let squeezed = d.replace(' ', "");
-        if spec.split(',').any(|a| a == "parameter" || a == "pointer")
-            || squeezed.contains("(*)")
-            || squeezed.contains(",*)")
-            || squeezed.contains(":*)")
-        {
-            return None;
-        }
+    let allocatable = decl.is_some_and(|a| a.allocatable);
+    if decl.is_some_and(|a| a.parameter || a.pointer || a.assumed_size) {
+        return None;
     }
     let shape = if sym.shape.rank() == 1 && kind == "real" {
         "vector"
@@ -616,9 +604,8 @@ fn saved_variable(
 /// of its target when associated, then its association, so that the
 /// restore (reverse order) associates it first and then fills its target.
 /// `None` for anything else.
-fn saved_pointer(sym: &Symbol, local: &str, decl: Option<&str>) -> Option<Vec<Saved>> {
-    let spec = decl?.split("::").next().unwrap_or("").replace(' ', "");
-    if !sym.active || !spec.split(',').any(|a| a == "pointer") {
+fn saved_pointer(sym: &Symbol, local: &str, decl: Option<&Attributes>) -> Option<Vec<Saved>> {
+    if !sym.active || !decl?.pointer {
         return None;
     }
     let rank = sym.shape.rank();
@@ -640,19 +627,6 @@ fn saved_pointer(sym: &Symbol, local: &str, decl: Option<&str>) -> Option<Vec<Sa
         array: None,
     };
     Some(vec![entry(None), entry(Some(local.to_string()))])
-}
-
-/// Whether a declaration gives the pointer attribute.
-fn is_pointer_decl(decl: Option<String>) -> bool {
-    decl.is_some_and(|d| {
-        d.split("::")
-            .next()
-            .unwrap_or("")
-            .replace(' ', "")
-            .to_ascii_lowercase()
-            .split(',')
-            .any(|a| a == "pointer")
-    })
 }
 
 /// Whether derived type `type_name` has allocatable or pointer parts,

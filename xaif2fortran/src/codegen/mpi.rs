@@ -34,7 +34,7 @@ use super::black_box::call_actuals;
 use super::UnitGen;
 use crate::error::Result;
 use crate::fortran_text::add_value_suffix;
-use crate::markers::MPI_KEY;
+use crate::markers::{AnnotationError, MPI_KEY};
 use crate::template::Section;
 use crate::Mode;
 
@@ -43,7 +43,7 @@ const POPPED: &str = "oad_mpi_int";
 const POPPED_CAPACITY: usize = 64;
 
 /// Reads `mpi:NAME;args:ROLES`.
-pub fn parse_mpi(text: &str) -> std::result::Result<(String, Vec<char>), String> {
+pub fn parse_mpi(text: &str) -> std::result::Result<(String, Vec<char>), AnnotationError> {
     let mut name = None;
     let mut roles = None;
     for part in text.split(';') {
@@ -52,16 +52,16 @@ pub fn parse_mpi(text: &str) -> std::result::Result<(String, Vec<char>), String>
         } else if let Some(a) = part.strip_prefix("args:") {
             let r: Vec<char> = a.trim().chars().collect();
             if let Some(bad) = r.iter().find(|c| !"srbioqf".contains(**c)) {
-                return Err(format!("unknown argument role '{bad}'"));
+                return Err(AnnotationError::UnknownRole(*bad));
             }
             roles = Some(r);
         } else {
-            return Err(format!("unknown part '{part}'"));
+            return Err(AnnotationError::UnknownPart(part.to_string()));
         }
     }
     match (name, roles) {
         (Some(n), Some(r)) => Ok((n, r)),
-        _ => Err("needs mpi:NAME and args:ROLES".into()),
+        _ => Err(AnnotationError::Missing("needs mpi:NAME and args:ROLES")),
     }
 }
 
@@ -245,8 +245,14 @@ mod tests {
         let (name, roles) = parse_mpi("mpi:mpi_send;args:siiiiio").unwrap();
         assert_eq!(name, "mpi_send");
         assert_eq!(roles, vec!['s', 'i', 'i', 'i', 'i', 'i', 'o']);
-        assert!(parse_mpi("mpi:mpi_send;args:x").is_err());
-        assert!(parse_mpi("mpi:mpi_send").is_err());
+        assert_eq!(
+            parse_mpi("mpi:mpi_send;args:x"),
+            Err(AnnotationError::UnknownRole('x'))
+        );
+        assert!(matches!(
+            parse_mpi("mpi:mpi_send"),
+            Err(AnnotationError::Missing(_))
+        ));
         let (found, rebuilt) = buffer_subscripts("u(i + 1, 2:n)", 3, &|k| format!("p({k})"));
         assert_eq!(found, ["i + 1", "2", "n"]);
         assert_eq!(rebuilt, "u(p(3), p(4):p(5))");

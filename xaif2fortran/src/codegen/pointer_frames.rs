@@ -239,13 +239,9 @@ impl UnitGen<'_, '_> {
             .unit_of_scope(scope)
             .unwrap_or(&self.unit)
             .to_string();
-        crate::canon::declaration_of(self.canon, &unit, &remote).is_some_and(|d| {
-            d.split("::")
-                .next()
-                .unwrap_or("")
-                .split(',')
-                .any(|a| a.trim() == "allocatable")
-        })
+        self.canon
+            .attributes(&unit, &remote)
+            .is_some_and(|a| a.allocatable)
     }
 
     /// Tape section, before the pointer assignment `source` of frame

@@ -16,11 +16,24 @@ pub fn xaif2fortran() -> Command {
     Command::new(env!("CARGO_BIN_EXE_xaif2fortran"))
 }
 
-/// Runs `xaif2fortran -m MODE --canon NAME.canon.f90 -o OUT NAME.xb.xaif`.
+/// The declaration attributes of canonical fixture `canon`
+/// (`NAME.canon.f90` → `NAME.decl`), as `--declarations` arguments.
+pub fn declarations_of(canon: &str) -> Vec<PathBuf> {
+    let decl = fixture(&canon.replace(".canon.f90", ".decl"));
+    if decl.exists() {
+        vec!["--declarations".into(), decl]
+    } else {
+        Vec::new()
+    }
+}
+
+/// Runs `xaif2fortran -m MODE --canon NAME.canon.f90 [--declarations
+/// NAME.decl] -o OUT NAME.xb.xaif`.
 pub fn differentiate(name: &str, canon: &str, mode: &str, out: &Path, extra: &[&str]) -> Output {
     xaif2fortran()
         .args(["-m", mode, "--canon"])
         .arg(fixture(canon))
+        .args(declarations_of(canon))
         .args(extra)
         .arg("-o")
         .arg(out)
