@@ -139,6 +139,8 @@ fn end_to_end(mode: &str, program: &str) {
         "head.xaif",
         "--canon",
         "head.canon.f90",
+        "--declarations",
+        "head.decl",
         "head.f90",
     ]));
     run(Command::new(&booster).current_dir(d).args([
@@ -153,6 +155,8 @@ fn end_to_end(mode: &str, program: &str) {
         mode,
         "--canon",
         "head.canon.f90",
+        "--declarations",
+        "head.decl",
         "-o",
         "out",
         "head.xb.xaif",
