@@ -92,6 +92,7 @@ pub fn unparse_program(
         ),
         _ => (None, None),
     };
+    let called = called_symbols(cg);
     let (mut leaves, mut leaf_symbols, callers) = match leaf_template {
         Some(_) => leaf_units(cg),
         None => Default::default(),
@@ -303,6 +304,7 @@ pub fn unparse_program(
                         // A `return` would skip the template's epilogue.
                         gen.allow_return = false;
                         gen.sections_apart |= leaves.contains(unit.as_str());
+                        gen.call_tree_root = !called.contains(rl.symbol_id.as_str());
                         let mut body = Vec::new();
                         for tl in &t.body {
                             match tl {
@@ -603,6 +605,34 @@ fn leaf_units(
         }
     }
     (leaves, symbols, callers)
+}
+
+/// The symbols of every routine some unit of the program calls (the
+/// canonicaliser turns function references into subroutine calls).
+fn called_symbols(cg: &CallGraph) -> std::collections::HashSet<String> {
+    use xaif_schema::{BasicBlockElement, ControlFlowVertex};
+    let mut graphs: Vec<&[ControlFlowVertex]> = Vec::new();
+    for v in &cg.vertices {
+        match v {
+            CallGraphVertex::ReplacementList(rl) => {
+                graphs.extend(rl.replacements.iter().map(|r| r.vertices.as_slice()))
+            }
+            CallGraphVertex::ControlFlowGraph(c) => graphs.push(c.vertices.as_slice()),
+        }
+    }
+    graphs
+        .into_iter()
+        .flatten()
+        .filter_map(|v| match v {
+            ControlFlowVertex::BasicBlock(b) => Some(b.elements.iter()),
+            _ => None,
+        })
+        .flatten()
+        .filter_map(|e| match e {
+            BasicBlockElement::SubroutineCall(c) => c.symbol_id.clone(),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Number of lines of a unit's header in the canonical source.

@@ -31,7 +31,9 @@
 //! guard, `if (.not. allocated(a)) allocate(a(n))` in a set-up routine, is
 //! a branch the re-run does not take once the first run allocated; its
 //! reversal takes the same arm.) Deallocating such an array in a re-run
-//! routine stays refused (the reverse sweep would need it).
+//! routine stays refused (the reverse sweep would need it). The routine
+//! no unit calls (the top-level routine) is never re-run: its sections
+//! replay allocation as split mode does (`UnitGen::call_tree_root`).
 //!
 //! The pushes go to the integer tape at the statement's own position and
 //! the pops sit at its mirror position, so they interleave with the
@@ -404,9 +406,9 @@ impl UnitGen<'_, '_> {
     }
 
     /// Joint mode's sections run in one invocation: the tape section is a
-    /// re-run in the reverse sweep.
+    /// re-run in the reverse sweep, except in the routine nobody calls.
     fn joint_rerun(&self) -> bool {
-        self.env.mode == Mode::AdjointJoint && !self.sections_apart
+        self.env.mode == Mode::AdjointJoint && !self.sections_apart && !self.call_tree_root
     }
 
     /// The active objects of an `allocate` that outlive the call (dummies,

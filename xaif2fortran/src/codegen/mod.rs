@@ -83,6 +83,10 @@ pub struct UnitGen<'g, 'a> {
     /// mode, or a leaf's template in joint mode): locals are released in
     /// between, and the unit is never re-run from a checkpoint.
     pub sections_apart: bool,
+    /// Joint mode: no unit of the program calls this one (the top-level
+    /// routine), so its tape section runs once, from the driver, and is
+    /// never a re-run from a checkpoint.
+    pub call_tree_root: bool,
     /// The frame pointers of the section being generated and their
     /// pointer assignments (`pointer_frames.rs`).
     pub(crate) frame_sites: Vec<(String, Vec<Site>)>,
@@ -125,6 +129,7 @@ impl<'g, 'a> UnitGen<'g, 'a> {
             emitted_formats: HashSet::new(),
             section: Section::Other,
             sections_apart: env.mode == crate::Mode::AdjointSplit,
+            call_tree_root: false,
             frame_sites: Vec::new(),
             switches_mode: false,
             keeps_storage: matches!(
