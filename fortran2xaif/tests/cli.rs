@@ -638,3 +638,56 @@ end subroutine head
     let canon = std::fs::read_to_string(dir.path().join("p.canon.f90")).unwrap();
     assert!(canon.contains("= transfer(x(2), 1.0d0)"), "{canon}");
 }
+
+/// A constant vector subscript that repeats an element on the left of an
+/// assignment is not standard Fortran (compilers keep one of the repeated
+/// assignments, the scalarised code makes them in turn): a warning at the
+/// statement, for a named constant and for a constructor; none for a
+/// vector without repeats or one computed at run time.
+#[test]
+fn repeated_constant_vector_subscripts_on_the_left_are_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = "\
+module wells
+  implicit none
+  integer, parameter :: well_cell(3) = (/2, 5, 2/), ok_cells(2) = (/1, 3/)
+contains
+  subroutine inject(src, rate, cells)
+    double precision, intent(inout) :: src(6)
+    double precision, intent(in) :: rate(3)
+    integer, intent(in) :: cells(3)
+    src(well_cell) = src(well_cell) + rate
+    src(ok_cells) = 2 * src(ok_cells)
+    src((/4, 6, 4/)) = rate
+    src(cells) = src(cells) + rate
+  end subroutine inject
+end module wells
+subroutine head(x, y)
+  use wells
+  double precision :: x(3), y(1), src(6)
+  !$openad INDEPENDENT(x)
+  src = 1
+  call inject(src, x, (/1, 2, 3/))
+  y(1) = sum(src**2)
+  !$openad DEPENDENT(y)
+end subroutine head
+";
+    write(dir.path(), "wells.f90", src);
+    let out = run(dir.path(), &["wells.f90"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let warnings: Vec<&str> = err.lines().filter(|l| l.contains(": warning: ")).collect();
+    assert_eq!(warnings.len(), 2, "{err}");
+    assert!(
+        warnings[0].starts_with(
+            "wells.f90:9:5: warning: the vector subscript (2, 5, 2) of 'src' repeats 2"
+        ),
+        "{err}"
+    );
+    assert!(
+        warnings[1].starts_with(
+            "wells.f90:11:5: warning: the vector subscript (4, 6, 4) of 'src' repeats 4"
+        ),
+        "{err}"
+    );
+}

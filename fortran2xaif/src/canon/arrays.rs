@@ -450,6 +450,8 @@ impl Canon<'_> {
         span: Span,
         out: &mut Vec<Stmt>,
     ) -> FrontResult<()> {
+        // Before the designator moves constructors into temporaries.
+        self.warn_repeated_vector_subscripts(&lhs, span);
         let lhs = self.designator(lhs, out)?;
         let target = self
             .view(&lhs)?

@@ -54,6 +54,7 @@ mod generic_calls;
 mod intrinsic_rewrites;
 mod mpi_calls;
 mod reductions;
+mod repeated_subscripts;
 mod shift_peeling;
 mod statement_functions;
 mod structure_constructors;
