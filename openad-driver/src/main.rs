@@ -26,8 +26,10 @@ use xaif_schema::diagnostic::{report_cli_error, Diagnostic, ErrorFormat, Kind};
 enum Failure {
     /// Exit 1 with this diagnostic of openad's own.
     Fatal(Diagnostic),
-    /// A stage already printed its diagnostics; only the exit status is left.
-    StageFailed(u8),
+    /// A stage already printed its diagnostics; only the exit status is
+    /// left. `mode_independent`: the failure came before any stage that
+    /// depends on the mode (unreadable input, the front end).
+    StageFailed { code: u8, mode_independent: bool },
 }
 
 fn main() -> ExitCode {
@@ -51,21 +53,38 @@ fn main() -> ExitCode {
             cli.error_format.print(&d);
             ExitCode::from(1)
         }
-        Err(Failure::StageFailed(code)) => ExitCode::from(code),
+        Err(Failure::StageFailed { code, .. }) => ExitCode::from(code),
     }
 }
 
 /// Runs openad for `cli` as part of another command (`openad check`),
 /// printing openad's own fatal error; whether every stage succeeded.
-fn run_reporting(cli: &Cli) -> bool {
+fn run_reporting(cli: &Cli) -> Reported {
     match run(cli) {
-        Ok(()) => true,
+        Ok(()) => Reported::Done,
         Err(Failure::Fatal(d)) => {
             cli.error_format.print(&d);
-            false
+            Reported::Failed
         }
-        Err(Failure::StageFailed(_)) => false,
+        Err(Failure::StageFailed {
+            mode_independent, ..
+        }) => {
+            if mode_independent {
+                Reported::FailedInEveryMode
+            } else {
+                Reported::Failed
+            }
+        }
     }
+}
+
+/// How a run reported by `run_reporting` ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reported {
+    Done,
+    Failed,
+    /// Failed before the mode mattered: another mode fails the same way.
+    FailedInEveryMode,
 }
 
 /// A fatal error of openad itself (not of a stage), of kind `kind`.
@@ -97,7 +116,10 @@ fn run_stages(cli: &Cli, usages: &mut Vec<StageUsage>) -> Result<(), Failure> {
             // Same diagnostic as the stages give for rejected input.
             let d = Diagnostic::input_output(file, format!("cannot read input file: {e}"));
             eprint!("{}", cli.error_format.format(&d));
-            return Err(Failure::StageFailed(1));
+            return Err(Failure::StageFailed {
+                code: 1,
+                mode_independent: true,
+            });
         }
     }
 
@@ -239,6 +261,8 @@ fn run_stage(
 /// What a failed stage means for openad's exit status.
 fn stage_failure(command: &StageCommand, status: ExitStatus, error_format: ErrorFormat) -> Failure {
     let name = stage_name(command);
+    // The front end's command line does not depend on the mode.
+    let mode_independent = name == stages::FRONT_END;
     match status.code() {
         // A stage usage error means an option openad passed through was refused.
         Some(2) => {
@@ -246,14 +270,20 @@ fn stage_failure(command: &StageCommand, status: ExitStatus, error_format: Error
             if error_format == ErrorFormat::Human {
                 eprintln!("openad: {name} refused its command line");
             }
-            Failure::StageFailed(2)
+            Failure::StageFailed {
+                code: 2,
+                mode_independent,
+            }
         }
         Some(code) => {
             // In JSON the stage's own diagnostics are the whole report.
             if error_format == ErrorFormat::Human {
                 eprintln!("openad: {name} failed (exit status {code}); nothing written");
             }
-            Failure::StageFailed(1)
+            Failure::StageFailed {
+                code: 1,
+                mode_independent,
+            }
         }
         None => fatal(
             Kind::Internal,

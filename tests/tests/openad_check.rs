@@ -264,6 +264,35 @@ end subroutine head
     );
 }
 
+/// A program the front end refuses is refused once, not once per mode
+/// (the front end does not depend on the mode), and the check fails.
+#[test]
+fn a_front_end_refusal_is_reported_once() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("chars.f90"),
+        "subroutine head(x, y)
+  real(8) :: x(2), y(1)
+  character(len=:), allocatable :: label
+  !$openad INDEPENDENT(x)
+  y(1) = x(1) * x(2)
+  !$openad DEPENDENT(y)
+end subroutine head
+",
+    )
+    .unwrap();
+    let o = check(dir.path(), &["chars.f90"]);
+    let t = text(&o);
+    assert!(!o.status.success(), "{t}");
+    assert_eq!(
+        t.matches("chars.f90:3:").count(),
+        2,
+        "one diagnostic (its heading and its `-->` line) expected:\n{t}"
+    );
+    assert!(t.contains("deferred-length character"), "{t}");
+    assert!(t.contains("could not be differentiated in any mode"), "{t}");
+}
+
 /// An MPI program (a corpus example the harness runs on 1, 2 and 4
 /// processes) is refused by name, not compiled without MPI and reported
 /// as a failing mode.

@@ -290,13 +290,20 @@ fn run(o: &CheckOptions) -> Result<bool, Diagnostic> {
     let base = mode_cli(o, o.modes[0], &work.path().join("none"))?;
     let stem = crate::stages::program_stem(&base.files);
 
-    // Differentiate in every mode (diagnostics reach the user as they are).
+    // Differentiate in every mode (diagnostics reach the user as they
+    // are, once: a front-end refusal would be the same in every mode).
     let mut built: Vec<(Mode, Option<PathBuf>)> = Vec::new();
     for &mode in &o.modes {
         let dir = work.path().join(mode.back_end_name());
         let cli = mode_cli(o, mode, &dir)?;
-        let ok = crate::run_reporting(&cli);
-        built.push((mode, ok.then_some(dir)));
+        match crate::run_reporting(&cli) {
+            crate::Reported::Done => built.push((mode, Some(dir))),
+            crate::Reported::Failed => built.push((mode, None)),
+            crate::Reported::FailedInEveryMode => {
+                built.extend(o.modes[built.len()..].iter().map(|&m| (m, None)));
+                break;
+            }
+        }
     }
     let Some(first) = built.iter().find_map(|(_, d)| d.clone()) else {
         // The stages' diagnostics above are the report (in JSON, all of it).
