@@ -14,7 +14,7 @@ use crate::sema::{Binding, Cat, Program, Ty};
 use crate::unparse;
 use std::collections::HashMap;
 use xaif_schema::model as x;
-use xaif_schema::model::ASSUMED_SIZE_ANNOTATION;
+use xaif_schema::model::{ASSUMED_SIZE_ANNOTATION, CONSTANT_ANNOTATION};
 use xaif_schema::source_map::{SourceLocation, SourceMap};
 
 pub struct Emitter<'a> {
@@ -187,6 +187,7 @@ pub fn emit(
                     {
                         ASSUMED_SIZE_ANNOTATION.to_string()
                     }
+                    None if s.parameter => CONSTANT_ANNOTATION.to_string(),
                     None => String::new(),
                 },
                 dimension_bounds: bounds,

@@ -21,6 +21,8 @@ pub struct SymbolInfo {
     pub pointer: bool,
     /// An assumed-size dummy array (`a(*)`): no bounds to ask for.
     pub assumed_size: bool,
+    /// A named constant (annotation `constant`): the same value everywhere.
+    pub constant: bool,
 }
 
 /// All symbols of a call graph, by scope, with the parent of each scope.
@@ -59,6 +61,7 @@ impl SymbolIndex {
                             pointer: s.pointer,
                             assumed_size: s.annotation
                                 == xaif_schema::model::ASSUMED_SIZE_ANNOTATION,
+                            constant: s.annotation == xaif_schema::model::CONSTANT_ANNOTATION,
                         },
                     );
                 }

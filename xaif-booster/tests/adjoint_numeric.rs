@@ -1022,6 +1022,35 @@ fn bound_inquiry_subscripts_are_not_taped() {
     assert_eq!(ints(&pointer, 4.0) - ints(&pointer, 1.0), 2 * 3);
 }
 
+/// `v(i) = v(i) * v(m + 1)` in a loop: with `m` a named constant
+/// (`Symbol/@annotation="constant"`) the subscript `m + 1` is not taped;
+/// as a plain variable it is pushed every iteration.
+#[test]
+fn named_constant_subscripts_are_not_taped() {
+    let plain = structured_program(&[S::Do(
+        "i",
+        "1",
+        "n",
+        vec![S::Set("v[i]", "(mul v[i] (mul v[(iadd m 1)] x))")],
+    )]);
+    let mut constant = plain.clone();
+    for t in &mut constant.scope_hierarchy.scopes[1].symbol_tables {
+        for sym in &mut t.symbols {
+            if sym.symbol_id == "m" {
+                sym.annotation = xaif_schema::model::CONSTANT_ANNOTATION.to_string();
+            }
+        }
+    }
+    for cg in [&plain, &constant] {
+        for n in [0.0, 3.0] {
+            check_all(cg, &[("n", n), ("m", 1.0)]);
+        }
+    }
+    let ints = |cg: &CallGraph, n: f64| forward_tape(cg, &[("n", n), ("m", 1.0)]).1;
+    assert_eq!(ints(&constant, 1.0), ints(&constant, 4.0));
+    assert_eq!(ints(&plain, 4.0) - ints(&plain, 1.0), 3);
+}
+
 // ---------------------------------------------------------------------------
 // Random blocks (fixed seeds): flattened runs with overwrites, reuse of
 // assigned values and possibly aliased elements, alone, in a loop (where

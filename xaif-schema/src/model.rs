@@ -212,6 +212,11 @@ pub struct SymbolTable {
 /// its extent is unknown, so no stage may ask for its bounds.
 pub const ASSUMED_SIZE_ANNOTATION: &str = "assumed-size";
 
+/// `Symbol/@annotation` of a named constant (a Fortran `parameter`): its
+/// value is the same wherever it is read, so a subscript made of such
+/// symbols (and restored loop indices) needs no taping.
+pub const CONSTANT_ANNOTATION: &str = "constant";
+
 /// `Symbol`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Symbol {

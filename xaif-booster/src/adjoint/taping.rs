@@ -892,7 +892,7 @@ pub(super) fn atom_value(e: &Expression) -> Option<ArgumentValue> {
 
 /// Whether the reverse sweep can evaluate subscript expression `e` itself:
 /// every variable it reads is restored there (`untaped`: explicitly
-/// reversed loop indices) or is the array argument of a bound inquiry
+/// reversed loop indices), is a named constant, or is the array argument of a bound inquiry
 /// (`lbound`, `ubound`, `size`) on a non-pointer array. Such inquiries give
 /// the same value at the mirrored point of the reverse sweep: the
 /// allocation replay (mirror markers, docs/adjoint.md "Allocation")
@@ -904,10 +904,15 @@ fn untaped_subscript(
     untaped: &std::collections::HashSet<(String, u64)>,
     symbols: &SymbolIndex,
 ) -> bool {
+    // Restored loop indices and stable dummies, or named constants.
+    let stable = |(id, scope): &(String, u64)| {
+        untaped.contains(&(id.clone(), *scope))
+            || symbols.lookup(*scope, id).is_some_and(|info| info.constant)
+    };
     let Ok(view) = ExprView::new(e) else {
         let mut mentioned = Vec::new();
         symbols_in_expression(e, &mut mentioned);
-        return mentioned.iter().all(|s| untaped.contains(s));
+        return mentioned.iter().all(stable);
     };
     // Vertices that are the array argument of a bound inquiry.
     let mut inquired = vec![false; e.vertices.len()];
@@ -943,7 +948,7 @@ fn untaped_subscript(
                 inquired[v] || {
                     let mut mentioned = Vec::new();
                     crate::expr::symbols_in_reference(r, &mut mentioned);
-                    mentioned.iter().all(|s| untaped.contains(s))
+                    mentioned.iter().all(stable)
                 }
             }
             ExpressionVertex::FunctionCall(_) => false,
