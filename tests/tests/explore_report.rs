@@ -294,3 +294,23 @@ fn every_derivative_line_of_a_user_statement_links_to_its_user_line() {
         ],
     );
 }
+
+/// Subscript pushes link to the statement whose subscripts they save:
+/// `gather_scatter`'s gather through `cell_of` and scatter through `perm`
+/// push a subscript per element in the tape section (checked by hand
+/// against `gather_scatter/head.f90`).
+#[test]
+fn subscript_pushes_link_to_their_user_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let example = "tests/examples/gather_scatter/head.f90";
+    let adjoint = report_of(example, "rs", dir.path());
+    check_links(
+        &adjoint,
+        "rs",
+        &[
+            ("push", "oad_it(oad_it_ptr) = cell_of(oad_i1)", 24),
+            ("push", "oad_it(oad_it_ptr) = perm(oad_i4)", 27),
+            ("head", "call push(mesh, p, 0.3d0)", 46),
+        ],
+    );
+}
