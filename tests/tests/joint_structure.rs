@@ -6,7 +6,11 @@
 //!   neither checkpointed nor re-run;
 //! - a re-run routine that touches an array argument only at elements its
 //!   call fixes checkpoints those elements, not the array;
-//! - a loop index passed to a re-run routine is restored at the call site.
+//! - a loop index passed to a re-run routine is restored at the call site;
+//! - a routine with loops whose tape per call is at most twice its
+//!   checkpoint is taped in its caller like a loop-free one; one whose
+//!   tape grows with a loop that subscripts nothing, or that calls a
+//!   routine, is re-run.
 
 use std::fs;
 use std::path::Path;
@@ -90,4 +94,49 @@ fn rerun_routine_checkpoints_the_elements_it_touches_and_the_caller_restores_the
         sweep.contains("if (i /= oad_cit(oad_cit_ptr)) i = oad_cit(oad_cit_ptr)"),
         "{sweep}"
     );
+}
+
+/// Whether routine `name` has the leaf template (taped in its caller's
+/// sweeps) rather than the joint one (checkpointed and re-run).
+fn taped_in_caller(code: &str, name: &str) -> bool {
+    let text = routine(code, name);
+    let leaf = text.contains("if (our_rev_mode%arg_store .or. (our_rev_mode%tape");
+    let joint = text.contains("if (our_rev_mode%arg_store) then");
+    assert!(leaf != joint, "{name}: neither or both templates:\n{text}");
+    leaf
+}
+
+#[test]
+fn routines_with_loops_are_taped_in_the_caller_when_their_tape_is_within_twice_the_checkpoint() {
+    let source = fs::read_to_string(Path::new(&examples_dir()).join("taped_loop_callees/head.f90"))
+        .expect("taped_loop_callees example");
+    let code = joint_code("taped_loop_callees", &source);
+    // Tape: a snapshot of t and kappa (or both vectors); checkpoint: the
+    // same arrays.
+    assert!(taped_in_caller(&code, "diffuse"));
+    assert!(taped_in_caller(&code, "oad_s_dot"));
+    // nsub sub-steps over the column: tape 4 x the checkpoint.
+    assert!(!taped_in_caller(&code, "react"));
+    // An iteration to convergence; a routine calling it; the step.
+    assert!(!taped_in_caller(&code, "clip_level"));
+    assert!(!taped_in_caller(&code, "settle"));
+    assert!(!taped_in_caller(&code, "column_step"));
+    let step = routine(&code, "column_step");
+    assert!(
+        step.contains("call oad_plain_diffuse(t, kappa, tn)"),
+        "{step}"
+    );
+    assert!(!routine(&code, "diffuse").contains("oad_cdt"));
+}
+
+#[test]
+fn a_time_step_updating_its_whole_state_is_taped_in_the_time_loop() {
+    // bench/programs/assoc_plain: step's tape is a snapshot of h (plus
+    // loop counters), its checkpoint h itself (hn is written first).
+    let source = fs::read_to_string(
+        Path::new(&examples_dir()).join("../../bench/programs/assoc_plain/head.f90"),
+    )
+    .expect("assoc_plain benchmark");
+    let code = joint_code("assoc_plain", &source);
+    assert!(taped_in_caller(&code, "step"));
 }

@@ -21,6 +21,7 @@ pub mod plain_clones;
 pub mod runtime;
 pub mod state_names;
 pub mod symbols;
+pub mod taped_in_caller;
 pub mod template;
 pub mod unparse;
 pub mod uses;

@@ -196,6 +196,14 @@ impl<'a> XaifIndex<'a> {
             && self.is_active_component(COMPLEX_TYPE, "re")
     }
 
+    /// The symbols declared in exactly scope `scope`.
+    pub fn scope_symbols(&self, scope: u64) -> impl Iterator<Item = &'a Symbol> + '_ {
+        self.scopes
+            .get(&scope)
+            .into_iter()
+            .flat_map(|s| s.symbols.values().copied())
+    }
+
     /// The symbol `name` declared in exactly scope `scope`.
     pub fn symbol(&self, scope: u64, name: &str) -> Option<&'a Symbol> {
         self.scopes

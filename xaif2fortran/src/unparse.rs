@@ -94,7 +94,7 @@ pub fn unparse_program(
     };
     let called = called_symbols(cg);
     let (mut leaves, mut leaf_symbols, callers) = match leaf_template {
-        Some(_) => leaf_units(cg),
+        Some(_) => leaf_units(cg, Some(&index)),
         None => Default::default(),
     };
     // A unit that names its own template keeps it (and may be re-run).
@@ -143,7 +143,7 @@ pub fn unparse_program(
         // Split mode: sweep copies of the loop-free units that keep the
         // default split template (`plain_clones.rs`).
         (Mode::AdjointSplit, false) => {
-            let (_, split_leaves, _) = leaf_units(cg);
+            let (_, split_leaves, _) = leaf_units(cg, None);
             let pairs: Vec<(String, String)> = cg
                 .vertices
                 .iter()
@@ -485,9 +485,13 @@ fn load_named_template(name: &str, canon: &CanonSource, xaif: &XaifLocator) -> R
 /// vertex (and structured control flow) in the unit, and only such units
 /// among the routines with an adjoint it calls (recursion excluded). They
 /// get the joint leaf template, or the loop-free one (third set: tags of
-/// those that call routines with an adjoint).
+/// those that call routines with an adjoint). With `taped_index` (joint
+/// mode), a unit with loops that calls no routine with an adjoint counts
+/// as loop-free when its tape per call is bounded by its checkpoint
+/// (`taped_in_caller.rs`).
 fn leaf_units(
     cg: &CallGraph,
+    taped_index: Option<&XaifIndex>,
 ) -> (
     std::collections::HashSet<String>,
     std::collections::HashSet<String>,
@@ -535,7 +539,12 @@ fn leaf_units(
             })
             .filter(|s| with_adjoint.contains(s))
             .collect();
-        if !looping && !called.contains(rl.symbol_id.as_str()) {
+        let taped = || {
+            called.is_empty()
+                && taped_index
+                    .is_some_and(|ix| crate::taped_in_caller::tape_within_checkpoint(rl, ix))
+        };
+        if (!looping || taped()) && !called.contains(rl.symbol_id.as_str()) {
             candidates.insert(rl.symbol_id.as_str());
         }
         callees.insert(rl.symbol_id.as_str(), called);
