@@ -337,11 +337,14 @@ impl ReplayPlan {
     /// per iteration, so its push after the loop amortises to that).
     pub(super) fn taped(&self, hoist: &BlockHoist) -> usize {
         let arrays = self.snapshot_arrays(hoist);
+        let companions = self.real_inputs();
         let mut taped = 0;
         for (r, integer) in &self.inputs {
             if *integer {
                 taped += 1;
-            } else if hoist.would_hoist(r, &[]) || snapshot_of(r, &arrays) {
+            } else if hoist.would_hoist(r, &[])
+                || (snapshot_of(r, &arrays) && hoist.would_snapshot(r, &companions))
+            {
             } else {
                 taped += 1;
             }
@@ -356,11 +359,22 @@ impl ReplayPlan {
     /// Whether the snapshot of `array` this run would read is taken for an
     /// earlier run already (pushed once per loop execution for both).
     fn shares_snapshot(&self, array: &(String, u64), hoist: &BlockHoist) -> bool {
+        let companions = self.real_inputs();
         self.inputs.iter().any(|(r, integer)| {
             !integer
                 && base_symbol(r).is_some_and(|(id, scope)| id == array.0 && scope == array.1)
-                && hoist.has_snapshot(r)
+                && hoist.has_snapshot(r, &companions)
         })
+    }
+
+    /// The real inputs: the elements a snapshot rider
+    /// (`riding.rs`) may share a copy with.
+    pub(super) fn real_inputs(&self) -> Vec<&VariableReference> {
+        self.inputs
+            .iter()
+            .filter(|(_, integer)| !integer)
+            .map(|(r, _)| r)
+            .collect()
     }
 
     /// The arrays this run reads from snapshots: those whose elements can
@@ -372,12 +386,17 @@ impl ReplayPlan {
     /// instead of through a copy (hllflux: 3 arrays of one reference each,
     /// measured 3 % slower as snapshots).
     fn snapshot_arrays(&self, hoist: &BlockHoist) -> HashSet<(String, u64)> {
+        let companions = self.real_inputs();
         let mut count: HashMap<(String, u64), usize> = HashMap::new();
         for (r, integer) in &self.inputs {
-            if !integer && !hoist.would_hoist(r, &[]) && hoist.would_snapshot(r) {
+            if !integer && !hoist.would_hoist(r, &[]) && hoist.would_snapshot(r, &companions) {
                 if let Some((id, scope)) = base_symbol(r) {
                     let n = count.entry((id.to_string(), scope)).or_default();
-                    *n += if hoist.has_snapshot(r) { 2 } else { 1 };
+                    *n += if hoist.has_snapshot(r, &companions) {
+                        2
+                    } else {
+                        1
+                    };
                 }
             }
         }
@@ -540,6 +559,7 @@ pub(super) fn emit(
     // Inputs read from an array copied once per loop execution, and the copy.
     let mut snapped: Vec<(&VariableReference, VariableReference)> = Vec::new();
     let arrays = plan.snapshot_arrays(hoist);
+    let companions = plan.real_inputs();
     for (k, (r, integer)) in plan.inputs.iter().enumerate() {
         if !plan.needed[k] {
             continue;
@@ -552,7 +572,7 @@ pub(super) fn emit(
                 continue;
             }
             if snapshot_of(r, &arrays) {
-                if let Some(copy) = hoist.snapshot(r, st.temps) {
+                if let Some(copy) = hoist.snapshot(r, &companions, st.temps) {
                     snapped.push((r, copy));
                     continue;
                 }
