@@ -386,7 +386,21 @@ impl ReplayPlan {
     /// instead of through a copy (hllflux: 3 arrays of one reference each,
     /// measured 3 % slower as snapshots).
     fn snapshot_arrays(&self, hoist: &BlockHoist) -> HashSet<(String, u64)> {
-        let companions = self.real_inputs();
+        self.snapshot_arrays_with(hoist, true)
+    }
+
+    /// Whether snapshot riders (`riding.rs`) change which arrays the run
+    /// reads from copies.
+    pub(super) fn rides(&self, hoist: &BlockHoist) -> bool {
+        self.snapshot_arrays_with(hoist, true) != self.snapshot_arrays_with(hoist, false)
+    }
+
+    fn snapshot_arrays_with(&self, hoist: &BlockHoist, riders: bool) -> HashSet<(String, u64)> {
+        let companions = if riders {
+            self.real_inputs()
+        } else {
+            Vec::new()
+        };
         let mut count: HashMap<(String, u64), usize> = HashMap::new();
         for (r, integer) in &self.inputs {
             if !integer && !hoist.would_hoist(r, &[]) && hoist.would_snapshot(r, &companions) {
@@ -413,19 +427,27 @@ fn snapshot_of(r: &VariableReference, arrays: &HashSet<(String, u64)>) -> bool {
     base_symbol(r).is_some_and(|(id, scope)| arrays.contains(&(id.to_string(), scope)))
 }
 
-/// Whether to recompute a run whose taped form pushes `taped_partials`
-/// reals per execution.
+/// Whether to recompute a run whose taped form tapes `taped_partials`
+/// reals per execution (loop-invariant ones included), of which it pushes
+/// `pushed_partials()` per execution (hoisted ones left out): a choice
+/// only snapshot riders make possible must win against the latter
+/// (`riding.rs`; burgers1d's diffusive term, whose entries but one are
+/// invariant, measured 17 % slower recomputed from a copy of `u`).
 pub(super) fn chosen(
     plan: &ReplayPlan,
     partials: Partials,
     taped_partials: usize,
+    pushed_partials: impl FnOnce() -> usize,
     hoist: &BlockHoist,
 ) -> bool {
     match partials {
         Partials::Taped => false,
         Partials::Recomputed => true,
         Partials::Auto => {
-            PUSH_POP_COST * plan.taped(hoist) + plan.replay_ops < PUSH_POP_COST * taped_partials
+            let recomputed = PUSH_POP_COST * plan.taped(hoist) + plan.replay_ops;
+            recomputed < PUSH_POP_COST * taped_partials
+                && (!plan.rides(hoist)
+                    || recomputed < PUSH_POP_COST.saturating_mul(pushed_partials()))
         }
     }
 }

@@ -30,9 +30,13 @@
 //! `u(i, t)` passes: the copy after the time loop holds the corrector's
 //! values, not the predictor the flux read (corpus `snapshot_riders`).
 
-use xaif_schema::model::VariableReference;
+use std::collections::HashSet;
+
+use xaif_schema::model::{ArgumentValue, Assignment, VariableReference};
 
 use super::hoist::BlockHoist;
+use super::taping::{atom_value, expression_key};
+use crate::preaccumulate::{Factor, JacobianRow};
 
 /// Whether `r`, an element of `symbol` that does not sweep, may read from
 /// the copy taken out of loop `l` for a sweeping reference of the same
@@ -44,4 +48,32 @@ pub(super) fn rides(
     symbol: &(String, u64),
 ) -> bool {
     hoist.keeps_read(l, r, symbol)
+}
+
+/// The reals the taped form of a run pushes per execution: the distinct
+/// non-constant entries of `rows` that are not hoisted out of a loop
+/// (`definitions` compute the temporaries they read). The cost model's
+/// `taped` count includes the hoisted ones (docs/adjoint.md, "Cost
+/// model": an asymmetry in favour of recomputation that the choices made
+/// before riders were measured with); a choice that only riders make
+/// possible is compared with this count instead.
+pub(super) fn pushed_entries(
+    rows: &[JacobianRow],
+    definitions: &[Assignment],
+    hoist: &BlockHoist,
+) -> usize {
+    let mut pushed = HashSet::new();
+    for (_, f) in rows.iter().flat_map(|r| &r.entries) {
+        let (Factor::Atom(e) | Factor::NegAtom(e)) = f else {
+            continue;
+        };
+        match atom_value(e) {
+            Some(ArgumentValue::Constant(_)) => {}
+            Some(ArgumentValue::Variable(v)) if hoist.would_hoist(&v, definitions) => {}
+            _ => {
+                pushed.insert(expression_key(e).unwrap_or_default());
+            }
+        }
+    }
+    pushed.len()
 }
