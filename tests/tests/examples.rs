@@ -73,6 +73,7 @@ const RECOMPUTE_EXAMPLES: &[&str] = &[
     "recompute_cells",
     "recompute_rerun_ckp",
     "hllflux",
+    "snapshot_riders",
     "chembox",
     "flux_call_tree",
     "element_checkpoint_rerun",

@@ -139,3 +139,28 @@ fn cell_loops_recompute_from_array_snapshots() {
         assert!(code.contains(":: oad_snap_") && code.contains("(:, :)"));
     }
 }
+
+/// Snapshot riders (docs/adjoint.md, "Array snapshots"): the HLL face
+/// reads `q1(i)` and `q1(ip)` (and the same of `q2`, `q3`); `q1(ip)` does
+/// not mention the face index, but rides on the copy `q1(i)` justifies, so
+/// the face tapes none of its 6 state values (before: all 6 per face), and
+/// the three arrays are pushed once per face loop.
+#[test]
+fn periodic_neighbours_ride_on_the_snapshot_of_their_array() {
+    for mode in ["rs", "rj"] {
+        let (auto_reals, _, _) = totals("hllflux", mode, &[]);
+        let (taped_reals, _, _) = totals("hllflux", mode, &["--partials", "taped"]);
+        // 24 entries taped against none: the rest are the other blocks'.
+        assert!(
+            auto_reals + 24 <= taped_reals,
+            "{mode}: {auto_reals} reals with riders against {taped_reals} taped"
+        );
+        let code = adjoint_source("hllflux", mode);
+        for q in ["q1", "q2", "q3"] {
+            assert!(
+                code.contains(&format!("call oad_snap_push(oad_v_{q}, ")),
+                "{mode}: no snapshot of {q}"
+            );
+        }
+    }
+}

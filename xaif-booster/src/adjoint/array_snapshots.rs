@@ -55,6 +55,7 @@ use xaif_schema::model::{SymbolType, VariableReference, VariableReferenceVertex}
 
 use super::hoist::{reference_has_function_call, BlockHoist, Changes, Snapshot};
 use super::later_writes::never_overwritten_after;
+use super::riding;
 use super::taping::subscript_expressions;
 use super::temps::AdjointTemps;
 use crate::expr::{base_symbol, symbols_in_expression};
@@ -71,6 +72,71 @@ impl BlockHoist<'_, '_> {
     /// can be snapshot: the outermost enclosing loop that cannot change
     /// the array and sweeps every subscript.
     fn snapshot_target(&self, r: &VariableReference) -> Option<usize> {
+        let (symbol, subscripts) = self.snapshot_element(r)?;
+        let h = &*self.hoister;
+        let loops = h.enclosing.get(&self.block)?;
+        loops.iter().copied().find(|&l| {
+            let swept = h
+                .loop_indices
+                .get(&l)
+                .is_some_and(|ix| subscripts.iter().all(|s| s.iter().any(|v| ix.contains(v))));
+            swept && self.keeps_read(l, r, &symbol)
+        })
+    }
+
+    /// The loop out of which `r` can be read from a snapshot when the run
+    /// also reads the elements `companions`: its own target
+    /// ([`Self::snapshot_target`]), or the target of a companion of the
+    /// same array that sweeps, when that loop keeps the element `r` reads
+    /// too (`riding.rs`: the sweep is a cost guess, the keeping is what
+    /// makes the copy exact).
+    pub(super) fn snapshot_target_with(
+        &self,
+        r: &VariableReference,
+        companions: &[&VariableReference],
+    ) -> Option<usize> {
+        if let Some(l) = self.snapshot_target(r) {
+            return Some(l);
+        }
+        let (symbol, _) = self.snapshot_element(r)?;
+        companions
+            .iter()
+            .filter(|c| {
+                base_symbol(c).is_some_and(|(id, scope)| id == symbol.0 && scope == symbol.1)
+            })
+            .filter_map(|c| self.snapshot_target(c))
+            .find(|&l| riding::rides(self, l, r, &symbol))
+    }
+
+    /// Whether loop `l` cannot change the element `r` reads between the
+    /// read and the loop's exit: it does not write the array, or (TBR,
+    /// `later_writes.rs`) writes only elements that differ from the one
+    /// read in the same and every later iteration.
+    pub(super) fn keeps_read(
+        &self,
+        l: usize,
+        r: &VariableReference,
+        symbol: &(String, u64),
+    ) -> bool {
+        let h = &*self.hoister;
+        match h.changes.get(&l) {
+            Some(c) if !c.may_change(symbol) => true,
+            Some(Changes::Symbols(_)) => h.counted.get(&l).is_some_and(|c| {
+                let writes = h.writes.get(&l).map_or(&[][..], |w| w.as_slice());
+                never_overwritten_after(r, symbol, writes, c)
+            }),
+            _ => false,
+        }
+    }
+
+    /// `r`'s array and the symbols of each subscript, when `r` is an
+    /// element a snapshot can hold (module documentation, "What
+    /// qualifies").
+    #[allow(clippy::type_complexity)]
+    fn snapshot_element(
+        &self,
+        r: &VariableReference,
+    ) -> Option<((String, u64), Vec<HashSet<(String, u64)>>)> {
         let h = &*self.hoister;
         let [VariableReferenceVertex::SymbolReference(_), VariableReferenceVertex::ArrayElementReference(a)] =
             r.vertices.as_slice()
@@ -92,8 +158,7 @@ impl BlockHoist<'_, '_> {
         {
             return None;
         }
-        let symbol = (id.to_string(), scope);
-        let subscripts: Vec<HashSet<(String, u64)>> = subscript_expressions(r)
+        let subscripts = subscript_expressions(r)
             .into_iter()
             .map(|e| {
                 let mut m = Vec::new();
@@ -101,36 +166,27 @@ impl BlockHoist<'_, '_> {
                 m.into_iter().collect()
             })
             .collect();
-        let loops = h.enclosing.get(&self.block)?;
-        loops.iter().copied().find(|l| {
-            // The loop does not write the array, or (TBR, `later_writes.rs`)
-            // writes only elements that differ from the one read in the
-            // same and every later iteration.
-            let unchanged = match h.changes.get(l) {
-                Some(c) if !c.may_change(&symbol) => true,
-                Some(Changes::Symbols(_)) => h.counted.get(l).is_some_and(|c| {
-                    let writes = h.writes.get(l).map_or(&[][..], |w| w.as_slice());
-                    never_overwritten_after(r, &symbol, writes, c)
-                }),
-                _ => false,
-            };
-            let swept = h
-                .loop_indices
-                .get(l)
-                .is_some_and(|ix| subscripts.iter().all(|s| s.iter().any(|v| ix.contains(v))));
-            unchanged && swept
-        })
+        Some(((id.to_string(), scope), subscripts))
     }
 
-    /// Whether `snapshot` would take `r` from a copy (nothing is recorded).
-    pub(super) fn would_snapshot(&self, r: &VariableReference) -> bool {
-        self.snapshot_target(r).is_some()
+    /// Whether `snapshot` would take `r` from a copy (nothing is recorded),
+    /// the run also reading `companions`.
+    pub(super) fn would_snapshot(
+        &self,
+        r: &VariableReference,
+        companions: &[&VariableReference],
+    ) -> bool {
+        self.snapshot_target_with(r, companions).is_some()
     }
 
     /// Whether `r` would come from a copy another run already takes (the
     /// same array out of the same loop).
-    pub(super) fn has_snapshot(&self, r: &VariableReference) -> bool {
-        let Some(target) = self.snapshot_target(r) else {
+    pub(super) fn has_snapshot(
+        &self,
+        r: &VariableReference,
+        companions: &[&VariableReference],
+    ) -> bool {
+        let Some(target) = self.snapshot_target_with(r, companions) else {
             return false;
         };
         base_symbol(r).is_some_and(|(id, scope)| {
@@ -141,14 +197,15 @@ impl BlockHoist<'_, '_> {
     }
 
     /// The whole copy the replay reads `r` from (the array then is pushed
-    /// once per execution of the loop found by `snapshot_target`), or
+    /// once per execution of the loop found by `snapshot_target_with`), or
     /// `None`: tape `r` per execution of the run.
     pub(super) fn snapshot(
         &mut self,
         r: &VariableReference,
+        companions: &[&VariableReference],
         temps: &mut AdjointTemps,
     ) -> Option<VariableReference> {
-        let target = self.snapshot_target(r)?;
+        let target = self.snapshot_target_with(r, companions)?;
         let (id, scope) = base_symbol(r)?;
         let key = (target, (id.to_string(), scope));
         let h = &mut *self.hoister;

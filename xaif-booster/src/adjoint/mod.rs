@@ -36,6 +36,7 @@ pub mod later_writes;
 pub mod mirror;
 pub mod recompute;
 pub mod reversal;
+pub mod riding;
 pub mod runs;
 pub mod stable_dummies;
 pub mod structure;

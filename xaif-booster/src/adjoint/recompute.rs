@@ -337,11 +337,14 @@ impl ReplayPlan {
     /// per iteration, so its push after the loop amortises to that).
     pub(super) fn taped(&self, hoist: &BlockHoist) -> usize {
         let arrays = self.snapshot_arrays(hoist);
+        let companions = self.real_inputs();
         let mut taped = 0;
         for (r, integer) in &self.inputs {
             if *integer {
                 taped += 1;
-            } else if hoist.would_hoist(r, &[]) || snapshot_of(r, &arrays) {
+            } else if hoist.would_hoist(r, &[])
+                || (snapshot_of(r, &arrays) && hoist.would_snapshot(r, &companions))
+            {
             } else {
                 taped += 1;
             }
@@ -356,11 +359,22 @@ impl ReplayPlan {
     /// Whether the snapshot of `array` this run would read is taken for an
     /// earlier run already (pushed once per loop execution for both).
     fn shares_snapshot(&self, array: &(String, u64), hoist: &BlockHoist) -> bool {
+        let companions = self.real_inputs();
         self.inputs.iter().any(|(r, integer)| {
             !integer
                 && base_symbol(r).is_some_and(|(id, scope)| id == array.0 && scope == array.1)
-                && hoist.has_snapshot(r)
+                && hoist.has_snapshot(r, &companions)
         })
+    }
+
+    /// The real inputs: the elements a snapshot rider
+    /// (`riding.rs`) may share a copy with.
+    pub(super) fn real_inputs(&self) -> Vec<&VariableReference> {
+        self.inputs
+            .iter()
+            .filter(|(_, integer)| !integer)
+            .map(|(r, _)| r)
+            .collect()
     }
 
     /// The arrays this run reads from snapshots: those whose elements can
@@ -372,12 +386,31 @@ impl ReplayPlan {
     /// instead of through a copy (hllflux: 3 arrays of one reference each,
     /// measured 3 % slower as snapshots).
     fn snapshot_arrays(&self, hoist: &BlockHoist) -> HashSet<(String, u64)> {
+        self.snapshot_arrays_with(hoist, true)
+    }
+
+    /// Whether snapshot riders (`riding.rs`) change which arrays the run
+    /// reads from copies.
+    pub(super) fn rides(&self, hoist: &BlockHoist) -> bool {
+        self.snapshot_arrays_with(hoist, true) != self.snapshot_arrays_with(hoist, false)
+    }
+
+    fn snapshot_arrays_with(&self, hoist: &BlockHoist, riders: bool) -> HashSet<(String, u64)> {
+        let companions = if riders {
+            self.real_inputs()
+        } else {
+            Vec::new()
+        };
         let mut count: HashMap<(String, u64), usize> = HashMap::new();
         for (r, integer) in &self.inputs {
-            if !integer && !hoist.would_hoist(r, &[]) && hoist.would_snapshot(r) {
+            if !integer && !hoist.would_hoist(r, &[]) && hoist.would_snapshot(r, &companions) {
                 if let Some((id, scope)) = base_symbol(r) {
                     let n = count.entry((id.to_string(), scope)).or_default();
-                    *n += if hoist.has_snapshot(r) { 2 } else { 1 };
+                    *n += if hoist.has_snapshot(r, &companions) {
+                        2
+                    } else {
+                        1
+                    };
                 }
             }
         }
@@ -394,19 +427,27 @@ fn snapshot_of(r: &VariableReference, arrays: &HashSet<(String, u64)>) -> bool {
     base_symbol(r).is_some_and(|(id, scope)| arrays.contains(&(id.to_string(), scope)))
 }
 
-/// Whether to recompute a run whose taped form pushes `taped_partials`
-/// reals per execution.
+/// Whether to recompute a run whose taped form tapes `taped_partials`
+/// reals per execution (loop-invariant ones included), of which it pushes
+/// `pushed_partials()` per execution (hoisted ones left out): a choice
+/// only snapshot riders make possible must win against the latter
+/// (`riding.rs`; burgers1d's diffusive term, whose entries but one are
+/// invariant, measured 17 % slower recomputed from a copy of `u`).
 pub(super) fn chosen(
     plan: &ReplayPlan,
     partials: Partials,
     taped_partials: usize,
+    pushed_partials: impl FnOnce() -> usize,
     hoist: &BlockHoist,
 ) -> bool {
     match partials {
         Partials::Taped => false,
         Partials::Recomputed => true,
         Partials::Auto => {
-            PUSH_POP_COST * plan.taped(hoist) + plan.replay_ops < PUSH_POP_COST * taped_partials
+            let recomputed = PUSH_POP_COST * plan.taped(hoist) + plan.replay_ops;
+            recomputed < PUSH_POP_COST * taped_partials
+                && (!plan.rides(hoist)
+                    || recomputed < PUSH_POP_COST.saturating_mul(pushed_partials()))
         }
     }
 }
@@ -540,6 +581,7 @@ pub(super) fn emit(
     // Inputs read from an array copied once per loop execution, and the copy.
     let mut snapped: Vec<(&VariableReference, VariableReference)> = Vec::new();
     let arrays = plan.snapshot_arrays(hoist);
+    let companions = plan.real_inputs();
     for (k, (r, integer)) in plan.inputs.iter().enumerate() {
         if !plan.needed[k] {
             continue;
@@ -552,7 +594,7 @@ pub(super) fn emit(
                 continue;
             }
             if snapshot_of(r, &arrays) {
-                if let Some(copy) = hoist.snapshot(r, st.temps) {
+                if let Some(copy) = hoist.snapshot(r, &companions, st.temps) {
                     snapped.push((r, copy));
                     continue;
                 }

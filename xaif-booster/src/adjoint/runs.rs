@@ -106,7 +106,8 @@ pub(super) fn flush_run(
                 None if block => run_jacobian_cost()?.0,
                 None => statements_cost(b).0,
             };
-            if super::recompute::chosen(&plan, ctx.options.partials, taped, hoist) {
+            let pushed = || taped_form_pushes(&seq, block, b, hoist, pool.scope_id);
+            if super::recompute::chosen(&plan, ctx.options.partials, taped, pushed, hoist) {
                 return super::recompute::emit(&seq, plan, b, pool, temps, hoist);
             }
         }
@@ -236,6 +237,44 @@ fn block_cost(code: &SequenceCode) -> (usize, usize) {
         &code.rows,
         code.counts.multiplications + code.counts.additions,
     )
+}
+
+/// The reals the taped form (`block`: the run's Jacobian, else every
+/// statement's partials) pushes per execution, hoisted entries left out
+/// (`riding.rs`, `pushed_entries`).
+fn taped_form_pushes(
+    seq: &FlatSequence,
+    block: bool,
+    b: &BlockBuilder,
+    hoist: &BlockHoist,
+    scope_id: u64,
+) -> usize {
+    let ctx = b.ctx;
+    let mut scratch = TempPool::new(scope_id);
+    if block {
+        let Ok(code) = accumulate_sequence(
+            seq,
+            &ctx.options.elimination,
+            false,
+            &mut scratch,
+            ctx.symbols,
+        ) else {
+            return usize::MAX;
+        };
+        let definitions: Vec<xaif_schema::model::Assignment> = code
+            .before_statement
+            .iter()
+            .flatten()
+            .chain(&code.accumulation)
+            .cloned()
+            .collect();
+        return super::riding::pushed_entries(&code.rows, &definitions, hoist);
+    }
+    ctx.chains
+        .live_statement_accumulations(seq, &mut scratch, ctx.symbols)
+        .iter()
+        .map(|acc| super::riding::pushed_entries(&acc.rows, &acc.preamble, hoist))
+        .sum()
 }
 
 /// The same cost for statement-level code of the run (dead statements
