@@ -171,7 +171,7 @@ mod tests {
         });
         assert_eq!(
             seen,
-            [("i".into(), 3), ("h".into(), 2), ("i".into(), 3)] as [(String, u64); 3]
+            [("i".into(), 3), ("h".into(), 2), ("i".into(), 3)] as [(Name, u64); 3]
         );
     }
 }

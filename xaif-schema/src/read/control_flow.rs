@@ -284,8 +284,8 @@ fn loop_attributes(
     c: &Cursor,
     el: &Element,
     reversal: Option<&mut ForLoopReversal>,
-) -> Result<(String, String, u64)> {
-    let (mut id, mut annotation, mut line) = (None, String::new(), 0);
+) -> Result<(Name, Name, u64)> {
+    let (mut id, mut annotation, mut line) = (None, Name::default(), 0);
     let mut reversal = reversal;
     for a in c.attributes(el) {
         let a = a?;
@@ -461,7 +461,7 @@ fn arguments(c: &mut Cursor, el: &Element) -> Result<Vec<Argument>> {
         if !child.is(Ns::Xaif, "Argument") {
             return Err(c.unexpected(&child, el));
         }
-        let (mut position, mut annotation) = (None, String::new());
+        let (mut position, mut annotation) = (None, Name::default());
         for a in c.attributes(&child) {
             let a = a?;
             match a.name {
