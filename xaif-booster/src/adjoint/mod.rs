@@ -126,7 +126,7 @@ pub fn transform_adjoint_with(
         .vertices
         .iter()
         .filter_map(|v| match v {
-            CallGraphVertex::ControlFlowGraph(c) if c.active => Some(c.symbol_id.clone()),
+            CallGraphVertex::ControlFlowGraph(c) if c.active => Some(c.symbol_id.to_string()),
             _ => None,
         })
         .collect();
@@ -146,12 +146,12 @@ pub fn transform_adjoint_with(
             _ => None,
         })
         .flat_map(|cfg| {
-            let positions = callee_read_only.get(&cfg.symbol_id);
+            let positions = callee_read_only.get(cfg.symbol_id.as_str());
             cfg.argument_list
                 .iter()
                 .flatten()
                 .filter(move |a| positions.is_some_and(|p| p.contains(&a.position)))
-                .map(move |a| (a.symbol_id.clone(), cfg.controlflowgraph_scope_id))
+                .map(move |a| (a.symbol_id.to_string(), cfg.controlflowgraph_scope_id))
         })
         .collect();
     let mut scopes = taping::ScopeTree::default();
@@ -173,7 +173,7 @@ pub fn transform_adjoint_with(
         if let Ok(id) = scope.vertex_id.parse::<u64>() {
             for t in &scope.symbol_tables {
                 for sym in &t.symbols {
-                    scopes.declared.insert((id, sym.symbol_id.clone()));
+                    scopes.declared.insert((id, sym.symbol_id.to_string()));
                 }
             }
         }
@@ -306,7 +306,7 @@ fn dummy_positions(
             })
             .map(|a| a.position)
             .collect();
-        out.insert(cfg.symbol_id.clone(), positions);
+        out.insert(cfg.symbol_id.to_string(), positions);
     }
     out
 }
@@ -384,7 +384,7 @@ fn callee_globals(cg: &CallGraph) -> HashMap<String, Vec<(VariableReference, Sym
                 (*symbol).clone(),
             ));
         }
-        out.insert(cfg.symbol_id.clone(), globals);
+        out.insert(cfg.symbol_id.to_string(), globals);
     }
     out
 }
@@ -394,7 +394,7 @@ fn adjoint_cfg(cfg: &ControlFlowGraph, ctx: &BlockContext) -> Result<CfgResult, 
     if !ctx.symbols.has_scope(scope) {
         return Err(BoostError {
             statement_id: None,
-            cfg_symbol: Some(cfg.symbol_id.clone()),
+            cfg_symbol: Some(cfg.symbol_id.to_string()),
             kind: Kind::Semantic,
             message: format!("controlflowgraph_scope_id {scope} names no scope"),
         });
@@ -403,7 +403,7 @@ fn adjoint_cfg(cfg: &ControlFlowGraph, ctx: &BlockContext) -> Result<CfgResult, 
         .argument_list
         .iter()
         .flatten()
-        .map(|a| a.symbol_id.clone())
+        .map(|a| a.symbol_id.to_string())
         .collect();
     let mut sweeper = Sweeper {
         ctx,
@@ -429,7 +429,7 @@ fn adjoint_cfg(cfg: &ControlFlowGraph, ctx: &BlockContext) -> Result<CfgResult, 
     let mut list = ReplacementList {
         vertex_id: cfg.vertex_id.clone(),
         annotation: cfg.annotation.clone(),
-        template_name: String::new(),
+        template_name: Default::default(),
         symbol_id: cfg.symbol_id.clone(),
         scope_id: cfg.scope_id,
         controlflowgraph_scope_id: scope,
@@ -447,16 +447,16 @@ fn adjoint_cfg(cfg: &ControlFlowGraph, ctx: &BlockContext) -> Result<CfgResult, 
         ctx.scalar_dummies,
     ) {
         for a in list.argument_list.iter_mut().flatten() {
-            if covered.contains(&a.symbol_id) {
-                a.annotation = argument_elements::ELEMENT_CHECKPOINT.to_string();
+            if covered.contains(a.symbol_id.as_str()) {
+                a.annotation = argument_elements::ELEMENT_CHECKPOINT.to_string().into();
             }
         }
         list.replacements.extend([store, restore]);
     }
     let write_first = write_first::write_first_dummies(cfg, ctx.symbols, ctx.host_referenced);
     for a in list.argument_list.iter_mut().flatten() {
-        if a.annotation.is_empty() && write_first.contains(&a.symbol_id) {
-            a.annotation = write_first::WRITE_FIRST.to_string();
+        if a.annotation.is_empty() && write_first.contains(a.symbol_id.as_str()) {
+            a.annotation = write_first::WRITE_FIRST.to_string().into();
         }
     }
     let Sweeper {
@@ -547,7 +547,7 @@ impl Sweeper<'_, '_> {
             .map_err(|e| self.error(e))?;
             self.stats.push(BlockTape {
                 cfg: self.cfg_symbol.to_string(),
-                block: bb.vertex_id.clone(),
+                block: bb.vertex_id.to_string(),
                 tape: sweeps.tape,
             });
             blocks.push(Some(sweeps));
@@ -628,7 +628,7 @@ impl Sweeper<'_, '_> {
 
 fn replacement(placeholder: &str, g: SweepGraph) -> Replacement {
     Replacement {
-        placeholder: placeholder.to_string(),
+        placeholder: placeholder.to_string().into(),
         structured: g.structured,
         vertices: g.vertices,
         edges: g.edges,
