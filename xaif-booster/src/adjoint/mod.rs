@@ -200,28 +200,37 @@ pub fn transform_adjoint_with(
         chains: &chains,
         options,
     };
-    let results: Vec<Option<Result<CfgResult, BoostError>>> = cg
-        .vertices
-        .par_iter()
+    // Each worker takes its input graph out of the model and drops it once
+    // its replacement list is built, so the input and the adjoint model are
+    // not both held whole (the adjoint is the larger).
+    type Boosted = (CallGraphVertex, Option<(u64, Vec<Symbol>, Vec<BlockTape>)>);
+    let results: Vec<Result<Boosted, BoostError>> = std::mem::take(&mut cg.vertices)
+        .into_par_iter()
         .map(|vertex| match vertex {
             // An empty body (a module's) has nothing to reverse: it stays
             // a control flow graph, as a passive one does.
             CallGraphVertex::ControlFlowGraph(cfg)
-                if cfg.active && !crate::cfg_shape::is_empty_body(cfg) =>
+                if cfg.active && !crate::cfg_shape::is_empty_body(&cfg) =>
             {
-                Some(adjoint_cfg(cfg, &ctx))
+                let (list, scope, syms, stats) = adjoint_cfg(&cfg, &ctx)?;
+                Ok((
+                    CallGraphVertex::ReplacementList(list),
+                    Some((scope, syms, stats)),
+                ))
             }
-            _ => None,
+            other => Ok((other, None)),
         })
         .collect();
     let mut tape = Vec::new();
     let mut new_symbols: Vec<(u64, Vec<Symbol>)> = Vec::new();
-    for (vertex, result) in cg.vertices.iter_mut().zip(results) {
-        let Some(result) = result else { continue };
-        let (list, scope, syms, stats) = result?;
-        *vertex = CallGraphVertex::ReplacementList(list);
-        new_symbols.push((scope, syms));
-        tape.extend(stats);
+    cg.vertices.reserve(results.len());
+    for result in results {
+        let (vertex, boosted) = result?;
+        cg.vertices.push(vertex);
+        if let Some((scope, syms, stats)) = boosted {
+            new_symbols.push((scope, syms));
+            tape.extend(stats);
+        }
     }
     for (scope_id, syms) in new_symbols {
         add_symbols(cg, scope_id, syms);
