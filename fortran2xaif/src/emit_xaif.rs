@@ -1234,7 +1234,7 @@ fn cfg_xaif(
                         )
                     }
                 };
-                x::ControlFlowVertex::ForLoop(x::ForLoop {
+                x::ControlFlowVertex::ForLoop(Box::new(x::ForLoop {
                     vertex_id: vid.into(),
                     annotation: annotation.into(),
                     line_number: line,
@@ -1242,7 +1242,7 @@ fn cfg_xaif(
                     initialization: Some(init),
                     condition: Some(cond),
                     update: Some(update),
-                })
+                }))
             }
         });
     }

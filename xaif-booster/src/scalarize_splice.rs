@@ -93,7 +93,7 @@ pub fn splice(cfg: &mut ControlFlowGraph, block: usize, pieces: Vec<Piece>) {
                 for mut h in nest.headers {
                     let id = ids.vertex();
                     h.vertex_id = id.clone().into();
-                    others.push(ControlFlowVertex::ForLoop(h));
+                    others.push(ControlFlowVertex::ForLoop(Box::new(h)));
                     let last = blocks.last().expect("a block").0.clone();
                     new_edges.push(edge(&mut ids, &last, &id, None));
                     let b = new_block(&mut ids, &mut blocks);

@@ -559,7 +559,7 @@ fn leading_exit_loop(arm_statement: bool) -> CallGraph {
     let id = b.id();
     let lo = b.assignment("i", "1");
     let step = b.assignment("i", "(iadd i 1)");
-    let lp = b.vertex(ControlFlowVertex::ForLoop(ForLoop {
+    let lp = b.vertex(ControlFlowVertex::ForLoop(Box::new(ForLoop {
         vertex_id: id.into(),
         annotation: Default::default(),
         line_number: 0,
@@ -567,7 +567,7 @@ fn leading_exit_loop(arm_statement: bool) -> CallGraph {
         initialization: Some(lo),
         condition: Some(expr("(le i n)")),
         update: Some(step),
-    }));
+    })));
     let top = b.block(&[]);
     let id = b.id();
     let test = b.vertex(ControlFlowVertex::If(ConditionVertex {

@@ -334,9 +334,10 @@ pub struct ControlFlowEdge {
 }
 
 /// Every kind of control flow vertex.
-// Variants are unboxed on purpose: other crates build and match them
-// directly, and a graph holds few enough vertices for the size not to matter.
-#[allow(clippy::large_enum_variant)]
+// `ForLoop` (two assignments and a condition, ~540 bytes) is boxed: unboxed
+// it made every vertex that large, and adjoint replacement lists hold
+// hundreds of thousands of vertices. The other variants are unboxed, so
+// other crates build and match them directly.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ControlFlowVertex {
     Entry(PlainVertex),
@@ -346,7 +347,7 @@ pub enum ControlFlowVertex {
     /// Multi-way branch (select case); out-edges carry condition values.
     Branch(ConditionVertex),
     EndBranch(PlainVertex),
-    ForLoop(ForLoop),
+    ForLoop(Box<ForLoop>),
     /// Loop testing its condition before the body (do while).
     PreLoop(ConditionVertex),
     /// Loop testing its condition after the body.

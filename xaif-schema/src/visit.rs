@@ -150,10 +150,10 @@ mod tests {
             ..VariableReference::default()
         };
         let graph = vec![
-            ControlFlowVertex::ForLoop(ForLoop {
+            ControlFlowVertex::ForLoop(Box::new(ForLoop {
                 condition: Some(i),
                 ..ForLoop::default()
-            }),
+            })),
             ControlFlowVertex::BasicBlock(BasicBlock {
                 elements: vec![BasicBlockElement::Assignment(Assignment {
                     lhs: AssignmentLhs {

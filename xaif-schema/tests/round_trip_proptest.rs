@@ -419,7 +419,7 @@ fn control_flow_vertex() -> impl Strategy<Value = ControlFlowVertex> {
             for_assignment()
         )
             .prop_map(|(annotation, line_number, explicit, initialization, condition, update)| {
-                ControlFlowVertex::ForLoop(ForLoop {
+                ControlFlowVertex::ForLoop(Box::new(ForLoop {
                     vertex_id: Default::default(),
                     annotation: annotation.into(),
                     line_number,
@@ -431,7 +431,7 @@ fn control_flow_vertex() -> impl Strategy<Value = ControlFlowVertex> {
                     initialization,
                     condition,
                     update,
-                })
+                }))
             }),
         3 => (text(), positive(), vec(statement(), 0..4)).prop_map(|(annotation, scope_id, elements)| {
             ControlFlowVertex::BasicBlock(BasicBlock {

@@ -274,7 +274,7 @@ impl CfgBuilder {
                     let id = self.id();
                     let init = self.assignment(i, lo);
                     let update = self.assignment(i, &format!("(iadd {i} 1)"));
-                    let v = self.vertex(ControlFlowVertex::ForLoop(ForLoop {
+                    let v = self.vertex(ControlFlowVertex::ForLoop(Box::new(ForLoop {
                         vertex_id: id.into(),
                         annotation: Default::default(),
                         line_number: 0,
@@ -282,7 +282,7 @@ impl CfgBuilder {
                         initialization: Some(init),
                         condition: Some(expr(&format!("(le {i} {hi})"))),
                         update: Some(update),
-                    }));
+                    })));
                     self.edge(&from.0, &v, from.1);
                     let last = self.sequence(body, (v.clone(), Some(1)));
                     let end = self.plain(ControlFlowVertex::EndLoop);

@@ -1089,7 +1089,7 @@ fn iterations(
     };
     let head = {
         let id = b.fresh_id();
-        b.add(ControlFlowVertex::ForLoop(ForLoop {
+        b.add(ControlFlowVertex::ForLoop(Box::new(ForLoop {
             vertex_id: id.into(),
             annotation: Default::default(),
             line_number: l.header.line_number,
@@ -1097,7 +1097,7 @@ fn iterations(
             initialization: Some(init),
             condition: Some(condition),
             update: Some(update),
-        }))
+        })))
     };
     b.set_pending(vec![PendingEdge {
         source: head.clone(),

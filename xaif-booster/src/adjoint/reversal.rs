@@ -388,7 +388,7 @@ impl<'g, 't, 'a> Reversal<'g, 't, 'a> {
                     let init = self.assign(&rctr, integer_expression(1));
                     let update = self.assign(&rctr, increment(&rctr));
                     let loop_id = b.fresh_id();
-                    let l = b.add(ControlFlowVertex::ForLoop(ForLoop {
+                    let l = b.add(ControlFlowVertex::ForLoop(Box::new(ForLoop {
                         vertex_id: loop_id.into(),
                         annotation: Default::default(),
                         line_number: 0,
@@ -396,7 +396,7 @@ impl<'g, 't, 'a> Reversal<'g, 't, 'a> {
                         initialization: Some(init),
                         condition: Some(comparison(BooleanOp::LessOrEqual, &rctr, &ctr)),
                         update: Some(update),
-                    }));
+                    })));
                     b.set_pending(vec![PendingEdge {
                         source: l.clone(),
                         condition: Some(1),
