@@ -168,16 +168,16 @@ pub fn emit(
                 e.source_map.add_symbol(id, &s.name, &at);
             }
             symbols.push(x::Symbol {
-                symbol_id: s.name.clone(),
+                symbol_id: s.name.clone().into(),
                 kind: x::SymbolKind::Variable,
                 type_: symbol_type(cat),
-                fe_type: unparse::type_spec(&s.ty),
+                fe_type: unparse::type_spec(&s.ty).into(),
                 shape: shape(s.rank()),
                 active,
                 temp: s.temp,
                 pointer: s.pointer,
                 annotation: match &s.component {
-                    Some(c) => format!("component:{}%{}", c.type_name, c.leaf),
+                    Some(c) => format!("component:{}%{}", c.type_name, c.leaf).into(),
                     // The booster's array snapshots need the bounds
                     // (`lbound`/`ubound`), which an assumed-size dummy lacks.
                     None if s
@@ -185,10 +185,10 @@ pub fn emit(
                         .as_ref()
                         .is_some_and(|d| matches!(d.last(), Some(DimSpec::AssumedSize { .. }))) =>
                     {
-                        ASSUMED_SIZE_ANNOTATION.to_string()
+                        ASSUMED_SIZE_ANNOTATION.to_string().into()
                     }
-                    None if s.parameter => CONSTANT_ANNOTATION.to_string(),
-                    None => String::new(),
+                    None if s.parameter => CONSTANT_ANNOTATION.into(),
+                    None => Default::default(),
                 },
                 dimension_bounds: bounds,
             });
@@ -207,28 +207,28 @@ pub fn emit(
             }) && matches!(cat, Cat::Real(_))
                 && !ms.parameter;
             symbols.push(x::Symbol {
-                symbol_id: local,
+                symbol_id: local.into(),
                 kind: x::SymbolKind::Variable,
                 type_: symbol_type(cat),
-                fe_type: unparse::type_spec(&ms.ty),
+                fe_type: unparse::type_spec(&ms.ty).into(),
                 shape: shape(ms.rank()),
                 active,
                 temp: false,
                 pointer: ms.pointer,
-                annotation: format!("use:{}", ms.name),
+                annotation: format!("use:{}", ms.name).into(),
                 dimension_bounds: vec![],
             });
         }
         scopes.push(x::Scope {
-            vertex_id: id.to_string(),
-            annotation: format!("unit:{}", u.tag),
+            vertex_id: id.to_string().into(),
+            annotation: format!("unit:{}", u.tag).into(),
             symbol_tables: vec![x::SymbolTable { symbols }],
         });
         scope_edges.push(x::Edge {
-            edge_id: (scope_edges.len() + 1).to_string(),
-            source: id.to_string(),
-            target: parent.to_string(),
-            annotation: String::new(),
+            edge_id: (scope_edges.len() + 1).to_string().into(),
+            source: id.to_string().into(),
+            target: parent.to_string().into(),
+            annotation: Default::default(),
         });
     }
     // One scope per derived type with real components: whether each is
@@ -236,15 +236,15 @@ pub fn emit(
     for (name, symbols) in type_scopes(e) {
         let id = scopes.len() as u64 + 1;
         scopes.push(x::Scope {
-            vertex_id: id.to_string(),
-            annotation: format!("type:{name}"),
+            vertex_id: id.to_string().into(),
+            annotation: format!("type:{name}").into(),
             symbol_tables: vec![x::SymbolTable { symbols }],
         });
         scope_edges.push(x::Edge {
-            edge_id: (scope_edges.len() + 1).to_string(),
-            source: id.to_string(),
+            edge_id: (scope_edges.len() + 1).to_string().into(),
+            source: id.to_string().into(),
             target: "1".into(),
-            annotation: String::new(),
+            annotation: Default::default(),
         });
     }
     // Scopes of the modules holding interface blocks (no symbols).
@@ -252,15 +252,16 @@ pub fn emit(
         if !prog.interfaces_of(i).is_empty() {
             let id = scopes.len() as u64 + 1;
             scopes.push(x::Scope {
-                vertex_id: id.to_string(),
-                annotation: format!("unit:{}", crate::emit_canon::interface_module_name(prog, i)),
+                vertex_id: id.to_string().into(),
+                annotation: format!("unit:{}", crate::emit_canon::interface_module_name(prog, i))
+                    .into(),
                 symbol_tables: vec![x::SymbolTable { symbols: vec![] }],
             });
             scope_edges.push(x::Edge {
-                edge_id: (scope_edges.len() + 1).to_string(),
-                source: id.to_string(),
+                edge_id: (scope_edges.len() + 1).to_string().into(),
+                source: id.to_string().into(),
                 target: "1".into(),
-                annotation: String::new(),
+                annotation: Default::default(),
             });
         }
     }
@@ -282,10 +283,10 @@ pub fn emit(
                             if let Some(t) = cg_ids.get(&p) {
                                 if seen.insert(t.clone()) {
                                     cg_edges.push(x::Edge {
-                                        edge_id: (cg_edges.len() + 1).to_string(),
-                                        source: (k + 1).to_string(),
-                                        target: t.clone(),
-                                        annotation: String::new(),
+                                        edge_id: (cg_edges.len() + 1).to_string().into(),
+                                        source: (k + 1).to_string().into(),
+                                        target: t.clone().into(),
+                                        annotation: Default::default(),
                                     });
                                 }
                             }
@@ -337,7 +338,7 @@ pub fn emit(
         );
     }
     Ok(x::CallGraph {
-        program_name: Some(program_name.to_string()),
+        program_name: Some(program_name.to_string().into()),
         prefix: "oad_".into(),
         scope_hierarchy: x::ScopeHierarchy {
             scopes,
@@ -387,15 +388,15 @@ fn proc_symbol(e: &Emitter, p: usize) -> x::Symbol {
         .get(&p)
         .is_some_and(|u| e.results.activity.is_active_unit(*u));
     x::Symbol {
-        symbol_id: e.prog.units[p].canon_name.clone(),
+        symbol_id: e.prog.units[p].canon_name.clone().into(),
         kind: x::SymbolKind::Subroutine,
         type_: x::SymbolType::Void,
-        fe_type: String::new(),
+        fe_type: Default::default(),
         shape: x::SymbolShape::Scalar,
         active,
         temp: false,
         pointer: false,
-        annotation: String::new(),
+        annotation: Default::default(),
         dimension_bounds: vec![],
     }
 }
@@ -439,15 +440,15 @@ fn type_scopes(e: &Emitter) -> Vec<(String, Vec<x::Symbol>)> {
                         || e.results.activity.conservative
                 }) && matches!(cat, Cat::Real(_));
                 symbols.push(x::Symbol {
-                    symbol_id: c.name.clone(),
+                    symbol_id: c.name.clone().into(),
                     kind: x::SymbolKind::Variable,
                     type_: symbol_type(cat),
-                    fe_type: unparse::type_spec(&c.ty),
+                    fe_type: unparse::type_spec(&c.ty).into(),
                     shape: shape(c.dims.as_ref().map_or(0, |d| d.len())),
                     active,
                     temp: false,
                     pointer: false,
-                    annotation: String::new(),
+                    annotation: Default::default(),
                     dimension_bounds: vec![],
                 });
             }
@@ -467,7 +468,7 @@ fn type_scopes(e: &Emitter) -> Vec<(String, Vec<x::Symbol>)> {
         let symbols = ["re", "im"]
             .iter()
             .map(|leaf| x::Symbol {
-                symbol_id: leaf.to_string(),
+                symbol_id: leaf.to_string().into(),
                 kind: x::SymbolKind::Variable,
                 type_: x::SymbolType::Real,
                 fe_type: "real(kind=8)".into(),
@@ -475,7 +476,7 @@ fn type_scopes(e: &Emitter) -> Vec<(String, Vec<x::Symbol>)> {
                 active,
                 temp: false,
                 pointer: false,
-                annotation: String::new(),
+                annotation: Default::default(),
                 dimension_bounds: vec![],
             })
             .collect();
@@ -525,11 +526,11 @@ impl ExprBuilder {
     fn edge(&mut self, from: &str, to: &str, pos: usize) {
         let id = (self.expr.edges.len() + 1).to_string();
         self.expr.edges.push(x::ExpressionEdge {
-            edge_id: id,
+            edge_id: id.into(),
             source: from.into(),
             target: to.into(),
             position: pos as i64,
-            annotation: String::new(),
+            annotation: Default::default(),
         });
     }
 }
@@ -571,11 +572,11 @@ impl<'a> Emitter<'a> {
             Literal::Complex(t) => (x::ConstantType::Real, t.clone()),
         };
         x::Constant {
-            vertex_id: vid,
-            annotation: String::new(),
+            vertex_id: vid.into(),
+            annotation: Default::default(),
             type_: t,
-            fe_type: String::new(),
-            value: v,
+            fe_type: Default::default(),
+            value: v.into(),
         }
     }
 
@@ -646,7 +647,7 @@ impl<'a> Emitter<'a> {
         }
         let alias = loc.map_or(0, |l| self.results.alias.key_of(l) as i64);
         let mut r = x::VariableReference {
-            vertex_id: vid,
+            vertex_id: vid.into(),
             active,
             alias,
             du_ud,
@@ -663,8 +664,8 @@ impl<'a> Emitter<'a> {
         r.vertices.push(x::VariableReferenceVertex::SymbolReference(
             x::SymbolReference {
                 vertex_id: "1".into(),
-                annotation: String::new(),
-                symbol_id: sym_name,
+                annotation: Default::default(),
+                symbol_id: sym_name.into(),
                 scope_id: scope,
                 properties: vec![],
             },
@@ -699,7 +700,7 @@ impl<'a> Emitter<'a> {
                 .push(x::VariableReferenceVertex::ArrayElementReference(
                     x::ArrayElementReference {
                         vertex_id: "2".into(),
-                        annotation: String::new(),
+                        annotation: Default::default(),
                         index_triplets: triplets,
                     },
                 ));
@@ -707,7 +708,7 @@ impl<'a> Emitter<'a> {
                 edge_id: "1".into(),
                 source: "1".into(),
                 target: "2".into(),
-                annotation: String::new(),
+                annotation: Default::default(),
             });
         }
         Ok(r)
@@ -777,9 +778,9 @@ impl<'a> Emitter<'a> {
                         b.expr
                             .vertices
                             .push(x::ExpressionVertex::Intrinsic(x::Intrinsic {
-                                vertex_id: id.clone(),
-                                annotation: String::new(),
-                                name: xname.to_string(),
+                                vertex_id: id.clone().into(),
+                                annotation: Default::default(),
+                                name: xname.to_string().into(),
                                 type_: "inlinable".into(),
                                 r_type: symbol_type(t.cat),
                                 r_shape: x::SymbolShape::Scalar,
@@ -801,8 +802,8 @@ impl<'a> Emitter<'a> {
                         b.expr
                             .vertices
                             .push(x::ExpressionVertex::Intrinsic(x::Intrinsic {
-                                vertex_id: id.clone(),
-                                annotation: String::new(),
+                                vertex_id: id.clone().into(),
+                                annotation: Default::default(),
                                 name: "minus_scal".into(),
                                 type_: "inlinable".into(),
                                 r_type: symbol_type(t.cat),
@@ -811,8 +812,8 @@ impl<'a> Emitter<'a> {
                     }
                     _ => b.expr.vertices.push(x::ExpressionVertex::BooleanOperation(
                         x::BooleanOperation {
-                            vertex_id: id.clone(),
-                            annotation: String::new(),
+                            vertex_id: id.clone().into(),
+                            annotation: Default::default(),
                             name: x::BooleanOp::Not,
                         },
                     )),
@@ -838,8 +839,8 @@ impl<'a> Emitter<'a> {
                 match bool_op {
                     Some(bo) => b.expr.vertices.push(x::ExpressionVertex::BooleanOperation(
                         x::BooleanOperation {
-                            vertex_id: id.clone(),
-                            annotation: String::new(),
+                            vertex_id: id.clone().into(),
+                            annotation: Default::default(),
                             name: bo,
                         },
                     )),
@@ -856,8 +857,8 @@ impl<'a> Emitter<'a> {
                         b.expr
                             .vertices
                             .push(x::ExpressionVertex::Intrinsic(x::Intrinsic {
-                                vertex_id: id.clone(),
-                                annotation: String::new(),
+                                vertex_id: id.clone().into(),
+                                annotation: Default::default(),
                                 name: name.into(),
                                 type_: "inlinable".into(),
                                 r_type: symbol_type(t.cat),
@@ -918,7 +919,7 @@ impl<'a> Emitter<'a> {
             self.used_do.insert(do_chain as u64);
         }
         Ok(x::Assignment {
-            statement_id: stmt_name(id),
+            statement_id: stmt_name(id).into(),
             do_chain,
             line_number: line,
             lhs: x::AssignmentLhs {
@@ -994,7 +995,7 @@ impl<'a> Emitter<'a> {
                     };
                     xargs.push(x::Argument {
                         position: pos as u64 + 1,
-                        annotation: String::new(),
+                        annotation: Default::default(),
                         value,
                     });
                 }
@@ -1004,8 +1005,8 @@ impl<'a> Emitter<'a> {
                     x::ActiveUse::False
                 };
                 x::BasicBlockElement::SubroutineCall(x::SubroutineCall {
-                    statement_id: stmt_name(s.id),
-                    symbol_id: Some(sym),
+                    statement_id: stmt_name(s.id).into(),
+                    symbol_id: Some(sym.into()),
                     scope_id: Some(scope),
                     active,
                     line_number: line,
@@ -1038,8 +1039,8 @@ impl<'a> Emitter<'a> {
                         .unwrap_or_default(),
                 };
                 x::BasicBlockElement::Marker(x::Marker {
-                    statement_id: stmt_name(s.id),
-                    annotation: format!("canon:{}{black_box}", s.id),
+                    statement_id: stmt_name(s.id).into(),
+                    annotation: format!("canon:{}{black_box}", s.id).into(),
                 })
             }
             _ => {
@@ -1112,7 +1113,7 @@ fn cfg_xaif(
         let s = &unit.symbols[unit.lookup_local(d).expect("dummy symbol")];
         args.push(x::ArgumentSymbolReference {
             position: k as u64 + 1,
-            symbol_id: d.clone(),
+            symbol_id: d.clone().into(),
             scope_id: own_scope,
             deriv: false,
             intent: match s.intent {
@@ -1120,7 +1121,7 @@ fn cfg_xaif(
                 Some(Intent::Out) => x::Intent::Out,
                 _ => x::Intent::InOut,
             },
-            annotation: String::new(),
+            annotation: Default::default(),
         });
     }
     let mut vertices = Vec::new();
@@ -1131,8 +1132,8 @@ fn cfg_xaif(
             e.record_statement(id, node.span);
         }
         let plain = x::PlainVertex {
-            vertex_id: vid.clone(),
-            annotation: String::new(),
+            vertex_id: vid.clone().into(),
+            annotation: Default::default(),
         };
         vertices.push(match &node.kind {
             NodeKind::Entry => x::ControlFlowVertex::Entry(plain),
@@ -1141,8 +1142,8 @@ fn cfg_xaif(
             NodeKind::EndLoop => x::ControlFlowVertex::EndLoop(plain),
             NodeKind::Goto => x::ControlFlowVertex::Goto(plain),
             NodeKind::Label(l) => x::ControlFlowVertex::Label(x::PlainVertex {
-                vertex_id: vid,
-                annotation: l.clone(),
+                vertex_id: vid.into(),
+                annotation: l.clone().into(),
             }),
             NodeKind::Block(stmts) => {
                 let mut elements = Vec::new();
@@ -1150,8 +1151,8 @@ fn cfg_xaif(
                     elements.push(e.element(u, s)?);
                 }
                 x::ControlFlowVertex::BasicBlock(x::BasicBlock {
-                    vertex_id: vid,
-                    annotation: String::new(),
+                    vertex_id: vid.into(),
+                    annotation: Default::default(),
                     scope_id: own_scope,
                     elements,
                 })
@@ -1159,8 +1160,8 @@ fn cfg_xaif(
             NodeKind::If(c) | NodeKind::Branch(c) | NodeKind::PreLoop(c) => {
                 let cond = e.expression(u, c, RefUse::Read(node.ids[0]))?;
                 let cv = x::ConditionVertex {
-                    vertex_id: vid,
-                    annotation: String::new(),
+                    vertex_id: vid.into(),
+                    annotation: Default::default(),
                     line_number: line,
                     condition: Some(cond),
                 };
@@ -1204,7 +1205,7 @@ fn cfg_xaif(
                             )?;
                             reads.extend(r.vertices.iter().find_map(|v| match v {
                                 x::VariableReferenceVertex::SymbolReference(s) => {
-                                    Some((s.symbol_id.clone(), s.scope_id))
+                                    Some((s.symbol_id.to_string(), s.scope_id))
                                 }
                                 _ => None,
                             }));
@@ -1234,15 +1235,15 @@ fn cfg_xaif(
                         )
                     }
                 };
-                x::ControlFlowVertex::ForLoop(x::ForLoop {
-                    vertex_id: vid,
-                    annotation,
+                x::ControlFlowVertex::ForLoop(Box::new(x::ForLoop {
+                    vertex_id: vid.into(),
+                    annotation: annotation.into(),
                     line_number: line,
                     reversal: x::ForLoopReversal::Anonymous,
                     initialization: Some(init),
                     condition: Some(cond),
                     update: Some(update),
-                })
+                }))
             }
         });
     }
@@ -1251,10 +1252,10 @@ fn cfg_xaif(
         .iter()
         .enumerate()
         .map(|(k, ed)| x::ControlFlowEdge {
-            edge_id: (k + 1).to_string(),
-            source: (ed.from + 1).to_string(),
-            target: (ed.to + 1).to_string(),
-            annotation: String::new(),
+            edge_id: (k + 1).to_string().into(),
+            source: (ed.from + 1).to_string().into(),
+            target: (ed.to + 1).to_string().into(),
+            annotation: Default::default(),
             has_condition_value: ed.cond.is_some(),
             condition_value: ed.cond.unwrap_or(1),
         })
@@ -1298,8 +1299,8 @@ fn cfg_xaif(
             r.vertices.push(x::VariableReferenceVertex::SymbolReference(
                 x::SymbolReference {
                     vertex_id: "1".into(),
-                    annotation: String::new(),
-                    symbol_id: sym.name.clone(),
+                    annotation: Default::default(),
+                    symbol_id: sym.name.clone().into(),
                     scope_id: scope,
                     properties: vec![],
                 },
@@ -1326,9 +1327,9 @@ fn cfg_xaif(
         e.source_map.add_unit(&unit.canon_name, &at);
     }
     Ok(x::ControlFlowGraph {
-        vertex_id: vertex_id.to_string(),
-        annotation: format!("unit:{}", unit.tag),
-        symbol_id: unit.canon_name.clone(),
+        vertex_id: vertex_id.to_string().into(),
+        annotation: format!("unit:{}", unit.tag).into(),
+        symbol_id: unit.canon_name.clone().into(),
         scope_id: sym_scope,
         controlflowgraph_scope_id: own_scope,
         active,

@@ -72,7 +72,7 @@ fn markers(out: &pipeline::Output) -> Vec<String> {
             if let ControlFlowVertex::BasicBlock(b) = cv {
                 for e in &b.elements {
                     if let BasicBlockElement::Marker(m) = e {
-                        found.push(m.annotation.clone());
+                        found.push(m.annotation.to_string());
                     }
                 }
             }

@@ -41,7 +41,7 @@ fn tanh_statement(out: &pipeline::Output) -> String {
                         |x| matches!(x, ExpressionVertex::Intrinsic(i) if i.name == "tanh_scal"),
                     );
                     if tanh {
-                        return a.statement_id.clone();
+                        return a.statement_id.to_string();
                     }
                 }
             }

@@ -128,7 +128,7 @@ fn assigns_non_real(statement: &str, marker: &str, cg: &CallGraph) -> bool {
                 return non_real(t);
             }
             match cg.scope_hierarchy.edges.iter().find(|e| e.source == scope) {
-                Some(e) => scope = e.target.clone(),
+                Some(e) => scope = e.target.to_string(),
                 None => return false,
             }
         }

@@ -27,7 +27,7 @@ pub fn normalize(cfg: &mut ControlFlowGraph) -> Result<(), BoostError> {
     }
     let error = |message: String| BoostError {
         statement_id: None,
-        cfg_symbol: Some(cfg.symbol_id.clone()),
+        cfg_symbol: Some(cfg.symbol_id.to_string()),
         kind: Kind::Semantic,
         message,
     };
@@ -67,7 +67,7 @@ pub fn normalize(cfg: &mut ControlFlowGraph) -> Result<(), BoostError> {
         .edges
         .iter()
         .filter(|e| e.source == entry)
-        .map(|e| e.target.clone())
+        .map(|e| e.target.to_string())
         .collect();
     match targets.as_slice() {
         [] => Err(error(format!(

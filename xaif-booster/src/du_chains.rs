@@ -13,7 +13,7 @@ use xaif_schema::model::{Assignment, StmtIdSetMap};
 /// du/ud chains by key.
 #[derive(Debug, Clone, Default)]
 pub struct DuChains {
-    sets: HashMap<u64, Vec<String>>,
+    sets: HashMap<u64, Vec<xaif_schema::Name>>,
 }
 
 impl DuChains {

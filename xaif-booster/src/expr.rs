@@ -234,7 +234,7 @@ pub fn symbols_in_reference(r: &VariableReference, out: &mut Vec<(String, u64)>)
     for v in &r.vertices {
         match v {
             VariableReferenceVertex::SymbolReference(s) => {
-                out.push((s.symbol_id.clone(), s.scope_id))
+                out.push((s.symbol_id.to_string(), s.scope_id))
             }
             VariableReferenceVertex::ArrayElementReference(a) => {
                 for t in &a.index_triplets {
@@ -315,17 +315,17 @@ impl ExprBuilder {
     pub fn constant_int(&mut self, value: i64) -> usize {
         let id = self.next_vertex_id();
         self.push(ExpressionVertex::Constant(Constant {
-            vertex_id: id,
-            annotation: String::new(),
+            vertex_id: id.into(),
+            annotation: Default::default(),
             type_: ConstantType::Integer,
-            fe_type: String::new(),
-            value: value.to_string(),
+            fe_type: Default::default(),
+            value: value.to_string().into(),
         }))
     }
 
     pub fn variable(&mut self, r: &VariableReference) -> usize {
         let mut r = r.clone();
-        r.vertex_id = self.next_vertex_id();
+        r.vertex_id = self.next_vertex_id().into();
         self.push(ExpressionVertex::VariableReference(r))
     }
 
@@ -334,12 +334,12 @@ impl ExprBuilder {
         let id = self.next_vertex_id();
         let mut v = v.clone();
         match &mut v {
-            ExpressionVertex::VariableReference(x) => x.vertex_id = id,
-            ExpressionVertex::Constant(x) => x.vertex_id = id,
-            ExpressionVertex::Intrinsic(x) => x.vertex_id = id,
-            ExpressionVertex::FunctionCall(x) => x.vertex_id = id,
-            ExpressionVertex::BooleanOperation(x) => x.vertex_id = id,
-            ExpressionVertex::ArgumentReference(x) => x.vertex_id = id,
+            ExpressionVertex::VariableReference(x) => x.vertex_id = id.into(),
+            ExpressionVertex::Constant(x) => x.vertex_id = id.into(),
+            ExpressionVertex::Intrinsic(x) => x.vertex_id = id.into(),
+            ExpressionVertex::FunctionCall(x) => x.vertex_id = id.into(),
+            ExpressionVertex::BooleanOperation(x) => x.vertex_id = id.into(),
+            ExpressionVertex::ArgumentReference(x) => x.vertex_id = id.into(),
         }
         self.push(v)
     }
@@ -347,11 +347,11 @@ impl ExprBuilder {
     pub fn edge(&mut self, source: usize, target: usize, position: i64) {
         let edge_id = (self.expr.edges.len() + 1).to_string();
         self.expr.edges.push(ExpressionEdge {
-            edge_id,
-            source: self.expr.vertices[source].vertex_id().to_string(),
-            target: self.expr.vertices[target].vertex_id().to_string(),
+            edge_id: edge_id.into(),
+            source: self.expr.vertices[source].vertex_id().to_string().into(),
+            target: self.expr.vertices[target].vertex_id().to_string().into(),
             position,
-            annotation: String::new(),
+            annotation: Default::default(),
         });
     }
 
@@ -394,9 +394,9 @@ impl ExprBuilder {
         }
         let id = self.next_vertex_id();
         let v = self.push(ExpressionVertex::Intrinsic(Intrinsic {
-            vertex_id: id,
-            annotation: String::new(),
-            name: name.to_string(),
+            vertex_id: id.into(),
+            annotation: Default::default(),
+            name: name.to_string().into(),
             type_: "inlinable".into(),
             r_type: SymbolType::Real,
             r_shape: SymbolShape::Scalar,
@@ -466,11 +466,11 @@ impl ExprBuilder {
             .collect();
         let mut k = keep.iter();
         self.expr.vertices.retain(|_| *k.next().unwrap_or(&true));
-        self.expr
-            .edges
-            .retain(|e| kept_ids.contains(&e.source) && kept_ids.contains(&e.target));
+        self.expr.edges.retain(|e| {
+            kept_ids.contains(e.source.as_str()) && kept_ids.contains(e.target.as_str())
+        });
         for (i, e) in self.expr.edges.iter_mut().enumerate() {
-            e.edge_id = (i + 1).to_string();
+            e.edge_id = (i + 1).to_string().into();
         }
         self.expr
     }
@@ -507,6 +507,6 @@ pub(crate) fn inquiry_arguments(e: &Expression) -> HashSet<String> {
     e.edges
         .iter()
         .filter(|ed| inquiries.contains(ed.target.as_str()))
-        .map(|ed| ed.source.clone())
+        .map(|ed| ed.source.to_string())
         .collect()
 }

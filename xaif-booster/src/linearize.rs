@@ -141,7 +141,7 @@ impl Linearizer<'_> {
             // Sources were created first: vertices stay in topological order.
             graph
                 .vertices
-                .push(LinVertexKind::Intermediate(i.name.clone()));
+                .push(LinVertexKind::Intermediate(i.name.to_string()));
             let g = graph.vertices.len() - 1;
             vertex_of.insert(v, g);
             for (source, partial) in in_edges {

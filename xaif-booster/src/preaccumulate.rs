@@ -82,10 +82,10 @@ pub(crate) fn double_constant(v: f64) -> Expression {
     Expression {
         vertices: vec![ExpressionVertex::Constant(Constant {
             vertex_id: "1".into(),
-            annotation: String::new(),
+            annotation: Default::default(),
             type_: ConstantType::Double,
-            fe_type: String::new(),
-            value,
+            fe_type: Default::default(),
+            value: value.into(),
         })],
         edges: Vec::new(),
     }
@@ -353,9 +353,9 @@ pub fn preaccumulate_statement(
 pub fn integer_constant(value: i64) -> Constant {
     Constant {
         vertex_id: "1".into(),
-        annotation: String::new(),
+        annotation: Default::default(),
         type_: ConstantType::Integer,
-        fe_type: String::new(),
-        value: value.to_string(),
+        fe_type: Default::default(),
+        value: value.to_string().into(),
     }
 }

@@ -19,7 +19,7 @@ pub fn prepare_input(cg: &mut CallGraph) -> Result<(), BoostError> {
         if let CallGraphVertex::ReplacementList(list) = v {
             return Err(BoostError {
                 statement_id: None,
-                cfg_symbol: Some(list.symbol_id.clone()),
+                cfg_symbol: Some(list.symbol_id.to_string()),
                 kind: Kind::Semantic,
                 message: "booster output (a ReplacementList) in the input: the booster \
                           differentiates original code, once (ReplacementList is not an \
@@ -74,12 +74,12 @@ fn refuse_booster_output(cfg: &ControlFlowGraph) -> Result<(), BoostError> {
         for el in &bb.elements {
             let statement_id = match el {
                 BasicBlockElement::DerivativePropagator(_) => None,
-                BasicBlockElement::InlinableSubroutineCall(c) => Some(c.statement_id.clone()),
+                BasicBlockElement::InlinableSubroutineCall(c) => Some(c.statement_id.to_string()),
                 _ => continue,
             };
             return Err(BoostError {
                 statement_id,
-                cfg_symbol: Some(cfg.symbol_id.clone()),
+                cfg_symbol: Some(cfg.symbol_id.to_string()),
                 kind: Kind::Semantic,
                 message: "booster output (a derivative propagator or an inlinable call) in the \
                           input: the booster differentiates original code, once (neither is an \

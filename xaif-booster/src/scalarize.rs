@@ -197,16 +197,16 @@ fn element_reference(r: &VariableReference, shape: &ArrayShape, k: usize) -> Var
         out.vertices
             .push(VariableReferenceVertex::ArrayElementReference(
                 ArrayElementReference {
-                    vertex_id: id.to_string(),
-                    annotation: String::new(),
+                    vertex_id: id.to_string().into(),
+                    annotation: Default::default(),
                     index_triplets: Vec::new(),
                 },
             ));
         out.edges.push(Edge {
-            edge_id: (out.edges.len() + 1).to_string(),
-            source: symbol_vertex,
-            target: id.to_string(),
-            annotation: String::new(),
+            edge_id: (out.edges.len() + 1).to_string().into(),
+            source: symbol_vertex.into(),
+            target: id.to_string().into(),
+            annotation: Default::default(),
         });
     }
     for v in &mut out.vertices {
@@ -249,7 +249,7 @@ fn vector_subscript(r: &VariableReference, symbols: &SymbolIndex) -> Option<Stri
                     let ExpressionVertex::VariableReference(inner) = x else {
                         continue;
                     };
-                    if inquired.contains(&inner.vertex_id) {
+                    if inquired.contains(inner.vertex_id.as_str()) {
                         continue;
                     }
                     if !matches!(array_shape(inner, symbols), Ok(None)) {
@@ -292,7 +292,7 @@ fn scalarize_assignment(
         && symbols.is_active_use(&a.lhs.reference).unwrap_or(false);
     for v in &a.rhs.vertices {
         if let ExpressionVertex::VariableReference(r) = v {
-            if skip.contains(&r.vertex_id) {
+            if skip.contains(r.vertex_id.as_str()) {
                 continue;
             }
             let shape = array_shape(r, symbols);
@@ -403,7 +403,7 @@ fn scalarize_assignment(
             }
         }
         Assignment {
-            statement_id: format!("{}_oad_e{}", a.statement_id, k + 1),
+            statement_id: format!("{}_oad_e{}", a.statement_id, k + 1).into(),
             do_chain: 0,
             line_number: a.line_number,
             lhs: AssignmentLhs {
@@ -439,7 +439,7 @@ fn through_temporary(
     for (k, e) in elements.into_iter().enumerate() {
         let slot = element_reference(&whole, &shape, k);
         copies.push(Assignment {
-            statement_id: format!("{}_oad_t{}", a.statement_id, k + 1),
+            statement_id: format!("{}_oad_t{}", a.statement_id, k + 1).into(),
             lhs: AssignmentLhs {
                 reference: slot.clone(),
                 live: true,
@@ -563,8 +563,8 @@ pub fn scalarize_cfg(
                             unreachable!("only assignments are scalarised");
                         };
                         return Err(BoostError {
-                            statement_id: Some(a.statement_id.clone()),
-                            cfg_symbol: Some(cfg_symbol),
+                            statement_id: Some(a.statement_id.to_string()),
+                            cfg_symbol: Some(cfg_symbol.to_string()),
                             kind: Kind::Unsupported,
                             message: "array-valued assignment with extents not known at \
                                       transformation time in a graph with gotos \

@@ -557,23 +557,23 @@ fn element(r: &VariableReference, dims: &[SymDim], indices: &[Expression]) -> Va
     out.vertices
         .push(VariableReferenceVertex::ArrayElementReference(
             ArrayElementReference {
-                vertex_id: id.to_string(),
-                annotation: String::new(),
+                vertex_id: id.to_string().into(),
+                annotation: Default::default(),
                 index_triplets: triplets,
             },
         ));
     out.edges.push(Edge {
-        edge_id: (out.edges.len() + 1).to_string(),
-        source: symbol_vertex,
-        target: id.to_string(),
-        annotation: String::new(),
+        edge_id: (out.edges.len() + 1).to_string().into(),
+        source: symbol_vertex.into(),
+        target: id.to_string().into(),
+        annotation: Default::default(),
     });
     out
 }
 
 fn assign(statement_id: String, line: u64, lhs: &VariableReference, rhs: Expression) -> Assignment {
     Assignment {
-        statement_id,
+        statement_id: statement_id.into(),
         do_chain: 0,
         line_number: line,
         lhs: AssignmentLhs {
@@ -592,8 +592,8 @@ fn comparison(index: &VariableReference, op: BooleanOp, limit: &Expression) -> E
     b.expr
         .vertices
         .push(ExpressionVertex::BooleanOperation(BooleanOperation {
-            vertex_id: id,
-            annotation: String::new(),
+            vertex_id: id.into(),
+            annotation: Default::default(),
             name: op,
         }));
     let v = b.expr.vertices.len() - 1;
@@ -650,8 +650,8 @@ fn header(
         b.finish(v)
     };
     ForLoop {
-        vertex_id: String::new(),
-        annotation: String::new(),
+        vertex_id: Default::default(),
+        annotation: Default::default(),
         line_number: a.line_number,
         reversal: ForLoopReversal::Anonymous,
         initialization: Some(assign(
@@ -695,7 +695,7 @@ pub fn loop_nest(
         let ExpressionVertex::VariableReference(r) = v else {
             continue;
         };
-        if inquiries.contains(&r.vertex_id) {
+        if inquiries.contains(r.vertex_id.as_str()) {
             continue;
         }
         let Some(dims) = dimensions(r, symbols)? else {
@@ -731,7 +731,7 @@ pub fn loop_nest(
                 }
             }
         }
-        reads.push((r.vertex_id.clone(), dims));
+        reads.push((r.vertex_id.to_string(), dims));
     }
     for v in &a.rhs.vertices {
         if let ExpressionVertex::Intrinsic(i) = v {

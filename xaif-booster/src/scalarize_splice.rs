@@ -29,7 +29,7 @@ impl FreshIds {
         FreshIds {
             vertex: max(&mut cfg.vertices.iter().map(|v| v.vertex_id())),
             edge: max(&mut cfg.edges.iter().map(|e| e.edge_id.as_str())),
-            used_edges: cfg.edges.iter().map(|e| e.edge_id.clone()).collect(),
+            used_edges: cfg.edges.iter().map(|e| e.edge_id.to_string()).collect(),
         }
     }
 
@@ -51,10 +51,10 @@ impl FreshIds {
 
 fn edge(ids: &mut FreshIds, source: &str, target: &str, condition: Option<i64>) -> ControlFlowEdge {
     ControlFlowEdge {
-        edge_id: ids.edge(),
-        source: source.to_string(),
-        target: target.to_string(),
-        annotation: String::new(),
+        edge_id: ids.edge().into(),
+        source: source.to_string().into(),
+        target: target.to_string().into(),
+        annotation: Default::default(),
         has_condition_value: condition.is_some(),
         condition_value: condition.unwrap_or(1),
     }
@@ -75,7 +75,8 @@ pub fn splice(cfg: &mut ControlFlowGraph, block: usize, pieces: Vec<Piece>) {
         .filter(|&k| cfg.edges[k].source == block_id)
         .collect();
     // The blocks in order (the first is the original one), then the rest.
-    let mut blocks: Vec<(String, Vec<BasicBlockElement>)> = vec![(block_id, Vec::new())];
+    let mut blocks: Vec<(String, Vec<BasicBlockElement>)> =
+        vec![(block_id.to_string(), Vec::new())];
     let mut others = Vec::new();
     let mut new_edges = Vec::new();
     let new_block = |ids: &mut FreshIds, blocks: &mut Vec<(String, Vec<BasicBlockElement>)>| {
@@ -91,8 +92,8 @@ pub fn splice(cfg: &mut ControlFlowGraph, block: usize, pieces: Vec<Piece>) {
                 let mut fors = Vec::new();
                 for mut h in nest.headers {
                     let id = ids.vertex();
-                    h.vertex_id = id.clone();
-                    others.push(ControlFlowVertex::ForLoop(h));
+                    h.vertex_id = id.clone().into();
+                    others.push(ControlFlowVertex::ForLoop(Box::new(h)));
                     let last = blocks.last().expect("a block").0.clone();
                     new_edges.push(edge(&mut ids, &last, &id, None));
                     let b = new_block(&mut ids, &mut blocks);
@@ -107,8 +108,8 @@ pub fn splice(cfg: &mut ControlFlowGraph, block: usize, pieces: Vec<Piece>) {
                 for f in fors.into_iter().rev() {
                     let end = ids.vertex();
                     others.push(ControlFlowVertex::EndLoop(PlainVertex {
-                        vertex_id: end.clone(),
-                        annotation: String::new(),
+                        vertex_id: end.clone().into(),
+                        annotation: Default::default(),
                     }));
                     let last = blocks.last().expect("a block").0.clone();
                     new_edges.push(edge(&mut ids, &last, &end, None));
@@ -121,7 +122,7 @@ pub fn splice(cfg: &mut ControlFlowGraph, block: usize, pieces: Vec<Piece>) {
     }
     let last_id = blocks.last().expect("a block").0.clone();
     for k in outgoing {
-        cfg.edges[k].source = last_id.clone();
+        cfg.edges[k].source = last_id.clone().into();
     }
     let mut blocks = blocks.into_iter();
     let (_, first) = blocks.next().expect("the original block");
@@ -130,8 +131,8 @@ pub fn splice(cfg: &mut ControlFlowGraph, block: usize, pieces: Vec<Piece>) {
     }
     cfg.vertices.extend(blocks.map(|(vertex_id, elements)| {
         ControlFlowVertex::BasicBlock(BasicBlock {
-            vertex_id,
-            annotation: String::new(),
+            vertex_id: vertex_id.into(),
+            annotation: Default::default(),
             scope_id,
             elements,
         })

@@ -27,9 +27,9 @@ pub struct SymbolInfo {
 
 /// All symbols of a call graph, by scope, with the parent of each scope.
 pub struct SymbolIndex {
-    symbols: HashMap<(u64, String), SymbolInfo>,
+    symbols: HashMap<(u64, xaif_schema::Name), SymbolInfo>,
     /// Declared bounds of arrays (constant, as XAIF writes them).
-    bounds: HashMap<(u64, String), Vec<DimensionBounds>>,
+    bounds: HashMap<(u64, xaif_schema::Name), Vec<DimensionBounds>>,
     parent: HashMap<u64, u64>,
     scopes: HashSet<u64>,
     all_names: HashSet<String>,
@@ -48,7 +48,7 @@ impl SymbolIndex {
             scopes.insert(id);
             for table in &scope.symbol_tables {
                 for s in &table.symbols {
-                    all_names.insert(s.symbol_id.to_ascii_lowercase());
+                    all_names.insert(s.symbol_id.to_ascii_lowercase().to_string());
                     if !s.dimension_bounds.is_empty() {
                         bounds.insert((id, s.symbol_id.clone()), s.dimension_bounds.clone());
                     }
@@ -91,7 +91,9 @@ impl SymbolIndex {
     /// ancestors.
     pub fn lookup(&self, scope: u64, id: &str) -> Option<SymbolInfo> {
         let declared = self.declaring_scope(scope, id)?;
-        self.symbols.get(&(declared, id.to_string())).copied()
+        self.symbols
+            .get(&(declared, xaif_schema::Name::from(id)))
+            .copied()
     }
 
     /// The scope that declares `id` as seen from `scope`.
@@ -99,7 +101,10 @@ impl SymbolIndex {
         let mut current = scope;
         // The depth bound protects against a cyclic hierarchy in bad input.
         for _ in 0..=self.scopes.len() {
-            if self.symbols.contains_key(&(current, id.to_string())) {
+            if self
+                .symbols
+                .contains_key(&(current, xaif_schema::Name::from(id)))
+            {
                 return Some(current);
             }
             current = *self.parent.get(&current)?;
@@ -111,7 +116,7 @@ impl SymbolIndex {
     /// the declaration gives none: assumed shape, allocatable, ...).
     pub fn dimension_bounds(&self, scope: u64, id: &str) -> &[DimensionBounds] {
         self.declaring_scope(scope, id)
-            .and_then(|d| self.bounds.get(&(d, id.to_string())))
+            .and_then(|d| self.bounds.get(&(d, xaif_schema::Name::from(id))))
             .map_or(&[], |b| b.as_slice())
     }
 
@@ -185,15 +190,15 @@ impl SymbolIndex {
 /// A passive real scalar temporary the booster introduces.
 pub fn temporary_symbol(name: &str) -> Symbol {
     Symbol {
-        symbol_id: name.to_string(),
+        symbol_id: name.to_string().into(),
         kind: SymbolKind::Variable,
         type_: SymbolType::Real,
-        fe_type: String::new(),
+        fe_type: Default::default(),
         shape: SymbolShape::Scalar,
         active: false,
         temp: true,
         pointer: false,
-        annotation: String::new(),
+        annotation: Default::default(),
         dimension_bounds: Vec::new(),
     }
 }

@@ -82,7 +82,7 @@ pub fn transform_tangent(
             if !symbols.has_scope(cfg.controlflowgraph_scope_id) {
                 return Err(BoostError {
                     statement_id: None,
-                    cfg_symbol: Some(cfg.symbol_id.clone()),
+                    cfg_symbol: Some(cfg.symbol_id.to_string()),
                     kind: Kind::Semantic,
                     message: format!(
                         "controlflowgraph_scope_id {} names no scope",
@@ -173,8 +173,8 @@ fn transform_cfg(
         };
         let counts = transform_block(bb, &ctx, pool).map_err(|e| e.in_cfg(&cfg_symbol))?;
         stats.push(BlockStats {
-            cfg: cfg_symbol.clone(),
-            block: bb.vertex_id.clone(),
+            cfg: cfg_symbol.to_string(),
+            block: bb.vertex_id.to_string(),
             counts,
         });
     }
@@ -241,7 +241,7 @@ fn transform_block(
             let statement_id = a.statement_id.clone();
             if sequence.try_append(a, graph).is_err() {
                 return Err(StatementError::internal(
-                    Some(statement_id),
+                    Some(statement_id.to_string()),
                     "internal error: a new graph rejected a statement",
                 ));
             }
@@ -357,7 +357,7 @@ fn flush(
         let path = dot_path(dir, ctx.cfg_symbol, block, &first_id).with_extension("elimination");
         crate::dot::write_atomically(&path, &report.to_string()).map_err(|e| {
             StatementError::input_output(
-                Some(first_id.clone()),
+                Some(first_id.to_string()),
                 format!("cannot write {}: {e}", path.display()),
             )
         })?;

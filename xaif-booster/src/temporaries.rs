@@ -102,7 +102,8 @@ impl TempPool {
     ) -> Assignment {
         self.statement_counter += 1;
         Assignment {
-            statement_id: format!("{}_oad_{}", original.statement_id, self.statement_counter),
+            statement_id: format!("{}_oad_{}", original.statement_id, self.statement_counter)
+                .into(),
             do_chain: 0,
             line_number: original.line_number,
             lhs: AssignmentLhs {
@@ -136,8 +137,8 @@ pub fn temp_reference(name: &str, scope_id: u64) -> VariableReference {
         active: ActiveUse::False,
         vertices: vec![VariableReferenceVertex::SymbolReference(SymbolReference {
             vertex_id: "1".into(),
-            annotation: String::new(),
-            symbol_id: name.to_string(),
+            annotation: Default::default(),
+            symbol_id: name.to_string().into(),
             scope_id,
             properties: Vec::new(),
         })],

@@ -50,7 +50,7 @@ impl Sections {
 fn formals(list: &Option<Vec<ArgumentSymbolReference>>) -> Vec<String> {
     let mut args = list.clone().unwrap_or_default();
     args.sort_by_key(|a| a.position);
-    args.into_iter().map(|a| a.symbol_id).collect()
+    args.into_iter().map(|a| a.symbol_id.into()).collect()
 }
 
 fn adjoint_of(cg: &CallGraph, preaccumulation: Preaccumulation) -> (CallGraph, Sections) {
@@ -91,7 +91,7 @@ fn adjoint_with(
             .map(|l| {
                 let r = get(l, p);
                 (
-                    l.symbol_id.clone(),
+                    l.symbol_id.to_string(),
                     Callee {
                         formals: formals(&l.argument_list),
                         vertices: r.vertices,
@@ -132,7 +132,7 @@ fn tangent_of(cg: &CallGraph) -> HashMap<String, Callee> {
         .iter()
         .filter_map(|v| match v {
             CallGraphVertex::ControlFlowGraph(c) => Some((
-                c.symbol_id.clone(),
+                c.symbol_id.to_string(),
                 Callee {
                     formals: formals(&c.argument_list),
                     vertices: c.vertices.clone(),
@@ -518,8 +518,8 @@ fn goto_loop(structured: bool) -> CallGraph {
     ]);
     let id = b.id();
     let test = b.vertex(ControlFlowVertex::If(ConditionVertex {
-        vertex_id: id,
-        annotation: String::new(),
+        vertex_id: id.into(),
+        annotation: Default::default(),
         line_number: 0,
         condition: Some(expr("(or (gt y 2.0d0) (ge k n))")),
     }));
@@ -559,20 +559,20 @@ fn leading_exit_loop(arm_statement: bool) -> CallGraph {
     let id = b.id();
     let lo = b.assignment("i", "1");
     let step = b.assignment("i", "(iadd i 1)");
-    let lp = b.vertex(ControlFlowVertex::ForLoop(ForLoop {
-        vertex_id: id,
-        annotation: String::new(),
+    let lp = b.vertex(ControlFlowVertex::ForLoop(Box::new(ForLoop {
+        vertex_id: id.into(),
+        annotation: Default::default(),
         line_number: 0,
         reversal: ForLoopReversal::Anonymous,
         initialization: Some(lo),
         condition: Some(expr("(le i n)")),
         update: Some(step),
-    }));
+    })));
     let top = b.block(&[]);
     let id = b.id();
     let test = b.vertex(ControlFlowVertex::If(ConditionVertex {
-        vertex_id: id,
-        annotation: String::new(),
+        vertex_id: id.into(),
+        annotation: Default::default(),
         line_number: 0,
         condition: Some(expr("(gt y 2.0d0)")),
     }));
@@ -1037,7 +1037,7 @@ fn named_constant_subscripts_are_not_taped() {
     for t in &mut constant.scope_hierarchy.scopes[1].symbol_tables {
         for sym in &mut t.symbols {
             if sym.symbol_id == "m" {
-                sym.annotation = xaif_schema::model::CONSTANT_ANNOTATION.to_string();
+                sym.annotation = xaif_schema::model::CONSTANT_ANNOTATION.into();
             }
         }
     }

@@ -82,8 +82,8 @@ fn unstructured_adjoint_validates() {
     let body = b.block(&[("y", "(mul y x)"), ("k", "(iadd k 1)")]);
     let id = b.id();
     let test = b.vertex(ControlFlowVertex::If(ConditionVertex {
-        vertex_id: id,
-        annotation: String::new(),
+        vertex_id: id.into(),
+        annotation: Default::default(),
         line_number: 0,
         condition: Some(expr("(ge k n)")),
     }));

@@ -20,7 +20,7 @@ fn section(lo: Option<&str>, hi: Option<&str>) -> VariableReference {
         .push(VariableReferenceVertex::ArrayElementReference(
             ArrayElementReference {
                 vertex_id: "2".into(),
-                annotation: String::new(),
+                annotation: Default::default(),
                 index_triplets: vec![IndexTriplet {
                     index: lo.map(expr),
                     bound: Some(hi.map(expr).unwrap_or_else(|| expr("4"))),
@@ -32,7 +32,7 @@ fn section(lo: Option<&str>, hi: Option<&str>) -> VariableReference {
         edge_id: "1".into(),
         source: "1".into(),
         target: "2".into(),
-        annotation: String::new(),
+        annotation: Default::default(),
     });
     r
 }
@@ -106,7 +106,7 @@ fn checks_out_with(cg: &CallGraph, min_inputs: usize) {
                 .enumerate()
                 .map(|(k, n)| ArgumentSymbolReference {
                     position: k as u64 + 1,
-                    symbol_id: n.to_string(),
+                    symbol_id: n.to_string().into(),
                     scope_id: 2,
                     ..ArgumentSymbolReference::default()
                 })
@@ -265,7 +265,7 @@ fn an_overlap_no_order_resolves_goes_through_a_temporary() {
             .push(VariableReferenceVertex::ArrayElementReference(
                 ArrayElementReference {
                     vertex_id: "2".into(),
-                    annotation: String::new(),
+                    annotation: Default::default(),
                     index_triplets: vec![IndexTriplet {
                         index: Some(expr("i")),
                         bound: None,
@@ -277,7 +277,7 @@ fn an_overlap_no_order_resolves_goes_through_a_temporary() {
             edge_id: "1".into(),
             source: "1".into(),
             target: "2".into(),
-            annotation: String::new(),
+            annotation: Default::default(),
         });
         r
     };
@@ -453,7 +453,7 @@ fn a_vector_subscript_is_refused() {
         .push(VariableReferenceVertex::ArrayElementReference(
             ArrayElementReference {
                 vertex_id: "2".into(),
-                annotation: String::new(),
+                annotation: Default::default(),
                 index_triplets: vec![IndexTriplet {
                     index: Some({
                         let mut e = Expression::default();
@@ -471,7 +471,7 @@ fn a_vector_subscript_is_refused() {
         edge_id: "1".into(),
         source: "1".into(),
         target: "2".into(),
-        annotation: String::new(),
+        annotation: Default::default(),
     });
     let cg = with_references(
         "(mul w x)",

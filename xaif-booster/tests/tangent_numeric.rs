@@ -685,7 +685,7 @@ fn integer_constants(cg: &CallGraph) -> Vec<String> {
         for v in &e.vertices {
             if let ExpressionVertex::Constant(c) = v {
                 if c.type_ == ConstantType::Integer {
-                    out.push(c.value.clone());
+                    out.push(c.value.to_string());
                 }
             }
         }
@@ -729,7 +729,7 @@ fn set_du_chain(cg: &mut CallGraph, k: usize, reads: &[&str]) {
     let key = cg.duud_set_map.sets.len() as u64 + 100;
     cg.duud_set_map.sets.push(StmtIdSet {
         key,
-        statement_ids: reads.iter().map(|s| s.to_string()).collect(),
+        statement_ids: reads.iter().map(|&s| s.into()).collect(),
     });
     for v in &mut cg.vertices {
         let CallGraphVertex::ControlFlowGraph(cfg) = v else {
@@ -749,7 +749,7 @@ fn set_du_chain(cg: &mut CallGraph, k: usize, reads: &[&str]) {
 
 fn propagated_variables(cg: &CallGraph) -> Vec<String> {
     let name = |r: &VariableReference| match &r.vertices[0] {
-        VariableReferenceVertex::SymbolReference(s) => s.symbol_id.clone(),
+        VariableReferenceVertex::SymbolReference(s) => s.symbol_id.to_string(),
         _ => unreachable!(),
     };
     propagator_entries(cg)

@@ -66,7 +66,7 @@ fn reset_peak() -> usize {
 fn symbol_ref(name: &str, scope: u64) -> VariableReferenceVertex {
     VariableReferenceVertex::SymbolReference(SymbolReference {
         vertex_id: "1".into(),
-        annotation: String::new(),
+        annotation: Default::default(),
         symbol_id: name.into(),
         scope_id: scope,
         properties: vec![],
@@ -89,7 +89,7 @@ fn element(vertex_id: &str, name: &str, index: &str) -> VariableReference {
             symbol_ref(name, 2),
             VariableReferenceVertex::ArrayElementReference(ArrayElementReference {
                 vertex_id: "2".into(),
-                annotation: String::new(),
+                annotation: Default::default(),
                 index_triplets: vec![IndexTriplet {
                     index: Some(Expression {
                         vertices: vec![ExpressionVertex::VariableReference(var("1", index))],
@@ -104,7 +104,7 @@ fn element(vertex_id: &str, name: &str, index: &str) -> VariableReference {
             edge_id: "1".into(),
             source: "1".into(),
             target: "2".into(),
-            annotation: String::new(),
+            annotation: Default::default(),
         }],
         ..Default::default()
     }
@@ -113,7 +113,7 @@ fn element(vertex_id: &str, name: &str, index: &str) -> VariableReference {
 fn intrinsic(id: &str, name: &str) -> ExpressionVertex {
     ExpressionVertex::Intrinsic(Intrinsic {
         vertex_id: id.into(),
-        annotation: String::new(),
+        annotation: Default::default(),
         name: name.into(),
         type_: "inlinable".into(),
         r_type: SymbolType::Real,
@@ -123,18 +123,18 @@ fn intrinsic(id: &str, name: &str) -> ExpressionVertex {
 
 fn edge(id: usize, s: &str, t: &str, position: i64) -> ExpressionEdge {
     ExpressionEdge {
-        edge_id: id.to_string(),
+        edge_id: id.to_string().into(),
         source: s.into(),
         target: t.into(),
         position,
-        annotation: String::new(),
+        annotation: Default::default(),
     }
 }
 
 /// `t_k = sin(x(i)) * y + 2.5`
 fn assignment(k: usize) -> BasicBlockElement {
     BasicBlockElement::Assignment(Assignment {
-        statement_id: format!("s{k}"),
+        statement_id: format!("s{k}").into(),
         do_chain: 0,
         line_number: k as u64,
         lhs: AssignmentLhs {
@@ -149,9 +149,9 @@ fn assignment(k: usize) -> BasicBlockElement {
                 intrinsic("4", "mul_scal_scal"),
                 ExpressionVertex::Constant(Constant {
                     vertex_id: "5".into(),
-                    annotation: String::new(),
+                    annotation: Default::default(),
                     type_: ConstantType::Real,
-                    fe_type: String::new(),
+                    fe_type: Default::default(),
                     value: "2.5d0".into(),
                 }),
                 intrinsic("6", "add_scal_scal"),
@@ -170,7 +170,7 @@ fn assignment(k: usize) -> BasicBlockElement {
 fn subroutine(n: usize, blocks: usize, per_block: usize) -> ControlFlowGraph {
     let mut vertices = vec![ControlFlowVertex::Entry(PlainVertex {
         vertex_id: "1".into(),
-        annotation: String::new(),
+        annotation: Default::default(),
     })];
     let mut k = 0;
     for b in 0..blocks {
@@ -180,35 +180,35 @@ fn subroutine(n: usize, blocks: usize, per_block: usize) -> ControlFlowGraph {
                 assignment(k)
             })
             .chain(std::iter::once(BasicBlockElement::Marker(Marker {
-                statement_id: format!("m{b}"),
-                annotation: format!("canon:{b}"),
+                statement_id: format!("m{b}").into(),
+                annotation: format!("canon:{b}").into(),
             })))
             .collect();
         vertices.push(ControlFlowVertex::BasicBlock(BasicBlock {
-            vertex_id: (b + 2).to_string(),
-            annotation: String::new(),
+            vertex_id: (b + 2).to_string().into(),
+            annotation: Default::default(),
             scope_id: 2,
             elements,
         }));
     }
     vertices.push(ControlFlowVertex::Exit(PlainVertex {
-        vertex_id: (blocks + 2).to_string(),
-        annotation: String::new(),
+        vertex_id: (blocks + 2).to_string().into(),
+        annotation: Default::default(),
     }));
     let edges = (1..vertices.len())
         .map(|i| ControlFlowEdge {
-            edge_id: i.to_string(),
-            source: i.to_string(),
-            target: (i + 1).to_string(),
-            annotation: String::new(),
+            edge_id: i.to_string().into(),
+            source: i.to_string().into(),
+            target: (i + 1).to_string().into(),
+            annotation: Default::default(),
             has_condition_value: false,
             condition_value: 1,
         })
         .collect();
     ControlFlowGraph {
-        vertex_id: (n + 1).to_string(),
-        annotation: format!("unit:{n}"),
-        symbol_id: format!("sub{n}"),
+        vertex_id: (n + 1).to_string().into(),
+        annotation: format!("unit:{n}").into(),
+        symbol_id: format!("sub{n}").into(),
         scope_id: 1,
         controlflowgraph_scope_id: 2,
         active: true,
@@ -223,13 +223,13 @@ fn model(subroutines: usize) -> CallGraph {
     let mut symbols: Vec<Symbol> = ["x", "y", "i"]
         .iter()
         .map(|s| Symbol {
-            symbol_id: s.to_string(),
+            symbol_id: s.to_string().into(),
             active: true,
             ..Default::default()
         })
         .collect();
     symbols.extend((0..50).map(|k| Symbol {
-        symbol_id: format!("t{k}"),
+        symbol_id: format!("t{k}").into(),
         active: true,
         ..Default::default()
     }));
@@ -245,7 +245,7 @@ fn model(subroutines: usize) -> CallGraph {
                 },
                 Scope {
                     vertex_id: "2".into(),
-                    annotation: String::new(),
+                    annotation: Default::default(),
                     symbol_tables: vec![SymbolTable { symbols }],
                 },
             ],

@@ -93,7 +93,7 @@ pub fn expression_dot(x: &Expression) -> String {
 fn call_graph_body(out: &mut String, cg: &CallGraph, prefix: &str, indent: &str) {
     for v in &cg.vertices {
         let (id, label) = match v {
-            CallGraphVertex::ControlFlowGraph(g) => (&g.vertex_id, g.symbol_id.clone()),
+            CallGraphVertex::ControlFlowGraph(g) => (&g.vertex_id, g.symbol_id.to_string()),
             CallGraphVertex::ReplacementList(r) => (
                 &r.vertex_id,
                 format!("{} ({})", r.symbol_id, r.template_name),
@@ -219,7 +219,7 @@ fn arguments_text(args: &[Argument]) -> String {
         .iter()
         .map(|a| match &a.value {
             ArgumentValue::Variable(v) => variable_text(v),
-            ArgumentValue::Constant(k) => k.value.clone(),
+            ArgumentValue::Constant(k) => k.value.to_string(),
         })
         .collect();
     parts.join(", ")
@@ -297,9 +297,9 @@ fn render(
     }
     let name = match v {
         ExpressionVertex::VariableReference(r) => return variable_text(r),
-        ExpressionVertex::Constant(k) => return k.value.clone(),
+        ExpressionVertex::Constant(k) => return k.value.to_string(),
         ExpressionVertex::ArgumentReference(a) => return format!("arg{}", a.argument),
-        ExpressionVertex::Intrinsic(i) => i.name.clone(),
+        ExpressionVertex::Intrinsic(i) => i.name.to_string(),
         ExpressionVertex::BooleanOperation(b) => {
             crate::names::name_of(crate::names::BOOLEAN_OPS, b.name).to_string()
         }
@@ -350,7 +350,7 @@ pub fn variable_text(v: &VariableReference) -> String {
                     })
                     .collect();
                 let last = parts.pop().unwrap_or_default();
-                parts.push(format!("{last}[{}]", subs.join(", ")));
+                parts.push(format!("{last}[{}]", subs.join(", ")).into());
             }
         }
     }
@@ -360,9 +360,9 @@ pub fn variable_text(v: &VariableReference) -> String {
 fn vertex_text(v: &ExpressionVertex) -> String {
     match v {
         ExpressionVertex::VariableReference(r) => variable_text(r),
-        ExpressionVertex::Constant(k) => k.value.clone(),
-        ExpressionVertex::Intrinsic(i) => i.name.clone(),
-        ExpressionVertex::FunctionCall(f) => f.symbol_id.clone().unwrap_or_default(),
+        ExpressionVertex::Constant(k) => k.value.to_string(),
+        ExpressionVertex::Intrinsic(i) => i.name.to_string(),
+        ExpressionVertex::FunctionCall(f) => f.symbol_id.clone().unwrap_or_default().to_string(),
         ExpressionVertex::BooleanOperation(b) => {
             crate::names::name_of(crate::names::BOOLEAN_OPS, b.name).to_string()
         }
@@ -410,7 +410,7 @@ mod tests {
                 var("2", "x"),
                 ExpressionVertex::Intrinsic(Intrinsic {
                     vertex_id: "3".into(),
-                    annotation: String::new(),
+                    annotation: Default::default(),
                     name: "sub_scal_scal".into(),
                     type_: "inlinable".into(),
                     r_type: SymbolType::Real,
@@ -423,14 +423,14 @@ mod tests {
                     source: "1".into(),
                     target: "3".into(),
                     position: 2,
-                    annotation: String::new(),
+                    annotation: Default::default(),
                 },
                 ExpressionEdge {
                     edge_id: "2".into(),
                     source: "2".into(),
                     target: "3".into(),
                     position: 1,
-                    annotation: String::new(),
+                    annotation: Default::default(),
                 },
             ],
         };

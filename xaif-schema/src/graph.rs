@@ -157,7 +157,7 @@ mod tests {
     fn op(id: &str, name: &str) -> ExpressionVertex {
         ExpressionVertex::Intrinsic(Intrinsic {
             vertex_id: id.into(),
-            annotation: String::new(),
+            annotation: Default::default(),
             name: name.into(),
             type_: "inlinable".into(),
             r_type: SymbolType::Real,
@@ -171,7 +171,7 @@ mod tests {
             source: s.into(),
             target: t.into(),
             position,
-            annotation: String::new(),
+            annotation: Default::default(),
         }
     }
 

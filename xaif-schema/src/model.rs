@@ -8,12 +8,20 @@
 //! omits an attribute equals one read from a document that spells it out.
 //!
 //! Ids that the schema types as `xsd:string` (vertex and edge ids, statement
-//! ids, symbol ids) are `String`; ids typed as integers (scope ids, alias and
-//! du/ud keys, positions) are integers.
+//! ids, symbol ids), names and annotations are [`Name`]s; ids typed as
+//! integers (scope ids, alias and du/ud keys, positions) are integers.
 //!
 //! Where the schema allows vertices and edges to interleave, the model keeps
 //! vertices and edges in two lists in document order; the writer emits all
 //! vertices first, then all edges.
+
+/// The string type of every id, name, annotation and constant value of the
+/// model. A model holds millions of them, nearly all short ("12", "s3",
+/// "add_scal_scal"): `CompactString` keeps up to 24 bytes inline in the
+/// 24 bytes a `String` header takes, so they cost no heap allocation (an
+/// empty annotation costs nothing beyond the header), and it dereferences
+/// to `str` like a `String`. Longer ones go to the heap as before.
+pub type Name = compact_str::CompactString;
 
 /// Namespace of the core format.
 pub const XAIF_NS: &str = "http://www.mcs.anl.gov/XAIF";
@@ -154,9 +162,9 @@ pub enum ForLoopReversal {
 /// The document root: `CallGraph`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CallGraph {
-    pub program_name: Option<String>,
+    pub program_name: Option<Name>,
     /// Schema default: `GetRidOfThisDefault`.
-    pub prefix: String,
+    pub prefix: Name,
     pub scope_hierarchy: ScopeHierarchy,
     pub alias_set_map: AliasSetMap,
     pub duud_set_map: StmtIdSetMap,
@@ -180,10 +188,10 @@ pub enum CallGraphVertex {
 /// variable reference edges.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Edge {
-    pub edge_id: String,
-    pub source: String,
-    pub target: String,
-    pub annotation: String,
+    pub edge_id: Name,
+    pub source: Name,
+    pub target: Name,
+    pub annotation: Name,
 }
 
 /// `ScopeHierarchy`: scopes with their symbol tables, edges child → parent.
@@ -196,8 +204,8 @@ pub struct ScopeHierarchy {
 /// `Scope`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Scope {
-    pub vertex_id: String,
-    pub annotation: String,
+    pub vertex_id: Name,
+    pub annotation: Name,
     /// One or more symbol tables (in practice one).
     pub symbol_tables: Vec<SymbolTable>,
 }
@@ -220,16 +228,16 @@ pub const CONSTANT_ANNOTATION: &str = "constant";
 /// `Symbol`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Symbol {
-    pub symbol_id: String,
+    pub symbol_id: Name,
     pub kind: SymbolKind,
     pub type_: SymbolType,
-    pub fe_type: String,
+    pub fe_type: Name,
     pub shape: SymbolShape,
     /// Schema default: true.
     pub active: bool,
     pub temp: bool,
     pub pointer: bool,
-    pub annotation: String,
+    pub annotation: Name,
     /// Up to seven `DimensionBounds`.
     pub dimension_bounds: Vec<DimensionBounds>,
 }
@@ -278,7 +286,7 @@ pub struct StmtIdSetMap {
 pub struct StmtIdSet {
     pub key: u64,
     /// The `idRef`s of the `StatementId` children.
-    pub statement_ids: Vec<String>,
+    pub statement_ids: Vec<Name>,
 }
 
 // ---------------------------------------------------------------------------
@@ -288,9 +296,9 @@ pub struct StmtIdSet {
 /// `ControlFlowGraph`: one subroutine.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ControlFlowGraph {
-    pub vertex_id: String,
-    pub annotation: String,
-    pub symbol_id: String,
+    pub vertex_id: Name,
+    pub annotation: Name,
+    pub symbol_id: Name,
     pub scope_id: u64,
     pub controlflowgraph_scope_id: u64,
     /// Schema default: true.
@@ -311,29 +319,30 @@ pub struct ControlFlowGraph {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ArgumentSymbolReference {
     pub position: u64,
-    pub symbol_id: String,
+    pub symbol_id: Name,
     pub scope_id: u64,
     pub deriv: bool,
     pub intent: Intent,
-    pub annotation: String,
+    pub annotation: Name,
 }
 
 /// `ControlFlowEdge`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ControlFlowEdge {
-    pub edge_id: String,
-    pub source: String,
-    pub target: String,
-    pub annotation: String,
+    pub edge_id: Name,
+    pub source: Name,
+    pub target: Name,
+    pub annotation: Name,
     pub has_condition_value: bool,
     /// Schema default: 1.
     pub condition_value: i64,
 }
 
 /// Every kind of control flow vertex.
-// Variants are unboxed on purpose: other crates build and match them
-// directly, and a graph holds few enough vertices for the size not to matter.
-#[allow(clippy::large_enum_variant)]
+// `ForLoop` (two assignments and a condition, ~540 bytes) is boxed: unboxed
+// it made every vertex that large, and adjoint replacement lists hold
+// hundreds of thousands of vertices. The other variants are unboxed, so
+// other crates build and match them directly.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ControlFlowVertex {
     Entry(PlainVertex),
@@ -343,7 +352,7 @@ pub enum ControlFlowVertex {
     /// Multi-way branch (select case); out-edges carry condition values.
     Branch(ConditionVertex),
     EndBranch(PlainVertex),
-    ForLoop(ForLoop),
+    ForLoop(Box<ForLoop>),
     /// Loop testing its condition before the body (do while).
     PreLoop(ConditionVertex),
     /// Loop testing its condition after the body.
@@ -413,15 +422,15 @@ impl ControlFlowVertex {
 /// Label, Goto).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PlainVertex {
-    pub vertex_id: String,
-    pub annotation: String,
+    pub vertex_id: Name,
+    pub annotation: Name,
 }
 
 /// A control flow vertex with a condition (If, Branch, PreLoop, PostLoop).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ConditionVertex {
-    pub vertex_id: String,
-    pub annotation: String,
+    pub vertex_id: Name,
+    pub annotation: Name,
     pub line_number: u64,
     pub condition: Option<Expression>,
 }
@@ -429,8 +438,8 @@ pub struct ConditionVertex {
 /// `ForLoop`: counted loop with initialization, condition and update.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ForLoop {
-    pub vertex_id: String,
-    pub annotation: String,
+    pub vertex_id: Name,
+    pub annotation: Name,
     pub line_number: u64,
     pub reversal: ForLoopReversal,
     pub initialization: Option<Assignment>,
@@ -441,8 +450,8 @@ pub struct ForLoop {
 /// `BasicBlock`: an ordered list of statements.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct BasicBlock {
-    pub vertex_id: String,
-    pub annotation: String,
+    pub vertex_id: Name,
+    pub annotation: Name,
     pub scope_id: u64,
     pub elements: Vec<BasicBlockElement>,
 }
@@ -461,7 +470,7 @@ pub enum BasicBlockElement {
 /// have no line number in the schema: the writer leaves it out there).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Assignment {
-    pub statement_id: String,
+    pub statement_id: Name,
     pub do_chain: i64,
     pub line_number: u64,
     pub lhs: AssignmentLhs,
@@ -479,8 +488,8 @@ pub struct AssignmentLhs {
 /// `SubroutineCall`. The schema gives it no annotation attribute.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SubroutineCall {
-    pub statement_id: String,
-    pub symbol_id: Option<String>,
+    pub statement_id: Name,
+    pub symbol_id: Option<Name>,
     pub scope_id: Option<u64>,
     pub active: ActiveUse,
     pub line_number: u64,
@@ -492,7 +501,7 @@ pub struct SubroutineCall {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Argument {
     pub position: u64,
-    pub annotation: String,
+    pub annotation: Name,
     pub value: ArgumentValue,
 }
 
@@ -507,8 +516,8 @@ pub enum ArgumentValue {
 /// back end what it stands for.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Marker {
-    pub statement_id: String,
-    pub annotation: String,
+    pub statement_id: Name,
+    pub annotation: Name,
 }
 
 // ---------------------------------------------------------------------------
@@ -526,11 +535,11 @@ pub struct Expression {
 /// `ExpressionEdge`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ExpressionEdge {
-    pub edge_id: String,
-    pub source: String,
-    pub target: String,
+    pub edge_id: Name,
+    pub source: Name,
+    pub target: Name,
     pub position: i64,
-    pub annotation: String,
+    pub annotation: Name,
 }
 
 /// Every kind of expression vertex.
@@ -564,8 +573,8 @@ impl ExpressionVertex {
 /// derived-type access path).
 #[derive(Debug, Clone, PartialEq)]
 pub struct VariableReference {
-    pub vertex_id: String,
-    pub annotation: String,
+    pub vertex_id: Name,
+    pub annotation: Name,
     pub active: ActiveUse,
     pub alias: i64,
     pub du_ud: i64,
@@ -579,7 +588,7 @@ impl Default for VariableReference {
     fn default() -> Self {
         VariableReference {
             vertex_id: "1".into(),
-            annotation: String::new(),
+            annotation: Name::default(),
             active: ActiveUse::Undefined,
             alias: 0,
             du_ud: 0,
@@ -611,9 +620,9 @@ impl VariableReferenceVertex {
 /// `SymbolReference`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SymbolReference {
-    pub vertex_id: String,
-    pub annotation: String,
-    pub symbol_id: String,
+    pub vertex_id: Name,
+    pub annotation: Name,
+    pub symbol_id: Name,
     pub scope_id: u64,
     pub properties: Vec<SymbolReferenceProperty>,
 }
@@ -621,15 +630,15 @@ pub struct SymbolReference {
 /// `SymbolReferenceProperty`: a name/value pair.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SymbolReferenceProperty {
-    pub name: String,
-    pub value: String,
+    pub name: Name,
+    pub value: Name,
 }
 
 /// `ArrayElementReference`: one subscript per dimension.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ArrayElementReference {
-    pub vertex_id: String,
-    pub annotation: String,
+    pub vertex_id: Name,
+    pub annotation: Name,
     pub index_triplets: Vec<IndexTriplet>,
 }
 
@@ -644,22 +653,22 @@ pub struct IndexTriplet {
 /// `Constant`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Constant {
-    pub vertex_id: String,
-    pub annotation: String,
+    pub vertex_id: Name,
+    pub annotation: Name,
     pub type_: ConstantType,
-    pub fe_type: String,
-    pub value: String,
+    pub fe_type: Name,
+    pub value: Name,
 }
 
 /// `Intrinsic`: an operator or intrinsic function by catalogue name
 /// (`add_scal_scal`, `sin_scal`, ...).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Intrinsic {
-    pub vertex_id: String,
-    pub annotation: String,
-    pub name: String,
+    pub vertex_id: Name,
+    pub annotation: Name,
+    pub name: Name,
     /// Schema default: `inlinable`.
-    pub type_: String,
+    pub type_: Name,
     pub r_type: SymbolType,
     pub r_shape: SymbolShape,
 }
@@ -668,9 +677,9 @@ pub struct Intrinsic {
 /// calls; kept for completeness of the format).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct FunctionCall {
-    pub vertex_id: String,
-    pub annotation: String,
-    pub symbol_id: Option<String>,
+    pub vertex_id: Name,
+    pub annotation: Name,
+    pub symbol_id: Option<Name>,
     pub scope_id: Option<u64>,
     pub arguments: Vec<VariableReference>,
 }
@@ -678,16 +687,16 @@ pub struct FunctionCall {
 /// `BooleanOperation`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BooleanOperation {
-    pub vertex_id: String,
-    pub annotation: String,
+    pub vertex_id: Name,
+    pub annotation: Name,
     pub name: BooleanOp,
 }
 
 /// `xaifii:ArgumentReference` (catalogue only).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ArgumentReference {
-    pub vertex_id: String,
-    pub annotation: String,
+    pub vertex_id: Name,
+    pub annotation: Name,
     pub argument: u64,
 }
 
@@ -714,7 +723,7 @@ impl DerivativePropagator {
         for e in &mut entries {
             let t = e.target_mut();
             if t.annotation.is_empty() {
-                t.annotation = format!("{STATEMENT_ANNOTATION}{statement_id}");
+                t.annotation = compact_str::format_compact!("{STATEMENT_ANNOTATION}{statement_id}");
             }
         }
         DerivativePropagator { entries }
@@ -799,8 +808,8 @@ pub struct Ax {
 /// checkpointing) the back end inlines.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct InlinableSubroutineCall {
-    pub subroutine_name: String,
-    pub statement_id: String,
+    pub subroutine_name: Name,
+    pub statement_id: Name,
     pub arguments: Vec<Argument>,
 }
 
@@ -808,10 +817,10 @@ pub struct InlinableSubroutineCall {
 /// placeholders of a template (split/joint adjoint wrappers).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ReplacementList {
-    pub vertex_id: String,
-    pub annotation: String,
-    pub template_name: String,
-    pub symbol_id: String,
+    pub vertex_id: Name,
+    pub annotation: Name,
+    pub template_name: Name,
+    pub symbol_id: Name,
     pub scope_id: u64,
     pub controlflowgraph_scope_id: u64,
     pub argument_list: Option<Vec<ArgumentSymbolReference>>,
@@ -821,7 +830,7 @@ pub struct ReplacementList {
 /// `Replacement`: one placeholder's control flow graph.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Replacement {
-    pub placeholder: String,
+    pub placeholder: Name,
     /// Schema default: true.
     pub structured: bool,
     pub vertices: Vec<ControlFlowVertex>,

@@ -150,10 +150,10 @@ mod tests {
             ..VariableReference::default()
         };
         let graph = vec![
-            ControlFlowVertex::ForLoop(ForLoop {
+            ControlFlowVertex::ForLoop(Box::new(ForLoop {
                 condition: Some(i),
                 ..ForLoop::default()
-            }),
+            })),
             ControlFlowVertex::BasicBlock(BasicBlock {
                 elements: vec![BasicBlockElement::Assignment(Assignment {
                     lhs: AssignmentLhs {
@@ -171,7 +171,7 @@ mod tests {
         });
         assert_eq!(
             seen,
-            [("i".into(), 3), ("h".into(), 2), ("i".into(), 3)] as [(String, u64); 3]
+            [("i".into(), 3), ("h".into(), 2), ("i".into(), 3)] as [(Name, u64); 3]
         );
     }
 }

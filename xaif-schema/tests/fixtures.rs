@@ -90,12 +90,12 @@ fn input_fixture_reads_with_defaults_filled_in() {
             symbol_id: "x".into(),
             kind: SymbolKind::Variable,
             type_: SymbolType::Real,
-            fe_type: String::new(),
+            fe_type: Default::default(),
             shape: SymbolShape::Scalar,
             active: true,
             temp: false,
             pointer: false,
-            annotation: String::new(),
+            annotation: Default::default(),
             dimension_bounds: vec![],
         }
     );

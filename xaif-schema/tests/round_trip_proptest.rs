@@ -84,11 +84,11 @@ fn boolean_op() -> impl Strategy<Value = BooleanOp> {
 fn constant(vertex_id: String) -> impl Strategy<Value = Constant> {
     (text(), constant_type(), text(), text()).prop_map(
         move |(annotation, type_, fe_type, value)| Constant {
-            vertex_id: vertex_id.clone(),
-            annotation,
+            vertex_id: vertex_id.clone().into(),
+            annotation: annotation.into(),
             type_,
-            fe_type,
-            value,
+            fe_type: fe_type.into(),
+            value: value.into(),
         },
     )
 }
@@ -111,8 +111,8 @@ fn variable_reference(depth: u32) -> BoxedStrategy<VariableReference> {
             3 => symbol_reference(),
             1 => (text(), vec(index_triplet(depth - 1), 1..3)).prop_map(|(annotation, index_triplets)| {
                 VariableReferenceVertex::ArrayElementReference(ArrayElementReference {
-                    vertex_id: String::new(),
-                    annotation,
+                    vertex_id: Default::default(),
+                    annotation: annotation.into(),
                     index_triplets,
                 })
             }),
@@ -137,9 +137,11 @@ fn variable_reference(depth: u32) -> BoxedStrategy<VariableReference> {
                     for (i, v) in vertices.iter_mut().enumerate() {
                         let new_id = id(i, &vid);
                         match v {
-                            VariableReferenceVertex::SymbolReference(s) => s.vertex_id = new_id,
+                            VariableReferenceVertex::SymbolReference(s) => {
+                                s.vertex_id = new_id.into()
+                            }
                             VariableReferenceVertex::ArrayElementReference(a) => {
-                                a.vertex_id = new_id
+                                a.vertex_id = new_id.into()
                             }
                         }
                     }
@@ -147,15 +149,15 @@ fn variable_reference(depth: u32) -> BoxedStrategy<VariableReference> {
                         .into_iter()
                         .enumerate()
                         .map(|(k, (s, t, annotation, _))| Edge {
-                            edge_id: k.to_string(),
-                            source: vertices[s].vertex_id().to_string(),
-                            target: vertices[t].vertex_id().to_string(),
-                            annotation,
+                            edge_id: k.to_string().into(),
+                            source: vertices[s].vertex_id().to_string().into(),
+                            target: vertices[t].vertex_id().to_string().into(),
+                            annotation: annotation.into(),
                         })
                         .collect();
                     VariableReference {
-                        vertex_id: vid.clone(),
-                        annotation: annotation.clone(),
+                        vertex_id: vid.clone().into(),
+                        annotation: annotation.clone().into(),
                         active,
                         alias,
                         du_ud,
@@ -174,13 +176,16 @@ fn symbol_reference() -> impl Strategy<Value = VariableReferenceVertex> {
     (text(), text(), positive(), vec((text(), text()), 0..2)).prop_map(
         |(annotation, symbol_id, scope_id, props)| {
             VariableReferenceVertex::SymbolReference(SymbolReference {
-                vertex_id: String::new(),
-                annotation,
-                symbol_id,
+                vertex_id: Default::default(),
+                annotation: annotation.into(),
+                symbol_id: symbol_id.into(),
                 scope_id,
                 properties: props
                     .into_iter()
-                    .map(|(name, value)| SymbolReferenceProperty { name, value })
+                    .map(|(name, value)| SymbolReferenceProperty {
+                        name: name.into(),
+                        value: value.into(),
+                    })
                     .collect(),
             })
         },
@@ -204,10 +209,10 @@ fn expression(depth: u32) -> BoxedStrategy<Expression> {
         (text(), text(), text(), symbol_type(), symbol_shape()).prop_map(
             |(annotation, name, type_, r_type, r_shape)| {
                 ExpressionVertex::Intrinsic(Intrinsic {
-                    vertex_id: String::new(),
-                    annotation,
-                    name,
-                    type_,
+                    vertex_id: Default::default(),
+                    annotation: annotation.into(),
+                    name: name.into(),
+                    type_: type_.into(),
                     r_type,
                     r_shape,
                 })
@@ -221,17 +226,17 @@ fn expression(depth: u32) -> BoxedStrategy<Expression> {
         )
             .prop_map(|(annotation, symbol_id, scope_id, arguments)| {
                 ExpressionVertex::FunctionCall(FunctionCall {
-                    vertex_id: String::new(),
-                    annotation,
-                    symbol_id,
+                    vertex_id: Default::default(),
+                    annotation: annotation.into(),
+                    symbol_id: symbol_id.map(Into::into),
                     scope_id,
                     arguments,
                 })
             }),
         (text(), boolean_op()).prop_map(|(annotation, name)| {
             ExpressionVertex::BooleanOperation(BooleanOperation {
-                vertex_id: String::new(),
-                annotation,
+                vertex_id: Default::default(),
+                annotation: annotation.into(),
                 name,
             })
         }),
@@ -248,11 +253,11 @@ fn expression(depth: u32) -> BoxedStrategy<Expression> {
                     .into_iter()
                     .enumerate()
                     .map(|(k, (s, t, annotation, position))| ExpressionEdge {
-                        edge_id: k.to_string(),
-                        source: vertices[s].vertex_id().to_string(),
-                        target: vertices[t].vertex_id().to_string(),
+                        edge_id: k.to_string().into(),
+                        source: vertices[s].vertex_id().to_string().into(),
+                        target: vertices[t].vertex_id().to_string().into(),
                         position,
-                        annotation,
+                        annotation: annotation.into(),
                     })
                     .collect();
                 Expression { vertices, edges }
@@ -263,12 +268,12 @@ fn expression(depth: u32) -> BoxedStrategy<Expression> {
 
 fn set_expression_vertex_id(v: &mut ExpressionVertex, new_id: String) {
     match v {
-        ExpressionVertex::VariableReference(x) => x.vertex_id = new_id,
-        ExpressionVertex::Constant(x) => x.vertex_id = new_id,
-        ExpressionVertex::Intrinsic(x) => x.vertex_id = new_id,
-        ExpressionVertex::FunctionCall(x) => x.vertex_id = new_id,
-        ExpressionVertex::BooleanOperation(x) => x.vertex_id = new_id,
-        ExpressionVertex::ArgumentReference(x) => x.vertex_id = new_id,
+        ExpressionVertex::VariableReference(x) => x.vertex_id = new_id.into(),
+        ExpressionVertex::Constant(x) => x.vertex_id = new_id.into(),
+        ExpressionVertex::Intrinsic(x) => x.vertex_id = new_id.into(),
+        ExpressionVertex::FunctionCall(x) => x.vertex_id = new_id.into(),
+        ExpressionVertex::BooleanOperation(x) => x.vertex_id = new_id.into(),
+        ExpressionVertex::ArgumentReference(x) => x.vertex_id = new_id.into(),
     }
 }
 
@@ -283,7 +288,7 @@ fn argument() -> impl Strategy<Value = Argument> {
     )
         .prop_map(|(position, annotation, value)| Argument {
             position,
-            annotation,
+            annotation: annotation.into(),
             value,
         })
 }
@@ -308,7 +313,7 @@ fn assignment() -> impl Strategy<Value = Assignment> {
                 }
             }
             Assignment {
-                statement_id: String::new(),
+                statement_id: Default::default(),
                 do_chain: 0,
                 line_number,
                 lhs: AssignmentLhs { reference, live },
@@ -344,8 +349,8 @@ fn statement() -> impl Strategy<Value = BasicBlockElement> {
         )
             .prop_map(|(symbol_id, scope_id, active, line_number, formal_arg_count, arguments)| {
                 BasicBlockElement::SubroutineCall(SubroutineCall {
-                    statement_id: String::new(),
-                    symbol_id,
+                    statement_id: Default::default(),
+                    symbol_id: symbol_id.map(Into::into),
                     scope_id,
                     active,
                     line_number,
@@ -354,16 +359,16 @@ fn statement() -> impl Strategy<Value = BasicBlockElement> {
                 })
             }),
         1 => text().prop_map(|annotation| BasicBlockElement::Marker(Marker {
-            statement_id: String::new(),
-            annotation,
+            statement_id: Default::default(),
+            annotation: annotation.into(),
         })),
         1 => vec(propagator_entry(), 0..4).prop_map(|entries| {
             BasicBlockElement::DerivativePropagator(DerivativePropagator { entries })
         }),
         1 => (text(), vec(argument(), 0..2)).prop_map(|(subroutine_name, arguments)| {
             BasicBlockElement::InlinableSubroutineCall(InlinableSubroutineCall {
-                subroutine_name,
-                statement_id: String::new(),
+                subroutine_name: subroutine_name.into(),
+                statement_id: Default::default(),
                 arguments,
             })
         }),
@@ -373,15 +378,15 @@ fn statement() -> impl Strategy<Value = BasicBlockElement> {
 fn control_flow_vertex() -> impl Strategy<Value = ControlFlowVertex> {
     let plain = || {
         text().prop_map(|annotation| PlainVertex {
-            vertex_id: String::new(),
-            annotation,
+            vertex_id: Default::default(),
+            annotation: annotation.into(),
         })
     };
     let cond = || {
         (text(), any::<u64>(), proptest::option::of(expression(1))).prop_map(
             |(annotation, line_number, condition)| ConditionVertex {
-                vertex_id: String::new(),
-                annotation,
+                vertex_id: Default::default(),
+                annotation: annotation.into(),
                 line_number,
                 condition,
             },
@@ -414,9 +419,9 @@ fn control_flow_vertex() -> impl Strategy<Value = ControlFlowVertex> {
             for_assignment()
         )
             .prop_map(|(annotation, line_number, explicit, initialization, condition, update)| {
-                ControlFlowVertex::ForLoop(ForLoop {
-                    vertex_id: String::new(),
-                    annotation,
+                ControlFlowVertex::ForLoop(Box::new(ForLoop {
+                    vertex_id: Default::default(),
+                    annotation: annotation.into(),
                     line_number,
                     reversal: if explicit {
                         ForLoopReversal::Explicit
@@ -426,12 +431,12 @@ fn control_flow_vertex() -> impl Strategy<Value = ControlFlowVertex> {
                     initialization,
                     condition,
                     update,
-                })
+                }))
             }),
         3 => (text(), positive(), vec(statement(), 0..4)).prop_map(|(annotation, scope_id, elements)| {
             ControlFlowVertex::BasicBlock(BasicBlock {
-                vertex_id: String::new(),
-                annotation,
+                vertex_id: Default::default(),
+                annotation: annotation.into(),
                 scope_id,
                 elements,
             })
@@ -458,30 +463,32 @@ fn flow_graph() -> impl Strategy<Value = (Vec<ControlFlowVertex>, Vec<ControlFlo
                     | ControlFlowVertex::EndBranch(p)
                     | ControlFlowVertex::EndLoop(p)
                     | ControlFlowVertex::Label(p)
-                    | ControlFlowVertex::Goto(p) => p.vertex_id = new_id,
+                    | ControlFlowVertex::Goto(p) => p.vertex_id = new_id.into(),
                     ControlFlowVertex::If(c)
                     | ControlFlowVertex::Branch(c)
                     | ControlFlowVertex::PreLoop(c)
-                    | ControlFlowVertex::PostLoop(c) => c.vertex_id = new_id,
+                    | ControlFlowVertex::PostLoop(c) => c.vertex_id = new_id.into(),
                     ControlFlowVertex::ForLoop(f) => {
-                        f.vertex_id = new_id;
+                        f.vertex_id = new_id.into();
                         for a in [&mut f.initialization, &mut f.update].into_iter().flatten() {
-                            a.statement_id = next_statement();
+                            a.statement_id = next_statement().into();
                         }
                     }
                     ControlFlowVertex::BasicBlock(b) => {
-                        b.vertex_id = new_id;
+                        b.vertex_id = new_id.into();
                         for s in &mut b.elements {
                             match s {
                                 BasicBlockElement::Assignment(a) => {
-                                    a.statement_id = next_statement()
+                                    a.statement_id = next_statement().into()
                                 }
                                 BasicBlockElement::SubroutineCall(c) => {
-                                    c.statement_id = next_statement()
+                                    c.statement_id = next_statement().into()
                                 }
-                                BasicBlockElement::Marker(m) => m.statement_id = next_statement(),
+                                BasicBlockElement::Marker(m) => {
+                                    m.statement_id = next_statement().into()
+                                }
                                 BasicBlockElement::InlinableSubroutineCall(c) => {
-                                    c.statement_id = next_statement()
+                                    c.statement_id = next_statement().into()
                                 }
                                 BasicBlockElement::DerivativePropagator(_) => {}
                             }
@@ -493,10 +500,10 @@ fn flow_graph() -> impl Strategy<Value = (Vec<ControlFlowVertex>, Vec<ControlFlo
                 .into_iter()
                 .enumerate()
                 .map(|(k, (s, t, annotation, value))| ControlFlowEdge {
-                    edge_id: k.to_string(),
-                    source: vertices[s].vertex_id().to_string(),
-                    target: vertices[t].vertex_id().to_string(),
-                    annotation,
+                    edge_id: k.to_string().into(),
+                    source: vertices[s].vertex_id().to_string().into(),
+                    target: vertices[t].vertex_id().to_string().into(),
+                    annotation: annotation.into(),
                     has_condition_value: flags[k % flags.len()],
                     condition_value: value,
                 })
@@ -520,11 +527,11 @@ fn argument_list() -> impl Strategy<Value = Option<Vec<ArgumentSymbolReference>>
                 |(position, symbol_id, scope_id, deriv, intent, annotation)| {
                     ArgumentSymbolReference {
                         position,
-                        symbol_id,
+                        symbol_id: symbol_id.into(),
                         scope_id,
                         deriv,
                         intent,
-                        annotation,
+                        annotation: annotation.into(),
                     }
                 },
             ),
@@ -564,9 +571,9 @@ fn call_graph_vertex() -> impl Strategy<Value = CallGraphVertex> {
             )| {
                 let (argument_list, mod_local, mod_, read_local, read, on_entry) = lists;
                 CallGraphVertex::ControlFlowGraph(ControlFlowGraph {
-                    vertex_id: String::new(),
-                    annotation,
-                    symbol_id,
+                    vertex_id: Default::default(),
+                    annotation: annotation.into(),
+                    symbol_id: symbol_id.into(),
                     scope_id,
                     controlflowgraph_scope_id: cfg_scope,
                     active,
@@ -584,7 +591,7 @@ fn call_graph_vertex() -> impl Strategy<Value = CallGraphVertex> {
         );
     let replacement = (text(), any::<bool>(), flow_graph()).prop_map(
         |(placeholder, structured, (vertices, edges))| Replacement {
-            placeholder,
+            placeholder: placeholder.into(),
             structured,
             vertices,
             edges,
@@ -602,10 +609,10 @@ fn call_graph_vertex() -> impl Strategy<Value = CallGraphVertex> {
                 replacements,
             )| {
                 CallGraphVertex::ReplacementList(ReplacementList {
-                    vertex_id: String::new(),
-                    annotation,
-                    template_name,
-                    symbol_id,
+                    vertex_id: Default::default(),
+                    annotation: annotation.into(),
+                    template_name: template_name.into(),
+                    symbol_id: symbol_id.into(),
                     scope_id,
                     controlflowgraph_scope_id: cfg_scope,
                     argument_list,
@@ -641,15 +648,15 @@ fn symbol() -> impl Strategy<Value = Symbol> {
                 (active, temp, pointer, annotation),
                 dimension_bounds,
             )| Symbol {
-                symbol_id: String::new(),
+                symbol_id: Default::default(),
                 kind,
                 type_,
-                fe_type,
+                fe_type: fe_type.into(),
                 shape,
                 active,
                 temp,
                 pointer,
-                annotation,
+                annotation: annotation.into(),
                 dimension_bounds,
             },
         )
@@ -657,8 +664,8 @@ fn symbol() -> impl Strategy<Value = Symbol> {
 
 fn scope_hierarchy() -> impl Strategy<Value = ScopeHierarchy> {
     let scope = (text(), vec(vec(symbol(), 0..3), 1..3)).prop_map(|(annotation, tables)| Scope {
-        vertex_id: String::new(),
-        annotation,
+        vertex_id: Default::default(),
+        annotation: annotation.into(),
         symbol_tables: tables
             .into_iter()
             .map(|symbols| SymbolTable {
@@ -666,7 +673,7 @@ fn scope_hierarchy() -> impl Strategy<Value = ScopeHierarchy> {
                     .into_iter()
                     .enumerate()
                     .map(|(i, mut s)| {
-                        s.symbol_id = format!("v{i}");
+                        s.symbol_id = format!("v{i}").into();
                         s
                     })
                     .collect(),
@@ -678,16 +685,16 @@ fn scope_hierarchy() -> impl Strategy<Value = ScopeHierarchy> {
         edges_between(n).prop_map(move |edges| {
             let mut scopes = scopes.clone();
             for (i, s) in scopes.iter_mut().enumerate() {
-                s.vertex_id = id(i, &prefix);
+                s.vertex_id = id(i, &prefix).into();
             }
             let edges = edges
                 .into_iter()
                 .enumerate()
                 .map(|(k, (s, t, annotation, _))| Edge {
-                    edge_id: k.to_string(),
+                    edge_id: k.to_string().into(),
                     source: scopes[s].vertex_id.clone(),
                     target: scopes[t].vertex_id.clone(),
-                    annotation,
+                    annotation: annotation.into(),
                 })
                 .collect();
             ScopeHierarchy { scopes, edges }
@@ -703,7 +710,7 @@ fn stmt_id_set_map() -> impl Strategy<Value = StmtIdSetMap> {
             .enumerate()
             .map(|(k, statement_ids)| StmtIdSet {
                 key: k as u64,
-                statement_ids,
+                statement_ids: statement_ids.into_iter().map(Into::into).collect(),
             })
             .collect(),
     })
@@ -745,8 +752,8 @@ fn call_graph() -> impl Strategy<Value = CallGraph> {
                 let mut vertices = vertices.clone();
                 for (i, v) in vertices.iter_mut().enumerate() {
                     match v {
-                        CallGraphVertex::ControlFlowGraph(g) => g.vertex_id = id(i, &ids),
-                        CallGraphVertex::ReplacementList(r) => r.vertex_id = id(i, &ids),
+                        CallGraphVertex::ControlFlowGraph(g) => g.vertex_id = id(i, &ids).into(),
+                        CallGraphVertex::ReplacementList(r) => r.vertex_id = id(i, &ids).into(),
                     }
                 }
                 let vid = |v: &CallGraphVertex| match v {
@@ -757,15 +764,15 @@ fn call_graph() -> impl Strategy<Value = CallGraph> {
                     .into_iter()
                     .enumerate()
                     .map(|(k, (s, t, annotation, _))| Edge {
-                        edge_id: k.to_string(),
+                        edge_id: k.to_string().into(),
                         source: vid(&vertices[s]),
                         target: vid(&vertices[t]),
-                        annotation,
+                        annotation: annotation.into(),
                     })
                     .collect();
                 CallGraph {
-                    program_name: program_name.clone(),
-                    prefix: prefix.clone(),
+                    program_name: program_name.clone().map(Into::into),
+                    prefix: prefix.clone().into(),
                     scope_hierarchy: h.clone(),
                     alias_set_map: a.clone(),
                     duud_set_map: duud.clone(),
@@ -783,7 +790,7 @@ fn inlinable_catalogue() -> impl Strategy<Value = InlinableIntrinsicDefinitions>
         x.vertices
             .push(ExpressionVertex::ArgumentReference(ArgumentReference {
                 vertex_id: "argref".into(),
-                annotation: String::new(),
+                annotation: Default::default(),
                 argument: k,
             }));
         x

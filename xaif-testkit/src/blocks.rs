@@ -55,7 +55,7 @@ pub fn execute_original(assignments: &[(&str, &str)], vars: &mut HashMap<String,
         .enumerate()
         .map(|(k, (l, r))| {
             BasicBlockElement::Assignment(Assignment {
-                statement_id: format!("s{}", k + 1),
+                statement_id: format!("s{}", k + 1).into(),
                 do_chain: 0,
                 line_number: 0,
                 lhs: AssignmentLhs {

@@ -58,13 +58,13 @@ pub fn program(assignments: &[(&str, &str)]) -> CallGraph {
         .collect();
     let plain = |id: &str| PlainVertex {
         vertex_id: id.into(),
-        annotation: String::new(),
+        annotation: Default::default(),
     };
     let vertices = vec![
         ControlFlowVertex::Entry(plain("1")),
         ControlFlowVertex::BasicBlock(BasicBlock {
             vertex_id: "2".into(),
-            annotation: String::new(),
+            annotation: Default::default(),
             scope_id: 2,
             elements,
         }),
@@ -124,18 +124,18 @@ impl CfgBuilder {
     pub fn plain(&mut self, make: fn(PlainVertex) -> ControlFlowVertex) -> String {
         let id = self.id();
         self.vertex(make(PlainVertex {
-            vertex_id: id,
-            annotation: String::new(),
+            vertex_id: id.into(),
+            annotation: Default::default(),
         }))
     }
 
     pub fn edge(&mut self, s: &str, t: &str, cond: Option<i64>) {
         let edge_id = format!("e{}", self.edges.len() + 1);
         self.edges.push(ControlFlowEdge {
-            edge_id,
+            edge_id: edge_id.into(),
             source: s.into(),
             target: t.into(),
-            annotation: String::new(),
+            annotation: Default::default(),
             has_condition_value: cond.is_some(),
             condition_value: cond.unwrap_or(1),
         });
@@ -144,7 +144,7 @@ impl CfgBuilder {
     pub fn assignment(&mut self, lhs: &str, rhs: &str) -> Assignment {
         self.statements += 1;
         Assignment {
-            statement_id: format!("s{}", self.statements),
+            statement_id: format!("s{}", self.statements).into(),
             do_chain: 0,
             line_number: self.statements as u64,
             lhs: AssignmentLhs {
@@ -158,8 +158,8 @@ impl CfgBuilder {
     pub fn call(&mut self, name: &str, args: &[&str]) -> SubroutineCall {
         self.statements += 1;
         SubroutineCall {
-            statement_id: format!("s{}", self.statements),
-            symbol_id: Some(name.to_string()),
+            statement_id: format!("s{}", self.statements).into(),
+            symbol_id: Some(name.to_string().into()),
             scope_id: Some(1),
             active: ActiveUse::True,
             line_number: self.statements as u64,
@@ -169,7 +169,7 @@ impl CfgBuilder {
                 .enumerate()
                 .map(|(k, a)| Argument {
                     position: k as u64 + 1,
-                    annotation: String::new(),
+                    annotation: Default::default(),
                     value: ArgumentValue::Variable(var(a)),
                 })
                 .collect(),
@@ -183,8 +183,8 @@ impl CfgBuilder {
             .collect();
         let id = self.id();
         self.vertex(ControlFlowVertex::BasicBlock(BasicBlock {
-            vertex_id: id,
-            annotation: String::new(),
+            vertex_id: id.into(),
+            annotation: Default::default(),
             scope_id: current_scope(),
             elements,
         }))
@@ -211,8 +211,8 @@ impl CfgBuilder {
                     }
                     let id = self.id();
                     let b = self.vertex(ControlFlowVertex::BasicBlock(BasicBlock {
-                        vertex_id: id,
-                        annotation: String::new(),
+                        vertex_id: id.into(),
+                        annotation: Default::default(),
                         scope_id: current_scope(),
                         elements,
                     }));
@@ -223,8 +223,8 @@ impl CfgBuilder {
                 S::If(cond, then, other) => {
                     let id = self.id();
                     let v = self.vertex(ControlFlowVertex::If(ConditionVertex {
-                        vertex_id: id,
-                        annotation: String::new(),
+                        vertex_id: id.into(),
+                        annotation: Default::default(),
                         line_number: 0,
                         condition: Some(expr(cond)),
                     }));
@@ -239,8 +239,8 @@ impl CfgBuilder {
                 S::Select(e, arms) => {
                     let id = self.id();
                     let v = self.vertex(ControlFlowVertex::Branch(ConditionVertex {
-                        vertex_id: id,
-                        annotation: String::new(),
+                        vertex_id: id.into(),
+                        annotation: Default::default(),
                         line_number: 0,
                         condition: Some(expr(e)),
                     }));
@@ -274,15 +274,15 @@ impl CfgBuilder {
                     let id = self.id();
                     let init = self.assignment(i, lo);
                     let update = self.assignment(i, &format!("(iadd {i} 1)"));
-                    let v = self.vertex(ControlFlowVertex::ForLoop(ForLoop {
-                        vertex_id: id,
-                        annotation: String::new(),
+                    let v = self.vertex(ControlFlowVertex::ForLoop(Box::new(ForLoop {
+                        vertex_id: id.into(),
+                        annotation: Default::default(),
                         line_number: 0,
                         reversal: ForLoopReversal::Anonymous,
                         initialization: Some(init),
                         condition: Some(expr(&format!("(le {i} {hi})"))),
                         update: Some(update),
-                    }));
+                    })));
                     self.edge(&from.0, &v, from.1);
                     let last = self.sequence(body, (v.clone(), Some(1)));
                     let end = self.plain(ControlFlowVertex::EndLoop);
@@ -293,8 +293,8 @@ impl CfgBuilder {
                 S::While(cond, body) => {
                     let id = self.id();
                     let v = self.vertex(ControlFlowVertex::PreLoop(ConditionVertex {
-                        vertex_id: id,
-                        annotation: String::new(),
+                        vertex_id: id.into(),
+                        annotation: Default::default(),
                         line_number: 0,
                         condition: Some(expr(cond)),
                     }));
@@ -354,14 +354,14 @@ pub fn program_with_callee(
     };
     cg.scope_hierarchy.scopes.push(Scope {
         vertex_id: "3".into(),
-        annotation: format!("unit:{name}"),
+        annotation: format!("unit:{name}").into(),
         symbol_tables: vec![table],
     });
     cg.scope_hierarchy.edges.push(Edge {
         edge_id: "2".into(),
         source: "3".into(),
         target: "1".into(),
-        annotation: String::new(),
+        annotation: Default::default(),
     });
     cg.scope_hierarchy.scopes[0].symbol_tables[0]
         .symbols
@@ -374,7 +374,7 @@ pub fn program_with_callee(
     cg.vertices
         .push(CallGraphVertex::ControlFlowGraph(ControlFlowGraph {
             vertex_id: "2".into(),
-            annotation: format!("unit:{name}"),
+            annotation: format!("unit:{name}").into(),
             symbol_id: name.into(),
             scope_id: 1,
             controlflowgraph_scope_id: 3,
@@ -386,7 +386,7 @@ pub fn program_with_callee(
                     .enumerate()
                     .map(|(k, f)| ArgumentSymbolReference {
                         position: k as u64 + 1,
-                        symbol_id: f.to_string(),
+                        symbol_id: f.to_string().into(),
                         scope_id: 3,
                         ..ArgumentSymbolReference::default()
                     })
@@ -407,7 +407,7 @@ pub fn program_with_callee(
         edge_id: "1".into(),
         source: "1".into(),
         target: "2".into(),
-        annotation: String::new(),
+        annotation: Default::default(),
     });
     cg
 }
@@ -488,7 +488,7 @@ pub fn program_with(
                 edge_id: "1".into(),
                 source: "2".into(),
                 target: "1".into(),
-                annotation: String::new(),
+                annotation: Default::default(),
             }],
         },
         alias_set_map: AliasSetMap {

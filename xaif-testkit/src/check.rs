@@ -61,7 +61,7 @@ fn graphs(cg: &CallGraph) -> HashMap<String, Callee> {
         .iter()
         .filter_map(|v| match v {
             CallGraphVertex::ControlFlowGraph(c) => Some((
-                c.symbol_id.clone(),
+                c.symbol_id.to_string(),
                 Callee::new(
                     &c.argument_list,
                     c.controlflowgraph_scope_id,
@@ -81,7 +81,7 @@ fn section(cg: &CallGraph, placeholder: &str) -> HashMap<String, Callee> {
         .iter()
         .map(|v| match v {
             CallGraphVertex::ControlFlowGraph(c) => (
-                c.symbol_id.clone(),
+                c.symbol_id.to_string(),
                 Callee::new(
                     &c.argument_list,
                     c.controlflowgraph_scope_id,
@@ -96,7 +96,7 @@ fn section(cg: &CallGraph, placeholder: &str) -> HashMap<String, Callee> {
                     .find(|r| r.placeholder == placeholder)
                     .unwrap_or_else(|| panic!("{}: no placeholder {placeholder}", l.symbol_id));
                 (
-                    l.symbol_id.clone(),
+                    l.symbol_id.to_string(),
                     Callee::new(
                         &l.argument_list,
                         l.controlflowgraph_scope_id,
@@ -121,7 +121,7 @@ impl Programs {
                             .iter()
                             .any(|v| matches!(v, ControlFlowVertex::Entry(_))) =>
                 {
-                    Some(c.symbol_id.clone())
+                    Some(c.symbol_id.to_string())
                 }
                 _ => None,
             })

@@ -75,11 +75,11 @@ fn next_id(e: &Expression) -> String {
 fn add_edge(e: &mut Expression, source: &str, target: &str, position: i64) {
     let edge_id = (e.edges.len() + 1).to_string();
     e.edges.push(ExpressionEdge {
-        edge_id,
+        edge_id: edge_id.into(),
         source: source.into(),
         target: target.into(),
         position,
-        annotation: String::new(),
+        annotation: Default::default(),
     });
 }
 
@@ -97,15 +97,15 @@ fn build(tokens: &[String], pos: &mut usize, e: &mut Expression) -> String {
         let id = next_id(e);
         let vertex = match boolean_op(&op) {
             Some(name) => ExpressionVertex::BooleanOperation(BooleanOperation {
-                vertex_id: id.clone(),
-                annotation: String::new(),
+                vertex_id: id.clone().into(),
+                annotation: Default::default(),
                 name,
             }),
             None => {
                 let (name, r_type) = intrinsic(&op);
                 ExpressionVertex::Intrinsic(Intrinsic {
-                    vertex_id: id.clone(),
-                    annotation: String::new(),
+                    vertex_id: id.clone().into(),
+                    annotation: Default::default(),
                     name: name.into(),
                     type_: "inlinable".into(),
                     r_type,
@@ -126,17 +126,17 @@ fn build(tokens: &[String], pos: &mut usize, e: &mut Expression) -> String {
             ConstantType::Integer
         };
         e.vertices.push(ExpressionVertex::Constant(Constant {
-            vertex_id: id.clone(),
-            annotation: String::new(),
+            vertex_id: id.clone().into(),
+            annotation: Default::default(),
             type_,
-            fe_type: String::new(),
-            value: t,
+            fe_type: Default::default(),
+            value: t.into(),
         }));
         id
     } else {
         let id = next_id(e);
         let mut r = var(&t);
-        r.vertex_id = id.clone();
+        r.vertex_id = id.clone().into();
         e.vertices.push(ExpressionVertex::VariableReference(r));
         id
     }
@@ -217,7 +217,7 @@ pub fn var(name: &str) -> VariableReference {
             .push(VariableReferenceVertex::ArrayElementReference(
                 ArrayElementReference {
                     vertex_id: "2".into(),
-                    annotation: String::new(),
+                    annotation: Default::default(),
                     index_triplets: vec![IndexTriplet {
                         index: Some(expr(index)),
                         bound: None,
@@ -229,7 +229,7 @@ pub fn var(name: &str) -> VariableReference {
             edge_id: "1".into(),
             source: "1".into(),
             target: "2".into(),
-            annotation: String::new(),
+            annotation: Default::default(),
         });
         return r;
     }
@@ -237,8 +237,8 @@ pub fn var(name: &str) -> VariableReference {
         vertex_id: "1".into(),
         vertices: vec![VariableReferenceVertex::SymbolReference(SymbolReference {
             vertex_id: "1".into(),
-            annotation: String::new(),
-            symbol_id: name.to_string(),
+            annotation: Default::default(),
+            symbol_id: name.to_string().into(),
             scope_id: if GLOBALS.contains(&name) {
                 1
             } else {

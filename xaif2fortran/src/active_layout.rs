@@ -495,7 +495,7 @@ fn decide_with_uses(
     for (i, l) in lines.iter().enumerate() {
         match active_decl(l) {
             Some(Ok(d)) => {
-                let name = d.name.to_ascii_lowercase();
+                let name = d.name.as_str().to_ascii_lowercase();
                 if i >= body_at {
                     decision.kept.insert(
                         name,
@@ -517,7 +517,7 @@ fn decide_with_uses(
     }
     let candidates: HashSet<String> = decls
         .values()
-        .map(|d| d.name.to_ascii_lowercase())
+        .map(|d| d.name.as_str().to_ascii_lowercase())
         .collect();
     let mut uses: LineUses = Vec::with_capacity(lines.len());
     let mut kept: BTreeMap<String, Kept> = BTreeMap::new();
@@ -526,7 +526,7 @@ fn decide_with_uses(
         let line = Line::new(l);
         // On a declaration line, the declared name itself is rewritten
         // with the declaration; another candidate in its bounds is not.
-        let mut declared = decls.get(&i).map(|d| d.name.to_ascii_lowercase());
+        let mut declared = decls.get(&i).map(|d| d.name.as_str().to_ascii_lowercase());
         for k in 0..line.toks.len() {
             if line.toks[k].kind == TokKind::Comment {
                 // A directive (`!$omp private(h)`) names the object itself.
@@ -649,7 +649,7 @@ pub fn apply(
         }
         if let Some(d) = decls
             .get(&i)
-            .filter(|d| split.contains(&d.name.to_ascii_lowercase()))
+            .filter(|d| split.contains(&d.name.as_str().to_ascii_lowercase()))
         {
             let indent = &l[..l.len() - l.trim_start().len()];
             let attrs: String = d.attrs.iter().map(|a| format!(", {a}")).collect();

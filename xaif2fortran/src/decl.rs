@@ -181,7 +181,7 @@ pub const SNAPSHOT_COPY_TYPE: &str = "oad_snapshot_copy";
 
 /// The declaration of a booster temporary.
 pub fn temp_declaration(sym: &Symbol) -> Result<String, DeclError> {
-    let name = sym.symbol_id.to_ascii_lowercase();
+    let name = sym.symbol_id.as_str().to_ascii_lowercase();
     let ty = match (sym.type_, sym.active) {
         (SymbolType::Real, true) => "type(active)",
         (SymbolType::Real, false) => "real(8)",

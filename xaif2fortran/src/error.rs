@@ -337,7 +337,7 @@ mod tests {
         );
         let _at = l.at_element(&BasicBlockElement::Marker(Marker {
             statement_id: "s99".into(),
-            annotation: String::new(),
+            annotation: Default::default(),
         }));
         assert_eq!(
             place(&l.error("symbol_id=\"t\"", "m")),

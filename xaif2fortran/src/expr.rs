@@ -400,7 +400,7 @@ impl<'a> Env<'a> {
                     ));
                 };
                 symbol = Some(sym);
-                name = sr.symbol_id.to_ascii_lowercase();
+                name = sr.symbol_id.as_str().to_ascii_lowercase().to_string();
             }
         }
         let Some(symbol) = symbol else {
@@ -463,14 +463,14 @@ impl<'a> Env<'a> {
                     if !text.is_empty() {
                         text.push('%');
                     }
-                    let remote = sr.symbol_id.to_ascii_lowercase();
+                    let remote = sr.symbol_id.as_str().to_ascii_lowercase();
                     let local = self
                         .local_names
                         .borrow()
                         .by_remote
-                        .get(&(sr.scope_id, remote.clone()))
+                        .get(&(sr.scope_id, remote.to_string()))
                         .cloned();
-                    text.push_str(&local.unwrap_or(remote));
+                    text.push_str(&local.unwrap_or(remote.to_string()));
                 }
                 VariableReferenceVertex::ArrayElementReference(a) => {
                     let subs = a
@@ -633,7 +633,9 @@ pub fn root_and_args(e: &Expression) -> Option<(&ExpressionVertex, Vec<&Expressi
 /// The symbol name of a plain (unsubscripted) variable reference.
 pub fn plain_symbol_name(r: &VariableReference) -> Option<String> {
     match r.vertices.as_slice() {
-        [VariableReferenceVertex::SymbolReference(s)] => Some(s.symbol_id.to_ascii_lowercase()),
+        [VariableReferenceVertex::SymbolReference(s)] => {
+            Some(s.symbol_id.as_str().to_ascii_lowercase().to_string())
+        }
         _ => None,
     }
 }

@@ -144,9 +144,9 @@ fn call_sites(cg: &CallGraph) -> HashMap<String, Vec<CallSite>> {
                     if let BasicBlockElement::SubroutineCall(c) = e {
                         if let Some(s) = &c.symbol_id {
                             sites.push(CallSite {
-                                statement_id: c.statement_id.clone(),
+                                statement_id: c.statement_id.to_string(),
                                 line: c.line_number,
-                                name: s.to_ascii_lowercase(),
+                                name: s.to_ascii_lowercase().to_string(),
                                 targets: Vec::new(),
                             });
                         }
@@ -211,10 +211,10 @@ fn host_references(
                 if host_scopes.contains(&r.scope_id) {
                     // A component path is saved with its base variable
                     // (whole: its non-real parts have no symbols).
-                    let name = r.symbol_id.to_ascii_lowercase();
+                    let name = r.symbol_id.as_str().to_ascii_lowercase();
                     let base = match name.split(['%', '(']).next() {
                         Some(b) if crate::components::is_component_path(&name) => b.to_string(),
-                        _ => name,
+                        _ => name.to_string(),
                     };
                     found.insert(Global::Host(r.scope_id, base));
                 }
@@ -238,14 +238,20 @@ fn direct_globals(
     }
     for &scope in &names.whole {
         for sym in index.symbols_of(scope) {
-            out.insert(Global::Module(scope, sym.symbol_id.to_ascii_lowercase()));
+            out.insert(Global::Module(
+                scope,
+                sym.symbol_id.as_str().to_ascii_lowercase().to_string(),
+            ));
         }
     }
     let mut host = canon.unit_parent.get(unit).cloned().flatten();
     while let Some(tag) = host {
         if let Some((&scope, _)) = names.module_units.iter().find(|(_, t)| **t == tag) {
             for sym in index.symbols_of(scope) {
-                out.insert(Global::Module(scope, sym.symbol_id.to_ascii_lowercase()));
+                out.insert(Global::Module(
+                    scope,
+                    sym.symbol_id.as_str().to_ascii_lowercase().to_string(),
+                ));
             }
         }
         host = canon.unit_parent.get(&tag).cloned().flatten();

@@ -89,8 +89,8 @@ pub fn plan(
                     };
                     let key = (
                         s.scope_id,
-                        s.symbol_id.to_ascii_lowercase(),
-                        c.statement_id.clone(),
+                        s.symbol_id.as_str().to_ascii_lowercase(),
+                        c.statement_id.to_string(),
                     );
                     if s.scope_id != own_scope
                         && !wanted.iter().any(|(k, n, _)| *k == key.0 && *n == key.1)

@@ -59,7 +59,7 @@ impl<'a> XaifIndex<'a> {
             let mut symbols = HashMap::new();
             for table in &scope.symbol_tables {
                 for s in &table.symbols {
-                    symbols.insert(s.symbol_id.to_ascii_lowercase(), s);
+                    symbols.insert(s.symbol_id.as_str().to_ascii_lowercase().to_string(), s);
                 }
             }
             if let Some(tag) = unit_tag(&scope.annotation) {
@@ -103,10 +103,12 @@ impl<'a> XaifIndex<'a> {
                             .entry(tag.to_string())
                             .or_insert(cfg.controlflowgraph_scope_id);
                     }
-                    cfgs_by_name.insert(cfg.symbol_id.to_ascii_lowercase(), cfg);
+                    cfgs_by_name
+                        .insert(cfg.symbol_id.as_str().to_ascii_lowercase().to_string(), cfg);
                 }
                 CallGraphVertex::ReplacementList(rl) => {
-                    replacements_by_name.insert(rl.symbol_id.to_ascii_lowercase(), rl);
+                    replacements_by_name
+                        .insert(rl.symbol_id.as_str().to_ascii_lowercase().to_string(), rl);
                     if let Some(tag) = unit_tag(&rl.annotation) {
                         replacements_by_unit.insert(tag.to_string(), rl);
                         unit_scopes
@@ -143,7 +145,7 @@ impl<'a> XaifIndex<'a> {
             return false;
         };
         let type_of = |s: &Symbol| {
-            let fe = s.fe_type.to_ascii_lowercase().replace(' ', "");
+            let fe = s.fe_type.as_str().to_ascii_lowercase().replace(' ', "");
             fe.strip_prefix("type(")
                 .and_then(|t| t.strip_suffix(')'))
                 .map(str::to_string)
@@ -169,7 +171,7 @@ impl<'a> XaifIndex<'a> {
     /// Whether a symbol is a variable of a derived type with an active
     /// component (its `feType` is `type(NAME)`).
     pub fn has_active_components(&self, sym: &Symbol) -> bool {
-        let fe = sym.fe_type.to_ascii_lowercase().replace(' ', "");
+        let fe = sym.fe_type.as_str().to_ascii_lowercase().replace(' ', "");
         let Some(name) = fe.strip_prefix("type(").and_then(|t| t.strip_suffix(')')) else {
             return false;
         };
@@ -183,7 +185,7 @@ impl<'a> XaifIndex<'a> {
     /// docs/backend.md): it has parts (`z%re` in its scope; parameters
     /// and pointers have none) and the parts are active.
     pub fn is_active_complex(&self, scope: u64, sym: &Symbol) -> bool {
-        let name = sym.symbol_id.to_ascii_lowercase();
+        let name = sym.symbol_id.as_str().to_ascii_lowercase();
         let rank = sym.shape.rank();
         let part = if rank > 0 {
             format!("{name}({rank})%re")

@@ -103,7 +103,7 @@ pub fn unparse_program(
             if let Some(tag) = crate::symbols::unit_tag(&rl.annotation) {
                 if named_templates.contains_key(tag) {
                     leaves.remove(tag);
-                    leaf_symbols.remove(&rl.symbol_id);
+                    leaf_symbols.remove(rl.symbol_id.as_str());
                 }
             }
         }
@@ -124,9 +124,11 @@ pub fn unparse_program(
         .vertices
         .iter()
         .filter_map(|v| match v {
-            CallGraphVertex::ReplacementList(rl) if leaf_symbols.contains(&rl.symbol_id) => {
+            CallGraphVertex::ReplacementList(rl)
+                if leaf_symbols.contains(rl.symbol_id.as_str()) =>
+            {
                 crate::symbols::unit_tag(&rl.annotation)
-                    .map(|t| (t.to_string(), rl.symbol_id.clone()))
+                    .map(|t| (t.to_string(), rl.symbol_id.to_string()))
             }
             _ => None,
         })
@@ -149,11 +151,11 @@ pub fn unparse_program(
                 .iter()
                 .filter_map(|v| match v {
                     CallGraphVertex::ReplacementList(rl)
-                        if split_leaves.contains(&rl.symbol_id) =>
+                        if split_leaves.contains(rl.symbol_id.as_str()) =>
                     {
                         crate::symbols::unit_tag(&rl.annotation)
                             .filter(|t| !named_templates.contains_key(*t))
-                            .map(|t| (t.to_string(), rl.symbol_id.clone()))
+                            .map(|t| (t.to_string(), rl.symbol_id.to_string()))
                     }
                     _ => None,
                 })
@@ -353,7 +355,7 @@ pub fn unparse_program(
                                 }
                             }
                         }
-                        let clone = match env.plain_clones.get(&rl.symbol_id) {
+                        let clone = match env.plain_clones.get(rl.symbol_id.as_str()) {
                             Some(c) => {
                                 let mut lines = Vec::new();
                                 for (section, name) in &c.copies {
@@ -441,7 +443,9 @@ fn temporaries(
         .symbols_of(scope)
         .into_iter()
         .filter(|s| s.temp && s.kind == SymbolKind::Variable)
-        .filter(|s| !declared.is_some_and(|d| d.contains(&s.symbol_id.to_ascii_lowercase())))
+        .filter(|s| {
+            !declared.is_some_and(|d| d.contains(&s.symbol_id.as_str().to_ascii_lowercase()))
+        })
         .collect();
     temps.sort_by(|a, b| a.symbol_id.cmp(&b.symbol_id));
     temps
@@ -604,7 +608,7 @@ fn leaf_units(
         }
         if let Some(tag) = crate::symbols::unit_tag(&rl.annotation) {
             leaves.insert(tag.to_string());
-            symbols.insert(rl.symbol_id.clone());
+            symbols.insert(rl.symbol_id.to_string());
             if callees
                 .get(rl.symbol_id.as_str())
                 .is_some_and(|c| !c.is_empty())
@@ -638,7 +642,7 @@ fn called_symbols(cg: &CallGraph) -> std::collections::HashSet<String> {
         })
         .flatten()
         .filter_map(|e| match e {
-            BasicBlockElement::SubroutineCall(c) => c.symbol_id.clone(),
+            BasicBlockElement::SubroutineCall(c) => c.symbol_id.as_deref().map(str::to_string),
             _ => None,
         })
         .collect()
@@ -682,7 +686,7 @@ fn plain_clone(
             format!("unit '{unit}' has no placeholder {id}"),
         ));
     };
-    let name = rl.symbol_id.to_ascii_lowercase();
+    let name = rl.symbol_id.as_str().to_ascii_lowercase();
     let n = header_lines(canon, unit).min(emitted.len());
     let mut lines = crate::plain_clones::renamed_header(&emitted[..n], &name, clone);
     let header_indent = lines[0].len() - lines[0].trim_start().len();

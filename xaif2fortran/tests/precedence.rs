@@ -98,9 +98,9 @@ fn build(t: &Tree, e: &mut Expression) -> String {
     let id = (e.vertices.len() + 1).to_string();
     let intrinsic = |name: &str, e: &mut Expression| {
         e.vertices.push(ExpressionVertex::Intrinsic(Intrinsic {
-            vertex_id: id.clone(),
-            annotation: String::new(),
-            name: name.to_string(),
+            vertex_id: id.clone().into(),
+            annotation: Default::default(),
+            name: name.to_string().into(),
             type_: "inlinable".into(),
             r_type: SymbolType::Real,
             r_shape: SymbolShape::Scalar,
@@ -109,21 +109,21 @@ fn build(t: &Tree, e: &mut Expression) -> String {
     let args: Vec<&Tree> = match t {
         Tree::Const(_, text) => {
             e.vertices.push(ExpressionVertex::Constant(Constant {
-                vertex_id: id.clone(),
-                annotation: String::new(),
+                vertex_id: id.clone().into(),
+                annotation: Default::default(),
                 type_: ConstantType::Double,
-                fe_type: String::new(),
-                value: text.clone(),
+                fe_type: Default::default(),
+                value: text.clone().into(),
             }));
             vec![]
         }
         Tree::Int(i) => {
             e.vertices.push(ExpressionVertex::Constant(Constant {
-                vertex_id: id.clone(),
-                annotation: String::new(),
+                vertex_id: id.clone().into(),
+                annotation: Default::default(),
                 type_: ConstantType::Integer,
-                fe_type: String::new(),
-                value: i.to_string(),
+                fe_type: Default::default(),
+                value: i.to_string().into(),
             }));
             vec![]
         }
@@ -153,11 +153,11 @@ fn build(t: &Tree, e: &mut Expression) -> String {
     for (k, a) in args.into_iter().enumerate() {
         let src = build(a, e);
         e.edges.push(ExpressionEdge {
-            edge_id: (e.edges.len() + 1).to_string(),
-            source: src,
-            target: id.clone(),
+            edge_id: (e.edges.len() + 1).to_string().into(),
+            source: src.into(),
+            target: id.clone().into(),
             position: k as i64 + 1,
-            annotation: String::new(),
+            annotation: Default::default(),
         });
     }
     id
@@ -212,9 +212,9 @@ fn random_expressions_evaluate_the_same_in_gfortran() {
 fn constant(id: &str, value: &str, type_: ConstantType) -> ExpressionVertex {
     ExpressionVertex::Constant(Constant {
         vertex_id: id.into(),
-        annotation: String::new(),
+        annotation: Default::default(),
         type_,
-        fe_type: String::new(),
+        fe_type: Default::default(),
         value: value.into(),
     })
 }
@@ -222,18 +222,18 @@ fn constant(id: &str, value: &str, type_: ConstantType) -> ExpressionVertex {
 fn boolean(id: &str, name: xaif_schema::BooleanOp) -> ExpressionVertex {
     ExpressionVertex::BooleanOperation(xaif_schema::BooleanOperation {
         vertex_id: id.into(),
-        annotation: String::new(),
+        annotation: Default::default(),
         name,
     })
 }
 
 fn edge(n: usize, source: &str, target: &str, position: i64) -> ExpressionEdge {
     ExpressionEdge {
-        edge_id: n.to_string(),
+        edge_id: n.to_string().into(),
         source: source.into(),
         target: target.into(),
         position,
-        annotation: String::new(),
+        annotation: Default::default(),
     }
 }
 

@@ -162,8 +162,8 @@ fn to_map(chains: &[Vec<ChainPoint>], name: impl Fn(StmtId) -> String) -> StmtId
                 statement_ids: chain
                     .iter()
                     .map(|p| match p {
-                        ChainPoint::Outside => String::new(),
-                        ChainPoint::Stmt(s) => name(*s),
+                        ChainPoint::Outside => Default::default(),
+                        ChainPoint::Stmt(s) => name(*s).into(),
                     })
                     .collect(),
             })

@@ -277,7 +277,7 @@ fn run(o: &ExploreOptions) -> Result<(), Stop> {
     for v in &xaif.vertices {
         if let xaif_schema::CallGraphVertex::ControlFlowGraph(g) = v {
             program_graphs.push((
-                g.symbol_id.clone(),
+                g.symbol_id.to_string(),
                 svg(&xaif_schema::dot::control_flow_dot(g))?,
             ));
         }

@@ -65,7 +65,7 @@ pub fn element_checkpoints(
                 !s.active && !s.pointer && s.shape.rank() == 0 && s.type_ == SymbolType::Integer
             })
         })
-        .map(|a| (a.symbol_id.clone(), scope))
+        .map(|a| (a.symbol_id.to_string(), scope))
         .collect();
     let mut candidates: HashMap<(String, u64), Option<Vec<VariableReference>>> = HashMap::new();
     for a in args {
@@ -78,7 +78,7 @@ pub fn element_checkpoints(
         );
         // Passive `intent(in)` arrays are the call site's business.
         let back_end_stores = info.active || a.intent != Intent::In;
-        let key = (a.symbol_id.clone(), scope);
+        let key = (a.symbol_id.to_string(), scope);
         if info.shape.rank() > 0
             && kind_ok
             && !info.pointer
@@ -110,7 +110,7 @@ pub fn element_checkpoints(
     }
     covered.sort_by_key(|(name, _)| {
         args.iter()
-            .find(|a| &a.symbol_id == name)
+            .find(|a| a.symbol_id == name)
             .map_or(u64::MAX, |a| a.position)
     });
     let mut stores = Vec::new();
@@ -199,7 +199,7 @@ impl Scan<'_> {
                 let scalars = c
                     .symbol_id
                     .as_ref()
-                    .and_then(|s| self.scalar_dummies.get(s));
+                    .and_then(|s| self.scalar_dummies.get(s.as_str()));
                 for arg in &c.arguments {
                     if let ArgumentValue::Variable(r) = &arg.value {
                         // One element to a scalar dummy is that element;
@@ -298,25 +298,25 @@ fn fixed_by_call(e: &Expression, fixed: &HashSet<(String, u64)>) -> bool {
 /// A replacement made of one basic block.
 fn one_block(placeholder: &str, elements: Vec<BasicBlockElement>, scope: u64) -> Replacement {
     let plain = |id: &str| PlainVertex {
-        vertex_id: id.to_string(),
-        annotation: String::new(),
+        vertex_id: id.to_string().into(),
+        annotation: Default::default(),
     };
     let edge = |id: &str, source: &str, target: &str| ControlFlowEdge {
-        edge_id: id.to_string(),
-        source: source.to_string(),
-        target: target.to_string(),
-        annotation: String::new(),
+        edge_id: id.to_string().into(),
+        source: source.to_string().into(),
+        target: target.to_string().into(),
+        annotation: Default::default(),
         has_condition_value: false,
         condition_value: 1,
     };
     Replacement {
-        placeholder: placeholder.to_string(),
+        placeholder: placeholder.to_string().into(),
         structured: true,
         vertices: vec![
             ControlFlowVertex::Entry(plain("1")),
             ControlFlowVertex::BasicBlock(BasicBlock {
                 vertex_id: "2".into(),
-                annotation: String::new(),
+                annotation: Default::default(),
                 scope_id: scope,
                 elements,
             }),

@@ -70,7 +70,7 @@ pub fn reverse_block(
                             let id = a.statement_id.clone();
                             if run.try_append(a, g).is_err() {
                                 return Err(StatementError::internal(
-                                    Some(id),
+                                    Some(id.to_string()),
                                     "internal error: a new graph rejected a statement",
                                 ));
                             }

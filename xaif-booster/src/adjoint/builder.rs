@@ -72,18 +72,18 @@ impl GraphBuilder {
     pub fn add_plain(&mut self, make: fn(PlainVertex) -> ControlFlowVertex) -> String {
         let id = self.fresh_id();
         self.add(make(PlainVertex {
-            vertex_id: id,
-            annotation: String::new(),
+            vertex_id: id.into(),
+            annotation: Default::default(),
         }))
     }
 
     pub fn edge(&mut self, source: &str, target: &str, condition: Option<i64>) {
         let edge_id = format!("e{}", self.edges.len() + 1);
         self.edges.push(ControlFlowEdge {
-            edge_id,
-            source: source.to_string(),
-            target: target.to_string(),
-            annotation: String::new(),
+            edge_id: edge_id.into(),
+            source: source.to_string().into(),
+            target: target.to_string().into(),
+            annotation: Default::default(),
             has_condition_value: condition.is_some(),
             condition_value: condition.unwrap_or(1),
         });
@@ -96,8 +96,8 @@ impl GraphBuilder {
             None => {
                 let id = self.fresh_id();
                 self.add(ControlFlowVertex::BasicBlock(BasicBlock {
-                    vertex_id: id,
-                    annotation: String::new(),
+                    vertex_id: id.into(),
+                    annotation: Default::default(),
                     scope_id: self.scope_id,
                     elements: Vec::new(),
                 }));
@@ -190,12 +190,12 @@ pub fn set_vertex_id(v: &mut ControlFlowVertex, id: String) {
         | ControlFlowVertex::EndBranch(p)
         | ControlFlowVertex::EndLoop(p)
         | ControlFlowVertex::Label(p)
-        | ControlFlowVertex::Goto(p) => p.vertex_id = id,
-        ControlFlowVertex::BasicBlock(bb) => bb.vertex_id = id,
+        | ControlFlowVertex::Goto(p) => p.vertex_id = id.into(),
+        ControlFlowVertex::BasicBlock(bb) => bb.vertex_id = id.into(),
         ControlFlowVertex::If(c)
         | ControlFlowVertex::Branch(c)
         | ControlFlowVertex::PreLoop(c)
-        | ControlFlowVertex::PostLoop(c) => c.vertex_id = id,
-        ControlFlowVertex::ForLoop(f) => f.vertex_id = id,
+        | ControlFlowVertex::PostLoop(c) => c.vertex_id = id.into(),
+        ControlFlowVertex::ForLoop(f) => f.vertex_id = id.into(),
     }
 }

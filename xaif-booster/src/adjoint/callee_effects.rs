@@ -64,7 +64,7 @@ pub fn callee_effects(cg: &CallGraph) -> HashMap<String, CalleeEffects> {
                 .filter(|p| !intent_in.contains(p))
                 .collect()
         });
-        out.insert(cfg.symbol_id.clone(), effects);
+        out.insert(cfg.symbol_id.to_string(), effects);
     }
     out
 }

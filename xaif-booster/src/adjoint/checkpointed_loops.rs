@@ -174,7 +174,10 @@ pub fn extract(
         let ControlFlowVertex::ForLoop(f) = &vertices[v] else {
             continue;
         };
-        let statement = f.initialization.as_ref().map(|a| a.statement_id.clone());
+        let statement = f
+            .initialization
+            .as_ref()
+            .map(|a| a.statement_id.to_string());
         let leaves = || {
             StatementError::unsupported(
                 statement.clone(),
@@ -253,11 +256,11 @@ pub fn extract(
             *v,
             BasicBlock {
                 vertex_id: f.vertex_id.clone(),
-                annotation: String::new(),
+                annotation: Default::default(),
                 scope_id: scope_of(vertices),
                 elements: vec![BasicBlockElement::Marker(Marker {
-                    statement_id: l.statement_id.clone(),
-                    annotation: key,
+                    statement_id: l.statement_id.clone().into(),
+                    annotation: key.into(),
                 })],
             },
         );
@@ -326,7 +329,10 @@ fn cut_loop(
     key: &str,
     fresh: &dyn Fn(&str) -> String,
 ) -> Result<CheckpointedLoop, StatementError> {
-    let statement = f.initialization.as_ref().map(|a| a.statement_id.clone());
+    let statement = f
+        .initialization
+        .as_ref()
+        .map(|a| a.statement_id.to_string());
     let err = |m: String| StatementError::new(statement.clone(), m);
     let (Some(init), Some(update)) = (&f.initialization, &f.update) else {
         return Err(err(
@@ -381,12 +387,12 @@ fn cut_loop(
     let mut body = SweepGraph {
         structured: true,
         vertices: vec![ControlFlowVertex::Entry(PlainVertex {
-            vertex_id: entry_id.clone(),
-            annotation: String::new(),
+            vertex_id: entry_id.clone().into(),
+            annotation: Default::default(),
         })],
         edges: vec![ControlFlowEdge {
-            edge_id: fresh("oad_ck_entry_edge"),
-            source: entry_id,
+            edge_id: fresh("oad_ck_entry_edge").into(),
+            source: entry_id.into(),
             target: body_start.clone(),
             ..ControlFlowEdge::default()
         }],
@@ -394,8 +400,8 @@ fn cut_loop(
     for &u in set {
         if u == *end {
             body.vertices.push(ControlFlowVertex::Exit(PlainVertex {
-                vertex_id: end_id.clone(),
-                annotation: String::new(),
+                vertex_id: end_id.clone().into(),
+                annotation: Default::default(),
             }));
         } else {
             body.vertices.push(vertices[u].clone());
@@ -413,7 +419,7 @@ fn cut_loop(
         .any(|v| matches!(v, ControlFlowVertex::Goto(_) | ControlFlowVertex::Label(_)));
     Ok(CheckpointedLoop {
         key: key.to_string(),
-        statement_id: statement.unwrap_or_default(),
+        statement_id: statement.unwrap_or_default().to_string(),
         header: f.clone(),
         index,
         start: init.rhs.clone(),
@@ -421,7 +427,7 @@ fn cut_loop(
         snapshots,
         vertices: loop_vertices,
         edges: loop_edges,
-        body_start,
+        body_start: body_start.to_string(),
         body,
     })
 }
@@ -702,14 +708,14 @@ impl Ids {
 
 fn call(ids: &mut Ids, name: &str, args: Vec<ArgumentValue>) -> BasicBlockElement {
     BasicBlockElement::InlinableSubroutineCall(InlinableSubroutineCall {
-        subroutine_name: name.to_string(),
-        statement_id: ids.next(),
+        subroutine_name: name.to_string().into(),
+        statement_id: ids.next().into(),
         arguments: args
             .into_iter()
             .enumerate()
             .map(|(k, value)| Argument {
                 position: k as u64 + 1,
-                annotation: String::new(),
+                annotation: Default::default(),
                 value,
             })
             .collect(),
@@ -722,7 +728,7 @@ fn var(r: &VariableReference) -> ArgumentValue {
 
 fn assign(ids: &mut Ids, target: &VariableReference, rhs: Expression) -> BasicBlockElement {
     BasicBlockElement::Assignment(Assignment {
-        statement_id: ids.next(),
+        statement_id: ids.next().into(),
         do_chain: 0,
         line_number: 0,
         lhs: AssignmentLhs {
@@ -834,8 +840,8 @@ fn tape_code(
     let exit = "exit".to_string();
     let count = "count".to_string();
     whole_vertices.push(ControlFlowVertex::Entry(PlainVertex {
-        vertex_id: entry.clone(),
-        annotation: String::new(),
+        vertex_id: entry.clone().into(),
+        annotation: Default::default(),
     }));
     let loop_id = l.header.vertex_id.clone();
     for v in &l.vertices {
@@ -852,20 +858,20 @@ fn tape_code(
         e.finish(sum)
     };
     whole_vertices.push(ControlFlowVertex::BasicBlock(BasicBlock {
-        vertex_id: count.clone(),
-        annotation: String::new(),
+        vertex_id: count.clone().into(),
+        annotation: Default::default(),
         scope_id: scope,
         elements: vec![assign(ids, &t.trips, increment)],
     }));
     whole_vertices.push(ControlFlowVertex::Exit(PlainVertex {
-        vertex_id: exit.clone(),
-        annotation: String::new(),
+        vertex_id: exit.clone().into(),
+        annotation: Default::default(),
     }));
     let edge = |id: &str, s: &str, t: &str, c: Option<i64>| ControlFlowEdge {
-        edge_id: id.to_string(),
-        source: s.to_string(),
-        target: t.to_string(),
-        annotation: String::new(),
+        edge_id: id.to_string().into(),
+        source: s.to_string().into(),
+        target: t.to_string().into(),
+        annotation: Default::default(),
         has_condition_value: c.is_some(),
         condition_value: c.unwrap_or(1),
     };
@@ -876,9 +882,9 @@ fn tape_code(
             whole_edges.push(edge(&lid(&e.edge_id), &lid(&loop_id), &count, Some(1)));
         } else {
             let mut e = e.clone();
-            e.edge_id = lid(&e.edge_id);
-            e.source = lid(&e.source);
-            e.target = lid(&e.target);
+            e.edge_id = lid(&e.edge_id).into();
+            e.source = lid(&e.source).into();
+            e.target = lid(&e.target).into();
             whole_edges.push(e);
         }
     }
@@ -950,8 +956,8 @@ fn adjoint_code(
     let driver = {
         let id = b.fresh_id();
         b.add(ControlFlowVertex::PreLoop(ConditionVertex {
-            vertex_id: id,
-            annotation: String::new(),
+            vertex_id: id.into(),
+            annotation: Default::default(),
             line_number: 0,
             condition: Some(not_equal(&t.action, TERMINATE)),
         }))
@@ -968,8 +974,8 @@ fn adjoint_code(
     let branch = {
         let id = b.fresh_id();
         b.add(ControlFlowVertex::Branch(ConditionVertex {
-            vertex_id: id,
-            annotation: String::new(),
+            vertex_id: id.into(),
+            annotation: Default::default(),
             line_number: 0,
             condition: Some(crate::expr::variable_expression(&t.action)),
         }))
@@ -1083,15 +1089,15 @@ fn iterations(
     };
     let head = {
         let id = b.fresh_id();
-        b.add(ControlFlowVertex::ForLoop(ForLoop {
-            vertex_id: id,
-            annotation: String::new(),
+        b.add(ControlFlowVertex::ForLoop(Box::new(ForLoop {
+            vertex_id: id.into(),
+            annotation: Default::default(),
             line_number: l.header.line_number,
             reversal: ForLoopReversal::Anonymous,
             initialization: Some(init),
             condition: Some(condition),
             update: Some(update),
-        }))
+        })))
     };
     b.set_pending(vec![PendingEdge {
         source: head.clone(),
@@ -1138,8 +1144,8 @@ fn boolean(mut e: ExprBuilder, op: BooleanOp, x: usize, y: usize) -> Expression 
     e.expr
         .vertices
         .push(ExpressionVertex::BooleanOperation(BooleanOperation {
-            vertex_id: id,
-            annotation: String::new(),
+            vertex_id: id.into(),
+            annotation: Default::default(),
             name: op,
         }));
     let v = e.expr.vertices.len() - 1;
@@ -1177,11 +1183,11 @@ pub fn splice_at_marker(
     let scope_id = block.scope_id;
     let after_id = format!("{prefix}after");
     for e in g.edges.iter_mut().filter(|e| e.source == block_id) {
-        e.source = after_id.clone();
+        e.source = after_id.clone().into();
     }
     g.vertices.push(ControlFlowVertex::BasicBlock(BasicBlock {
-        vertex_id: after_id.clone(),
-        annotation: String::new(),
+        vertex_id: after_id.clone().into(),
+        annotation: Default::default(),
         scope_id,
         elements: tail,
     }));
@@ -1206,16 +1212,16 @@ pub fn splice_at_marker(
     }
     for e in &sub.edges {
         let mut e = e.clone();
-        e.edge_id = format!("{prefix}{}", e.edge_id);
+        e.edge_id = format!("{prefix}{}", e.edge_id).into();
         e.source = if entry.as_deref() == Some(e.source.as_str()) {
             block_id.clone()
         } else {
-            format!("{prefix}{}", e.source)
+            format!("{prefix}{}", e.source).into()
         };
         e.target = if exit.as_deref() == Some(e.target.as_str()) {
-            after_id.clone()
+            after_id.clone().into()
         } else {
-            format!("{prefix}{}", e.target)
+            format!("{prefix}{}", e.target).into()
         };
         g.edges.push(e);
     }

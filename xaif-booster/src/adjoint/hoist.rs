@@ -444,7 +444,7 @@ impl BlockHoist<'_, '_> {
             }
         };
         let save = Assignment {
-            statement_id,
+            statement_id: statement_id.into(),
             do_chain: 0,
             line_number: 0,
             lhs: AssignmentLhs {

@@ -19,7 +19,7 @@ pub const MIRROR_PREFIX: &str = "mirror:";
 pub fn mirror_marker(m: &Marker) -> BasicBlockElement {
     BasicBlockElement::Marker(Marker {
         statement_id: m.statement_id.clone(),
-        annotation: format!("{MIRROR_PREFIX}{}", m.annotation),
+        annotation: format!("{MIRROR_PREFIX}{}", m.annotation).into(),
     })
 }
 

@@ -127,7 +127,7 @@ pub fn transform_adjoint_with(
         .vertices
         .iter()
         .filter_map(|v| match v {
-            CallGraphVertex::ControlFlowGraph(c) if c.active => Some(c.symbol_id.clone()),
+            CallGraphVertex::ControlFlowGraph(c) if c.active => Some(c.symbol_id.to_string()),
             _ => None,
         })
         .collect();
@@ -147,12 +147,12 @@ pub fn transform_adjoint_with(
             _ => None,
         })
         .flat_map(|cfg| {
-            let positions = callee_read_only.get(&cfg.symbol_id);
+            let positions = callee_read_only.get(cfg.symbol_id.as_str());
             cfg.argument_list
                 .iter()
                 .flatten()
                 .filter(move |a| positions.is_some_and(|p| p.contains(&a.position)))
-                .map(move |a| (a.symbol_id.clone(), cfg.controlflowgraph_scope_id))
+                .map(move |a| (a.symbol_id.to_string(), cfg.controlflowgraph_scope_id))
         })
         .collect();
     let mut scopes = taping::ScopeTree::default();
@@ -174,7 +174,7 @@ pub fn transform_adjoint_with(
         if let Ok(id) = scope.vertex_id.parse::<u64>() {
             for t in &scope.symbol_tables {
                 for sym in &t.symbols {
-                    scopes.declared.insert((id, sym.symbol_id.clone()));
+                    scopes.declared.insert((id, sym.symbol_id.to_string()));
                 }
             }
         }
@@ -201,28 +201,37 @@ pub fn transform_adjoint_with(
         chains: &chains,
         options,
     };
-    let results: Vec<Option<Result<CfgResult, BoostError>>> = cg
-        .vertices
-        .par_iter()
+    // Each worker takes its input graph out of the model and drops it once
+    // its replacement list is built, so the input and the adjoint model are
+    // not both held whole (the adjoint is the larger).
+    type Boosted = (CallGraphVertex, Option<(u64, Vec<Symbol>, Vec<BlockTape>)>);
+    let results: Vec<Result<Boosted, BoostError>> = std::mem::take(&mut cg.vertices)
+        .into_par_iter()
         .map(|vertex| match vertex {
             // An empty body (a module's) has nothing to reverse: it stays
             // a control flow graph, as a passive one does.
             CallGraphVertex::ControlFlowGraph(cfg)
-                if cfg.active && !crate::cfg_shape::is_empty_body(cfg) =>
+                if cfg.active && !crate::cfg_shape::is_empty_body(&cfg) =>
             {
-                Some(adjoint_cfg(cfg, &ctx))
+                let (list, scope, syms, stats) = adjoint_cfg(&cfg, &ctx)?;
+                Ok((
+                    CallGraphVertex::ReplacementList(list),
+                    Some((scope, syms, stats)),
+                ))
             }
-            _ => None,
+            other => Ok((other, None)),
         })
         .collect();
     let mut tape = Vec::new();
     let mut new_symbols: Vec<(u64, Vec<Symbol>)> = Vec::new();
-    for (vertex, result) in cg.vertices.iter_mut().zip(results) {
-        let Some(result) = result else { continue };
-        let (list, scope, syms, stats) = result?;
-        *vertex = CallGraphVertex::ReplacementList(list);
-        new_symbols.push((scope, syms));
-        tape.extend(stats);
+    cg.vertices.reserve(results.len());
+    for result in results {
+        let (vertex, boosted) = result?;
+        cg.vertices.push(vertex);
+        if let Some((scope, syms, stats)) = boosted {
+            new_symbols.push((scope, syms));
+            tape.extend(stats);
+        }
     }
     for (scope_id, syms) in new_symbols {
         add_symbols(cg, scope_id, syms);
@@ -307,7 +316,7 @@ fn dummy_positions(
             })
             .map(|a| a.position)
             .collect();
-        out.insert(cfg.symbol_id.clone(), positions);
+        out.insert(cfg.symbol_id.to_string(), positions);
     }
     out
 }
@@ -385,7 +394,7 @@ fn callee_globals(cg: &CallGraph) -> HashMap<String, Vec<(VariableReference, Sym
                 (*symbol).clone(),
             ));
         }
-        out.insert(cfg.symbol_id.clone(), globals);
+        out.insert(cfg.symbol_id.to_string(), globals);
     }
     out
 }
@@ -395,7 +404,7 @@ fn adjoint_cfg(cfg: &ControlFlowGraph, ctx: &BlockContext) -> Result<CfgResult, 
     if !ctx.symbols.has_scope(scope) {
         return Err(BoostError {
             statement_id: None,
-            cfg_symbol: Some(cfg.symbol_id.clone()),
+            cfg_symbol: Some(cfg.symbol_id.to_string()),
             kind: Kind::Semantic,
             message: format!("controlflowgraph_scope_id {scope} names no scope"),
         });
@@ -404,7 +413,7 @@ fn adjoint_cfg(cfg: &ControlFlowGraph, ctx: &BlockContext) -> Result<CfgResult, 
         .argument_list
         .iter()
         .flatten()
-        .map(|a| a.symbol_id.clone())
+        .map(|a| a.symbol_id.to_string())
         .collect();
     let mut sweeper = Sweeper {
         ctx,
@@ -430,7 +439,7 @@ fn adjoint_cfg(cfg: &ControlFlowGraph, ctx: &BlockContext) -> Result<CfgResult, 
     let mut list = ReplacementList {
         vertex_id: cfg.vertex_id.clone(),
         annotation: cfg.annotation.clone(),
-        template_name: String::new(),
+        template_name: Default::default(),
         symbol_id: cfg.symbol_id.clone(),
         scope_id: cfg.scope_id,
         controlflowgraph_scope_id: scope,
@@ -448,16 +457,16 @@ fn adjoint_cfg(cfg: &ControlFlowGraph, ctx: &BlockContext) -> Result<CfgResult, 
         ctx.scalar_dummies,
     ) {
         for a in list.argument_list.iter_mut().flatten() {
-            if covered.contains(&a.symbol_id) {
-                a.annotation = argument_elements::ELEMENT_CHECKPOINT.to_string();
+            if covered.contains(a.symbol_id.as_str()) {
+                a.annotation = argument_elements::ELEMENT_CHECKPOINT.to_string().into();
             }
         }
         list.replacements.extend([store, restore]);
     }
     let write_first = write_first::write_first_dummies(cfg, ctx.symbols, ctx.host_referenced);
     for a in list.argument_list.iter_mut().flatten() {
-        if a.annotation.is_empty() && write_first.contains(&a.symbol_id) {
-            a.annotation = write_first::WRITE_FIRST.to_string();
+        if a.annotation.is_empty() && write_first.contains(a.symbol_id.as_str()) {
+            a.annotation = write_first::WRITE_FIRST.to_string().into();
         }
     }
     let Sweeper {
@@ -548,7 +557,7 @@ impl Sweeper<'_, '_> {
             .map_err(|e| self.error(e))?;
             self.stats.push(BlockTape {
                 cfg: self.cfg_symbol.to_string(),
-                block: bb.vertex_id.clone(),
+                block: bb.vertex_id.to_string(),
                 tape: sweeps.tape,
             });
             blocks.push(Some(sweeps));
@@ -629,7 +638,7 @@ impl Sweeper<'_, '_> {
 
 fn replacement(placeholder: &str, g: SweepGraph) -> Replacement {
     Replacement {
-        placeholder: placeholder.to_string(),
+        placeholder: placeholder.to_string().into(),
         structured: g.structured,
         vertices: g.vertices,
         edges: g.edges,

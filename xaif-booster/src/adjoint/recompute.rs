@@ -734,7 +734,9 @@ fn rename_assignment(
     statement_id: Option<String>,
 ) -> Assignment {
     Assignment {
-        statement_id: statement_id.unwrap_or_else(|| a.statement_id.clone()),
+        statement_id: statement_id
+            .unwrap_or_else(|| a.statement_id.to_string())
+            .into(),
         do_chain: 0,
         line_number: a.line_number,
         lhs: AssignmentLhs {

@@ -114,7 +114,7 @@ impl<'g, 't, 'a> Reversal<'g, 't, 'a> {
 
     fn assign(&mut self, target: &VariableReference, rhs: Expression) -> Assignment {
         Assignment {
-            statement_id: self.statement_id(),
+            statement_id: self.statement_id().into(),
             do_chain: 0,
             line_number: 0,
             lhs: AssignmentLhs {
@@ -328,8 +328,8 @@ impl<'g, 't, 'a> Reversal<'g, 't, 'a> {
                     b.statement(pop);
                     let branch_id = b.fresh_id();
                     let branch = b.add(ControlFlowVertex::Branch(ConditionVertex {
-                        vertex_id: branch_id,
-                        annotation: String::new(),
+                        vertex_id: branch_id.into(),
+                        annotation: Default::default(),
                         line_number: 0,
                         condition: Some(variable_expression(&id_var)),
                     }));
@@ -388,15 +388,15 @@ impl<'g, 't, 'a> Reversal<'g, 't, 'a> {
                     let init = self.assign(&rctr, integer_expression(1));
                     let update = self.assign(&rctr, increment(&rctr));
                     let loop_id = b.fresh_id();
-                    let l = b.add(ControlFlowVertex::ForLoop(ForLoop {
-                        vertex_id: loop_id,
-                        annotation: String::new(),
+                    let l = b.add(ControlFlowVertex::ForLoop(Box::new(ForLoop {
+                        vertex_id: loop_id.into(),
+                        annotation: Default::default(),
                         line_number: 0,
                         reversal: ForLoopReversal::Anonymous,
                         initialization: Some(init),
                         condition: Some(comparison(BooleanOp::LessOrEqual, &rctr, &ctr)),
                         update: Some(update),
-                    }));
+                    })));
                     b.set_pending(vec![PendingEdge {
                         source: l.clone(),
                         condition: Some(1),
@@ -467,15 +467,15 @@ impl<'g, 't, 'a> Reversal<'g, 't, 'a> {
         forward
             .vertices
             .push(ControlFlowVertex::BasicBlock(BasicBlock {
-                vertex_id: start_id.clone(),
-                annotation: String::new(),
+                vertex_id: start_id.clone().into(),
+                annotation: Default::default(),
                 scope_id: self.scope_id,
                 elements: vec![sentinel],
             }));
         let mut entry_edges = 0;
         for e in &mut forward.edges {
             if e.source == entry {
-                e.source = start_id.clone();
+                e.source = start_id.clone().into();
                 entry_edges += 1;
             }
         }
@@ -489,9 +489,9 @@ impl<'g, 't, 'a> Reversal<'g, 't, 'a> {
             edge_id.push('_');
         }
         forward.edges.push(ControlFlowEdge {
-            edge_id,
-            source: entry,
-            target: start_id,
+            edge_id: edge_id.into(),
+            source: entry.into(),
+            target: start_id.into(),
             ..ControlFlowEdge::default()
         });
 
@@ -504,8 +504,8 @@ impl<'g, 't, 'a> Reversal<'g, 't, 'a> {
             b.statement(pop);
             let loop_id = b.fresh_id();
             let l = b.add(ControlFlowVertex::PreLoop(ConditionVertex {
-                vertex_id: loop_id,
-                annotation: String::new(),
+                vertex_id: loop_id.into(),
+                annotation: Default::default(),
                 line_number: 0,
                 condition: Some(comparison_with_constant(BooleanOp::NotEqual, &id_var, 0)),
             }));
@@ -515,8 +515,8 @@ impl<'g, 't, 'a> Reversal<'g, 't, 'a> {
             }]);
             let branch_id = b.fresh_id();
             let branch = b.add(ControlFlowVertex::Branch(ConditionVertex {
-                vertex_id: branch_id,
-                annotation: String::new(),
+                vertex_id: branch_id.into(),
+                annotation: Default::default(),
                 line_number: 0,
                 condition: Some(variable_expression(&id_var)),
             }));
@@ -577,8 +577,8 @@ fn increment(v: &VariableReference) -> Expression {
 fn when_positive(b: &mut GraphBuilder, ctr: &VariableReference, elements: Vec<BasicBlockElement>) {
     let id = b.fresh_id();
     let test = b.add(ControlFlowVertex::If(ConditionVertex {
-        vertex_id: id,
-        annotation: String::new(),
+        vertex_id: id.into(),
+        annotation: Default::default(),
         line_number: 0,
         condition: Some(comparison_with_constant(BooleanOp::GreaterThan, ctr, 0)),
     }));
@@ -616,8 +616,8 @@ fn boolean(mut e: ExprBuilder, op: BooleanOp, x: usize, y: usize) -> Expression 
         .vertices
         .push(xaif_schema::model::ExpressionVertex::BooleanOperation(
             BooleanOperation {
-                vertex_id: id,
-                annotation: String::new(),
+                vertex_id: id.into(),
+                annotation: Default::default(),
                 name: op,
             },
         ));

@@ -53,7 +53,7 @@ pub fn stable_dummies(
     let mut stable: HashMap<(String, u64), (String, u64)> = HashMap::new();
     for cfg in &graphs {
         let Some(modified) = effects
-            .get(&cfg.symbol_id)
+            .get(cfg.symbol_id.as_str())
             .and_then(|e| e.modified_positions.as_ref())
         else {
             continue;
@@ -65,8 +65,8 @@ pub fn stable_dummies(
             });
             if passive_integer && !modified.contains(&a.position) {
                 stable.insert(
-                    (cfg.symbol_id.clone(), a.position),
-                    (a.symbol_id.clone(), scope),
+                    (cfg.symbol_id.to_string(), a.position),
+                    (a.symbol_id.to_string(), scope),
                 );
             }
         }
@@ -110,7 +110,7 @@ pub fn stable_dummies(
                 sites.push(Site {
                     caller: cfg,
                     restored: restored.get(&k).cloned().unwrap_or_default(),
-                    callee: callee.clone(),
+                    callee: callee.to_string(),
                     arguments: &c.arguments,
                     opaque,
                 });
@@ -168,7 +168,7 @@ fn functions_called(graphs: &[&ControlFlowGraph]) -> HashSet<String> {
     let mut scan = |e: &Expression| {
         for v in &e.vertices {
             if let ExpressionVertex::FunctionCall(f) = v {
-                out.extend(f.symbol_id.clone());
+                out.extend(f.symbol_id.as_deref().map(str::to_string));
             }
         }
     };

@@ -133,11 +133,11 @@ impl ScopeTree {
 /// A tape operation: `push_real(x)`, `pop_int(i)`, ...
 pub fn tape_call(name: &str, value: ArgumentValue, statement_id: String) -> BasicBlockElement {
     BasicBlockElement::InlinableSubroutineCall(InlinableSubroutineCall {
-        subroutine_name: name.to_string(),
-        statement_id,
+        subroutine_name: name.to_string().into(),
+        statement_id: statement_id.into(),
         arguments: vec![Argument {
             position: 1,
-            annotation: String::new(),
+            annotation: Default::default(),
             value,
         }],
     })
@@ -158,7 +158,7 @@ fn callsite_checkpoint(
 ) -> BasicBlockElement {
     let mut op = tape_call(name, value, statement_id);
     if let BasicBlockElement::InlinableSubroutineCall(c) = &mut op {
-        c.arguments[0].annotation = format!("{CALLSITE_CHECKPOINT}{callee}");
+        c.arguments[0].annotation = format!("{CALLSITE_CHECKPOINT}{callee}").into();
     }
     op
 }
@@ -299,7 +299,7 @@ impl SharedIndices {
                 _ => {
                     let t = temps.take(AdjointTemp::IndexExpression);
                     self.pushes[l.last_use].push(BasicBlockElement::Assignment(Assignment {
-                        statement_id: id(1),
+                        statement_id: id(1).into(),
                         do_chain: 0,
                         line_number: 0,
                         lhs: AssignmentLhs {
@@ -484,7 +484,7 @@ impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
                 let t = self.temps.take(AdjointTemp::IndexExpression);
                 let id = self.next_id();
                 self.forward.push(BasicBlockElement::Assignment(Assignment {
-                    statement_id: id,
+                    statement_id: id.into(),
                     do_chain: 0,
                     line_number: 0,
                     lhs: AssignmentLhs {
@@ -607,7 +607,7 @@ impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
         let acc = preaccumulate_statement(&graph, a, pool, ctx.symbols);
         let [row] = acc.rows.as_slice() else {
             return Err(StatementError::internal(
-                Some(a.statement_id.clone()),
+                Some(a.statement_id.to_string()),
                 format!(
                     "internal error: statement Jacobian with {} rows",
                     acc.rows.len()
@@ -716,7 +716,7 @@ impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
         let has_adjoint = c
             .symbol_id
             .as_ref()
-            .is_some_and(|s| ctx.active_subroutines.contains(s));
+            .is_some_and(|s| ctx.active_subroutines.contains(s.as_str()));
         if !has_adjoint {
             self.forward
                 .push(BasicBlockElement::SubroutineCall(c.clone()));
@@ -742,7 +742,7 @@ impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
         let globals = c
             .symbol_id
             .as_ref()
-            .and_then(|s| ctx.callee_globals.get(s))
+            .and_then(|s| ctx.callee_globals.get(s.as_str()))
             .cloned()
             .unwrap_or_default();
         let callee = c.symbol_id.clone().unwrap_or_default();
@@ -762,7 +762,7 @@ impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
             let copy = self.temps.global_copy(symbol);
             let id = self.next_id();
             self.forward.push(BasicBlockElement::Assignment(Assignment {
-                statement_id: id,
+                statement_id: id.into(),
                 do_chain: 0,
                 line_number: 0,
                 lhs: AssignmentLhs {
@@ -796,7 +796,7 @@ impl<'t, 'a, 's> StatementTape<'t, 'a, 's> {
         let read_only = c
             .symbol_id
             .as_ref()
-            .and_then(|s| ctx.callee_read_only.get(s));
+            .and_then(|s| ctx.callee_read_only.get(s.as_str()));
         for arg in &c.arguments {
             let ArgumentValue::Variable(r) = &arg.value else {
                 continue;

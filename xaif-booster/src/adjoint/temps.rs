@@ -304,14 +304,14 @@ impl<'a> AdjointTemps<'a> {
             out.push(Symbol {
                 type_: SymbolType::Real,
                 shape: *shape,
-                fe_type: SNAPSHOT_COPY_TYPE.to_string(),
+                fe_type: SNAPSHOT_COPY_TYPE.to_string().into(),
                 ..temporary_symbol(n)
             });
         }
         for n in &self.snapshot_loops {
             out.push(Symbol {
                 type_: SymbolType::Opaque,
-                fe_type: SNAPSHOT_LOOP_TYPE.to_string(),
+                fe_type: SNAPSHOT_LOOP_TYPE.to_string().into(),
                 ..temporary_symbol(n)
             });
         }

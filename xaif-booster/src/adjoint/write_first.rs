@@ -79,9 +79,9 @@ pub fn write_first_dummies(
                     && !s.pointer
                     && matches!(s.type_, SymbolType::Real | SymbolType::Integer)
                     && (s.active || a.intent != Intent::In)
-            }) && !host_referenced.contains(&(a.symbol_id.clone(), scope))
+            }) && !host_referenced.contains(&(a.symbol_id.to_string(), scope))
         })
-        .map(|a| ((a.symbol_id.clone(), scope), Candidate::default()))
+        .map(|a| ((a.symbol_id.to_string(), scope), Candidate::default()))
         .collect();
     if candidates.is_empty() {
         return HashSet::new();

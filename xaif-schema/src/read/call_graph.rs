@@ -14,7 +14,7 @@ pub(crate) fn call_graph(c: &mut Cursor, el: &Element) -> Result<CallGraph> {
         return Err(c.wrong_root(el, "xaif:CallGraph"));
     }
     let mut cg = CallGraph {
-        prefix: DEFAULT_PREFIX.to_string(),
+        prefix: DEFAULT_PREFIX.to_string().into(),
         ..Default::default()
     };
     for a in c.attributes(el) {
@@ -275,7 +275,7 @@ fn stmt_id_set_map(c: &mut Cursor, el: &Element) -> Result<StmtIdSetMap> {
             if !s.is(Ns::Xaif, "StatementId") {
                 return Err(c.unexpected(&s, &set_el));
             }
-            let mut id = String::new();
+            let mut id = Name::default();
             for a in c.attributes(&s) {
                 let a = a?;
                 match a.name {

@@ -59,7 +59,7 @@ impl FlowGraph {
             b"Branch" => ControlFlowVertex::Branch(condition_vertex(c, child)?),
             b"PreLoop" => ControlFlowVertex::PreLoop(condition_vertex(c, child)?),
             b"PostLoop" => ControlFlowVertex::PostLoop(condition_vertex(c, child)?),
-            b"ForLoop" => ControlFlowVertex::ForLoop(for_loop(c, child)?),
+            b"ForLoop" => ControlFlowVertex::ForLoop(Box::new(for_loop(c, child)?)),
             b"BasicBlock" => ControlFlowVertex::BasicBlock(basic_block(c, child)?),
             _ => {
                 c.marks.pop();
@@ -68,6 +68,14 @@ impl FlowGraph {
         };
         self.vertices.push(v);
         Ok(true)
+    }
+
+    /// The vertices and edges, without the spare capacity growing them left
+    /// (up to half of each vector).
+    fn into_parts(mut self) -> (Vec<ControlFlowVertex>, Vec<ControlFlowEdge>) {
+        self.vertices.shrink_to_fit();
+        self.edges.shrink_to_fit();
+        (self.vertices, self.edges)
     }
 
     fn check(&self, c: &mut Cursor) -> Result<()> {
@@ -146,8 +154,7 @@ pub(crate) fn control_flow_graph(c: &mut Cursor, el: &Element) -> Result<Control
         }
     }
     flow.check(c)?;
-    g.vertices = flow.vertices;
-    g.edges = flow.edges;
+    (g.vertices, g.edges) = flow.into_parts();
     Ok(g)
 }
 
@@ -208,8 +215,7 @@ fn replacement(c: &mut Cursor, el: &Element) -> Result<Replacement> {
         }
     }
     flow.check(c)?;
-    r.vertices = flow.vertices;
-    r.edges = flow.edges;
+    (r.vertices, r.edges) = flow.into_parts();
     Ok(r)
 }
 
@@ -284,8 +290,8 @@ fn loop_attributes(
     c: &Cursor,
     el: &Element,
     reversal: Option<&mut ForLoopReversal>,
-) -> Result<(String, String, u64)> {
-    let (mut id, mut annotation, mut line) = (None, String::new(), 0);
+) -> Result<(Name, Name, u64)> {
+    let (mut id, mut annotation, mut line) = (None, Name::default(), 0);
     let mut reversal = reversal;
     for a in c.attributes(el) {
         let a = a?;
@@ -461,7 +467,7 @@ fn arguments(c: &mut Cursor, el: &Element) -> Result<Vec<Argument>> {
         if !child.is(Ns::Xaif, "Argument") {
             return Err(c.unexpected(&child, el));
         }
-        let (mut position, mut annotation) = (None, String::new());
+        let (mut position, mut annotation) = (None, Name::default());
         for a in c.attributes(&child) {
             let a = a?;
             match a.name {

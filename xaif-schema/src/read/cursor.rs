@@ -468,8 +468,9 @@ impl<'i> Cursor<'i> {
     }
 
     /// The attribute value as text, with character and predefined entity
-    /// references resolved (no other entities exist here).
-    pub fn string(&self, a: &Attr) -> Result<String> {
+    /// references resolved (no other entities exist here). As a `String`
+    /// or, without a copy through one, as a model [`Name`](crate::model::Name).
+    pub fn string<S: for<'s> From<&'s str> + From<String>>(&self, a: &Attr) -> Result<S> {
         let raw: &[u8] = &a.raw;
         // A value borrowed from the document is text already.
         let s = match self.offset_of(raw) {
@@ -491,10 +492,10 @@ impl<'i> Cursor<'i> {
             s
         };
         if !raw.contains(&b'&') {
-            return Ok(s.to_string());
+            return Ok(S::from(s));
         }
         match quick_xml::escape::unescape(s) {
-            Ok(v) => Ok(v.into_owned()),
+            Ok(v) => Ok(S::from(v.into_owned())),
             Err(e) => Err(self.error_at(
                 a.offset,
                 format!("attribute '{}': {e}", String::from_utf8_lossy(a.name)),

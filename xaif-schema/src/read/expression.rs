@@ -17,10 +17,10 @@ pub(crate) enum EdgeKind {
 
 /// Everything any edge element can say, plus where its ends were written.
 pub(crate) struct EdgeAttrs {
-    pub edge_id: String,
-    pub source: String,
-    pub target: String,
-    pub annotation: String,
+    pub edge_id: Name,
+    pub source: Name,
+    pub target: Name,
+    pub annotation: Name,
     pub has_condition_value: bool,
     pub condition_value: i64,
     pub position: i64,
@@ -31,10 +31,10 @@ pub(crate) struct EdgeAttrs {
 pub(crate) fn edge_attrs(c: &mut Cursor, el: &Element, kind: EdgeKind) -> Result<EdgeAttrs> {
     let (mut id, mut src, mut tgt, mut pos) = (None, None, None, None);
     let mut e = EdgeAttrs {
-        edge_id: String::new(),
-        source: String::new(),
-        target: String::new(),
-        annotation: String::new(),
+        edge_id: Name::default(),
+        source: Name::default(),
+        target: Name::default(),
+        annotation: Name::default(),
         has_condition_value: false,
         condition_value: 1,
         position: 0,
@@ -92,8 +92,8 @@ pub(crate) fn plain_edge(c: &mut Cursor, el: &Element) -> Result<(Edge, (usize, 
 fn vertex_attr(
     c: &Cursor,
     a: &Attr,
-    vertex_id: &mut Option<String>,
-    annotation: &mut String,
+    vertex_id: &mut Option<Name>,
+    annotation: &mut Name,
 ) -> Result<bool> {
     match a.name {
         b"vertex_id" => *vertex_id = Some(c.string(a)?),
@@ -103,9 +103,9 @@ fn vertex_attr(
     Ok(true)
 }
 
-/// The schema default `"1"` for an omitted vertex id, allocated only then.
-pub(crate) fn vertex_id_or_default(id: Option<String>) -> String {
-    id.unwrap_or_else(|| "1".to_string())
+/// The schema default `"1"` for an omitted vertex id.
+pub(crate) fn vertex_id_or_default(id: Option<Name>) -> Name {
+    id.unwrap_or_else(|| Name::const_new("1"))
 }
 
 /// The children of an `ExpressionType` element (attributes are the
@@ -184,8 +184,8 @@ pub(crate) fn variable_reference(
     lhs: bool,
 ) -> Result<(VariableReference, bool)> {
     let mut v = VariableReference {
-        vertex_id: String::new(),
-        annotation: String::new(),
+        vertex_id: Name::default(),
+        annotation: Name::default(),
         active: ActiveUse::Undefined,
         alias: 0,
         du_ud: 0,
@@ -349,7 +349,7 @@ fn array_element_reference(c: &mut Cursor, el: &Element) -> Result<ArrayElementR
 }
 
 pub(crate) fn constant(c: &mut Cursor, el: &Element) -> Result<Constant> {
-    let (mut vertex_id, mut annotation, mut fe_type) = (None, String::new(), String::new());
+    let (mut vertex_id, mut annotation, mut fe_type) = (None, Name::default(), Name::default());
     let (mut type_, mut value) = (None, None);
     for a in c.attributes(el) {
         let a = a?;
@@ -376,10 +376,10 @@ pub(crate) fn constant(c: &mut Cursor, el: &Element) -> Result<Constant> {
 
 fn intrinsic(c: &mut Cursor, el: &Element) -> Result<Intrinsic> {
     let mut i = Intrinsic {
-        vertex_id: String::new(),
-        annotation: String::new(),
-        name: String::new(),
-        type_: String::new(),
+        vertex_id: Name::default(),
+        annotation: Name::default(),
+        name: Name::default(),
+        type_: Name::default(),
         r_type: SymbolType::Real,
         r_shape: SymbolShape::Scalar,
     };
@@ -398,7 +398,7 @@ fn intrinsic(c: &mut Cursor, el: &Element) -> Result<Intrinsic> {
         }
     }
     i.vertex_id = vertex_id_or_default(id);
-    i.type_ = type_.unwrap_or_else(|| "inlinable".to_string());
+    i.type_ = type_.unwrap_or_else(|| "inlinable".to_string()).into();
     i.name = c.required(name, el, "name")?;
     c.expect_no_children(el)?;
     Ok(i)
@@ -429,7 +429,7 @@ fn function_call(c: &mut Cursor, el: &Element) -> Result<FunctionCall> {
 }
 
 fn boolean_operation(c: &mut Cursor, el: &Element) -> Result<BooleanOperation> {
-    let (mut vertex_id, mut annotation, mut name) = (None, String::new(), None);
+    let (mut vertex_id, mut annotation, mut name) = (None, Name::default(), None);
     for a in c.attributes(el) {
         let a = a?;
         if vertex_attr(c, &a, &mut vertex_id, &mut annotation)? {

@@ -21,7 +21,7 @@ impl Machine {
                 !o.is_empty() && o.iter().all(|e| e.target == o[0].target),
                 "vertex {id} must have one successor"
             );
-            o[0].target.clone()
+            o[0].target.to_string()
         };
         let on = |id: &str, value: i64| -> String {
             out(id)
@@ -30,7 +30,7 @@ impl Machine {
                 .or_else(|| out(id).into_iter().find(|e| !e.has_condition_value))
                 .unwrap_or_else(|| panic!("no edge for {value} out of {id}"))
                 .target
-                .clone()
+                .to_string()
         };
         let Some(entry) = vertices
             .iter()

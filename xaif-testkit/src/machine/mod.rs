@@ -117,7 +117,7 @@ impl Callee {
         let mut args = arguments.clone().unwrap_or_default();
         args.sort_by_key(|a| a.position);
         Callee {
-            formals: args.into_iter().map(|a| a.symbol_id).collect(),
+            formals: args.into_iter().map(|a| a.symbol_id.into()).collect(),
             vertices: vertices.to_vec(),
             edges: edges.to_vec(),
             scope: Some(scope),
@@ -183,7 +183,8 @@ impl Symbols {
             };
             for table in &scope.symbol_tables {
                 for sym in &table.symbols {
-                    s.by_scope.insert((id, sym.symbol_id.clone()), sym.clone());
+                    s.by_scope
+                        .insert((id, sym.symbol_id.to_string()), sym.clone());
                 }
             }
         }

@@ -201,7 +201,7 @@ impl Machine {
         let name = c.symbol_id.clone().expect("callee name");
         if let Some(joint) = &self.joint {
             let [plain, tape, adjoint] = joint
-                .get(&name)
+                .get(name.as_str())
                 .unwrap_or_else(|| crate::not_interpretable!("no code for subroutine: {name}"))
                 .clone();
             let reverse = self.in_reverse;
@@ -234,7 +234,7 @@ impl Machine {
         }
         let callee = self
             .subroutines
-            .get(&name)
+            .get(name.as_str())
             .unwrap_or_else(|| crate::not_interpretable!("no code for subroutine: {name}"))
             .clone();
         self.invoke(c, &name, &callee);

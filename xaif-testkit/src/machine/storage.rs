@@ -36,7 +36,7 @@ impl Machine {
     /// argument, else the global storage of its scope.
     pub(super) fn base(&self, s: &SymbolReference) -> String {
         if s.scope_id == 1 && self.frame.scope != Some(1) {
-            return s.symbol_id.clone();
+            return s.symbol_id.to_string();
         }
         match self.frame.scope {
             Some(scope) if scope != s.scope_id => format!("{}@{}", s.symbol_id, s.scope_id),
@@ -104,7 +104,7 @@ impl Machine {
         }
         let local = self.frame.scope.is_none_or(|f| f == s.scope_id);
         if local {
-            return self.frame.bounds.get(&s.symbol_id).cloned();
+            return self.frame.bounds.get(s.symbol_id.as_str()).cloned();
         }
         None
     }
@@ -113,7 +113,7 @@ impl Machine {
     pub(super) fn view(&self, s: &SymbolReference) -> Option<&Vec<String>> {
         let local = self.frame.scope.is_none_or(|f| f == s.scope_id) && s.scope_id != 1;
         if local {
-            self.frame.views.get(&s.symbol_id)
+            self.frame.views.get(s.symbol_id.as_str())
         } else {
             None
         }
@@ -125,7 +125,7 @@ impl Machine {
             let bound_to_element = self
                 .frame
                 .bindings
-                .get(&s.symbol_id)
+                .get(s.symbol_id.as_str())
                 .is_some_and(|b| b.contains('('));
             if bound_to_element {
                 crate::not_interpretable!("subscripted scalar formal");

@@ -871,7 +871,7 @@ impl UnitGen<'_, '_> {
             .symbols_of(self.scope)
             .into_iter()
             .filter_map(|sym| {
-                let id = sym.symbol_id.to_ascii_lowercase();
+                let id = sym.symbol_id.as_str().to_ascii_lowercase();
                 let (type_name, leaf) =
                     sym.annotation.strip_prefix("component:")?.split_once('%')?;
                 let root = id.split(['%', '(']).next()?;

@@ -106,8 +106,8 @@ impl UnitGen<'_, '_> {
             {
                 continue;
             }
-            let name = sym.symbol_id.to_ascii_lowercase();
-            let optional = is_optional(decl).then(|| name.clone());
+            let name = sym.symbol_id.as_str().to_ascii_lowercase();
+            let optional = is_optional(decl).then(|| name.to_string());
             // Derived types and complex(8) data: their real parts.
             if sym.type_ == SymbolType::Opaque || sym.type_ == SymbolType::Complex {
                 if active_parts || (a.intent != Intent::In && !has_intent_in(decl)) {
@@ -199,7 +199,7 @@ impl UnitGen<'_, '_> {
     /// types and allocatable or pointer parts that are not real are
     /// refused by name.
     fn passive_parts_of_active_global(&self, sym: &Symbol, name: &str) -> Result<Vec<String>> {
-        let fe = sym.fe_type.to_ascii_lowercase().replace(' ', "");
+        let fe = sym.fe_type.as_str().to_ascii_lowercase().replace(' ', "");
         let type_name = fe
             .strip_prefix("type(")
             .and_then(|t| t.strip_suffix(')'))
@@ -227,7 +227,7 @@ impl UnitGen<'_, '_> {
     /// A derived-type global with allocatable or pointer parts: its bits
     /// hold descriptors, which a checkpoint cannot restore.
     fn refuse_dynamic_global(&self, sym: &Symbol, name: &str) -> Result<()> {
-        let fe = sym.fe_type.to_ascii_lowercase().replace(' ', "");
+        let fe = sym.fe_type.as_str().to_ascii_lowercase().replace(' ', "");
         let type_name = fe
             .strip_prefix("type(")
             .and_then(|t| t.strip_suffix(')'))
@@ -274,7 +274,7 @@ impl UnitGen<'_, '_> {
                 format!("unsupported construct in a CHECKPOINT BINOMIAL loop: the loop state includes '{name}', which cannot be stored (a pointer, an assumed-size array, an allocatable scalar or a named constant)"),
             ));
         };
-        saved.shown = name;
+        saved.shown = name.to_string();
         self.emit_saved(
             &saved,
             store,
@@ -482,7 +482,7 @@ impl UnitGen<'_, '_> {
             .collect();
         paths.sort_by(|a, b| a.symbol_id.cmp(&b.symbol_id));
         for sym in paths {
-            let id = sym.symbol_id.to_ascii_lowercase();
+            let id = sym.symbol_id.as_str().to_ascii_lowercase();
             let ranks = components::part_ranks(&id);
             let base_rank = ranks[0];
             let decl = sym
@@ -688,7 +688,7 @@ impl UnitGen<'_, '_> {
         if self.env.index.has_active_components(sym) {
             return Ok(());
         }
-        let fe = sym.fe_type.to_ascii_lowercase().replace(' ', "");
+        let fe = sym.fe_type.as_str().to_ascii_lowercase().replace(' ', "");
         let type_name = fe
             .strip_prefix("type(")
             .and_then(|t| t.strip_suffix(')'))
@@ -748,7 +748,7 @@ impl UnitGen<'_, '_> {
             return Ok(());
         };
         let sym = self.env.reference_symbol(r)?;
-        let fe = sym.fe_type.to_ascii_lowercase().replace(' ', "");
+        let fe = sym.fe_type.as_str().to_ascii_lowercase().replace(' ', "");
         let double = matches!(
             fe.as_str(),
             "real(kind=8)" | "real(8)" | "real*8" | "doubleprecision"

@@ -64,7 +64,7 @@ impl UnitGen<'_, '_> {
             let [VariableReferenceVertex::SymbolReference(sr)] = r.vertices.as_slice() else {
                 continue;
             };
-            let name = sr.symbol_id.to_ascii_lowercase();
+            let name = sr.symbol_id.as_str().to_ascii_lowercase();
             let key = (sr.scope_id, name.clone());
             if !crate::components::is_component_path(&name)
                 || added.contains(&key)
@@ -89,7 +89,7 @@ impl UnitGen<'_, '_> {
                 && !self.is_dummy(&root)
                 && !self.has_internal_procedures();
             let named_opaque = effects.opaque_texts.iter().any(|t| mentions(t, &root));
-            if effects.written.contains(&name)
+            if effects.written.contains(name.as_str())
                 || effects.written.contains(&root)
                 || named_opaque
                 || (effects.calls && !local_root)
@@ -104,7 +104,7 @@ impl UnitGen<'_, '_> {
             let fe = if sym.fe_type.trim().is_empty() {
                 "real(8)".to_string()
             } else {
-                sym.fe_type.clone()
+                sym.fe_type.to_string()
             };
             self.extra_decls.push(format!("{fe} :: {local}"));
             self.line(format!("{local} = {text}"));
@@ -259,7 +259,9 @@ fn expression_effects<'c>(e: &'c Expression, effects: &mut BodyEffects<'c>) {
 /// The symbol a reference names (lower case).
 fn symbol_of(r: &VariableReference) -> Option<String> {
     r.vertices.iter().find_map(|v| match v {
-        VariableReferenceVertex::SymbolReference(s) => Some(s.symbol_id.to_ascii_lowercase()),
+        VariableReferenceVertex::SymbolReference(s) => {
+            Some(s.symbol_id.as_str().to_ascii_lowercase())
+        }
         _ => None,
     })
 }

@@ -264,15 +264,15 @@ mod tests {
     fn tape_op(name: &str) -> BasicBlockElement {
         BasicBlockElement::InlinableSubroutineCall(InlinableSubroutineCall {
             subroutine_name: name.into(),
-            statement_id: String::new(),
+            statement_id: Default::default(),
             arguments: vec![Argument {
                 position: 1,
-                annotation: String::new(),
+                annotation: Default::default(),
                 value: ArgumentValue::Constant(Constant {
                     vertex_id: "1".into(),
-                    annotation: String::new(),
+                    annotation: Default::default(),
                     type_: ConstantType::Integer,
-                    fe_type: String::new(),
+                    fe_type: Default::default(),
                     value: "1".into(),
                 }),
             }],

@@ -171,7 +171,7 @@ impl UnitGen<'_, '_> {
                         let k = match cases.iter().position(|(t, _, _)| *t == e.target) {
                             Some(k) => k,
                             None => {
-                                cases.push((e.target.clone(), Vec::new(), false));
+                                cases.push((e.target.to_string(), Vec::new(), false));
                                 cases.len() - 1
                             }
                         };
