@@ -2,22 +2,42 @@
 //! reader and writer in `xaif_schema::declarations`): the attributes of
 //! every entity the canonical source declares under a `!$oad decl` tag and
 //! of every component under a `!$oad component` tag, and the modules whose
-//! entities are private by default, taken from the
-//! semantic model, so that the back end never re-reads them from the
-//! Fortran text of the declarations.
+//! entities are private by default, each unit's header, `use` and
+//! `common` statements, taken from the semantic model, so that the back
+//! end never re-reads them from the Fortran text.
 
-use xaif_schema::declarations::{Attributes, Declarations, DeclaredIntent};
+use xaif_schema::declarations::{
+    Attributes, CommonStatement, Declarations, DeclaredIntent, UnitHeader, UnitKind as HeaderKind,
+};
 
 use crate::ast::{DimSpec, Intent, SpecStmt, UnitKind};
+use crate::emit_canon::{self, CanonText};
 use crate::sema::{Program, Symbol};
 
 /// The declarations of `canon`, the canonical source written for `prog`:
 /// one record per `!$oad decl` tag, under the `!$oad unit` tag before it,
-/// and one per `!$oad component` tag.
-pub fn declarations(canon: &str, prog: &Program) -> Declarations {
+/// one per `!$oad component` tag, a header and the `use` statements per
+/// `!$oad unit` tag, and one record per `common` statement.
+pub fn declarations(canon: &CanonText, prog: &Program) -> Declarations {
     let mut decls = Declarations::new();
     let mut unit = None;
-    for line in canon.lines() {
+    let mut commons_seen = vec![0usize; prog.units.len()];
+    for &(i, first_line, last_line) in &canon.common_lines {
+        let u = &prog.units[i];
+        let blocks = emit_canon::common_statements(u);
+        let Some((block, members)) = blocks.get(commons_seen[i]) else {
+            continue;
+        };
+        commons_seen[i] += 1;
+        decls.add_common(CommonStatement {
+            first_line,
+            last_line,
+            unit: u.tag.clone(),
+            block: block.clone(),
+            members: members.clone(),
+        });
+    }
+    for line in canon.text.lines() {
         let Some(tag) = line.trim().strip_prefix("!$oad ") else {
             continue;
         };
@@ -26,9 +46,25 @@ pub fn declarations(canon: &str, prog: &Program) -> Declarations {
         match kind {
             "unit" => {
                 unit = prog.units.iter().position(|u| u.tag == arg);
-                let Some(u) = unit.map(|u| &prog.units[u]) else {
+                let Some(i) = unit else {
+                    // The module of a unit's interface blocks.
+                    if (0..prog.units.len())
+                        .any(|i| emit_canon::interface_module_name(prog, i) == arg)
+                    {
+                        let header = UnitHeader {
+                            kind: HeaderKind::Module,
+                            name: arg.to_string(),
+                            dummies: Vec::new(),
+                        };
+                        decls.add_unit(arg, header);
+                    }
                     continue;
                 };
+                let u = &prog.units[i];
+                decls.add_unit(arg, unit_header(prog, i));
+                for use_stmt in emit_canon::use_statements(prog, i) {
+                    decls.add_use(arg, use_stmt);
+                }
                 let private_by_default = u
                     .ast
                     .spec
@@ -68,6 +104,24 @@ pub fn declarations(canon: &str, prog: &Program) -> Declarations {
         }
     }
     decls
+}
+
+/// The unit's header as the canonical source writes it.
+fn unit_header(prog: &Program, i: usize) -> UnitHeader {
+    let u = &prog.units[i];
+    let (kind, dummies) = match u.ast.kind {
+        UnitKind::Program => (HeaderKind::Program, Vec::new()),
+        UnitKind::Module => (HeaderKind::Module, Vec::new()),
+        UnitKind::BlockData => (HeaderKind::BlockData, Vec::new()),
+        UnitKind::Subroutine | UnitKind::Function => {
+            (HeaderKind::Subroutine, emit_canon::dummies(u))
+        }
+    };
+    UnitHeader {
+        kind,
+        name: emit_canon::header(u).1,
+        dummies,
+    }
 }
 
 /// Whether the last bound of a shape is `*`.

@@ -6,33 +6,52 @@
 //! assumed-size or private to its module without re-reading the Fortran
 //! text of the declaration.
 //!
+//! It also says what the back end would otherwise read from the canonical
+//! source's statements around the declarations: each unit's header (kind,
+//! name, dummies), its `use` statements and its `common` statements.
+//!
 //! The format is text, one record a line, fields separated by one space:
 //!
 //! ```text
-//! # openad declarations 1
+//! # openad declarations 2
+//! unit m module m                  unit tag, header keyword, name, dummies
+//! unit m.step subroutine step a b
 //! decl m x parameter private      unit tag, entity name, attributes
 //! decl m.step a intent(in) optional assumed-size
 //! decl m.step b
 //! component grid h allocatable     derived type, component name, attributes
+//! use m.step phys only g=>gravity damp    unit tag, module, only|all, items
+//! common 12 13 m.step blk a b c    lines in P.canon.f90, unit tag, block, members
 //! private m                        module m's default accessibility is private
 //! ```
 //!
+//! A `unit` record stands for each `!$oad unit TAG` tag: the keyword of
+//! the header that follows it (`program`, `module`, `subroutine`,
+//! `block-data`), the unit's name and its dummy arguments in order.
 //! A `decl` record stands for each `!$oad decl NAME` tag of the canonical
 //! source, under the `!$oad unit TAG` it belongs to (names in lower case),
 //! with the attributes the declaration gives, in any order, from
 //! [`Attributes::WORDS`]. A `component` record stands for each `!$oad
 //! component TYPE%NAME` tag (a real component of a derived type), with the
 //! attributes of the component's declaration. `assumed-size` means that the last bound of the
-//! entity's shape is `*`. A `private` record names a module whose bare
+//! entity's shape is `*`. A `use` record stands for each `use` statement
+//! of a unit, in the unit's order: `only` when it has an `only:` list,
+//! each item `NAME` or `LOCAL=>REMOTE`. A `common` record stands for each
+//! `common` statement, with the first and last line (1-based) it occupies
+//! in `P.canon.f90` and its members in storage order. A `private` record
+//! names a module whose bare
 //! `private` statement makes its entities private unless their declaration
-//! says `public`. Records are sorted, so the file is deterministic.
+//! says `public`. Records are sorted (`use` records by unit, then in the
+//! unit's order; `common` records by line), so the file is deterministic.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use crate::error::XaifError;
 
-const HEADER: &str = "# openad declarations 1";
+/// The first line; the number is the format's version.
+const HEADER_PREFIX: &str = "# openad declarations ";
+const VERSION: u32 = 2;
 
 /// The `intent` of a dummy argument.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -121,17 +140,167 @@ impl Attributes {
     }
 }
 
+/// The keyword of a unit's header in the canonical source (functions are
+/// subroutines there).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnitKind {
+    Program,
+    Module,
+    Subroutine,
+    BlockData,
+}
+
+impl UnitKind {
+    const WORDS: [(UnitKind, &'static str); 4] = [
+        (UnitKind::Program, "program"),
+        (UnitKind::Module, "module"),
+        (UnitKind::Subroutine, "subroutine"),
+        (UnitKind::BlockData, "block-data"),
+    ];
+
+    fn word(self) -> &'static str {
+        Self::WORDS
+            .iter()
+            .find(|(k, _)| *k == self)
+            .map_or("", |w| w.1)
+    }
+
+    fn from_word(word: &str) -> Option<UnitKind> {
+        Self::WORDS.iter().find(|(_, w)| *w == word).map(|w| w.0)
+    }
+}
+
+/// The header of a unit: what it is, its name and its dummy arguments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnitHeader {
+    pub kind: UnitKind,
+    pub name: String,
+    pub dummies: Vec<String>,
+}
+
+/// A `use` statement of a unit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UseStatement {
+    /// The module's name.
+    pub module: String,
+    /// It has an `only:` list: only the items are visible.
+    pub only: bool,
+    /// (name in the unit, name in the module), in the statement's order.
+    pub items: Vec<(String, String)>,
+}
+
+/// A `common` statement of a unit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommonStatement {
+    /// The lines of `P.canon.f90` it occupies (1-based, inclusive).
+    pub first_line: usize,
+    pub last_line: usize,
+    /// The unit tag.
+    pub unit: String,
+    pub block: String,
+    /// The members in storage order.
+    pub members: Vec<String>,
+}
+
 /// The declarations of a canonical source, by unit tag and entity name.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Declarations {
+    units: BTreeMap<String, UnitHeader>,
     entities: BTreeMap<(String, String), Attributes>,
     components: BTreeMap<(String, String), Attributes>,
+    uses: BTreeMap<String, Vec<UseStatement>>,
+    /// By first line.
+    commons: BTreeMap<usize, CommonStatement>,
     private_modules: BTreeSet<String>,
 }
 
 impl Declarations {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Records the header of unit `tag` (the first one is kept).
+    pub fn add_unit(&mut self, tag: &str, header: UnitHeader) {
+        let header = UnitHeader {
+            kind: header.kind,
+            name: header.name.to_ascii_lowercase(),
+            dummies: header
+                .dummies
+                .iter()
+                .map(|d| d.to_ascii_lowercase())
+                .collect(),
+        };
+        self.units.entry(tag.to_ascii_lowercase()).or_insert(header);
+    }
+
+    /// Records the next `use` statement of unit `unit`.
+    pub fn add_use(&mut self, unit: &str, statement: UseStatement) {
+        let lower = |n: &String| n.to_ascii_lowercase();
+        let statement = UseStatement {
+            module: lower(&statement.module),
+            only: statement.only,
+            items: statement
+                .items
+                .iter()
+                .map(|(l, r)| (lower(l), lower(r)))
+                .collect(),
+        };
+        self.uses
+            .entry(unit.to_ascii_lowercase())
+            .or_default()
+            .push(statement);
+    }
+
+    /// Records a `common` statement (the first one on a line is kept).
+    pub fn add_common(&mut self, statement: CommonStatement) {
+        let lower = |n: &String| n.to_ascii_lowercase();
+        let statement = CommonStatement {
+            unit: lower(&statement.unit),
+            block: lower(&statement.block),
+            members: statement.members.iter().map(lower).collect(),
+            ..statement
+        };
+        self.commons
+            .entry(statement.first_line)
+            .or_insert(statement);
+    }
+
+    /// The header of unit `tag`.
+    pub fn unit(&self, tag: &str) -> Option<&UnitHeader> {
+        self.units.get(&tag.to_ascii_lowercase())
+    }
+
+    /// Every unit's tag and header, by tag.
+    pub fn units(&self) -> impl Iterator<Item = (&str, &UnitHeader)> {
+        self.units.iter().map(|(t, h)| (t.as_str(), h))
+    }
+
+    /// The `use` statements of unit `unit`, in its order.
+    pub fn uses(&self, unit: &str) -> &[UseStatement] {
+        self.uses
+            .get(&unit.to_ascii_lowercase())
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// Whether some unit uses module `module`.
+    pub fn is_used(&self, module: &str) -> bool {
+        let module = module.to_ascii_lowercase();
+        self.uses.values().flatten().any(|u| u.module == module)
+    }
+
+    /// Every `common` statement, in the canonical source's order.
+    pub fn commons(&self) -> impl Iterator<Item = &CommonStatement> {
+        self.commons.values()
+    }
+
+    /// The attributes of every component of derived type `type_name`
+    /// that has a `component` record.
+    pub fn components_of<'a>(&'a self, type_name: &str) -> impl Iterator<Item = &'a Attributes> {
+        let type_name = type_name.to_ascii_lowercase();
+        self.components
+            .iter()
+            .filter(move |((t, _), _)| *t == type_name)
+            .map(|(_, a)| a)
     }
 
     /// Records the declaration of `name` in unit `unit`; the first
@@ -186,8 +355,14 @@ impl Declarations {
     /// The text of the side file (deterministic: records sorted by key).
     pub fn to_text(&self) -> String {
         let mut out = String::new();
-        out.push_str(HEADER);
-        out.push('\n');
+        let _ = writeln!(out, "{HEADER_PREFIX}{VERSION}");
+        for (tag, h) in &self.units {
+            let _ = write!(out, "unit {tag} {} {}", h.kind.word(), h.name);
+            for d in &h.dummies {
+                let _ = write!(out, " {d}");
+            }
+            out.push('\n');
+        }
         let records = [("decl", &self.entities), ("component", &self.components)];
         for (kind, map) in records {
             for ((owner, name), a) in map {
@@ -198,6 +373,31 @@ impl Declarations {
                 }
                 out.push('\n');
             }
+        }
+        for (unit, statements) in &self.uses {
+            for u in statements {
+                let only = if u.only { "only" } else { "all" };
+                let _ = write!(out, "use {unit} {} {only}", u.module);
+                for (local, remote) in &u.items {
+                    if local == remote {
+                        let _ = write!(out, " {local}");
+                    } else {
+                        let _ = write!(out, " {local}=>{remote}");
+                    }
+                }
+                out.push('\n');
+            }
+        }
+        for c in self.commons.values() {
+            let _ = write!(
+                out,
+                "common {} {} {} {}",
+                c.first_line, c.last_line, c.unit, c.block
+            );
+            for m in &c.members {
+                let _ = write!(out, " {m}");
+            }
+            out.push('\n');
         }
         for unit in &self.private_modules {
             let _ = writeln!(out, "private {unit}");
@@ -214,12 +414,23 @@ impl Declarations {
             message,
         };
         let mut lines = text.lines().enumerate();
-        match lines.next() {
-            Some((_, first)) if first.trim_end() == HEADER => {}
+        let header = format!("{HEADER_PREFIX}{VERSION}");
+        match lines.next().map(|(_, l)| l.trim_end()) {
+            Some(first) if first == header => {}
+            Some(first) if first.starts_with(HEADER_PREFIX) => {
+                return Err(error(
+                    0,
+                    format!(
+                        "declarations file of version {}, this back end reads version {VERSION} \
+                         (write it again with the fortran2xaif of the same build)",
+                        &first[HEADER_PREFIX.len()..]
+                    ),
+                ))
+            }
             _ => {
                 return Err(error(
                     0,
-                    format!("not a declarations file (first line must be `{HEADER}`)"),
+                    format!("not a declarations file (first line must be `{header}`)"),
                 ))
             }
         }
@@ -246,7 +457,66 @@ impl Declarations {
                     }
                 }
                 ["private", unit] => decls.add_private_module(unit),
-                ["decl" | "component" | "private", ..] => {
+                ["unit", tag, kind, name, ref dummies @ ..] => {
+                    let Some(kind) = UnitKind::from_word(kind) else {
+                        return Err(error(
+                            k,
+                            format!("malformed `unit` record: unknown unit kind `{kind}`"),
+                        ));
+                    };
+                    let dummies = dummies.iter().map(|d| d.to_string()).collect();
+                    let name = name.to_string();
+                    decls.add_unit(
+                        tag,
+                        UnitHeader {
+                            kind,
+                            name,
+                            dummies,
+                        },
+                    );
+                }
+                ["use", unit, module, only @ ("only" | "all"), ref items @ ..] => {
+                    let items = items
+                        .iter()
+                        .map(|item| match item.split_once("=>") {
+                            Some((l, r)) => (l.to_string(), r.to_string()),
+                            None => (item.to_string(), item.to_string()),
+                        })
+                        .collect();
+                    let module = module.to_string();
+                    let only = only == "only";
+                    decls.add_use(
+                        unit,
+                        UseStatement {
+                            module,
+                            only,
+                            items,
+                        },
+                    );
+                }
+                ["common", first, last, unit, block, ref members @ ..] => {
+                    let line = |w: &str| w.parse::<usize>().ok().filter(|&l| l > 0);
+                    let (Some(first_line), Some(last_line)) = (line(first), line(last)) else {
+                        return Err(error(
+                            k,
+                            "malformed `common` record: its lines must be numbers from 1".into(),
+                        ));
+                    };
+                    if members.is_empty() || last_line < first_line {
+                        return Err(error(
+                            k,
+                            "malformed `common` record: no members, or its last line before its first".into(),
+                        ));
+                    }
+                    decls.add_common(CommonStatement {
+                        first_line,
+                        last_line,
+                        unit: unit.to_string(),
+                        block: block.to_string(),
+                        members: members.iter().map(|m| m.to_string()).collect(),
+                    });
+                }
+                ["decl" | "component" | "private" | "unit" | "use" | "common", ..] => {
                     return Err(error(
                         k,
                         format!("malformed `{}` record: wrong number of fields", words[0]),
@@ -274,6 +544,8 @@ impl Declarations {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const HEADER: &str = "# openad declarations 2";
 
     #[test]
     fn text_round_trip_keeps_every_record() {
@@ -311,7 +583,7 @@ mod tests {
         let text = d.to_text();
         assert_eq!(
             text,
-            "# openad declarations 1\n\
+            "# openad declarations 2\n\
              decl m c public\n\
              decl m x\n\
              decl m.step a parameter intent(inout) optional allocatable pointer target save private assumed-size\n\
@@ -324,6 +596,102 @@ mod tests {
         assert_eq!(back.get("m", "y"), None);
         assert!(back.component("grid", "H").unwrap().allocatable);
         assert_eq!(back.component("m", "x"), None);
+    }
+
+    #[test]
+    fn units_uses_and_commons_round_trip_in_their_order() {
+        let mut d = Declarations::new();
+        let header = |kind, name: &str, dummies: &[&str]| UnitHeader {
+            kind,
+            name: name.into(),
+            dummies: dummies.iter().map(|d| d.to_string()).collect(),
+        };
+        d.add_unit("m.step", header(UnitKind::Subroutine, "Step", &["x", "Y"]));
+        d.add_unit("m", header(UnitKind::Module, "m", &[]));
+        d.add_unit("bd", header(UnitKind::BlockData, "init", &[]));
+        d.add_unit("main", header(UnitKind::Program, "main", &[]));
+        let pair = |l: &str, r: &str| (l.to_string(), r.to_string());
+        // Second before first: a unit's statements keep their order.
+        d.add_use(
+            "m.step",
+            UseStatement {
+                module: "phys".into(),
+                only: true,
+                items: vec![pair("g", "gravity"), pair("damp", "damp")],
+            },
+        );
+        d.add_use(
+            "m.step",
+            UseStatement {
+                module: "consts".into(),
+                only: false,
+                items: vec![pair("e", "euler")],
+            },
+        );
+        d.add_use(
+            "main",
+            UseStatement {
+                module: "m".into(),
+                only: true,
+                items: vec![],
+            },
+        );
+        let common = |first, last, unit: &str, block: &str, members: &[&str]| CommonStatement {
+            first_line: first,
+            last_line: last,
+            unit: unit.into(),
+            block: block.into(),
+            members: members.iter().map(|m| m.to_string()).collect(),
+        };
+        d.add_common(common(40, 41, "m.step", "Blk", &["a", "B"]));
+        d.add_common(common(9, 9, "main", "blk", &["p"]));
+        let text = d.to_text();
+        assert_eq!(
+            text,
+            "# openad declarations 2\n\
+             unit bd block-data init\n\
+             unit m module m\n\
+             unit m.step subroutine step x y\n\
+             unit main program main\n\
+             use m.step phys only g=>gravity damp\n\
+             use m.step consts all e=>euler\n\
+             use main m only\n\
+             common 9 9 main blk p\n\
+             common 40 41 m.step blk a b\n"
+        );
+        let back = Declarations::parse(&text, "P.decl").unwrap();
+        assert_eq!(back, d);
+        assert_eq!(
+            back.unit("M.Step"),
+            Some(&header(UnitKind::Subroutine, "step", &["x", "y"]))
+        );
+        let uses = back.uses("m.step");
+        assert_eq!(uses.len(), 2);
+        assert_eq!(uses[0].items[0], pair("g", "gravity"));
+        assert!(uses[0].only && !uses[1].only);
+        assert!(back.uses("nowhere").is_empty());
+        assert!(back.is_used("CONSTS") && !back.is_used("mpi"));
+        let blocks: Vec<(usize, &str)> = back
+            .commons()
+            .map(|c| (c.first_line, c.unit.as_str()))
+            .collect();
+        assert_eq!(blocks, vec![(9, "main"), (40, "m.step")]);
+    }
+
+    #[test]
+    fn components_of_a_type() {
+        let mut d = Declarations::new();
+        let allocatable = Attributes {
+            allocatable: true,
+            ..Attributes::default()
+        };
+        d.add_component("grid", "h", allocatable);
+        d.add_component("grid", "dx", Attributes::default());
+        d.add_component("gridded", "w", Attributes::default());
+        let of_grid: Vec<&Attributes> = d.components_of("Grid").collect();
+        assert_eq!(of_grid.len(), 2);
+        assert_eq!(of_grid.iter().filter(|a| a.allocatable).count(), 1);
+        assert_eq!(d.components_of("none").count(), 0);
     }
 
     #[test]
@@ -369,6 +737,23 @@ mod tests {
         assert_eq!(Declarations::parse(&text, "P.decl").unwrap_err().line, 2);
         let text = format!("{HEADER}\nprivate m n\n");
         assert_eq!(Declarations::parse(&text, "P.decl").unwrap_err().line, 2);
+        for bad in [
+            "unit m.step function step",
+            "unit m",
+            "use m.step phys some a",
+            "use m.step",
+            "common 3 two u blk a",
+            "common 0 1 u blk a",
+            "common 5 4 u blk a",
+            "common 4 4 u blk",
+        ] {
+            let text = format!("{HEADER}\ndecl m x\n{bad}\n");
+            let e = Declarations::parse(&text, "P.decl").unwrap_err();
+            assert_eq!(e.line, 3, "{bad}: {}", e.message);
+        }
+        let e = Declarations::parse("# openad declarations 1\ndecl m x\n", "P.decl").unwrap_err();
+        assert_eq!(e.line, 1);
+        assert!(e.message.contains("version 1"), "{}", e.message);
         let text = format!("{HEADER}\nsymbol 1\n");
         assert!(Declarations::parse(&text, "P.decl")
             .unwrap_err()

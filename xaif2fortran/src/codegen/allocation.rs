@@ -56,10 +56,10 @@
 //! copies of `plain_clones.rs`. In `-m f` the same happens between one
 //! call's `deallocate` and the next call's `allocate` (nothing taped).
 
+use xaif_schema::declarations::Attributes;
 use xaif_schema::{Marker, SymbolType};
 
 use super::UnitGen;
-use crate::canon::component_declaration;
 use crate::canon::{join_statement, CanonItem};
 use crate::error::Result;
 use crate::fortran_text::{parenthesised, tokenize, top_level_split, TokKind};
@@ -321,13 +321,10 @@ impl UnitGen<'_, '_> {
         if self.env.index.symbol(self.scope, name).is_none() {
             return Storage::Persistent("module or host variable");
         }
-        let saved = self.own_declaration(name).is_some_and(|d| {
-            d.split("::")
-                .next()
-                .unwrap_or("")
-                .split(',')
-                .any(|a| a.trim() == "save")
-        });
+        let saved = self
+            .canon
+            .attributes(&self.unit, name)
+            .is_some_and(|a| a.save);
         if saved {
             Storage::Persistent("save variable")
         } else {
@@ -848,18 +845,10 @@ impl UnitGen<'_, '_> {
             .map(|s| s.iter().cloned().collect())
             .unwrap_or_default();
         names.sort();
-        let allocatable = |decl: Option<String>| {
-            decl.is_some_and(|d| {
-                d.split("::")
-                    .next()
-                    .unwrap_or("")
-                    .split(',')
-                    .any(|a| a.trim() == "allocatable")
-            })
-        };
+        let allocatable = |a: Option<&Attributes>| a.is_some_and(|a| a.allocatable);
         let mut names: Vec<String> = names
             .into_iter()
-            .filter(|n| allocatable(self.own_declaration(n)))
+            .filter(|n| allocatable(self.canon.attributes(&self.unit, n)))
             .collect();
         // Allocatable components of local derived-type variables go with
         // their variable.
@@ -880,7 +869,7 @@ impl UnitGen<'_, '_> {
                     .is_some_and(|d| d.contains(root));
                 (declared
                     && !id.contains('(')
-                    && allocatable(component_declaration(self.canon, type_name, leaf)))
+                    && allocatable(self.canon.declarations.component(type_name, leaf)))
                 .then_some(id)
             })
             .collect();

@@ -16,7 +16,7 @@ use xaif_schema::{
 use super::UnitGen;
 use xaif_schema::declarations::{Attributes, DeclaredIntent};
 
-use crate::canon::{join_statement, CanonItem, CanonSource};
+use crate::canon::CanonSource;
 use crate::components;
 use crate::error::Result;
 use crate::expr::RefCtx;
@@ -232,7 +232,7 @@ impl UnitGen<'_, '_> {
             .strip_prefix("type(")
             .and_then(|t| t.strip_suffix(')'))
             .unwrap_or(&fe);
-        if !type_has_dynamic_parts(self.canon, type_name, 0) {
+        if !type_has_dynamic_parts(self.canon, type_name) {
             return Ok(());
         }
         Err(self.env.xaif.unsupported(
@@ -632,32 +632,16 @@ fn saved_pointer(sym: &Symbol, local: &str, decl: Option<&Attributes>) -> Option
 /// Whether derived type `type_name` has allocatable or pointer parts,
 /// directly or in a component of derived type: its bits are then not its
 /// value, and a copy through `transfer` would restore stale descriptors.
-fn type_has_dynamic_parts(canon: &CanonSource, type_name: &str, depth: usize) -> bool {
-    // The front end's summary covers every component (the scan below sees
-    // only the tagged real ones).
-    if let Some(parts) = canon.type_parts.get(&type_name.to_ascii_lowercase()) {
-        return parts.dynamic;
+fn type_has_dynamic_parts(canon: &CanonSource, type_name: &str) -> bool {
+    // The front end's summary covers every component; without it, what
+    // `P.decl` says of the type's real components.
+    match canon.type_parts.get(&type_name.to_ascii_lowercase()) {
+        Some(parts) => parts.dynamic,
+        None => canon
+            .declarations
+            .components_of(type_name)
+            .any(|a| a.allocatable || a.pointer),
     }
-    if depth > 16 {
-        return true;
-    }
-    canon.items.iter().any(|item| match item {
-        CanonItem::Component {
-            type_name: t,
-            lines,
-            ..
-        } if t.eq_ignore_ascii_case(type_name) => {
-            let texts: Vec<&str> = lines.iter().map(|&i| canon.lines[i].as_str()).collect();
-            let decl = join_statement(&texts).to_ascii_lowercase().replace(' ', "");
-            if decl.contains("allocatable") || decl.contains("pointer") {
-                return true;
-            }
-            decl.strip_prefix("type(")
-                .and_then(|rest| rest.split(')').next())
-                .is_some_and(|inner| type_has_dynamic_parts(canon, inner, depth + 1))
-        }
-        _ => false,
-    })
 }
 
 impl UnitGen<'_, '_> {
@@ -694,7 +678,7 @@ impl UnitGen<'_, '_> {
             .and_then(|t| t.strip_suffix(')'))
             .unwrap_or(&fe)
             .to_string();
-        if type_has_dynamic_parts(self.canon, &type_name, 0) {
+        if type_has_dynamic_parts(self.canon, &type_name) {
             return Err(self.env.xaif.unsupported(
                 &format!("statement_id=\"{statement_id}\""),
                 format!(
