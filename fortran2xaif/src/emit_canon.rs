@@ -654,14 +654,7 @@ fn emit_type_definition(prog: &Program, name: &str, text: &str, pad: &str, out: 
         }
     }
     for c in &comps {
-        let mut sym = Symbol::new(&c.name, c.ty.clone(), c.span);
-        sym.dims = c.dims.clone();
-        sym.allocatable = c.allocatable;
-        sym.pointer = c.pointer;
-        sym.char_len = c.char_len.clone();
-        sym.init = c.init.clone();
-        sym.access = c.access;
-        let decl = decl_text(&sym);
+        let decl = decl_text(&component_symbol(c));
         if !c.pointer && prog.cat_of(tu, &c.ty).is_real() {
             let _ = writeln!(out, "!$oad component {name}%{}", c.name);
         }
@@ -672,14 +665,31 @@ fn emit_type_definition(prog: &Program, name: &str, text: &str, pad: &str, out: 
     let _ = writeln!(out, "{pad}end type {name}");
 }
 
-/// `type-spec[, attributes] :: NAME[(dims)][ = init]`.
-pub fn decl_text(s: &Symbol) -> String {
+/// The type spec of `s`'s declaration (with its character length).
+pub fn declared_type(s: &Symbol) -> String {
     let mut ty = s.ty.clone();
     if let Some(l) = &s.char_len {
         ty.len = Some(l.clone());
         ty.len_star = false;
     }
-    let mut t = type_spec(&ty);
+    type_spec(&ty)
+}
+
+/// The declaration of component `c` as a symbol (what its line says).
+pub fn component_symbol(c: &crate::components::Component) -> Symbol {
+    let mut sym = Symbol::new(&c.name, c.ty.clone(), c.span);
+    sym.dims = c.dims.clone();
+    sym.allocatable = c.allocatable;
+    sym.pointer = c.pointer;
+    sym.char_len = c.char_len.clone();
+    sym.init = c.init.clone();
+    sym.access = c.access;
+    sym
+}
+
+/// `type-spec[, attributes] :: NAME[(dims)][ = init]`.
+pub fn decl_text(s: &Symbol) -> String {
+    let mut t = declared_type(s);
     let mut attrs = Vec::new();
     if s.parameter {
         attrs.push("parameter".to_string());

@@ -62,7 +62,7 @@ pub enum DeclaredIntent {
 }
 
 /// What one declaration says about its entity.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Attributes {
     pub parameter: bool,
     pub intent: Option<DeclaredIntent>,
@@ -76,11 +76,19 @@ pub struct Attributes {
     pub access: Option<bool>,
     /// The last bound of its shape is `*`.
     pub assumed_size: bool,
+    /// It is given an initial value (`= value`, `=> null()`).
+    pub initialised: bool,
+    /// The rank of its shape (0: a scalar).
+    pub rank: usize,
+    /// Its type as the declaration writes it, in lower case without
+    /// blanks (`integer`, `real(8)`, `type(grid)`); `None`: not recorded.
+    pub type_spec: Option<String>,
 }
 
 impl Attributes {
-    /// The words of the `decl` record, in the order they are written.
-    pub const WORDS: [&'static str; 12] = [
+    /// The flags of the `decl` record, in the order they are written;
+    /// `rank=N` (when not 0) and `type=SPEC` follow them.
+    pub const WORDS: [&'static str; 13] = [
         "parameter",
         "intent(in)",
         "intent(out)",
@@ -93,9 +101,10 @@ impl Attributes {
         "public",
         "private",
         "assumed-size",
+        "initialised",
     ];
 
-    fn words(&self) -> Vec<&'static str> {
+    fn words(&self) -> Vec<String> {
         let intent = |i| self.intent == Some(i);
         let flags = [
             self.parameter,
@@ -110,13 +119,32 @@ impl Attributes {
             self.access == Some(true),
             self.access == Some(false),
             self.assumed_size,
+            self.initialised,
         ];
-        Self::WORDS
+        let mut words: Vec<String> = Self::WORDS
             .iter()
             .zip(flags)
             .filter(|(_, on)| *on)
-            .map(|(w, _)| *w)
-            .collect()
+            .map(|(w, _)| w.to_string())
+            .collect();
+        if self.rank > 0 {
+            words.push(format!("rank={}", self.rank));
+        }
+        if let Some(t) = &self.type_spec {
+            words.push(format!("type={t}"));
+        }
+        words
+    }
+
+    /// Records the declaration's type spec (blanks dropped, lower case).
+    pub fn with_type(mut self, type_spec: &str) -> Attributes {
+        let spec: String = type_spec
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect::<String>()
+            .to_ascii_lowercase();
+        self.type_spec = Some(spec);
+        self
     }
 
     /// Sets the attribute `word`; `false` if it is not one of [`Self::WORDS`].
@@ -134,7 +162,19 @@ impl Attributes {
             "public" => self.access = Some(true),
             "private" => self.access = Some(false),
             "assumed-size" => self.assumed_size = true,
-            _ => return false,
+            "initialised" => self.initialised = true,
+            _ => {
+                if let Some(rank) = word.strip_prefix("rank=") {
+                    match rank.parse() {
+                        Ok(r) if r > 0 => self.rank = r,
+                        _ => return false,
+                    }
+                } else if let Some(spec) = word.strip_prefix("type=").filter(|t| !t.is_empty()) {
+                    self.type_spec = Some(spec.to_string());
+                } else {
+                    return false;
+                }
+            }
         }
         true
     }
@@ -212,6 +252,8 @@ pub struct Declarations {
     /// By first line.
     commons: BTreeMap<usize, CommonStatement>,
     private_modules: BTreeSet<String>,
+    /// Units with a bare `save` statement.
+    saving_units: BTreeSet<String>,
 }
 
 impl Declarations {
@@ -320,6 +362,29 @@ impl Declarations {
             .or_insert(attributes);
     }
 
+    /// Records that unit `unit` has a bare `save` statement.
+    pub fn add_saving_unit(&mut self, unit: &str) {
+        self.saving_units.insert(unit.to_ascii_lowercase());
+    }
+
+    /// Whether unit `unit` has a bare `save` statement (all its variables
+    /// keep their values between calls).
+    pub fn saves_all(&self, unit: &str) -> bool {
+        self.saving_units.contains(&unit.to_ascii_lowercase())
+    }
+
+    /// The entities unit `unit` declares, by name.
+    pub fn entities_of<'a>(
+        &'a self,
+        unit: &str,
+    ) -> impl Iterator<Item = (&'a str, &'a Attributes)> + 'a {
+        let unit = unit.to_ascii_lowercase();
+        self.entities
+            .range((unit.clone(), String::new())..)
+            .take_while(move |((u, _), _)| *u == unit)
+            .map(|((_, n), a)| (n.as_str(), a))
+    }
+
     /// Records that module `unit` makes its entities private by default.
     pub fn add_private_module(&mut self, unit: &str) {
         self.private_modules.insert(unit.to_ascii_lowercase());
@@ -369,7 +434,7 @@ impl Declarations {
                 let _ = write!(out, "{kind} {owner} {name}");
                 for w in a.words() {
                     out.push(' ');
-                    out.push_str(w);
+                    out.push_str(&w);
                 }
                 out.push('\n');
             }
@@ -401,6 +466,9 @@ impl Declarations {
         }
         for unit in &self.private_modules {
             let _ = writeln!(out, "private {unit}");
+        }
+        for unit in &self.saving_units {
+            let _ = writeln!(out, "save {unit}");
         }
         out
     }
@@ -457,6 +525,7 @@ impl Declarations {
                     }
                 }
                 ["private", unit] => decls.add_private_module(unit),
+                ["save", unit] => decls.add_saving_unit(unit),
                 ["unit", tag, kind, name, ref dummies @ ..] => {
                     let Some(kind) = UnitKind::from_word(kind) else {
                         return Err(error(
@@ -516,7 +585,7 @@ impl Declarations {
                         members: members.iter().map(|m| m.to_string()).collect(),
                     });
                 }
-                ["decl" | "component" | "private" | "unit" | "use" | "common", ..] => {
+                ["decl" | "component" | "private" | "save" | "unit" | "use" | "common", ..] => {
                     return Err(error(
                         k,
                         format!("malformed `{}` record: wrong number of fields", words[0]),
@@ -560,8 +629,12 @@ mod tests {
             save: true,
             access: Some(false),
             assumed_size: true,
-        };
-        d.add("m.step", "A", every);
+            initialised: true,
+            rank: 2,
+            type_spec: None,
+        }
+        .with_type("Double Precision");
+        d.add("m.step", "A", every.clone());
         d.add("m", "x", Attributes::default());
         d.add(
             "m",
@@ -586,7 +659,7 @@ mod tests {
             "# openad declarations 2\n\
              decl m c public\n\
              decl m x\n\
-             decl m.step a parameter intent(inout) optional allocatable pointer target save private assumed-size\n\
+             decl m.step a parameter intent(inout) optional allocatable pointer target save private assumed-size initialised rank=2 type=doubleprecision\n\
              component grid h allocatable\n\
              private m\n"
         );
@@ -645,6 +718,7 @@ mod tests {
         };
         d.add_common(common(40, 41, "m.step", "Blk", &["a", "B"]));
         d.add_common(common(9, 9, "main", "blk", &["p"]));
+        d.add_saving_unit("M.Step");
         let text = d.to_text();
         assert_eq!(
             text,
@@ -657,7 +731,8 @@ mod tests {
              use m.step consts all e=>euler\n\
              use main m only\n\
              common 9 9 main blk p\n\
-             common 40 41 m.step blk a b\n"
+             common 40 41 m.step blk a b\n\
+             save m.step\n"
         );
         let back = Declarations::parse(&text, "P.decl").unwrap();
         assert_eq!(back, d);
@@ -676,6 +751,22 @@ mod tests {
             .map(|c| (c.first_line, c.unit.as_str()))
             .collect();
         assert_eq!(blocks, vec![(9, "main"), (40, "m.step")]);
+        assert!(back.saves_all("m.step") && !back.saves_all("main"));
+    }
+
+    #[test]
+    fn the_entities_of_one_unit() {
+        let mut d = Declarations::new();
+        let integer = Attributes::default().with_type("integer");
+        d.add("m", "n", integer.clone());
+        d.add("m.step", "b", Attributes::default());
+        d.add("m.step", "a", integer.clone());
+        d.add("m.stepper", "c", Attributes::default());
+        let names: Vec<&str> = d.entities_of("M.Step").map(|(n, _)| n).collect();
+        assert_eq!(names, ["a", "b"]);
+        let a = d.entities_of("m.step").next().unwrap().1;
+        assert_eq!(a.type_spec.as_deref(), Some("integer"));
+        assert_eq!(d.entities_of("none").count(), 0);
     }
 
     #[test]
@@ -720,7 +811,7 @@ mod tests {
             pointer: true,
             ..Attributes::default()
         };
-        d.add("u", "p", pointer);
+        d.add("u", "p", pointer.clone());
         d.add("u", "p", Attributes::default());
         assert_eq!(d.get("u", "p"), Some(&pointer));
     }
@@ -746,6 +837,10 @@ mod tests {
             "common 0 1 u blk a",
             "common 5 4 u blk a",
             "common 4 4 u blk",
+            "decl m y rank=0",
+            "decl m y rank=two",
+            "decl m y type=",
+            "save",
         ] {
             let text = format!("{HEADER}\ndecl m x\n{bad}\n");
             let e = Declarations::parse(&text, "P.decl").unwrap_err();

@@ -527,10 +527,8 @@ mod tests {
             "t.decl",
         )
         .unwrap();
-        let c = CanonSource {
-            declarations,
-            ..CanonSource::default()
-        };
+        let mut c = CanonSource::parse("t.canon.f90", "").unwrap();
+        c.declarations = declarations;
         let blocks = common_blocks(&c);
         let names: Vec<&str> = blocks.iter().map(|(b, _)| b.as_str()).collect();
         assert_eq!(names, ["blk", "other"]);

@@ -60,7 +60,6 @@ use xaif_schema::declarations::Attributes;
 use xaif_schema::{Marker, SymbolType};
 
 use super::UnitGen;
-use crate::canon::{join_statement, CanonItem};
 use crate::error::Result;
 use crate::fortran_text::{parenthesised, tokenize, top_level_split, TokKind};
 use crate::template::Section;
@@ -275,24 +274,6 @@ struct Replayed {
 impl UnitGen<'_, '_> {
     fn adjoint_mode(&self) -> bool {
         matches!(self.env.mode, Mode::AdjointSplit | Mode::AdjointJoint)
-    }
-
-    /// The declaration of `name` in this unit, lower case, joined.
-    pub(crate) fn own_declaration(&self, name: &str) -> Option<String> {
-        self.canon.items.iter().find_map(|i| match i {
-            CanonItem::Decl {
-                unit,
-                name: n,
-                lines,
-            } if *unit == self.unit && n == name => {
-                let texts: Vec<&str> = lines
-                    .iter()
-                    .map(|&l| self.canon.lines[l].as_str())
-                    .collect();
-                Some(join_statement(&texts).to_ascii_lowercase())
-            }
-            _ => None,
-        })
     }
 
     pub(crate) fn is_dummy(&self, name: &str) -> bool {
