@@ -37,6 +37,24 @@ pub fn declarations(canon: &CanonText, prog: &Program) -> Declarations {
             members: members.clone(),
         });
     }
+    // Every derived type the program defines: its components in order,
+    // real or not, each with what its declaration says.
+    for u in &prog.units {
+        for s in &u.ast.spec {
+            let SpecStmt::DerivedType { name, .. } = s else {
+                continue;
+            };
+            let Some((_, components)) = prog.derived_type(name) else {
+                continue;
+            };
+            let names: Vec<String> = components.iter().map(|c| c.name.clone()).collect();
+            decls.add_type(name, &names);
+            for c in &components {
+                let attributes = attributes(&emit_canon::component_symbol(c));
+                decls.add_component(name, &c.name, attributes);
+            }
+        }
+    }
     for line in canon.text.lines() {
         let Some(tag) = line.trim().strip_prefix("!$oad ") else {
             continue;
@@ -95,17 +113,6 @@ pub fn declarations(canon: &CanonText, prog: &Program) -> Declarations {
                 if let Some(c) = components.iter().find(|c| c.name == name) {
                     let attributes = attributes(&emit_canon::component_symbol(c));
                     decls.add_component(type_name, name, attributes);
-                }
-            }
-            // Every component of the type, real or not.
-            "type-parts" => {
-                let type_name = arg.split_whitespace().next().unwrap_or("");
-                let Some((_, components)) = prog.derived_type(type_name) else {
-                    continue;
-                };
-                for c in &components {
-                    let attributes = attributes(&emit_canon::component_symbol(c));
-                    decls.add_component(type_name, &c.name, attributes);
                 }
             }
             _ => {}
@@ -268,6 +275,10 @@ end subroutine head
             Some("integer")
         );
         assert_eq!(d.component("cell", "h").unwrap().rank, 1);
+        assert_eq!(
+            d.type_components("cell"),
+            Some(["n".to_string(), "h".to_string(), "wet".to_string()].as_slice())
+        );
         let wet = d.component("cell", "wet").unwrap();
         assert!(wet.allocatable && wet.type_spec.as_deref() == Some("logical"));
     }

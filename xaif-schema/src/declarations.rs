@@ -16,6 +16,7 @@
 //! # openad declarations 2
 //! unit m module m                  unit tag, header keyword, name, dummies
 //! unit m.step subroutine step a b
+//! type grid h dx                   derived type, its components in order
 //! decl m x parameter private      unit tag, entity name, attributes
 //! decl m.step a intent(in) optional assumed-size
 //! decl m.step b
@@ -38,7 +39,9 @@
 //! of a unit, in the unit's order: `only` when it has an `only:` list,
 //! each item `NAME` or `LOCAL=>REMOTE`. A `common` record stands for each
 //! `common` statement, with the first and last line (1-based) it occupies
-//! in `P.canon.f90` and its members in storage order. A `private` record
+//! in `P.canon.f90` and its members in storage order. A `type` record
+//! lists a derived type's components in the order of its definition. A
+//! `save` record names a unit with a bare `save` statement. A `private` record
 //! names a module whose bare
 //! `private` statement makes its entities private unless their declaration
 //! says `public`. Records are sorted (`use` records by unit, then in the
@@ -254,6 +257,8 @@ pub struct Declarations {
     private_modules: BTreeSet<String>,
     /// Units with a bare `save` statement.
     saving_units: BTreeSet<String>,
+    /// Derived type → its components in the order of its definition.
+    types: BTreeMap<String, Vec<String>>,
 }
 
 impl Declarations {
@@ -362,6 +367,22 @@ impl Declarations {
             .or_insert(attributes);
     }
 
+    /// Records derived type `type_name` with its components in the order
+    /// of its definition (the first definition of a name is kept).
+    pub fn add_type(&mut self, type_name: &str, components: &[String]) {
+        self.types
+            .entry(type_name.to_ascii_lowercase())
+            .or_insert_with(|| components.iter().map(|c| c.to_ascii_lowercase()).collect());
+    }
+
+    /// The components of derived type `type_name` in the order of its
+    /// definition (`None`: no `type` record).
+    pub fn type_components(&self, type_name: &str) -> Option<&[String]> {
+        self.types
+            .get(&type_name.to_ascii_lowercase())
+            .map(Vec::as_slice)
+    }
+
     /// Records that unit `unit` has a bare `save` statement.
     pub fn add_saving_unit(&mut self, unit: &str) {
         self.saving_units.insert(unit.to_ascii_lowercase());
@@ -427,6 +448,9 @@ impl Declarations {
                 let _ = write!(out, " {d}");
             }
             out.push('\n');
+        }
+        for (name, components) in &self.types {
+            let _ = writeln!(out, "type {name} {}", components.join(" "));
         }
         let records = [("decl", &self.entities), ("component", &self.components)];
         for (kind, map) in records {
@@ -526,6 +550,11 @@ impl Declarations {
                 }
                 ["private", unit] => decls.add_private_module(unit),
                 ["save", unit] => decls.add_saving_unit(unit),
+                ["type", name, ref components @ ..] if !components.is_empty() => {
+                    let components: Vec<String> =
+                        components.iter().map(|c| c.to_string()).collect();
+                    decls.add_type(name, &components);
+                }
                 ["unit", tag, kind, name, ref dummies @ ..] => {
                     let Some(kind) = UnitKind::from_word(kind) else {
                         return Err(error(
@@ -585,7 +614,7 @@ impl Declarations {
                         members: members.iter().map(|m| m.to_string()).collect(),
                     });
                 }
-                ["decl" | "component" | "private" | "save" | "unit" | "use" | "common", ..] => {
+                ["decl" | "component" | "private" | "save" | "type" | "unit" | "use" | "common", ..] => {
                     return Err(error(
                         k,
                         format!("malformed `{}` record: wrong number of fields", words[0]),
@@ -719,6 +748,7 @@ mod tests {
         d.add_common(common(40, 41, "m.step", "Blk", &["a", "B"]));
         d.add_common(common(9, 9, "main", "blk", &["p"]));
         d.add_saving_unit("M.Step");
+        d.add_type("Grid", &["nx".to_string(), "H".to_string()]);
         let text = d.to_text();
         assert_eq!(
             text,
@@ -727,6 +757,7 @@ mod tests {
              unit m module m\n\
              unit m.step subroutine step x y\n\
              unit main program main\n\
+             type grid nx h\n\
              use m.step phys only g=>gravity damp\n\
              use m.step consts all e=>euler\n\
              use main m only\n\
@@ -752,6 +783,11 @@ mod tests {
             .collect();
         assert_eq!(blocks, vec![(9, "main"), (40, "m.step")]);
         assert!(back.saves_all("m.step") && !back.saves_all("main"));
+        assert_eq!(
+            back.type_components("GRID"),
+            Some(["nx".to_string(), "h".to_string()].as_slice())
+        );
+        assert_eq!(back.type_components("cell"), None);
     }
 
     #[test]
@@ -841,6 +877,7 @@ mod tests {
             "decl m y rank=two",
             "decl m y type=",
             "save",
+            "type grid",
         ] {
             let text = format!("{HEADER}\ndecl m x\n{bad}\n");
             let e = Declarations::parse(&text, "P.decl").unwrap_err();

@@ -232,7 +232,7 @@ impl UnitGen<'_, '_> {
             .strip_prefix("type(")
             .and_then(|t| t.strip_suffix(')'))
             .unwrap_or(&fe);
-        if !type_has_dynamic_parts(self.canon, type_name) {
+        if !type_has_dynamic_parts(self.canon, type_name, 0) {
             return Ok(());
         }
         Err(self.env.xaif.unsupported(
@@ -632,16 +632,24 @@ fn saved_pointer(sym: &Symbol, local: &str, decl: Option<&Attributes>) -> Option
 /// Whether derived type `type_name` has allocatable or pointer parts,
 /// directly or in a component of derived type: its bits are then not its
 /// value, and a copy through `transfer` would restore stale descriptors.
-fn type_has_dynamic_parts(canon: &CanonSource, type_name: &str) -> bool {
-    // The front end's summary covers every component; without it, what
-    // `P.decl` says of the type's real components.
-    match canon.type_parts.get(&type_name.to_ascii_lowercase()) {
-        Some(parts) => parts.dynamic,
-        None => canon
-            .declarations
-            .components_of(type_name)
-            .any(|a| a.allocatable || a.pointer),
+fn type_has_dynamic_parts(canon: &CanonSource, type_name: &str, depth: usize) -> bool {
+    // The front end's summary covers every component; without it (a
+    // definition copied as written), what `P.decl` says of the components.
+    if let Some(parts) = canon.type_parts.get(&type_name.to_ascii_lowercase()) {
+        return parts.dynamic;
     }
+    if depth > 16 {
+        return true;
+    }
+    canon.declarations.components_of(type_name).any(|a| {
+        a.allocatable
+            || a.pointer
+            || a.type_spec
+                .as_deref()
+                .and_then(|t| t.strip_prefix("type("))
+                .and_then(|t| t.strip_suffix(')'))
+                .is_some_and(|inner| type_has_dynamic_parts(canon, inner, depth + 1))
+    })
 }
 
 impl UnitGen<'_, '_> {
@@ -678,7 +686,7 @@ impl UnitGen<'_, '_> {
             .and_then(|t| t.strip_suffix(')'))
             .unwrap_or(&fe)
             .to_string();
-        if type_has_dynamic_parts(self.canon, &type_name) {
+        if type_has_dynamic_parts(self.canon, &type_name, 0) {
             return Err(self.env.xaif.unsupported(
                 &format!("statement_id=\"{statement_id}\""),
                 format!(

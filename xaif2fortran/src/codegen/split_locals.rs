@@ -90,17 +90,17 @@ fn has_calls(vertices: &[ControlFlowVertex]) -> bool {
 }
 
 /// The integer scalar components of derived type `type_name`, in the
-/// order of its definition: its non-real components (`!$oad type-parts`)
-/// that `P.decl` declares `integer` without attributes.
+/// order of its definition, as `P.decl` declares them: `integer` without
+/// attributes.
 fn integer_scalar_components(canon: &CanonSource, type_name: &str) -> Vec<String> {
-    let Some(parts) = canon.type_parts.get(type_name) else {
+    let declarations = &canon.declarations;
+    let Some(components) = declarations.type_components(type_name) else {
         return Vec::new();
     };
-    parts
-        .nonreal
+    components
         .iter()
         .filter(|c| {
-            canon.declarations.component(type_name, c).is_some_and(|a| {
+            declarations.component(type_name, c).is_some_and(|a| {
                 a.type_spec.as_deref() == Some("integer")
                     && a.rank == 0
                     && a.access.is_none()
@@ -117,10 +117,11 @@ mod tests {
 
     #[test]
     fn integer_components_of_a_type_definition() {
-        let text = "!$oad unit m\nmodule m\n  type grid\n!$oad type-parts grid nonreal=nx\n  end type grid\n  type, public :: column\n!$oad type-parts column nonreal=n,levels,mask,flag,k8\n  end type column\nend module m\n";
-        let mut canon = CanonSource::parse("m.canon.f90", text).unwrap();
+        let mut canon = CanonSource::parse("m.canon.f90", "").unwrap();
         canon.declarations = xaif_schema::declarations::Declarations::parse(
             "# openad declarations 2\n\
+             type grid nx\n\
+             type column levels dz n idx mask flag k8\n\
              component grid nx type=integer\n\
              component column n type=integer\n\
              component column levels initialised type=integer\n\
@@ -132,7 +133,8 @@ mod tests {
             "m.decl",
         )
         .unwrap();
-        assert_eq!(integer_scalar_components(&canon, "column"), ["n", "levels"]);
+        // In the order of the definition.
+        assert_eq!(integer_scalar_components(&canon, "column"), ["levels", "n"]);
         assert_eq!(integer_scalar_components(&canon, "grid"), ["nx"]);
         assert!(integer_scalar_components(&canon, "cell").is_empty());
     }
