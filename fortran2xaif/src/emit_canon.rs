@@ -7,20 +7,44 @@ use crate::ast::*;
 use crate::sema::{Binding, Program, Symbol, UnitInfo};
 use crate::unparse::{self, args_text, dims, type_spec};
 use std::fmt::Write;
+use xaif_schema::declarations::UseStatement;
 
 /// Ends the line of an assignment or call while it is emitted: followed by
 /// the statement's id, it lets [`emit`] find which lines each statement
 /// ended up on after long lines are wrapped. Never in the output.
 const STATEMENT_MARK: char = '\u{1f}';
 
+/// Ends the line of a `common` statement while it is emitted: followed by
+/// the unit's index, it lets [`emit`] say which lines each `common`
+/// statement ended up on (`P.decl`). Never in the output.
+const COMMON_MARK: char = '\u{1e}';
+
 /// The canonical source of the whole program.
 pub fn emit(prog: &Program) -> String {
-    emit_with_statement_lines(prog).0
+    emit_with_lines(prog).text
+}
+
+/// The canonical source and where some of its statements are.
+pub struct CanonText {
+    pub text: String,
+    /// For each assignment and call: the statement id and the 1-based
+    /// first and last line it occupies.
+    pub statement_lines: Vec<(usize, usize, usize)>,
+    /// For each `common` statement, in file order: the unit's index and
+    /// the 1-based first and last line. The k-th of a unit writes the
+    /// k-th block of [`common_statements`].
+    pub common_lines: Vec<(usize, usize, usize)>,
 }
 
 /// The canonical source and, for each assignment and call it writes, the
 /// statement id and the 1-based first and last line it occupies.
 pub fn emit_with_statement_lines(prog: &Program) -> (String, Vec<(usize, usize, usize)>) {
+    let c = emit_with_lines(prog);
+    (c.text, c.statement_lines)
+}
+
+/// The canonical source with the lines of its statements.
+pub fn emit_with_lines(prog: &Program) -> CanonText {
     let mut out = String::new();
     for (i, u) in prog.units.iter().enumerate() {
         if u.parent.is_none() && u.interface_of.is_none() {
@@ -41,8 +65,13 @@ pub fn emit_with_statement_lines(prog: &Program) -> (String, Vec<(usize, usize, 
     }
     let mut text = String::with_capacity(out.len());
     let mut statements = Vec::new();
+    let mut commons = Vec::new();
     let mut line_no = 0;
     for line in out.lines() {
+        let (line, common_unit) = match line.split_once(COMMON_MARK) {
+            Some((l, unit)) => (l, unit.parse::<usize>().ok()),
+            None => (line, None),
+        };
         let (line, id) = match line.split_once(STATEMENT_MARK) {
             Some((l, id)) => (l, id.parse::<usize>().ok()),
             None => (line, None),
@@ -56,9 +85,16 @@ pub fn emit_with_statement_lines(prog: &Program) -> (String, Vec<(usize, usize, 
         if let Some(id) = id {
             statements.push((id, first, line_no));
         }
+        if let Some(unit) = common_unit {
+            commons.push((unit, first, line_no));
+        }
         text.push_str(&wrapped);
     }
-    (text, statements)
+    CanonText {
+        text,
+        statement_lines: statements,
+        common_lines: commons,
+    }
 }
 
 /// The module holding the interface blocks of unit `i`.
@@ -145,7 +181,7 @@ fn ind(level: usize) -> String {
 }
 
 /// Header keyword and name as the unit appears in the canonical source.
-fn header(u: &UnitInfo) -> (String, String) {
+pub fn header(u: &UnitInfo) -> (String, String) {
     let kw = match u.ast.kind {
         UnitKind::Program => "program",
         UnitKind::Module => "module",
@@ -220,51 +256,26 @@ fn emit_spec(prog: &Program, i: usize, level: usize, out: &mut String) {
     let u = &prog.units[i];
     let pad = ind(level);
     let tagged = u.ast.kind != UnitKind::Program;
-    for s in &u.ast.spec {
-        if let SpecStmt::Use {
-            module,
-            only,
-            items,
-            ..
-        } = s
-        {
-            let m = prog.globals.get(module).copied();
-            let item = |(l, r): &(String, String)| -> String {
-                // A module function is now the subroutine oad_s_<name>.
-                if let Some(m) = m {
-                    if let Some(&p) = prog.units[m]
-                        .contained
-                        .iter()
-                        .find(|&&c| prog.units[c].ast.name == *r)
-                    {
-                        return prog.units[p].canon_name.clone();
-                    }
-                }
+    for use_stmt in use_statements(prog, i) {
+        let list: Vec<String> = use_stmt
+            .items
+            .iter()
+            .map(|(l, r)| {
                 if l == r {
                     l.clone()
                 } else {
                     format!("{l} => {r}")
                 }
-            };
-            // Generic names are not emitted (calls name their specifics,
-            // made visible by renaming `use` items of their own).
-            let items: Vec<&(String, String)> = items
-                .iter()
-                .filter(|(_, r)| m.is_none_or(|m| prog.generic_specifics(m, r).is_none()))
-                .collect();
-            if *only {
-                let list: Vec<String> = items.iter().copied().map(item).collect();
-                let _ = writeln!(out, "{pad}use {module}, only: {}", list.join(", "));
-            } else if items.is_empty() {
-                let _ = writeln!(out, "{pad}use {module}");
-            } else {
-                let list: Vec<String> = items.iter().copied().map(item).collect();
-                let _ = writeln!(out, "{pad}use {module}, {}", list.join(", "));
-            }
+            })
+            .collect();
+        let module = &use_stmt.module;
+        if use_stmt.only {
+            let _ = writeln!(out, "{pad}use {module}, only: {}", list.join(", "));
+        } else if list.is_empty() {
+            let _ = writeln!(out, "{pad}use {module}");
+        } else {
+            let _ = writeln!(out, "{pad}use {module}, {}", list.join(", "));
         }
-    }
-    if !prog.interfaces_of(i).is_empty() {
-        let _ = writeln!(out, "{pad}use {}", interface_module_name(prog, i));
     }
     if u.implicit_none
         || u.ast
@@ -361,20 +372,12 @@ fn emit_spec(prog: &Program, i: usize, level: usize, out: &mut String) {
             let _ = writeln!(out, "{pad}{}", decl_text(&sym));
         }
     }
-    // Common blocks, members in order.
-    let mut blocks: Vec<(String, Vec<(usize, String)>)> = Vec::new();
-    for s in &u.symbols {
-        if let Some((b, pos)) = &s.common {
-            match blocks.iter_mut().find(|(n, _)| n == b) {
-                Some((_, m)) => m.push((*pos, s.name.clone())),
-                None => blocks.push((b.clone(), vec![(*pos, s.name.clone())])),
-            }
-        }
-    }
-    for (b, mut members) in blocks {
-        members.sort();
-        let names: Vec<String> = members.into_iter().map(|(_, n)| n).collect();
-        let _ = writeln!(out, "{pad}common /{b}/ {}", names.join(", "));
+    for (b, names) in common_statements(u) {
+        let _ = writeln!(
+            out,
+            "{pad}common /{b}/ {}{COMMON_MARK}{i}",
+            names.join(", ")
+        );
     }
     for s in &u.ast.spec {
         match s {
@@ -387,6 +390,80 @@ fn emit_spec(prog: &Program, i: usize, level: usize, out: &mut String) {
             _ => {}
         }
     }
+}
+
+/// The `use` statements the canonical source writes for unit `i`, in
+/// order: the unit's own (a module function under the name of its
+/// subroutine, generic names left out: calls name their specifics), then
+/// the module of its interface blocks.
+pub fn use_statements(prog: &Program, i: usize) -> Vec<UseStatement> {
+    let u = &prog.units[i];
+    let mut out = Vec::new();
+    for s in &u.ast.spec {
+        let SpecStmt::Use {
+            module,
+            only,
+            items,
+            ..
+        } = s
+        else {
+            continue;
+        };
+        let m = prog.globals.get(module).copied();
+        let item = |(l, r): &(String, String)| -> (String, String) {
+            // A module function is now the subroutine oad_s_<name>.
+            if let Some(m) = m {
+                if let Some(&p) = prog.units[m]
+                    .contained
+                    .iter()
+                    .find(|&&c| prog.units[c].ast.name == *r)
+                {
+                    let name = prog.units[p].canon_name.clone();
+                    return (name.clone(), name);
+                }
+            }
+            (l.clone(), r.clone())
+        };
+        let items = items
+            .iter()
+            .filter(|(_, r)| m.is_none_or(|m| prog.generic_specifics(m, r).is_none()))
+            .map(item)
+            .collect();
+        out.push(UseStatement {
+            module: module.clone(),
+            only: *only,
+            items,
+        });
+    }
+    if !prog.interfaces_of(i).is_empty() {
+        out.push(UseStatement {
+            module: interface_module_name(prog, i),
+            only: false,
+            items: Vec::new(),
+        });
+    }
+    out
+}
+
+/// The `common` statements of a unit: each block with its members in
+/// storage order, blocks in the order of their first member's symbol.
+pub fn common_statements(u: &UnitInfo) -> Vec<(String, Vec<String>)> {
+    let mut blocks: Vec<(String, Vec<(usize, String)>)> = Vec::new();
+    for s in &u.symbols {
+        if let Some((b, pos)) = &s.common {
+            match blocks.iter_mut().find(|(n, _)| n == b) {
+                Some((_, m)) => m.push((*pos, s.name.clone())),
+                None => blocks.push((b.clone(), vec![(*pos, s.name.clone())])),
+            }
+        }
+    }
+    blocks
+        .into_iter()
+        .map(|(b, mut members)| {
+            members.sort();
+            (b, members.into_iter().map(|(_, n)| n).collect())
+        })
+        .collect()
 }
 
 /// Does this symbol get a declaration (variables and parameters, not
@@ -577,14 +654,7 @@ fn emit_type_definition(prog: &Program, name: &str, text: &str, pad: &str, out: 
         }
     }
     for c in &comps {
-        let mut sym = Symbol::new(&c.name, c.ty.clone(), c.span);
-        sym.dims = c.dims.clone();
-        sym.allocatable = c.allocatable;
-        sym.pointer = c.pointer;
-        sym.char_len = c.char_len.clone();
-        sym.init = c.init.clone();
-        sym.access = c.access;
-        let decl = decl_text(&sym);
+        let decl = decl_text(&component_symbol(c));
         if !c.pointer && prog.cat_of(tu, &c.ty).is_real() {
             let _ = writeln!(out, "!$oad component {name}%{}", c.name);
         }
@@ -595,14 +665,31 @@ fn emit_type_definition(prog: &Program, name: &str, text: &str, pad: &str, out: 
     let _ = writeln!(out, "{pad}end type {name}");
 }
 
-/// `type-spec[, attributes] :: NAME[(dims)][ = init]`.
-pub fn decl_text(s: &Symbol) -> String {
+/// The type spec of `s`'s declaration (with its character length).
+pub fn declared_type(s: &Symbol) -> String {
     let mut ty = s.ty.clone();
     if let Some(l) = &s.char_len {
         ty.len = Some(l.clone());
         ty.len_star = false;
     }
-    let mut t = type_spec(&ty);
+    type_spec(&ty)
+}
+
+/// The declaration of component `c` as a symbol (what its line says).
+pub fn component_symbol(c: &crate::components::Component) -> Symbol {
+    let mut sym = Symbol::new(&c.name, c.ty.clone(), c.span);
+    sym.dims = c.dims.clone();
+    sym.allocatable = c.allocatable;
+    sym.pointer = c.pointer;
+    sym.char_len = c.char_len.clone();
+    sym.init = c.init.clone();
+    sym.access = c.access;
+    sym
+}
+
+/// `type-spec[, attributes] :: NAME[(dims)][ = init]`.
+pub fn decl_text(s: &Symbol) -> String {
+    let mut t = declared_type(s);
     let mut attrs = Vec::new();
     if s.parameter {
         attrs.push("parameter".to_string());

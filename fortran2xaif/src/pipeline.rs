@@ -205,12 +205,17 @@ pub fn run_with(inputs: &[PathBuf], options: &Options) -> Result<Output, Diagnos
     let program_name = prog.units[top].ast.name.clone();
     let xaif = emit_xaif::emit(&mut emitter, &cfgs, &program_name).map_err(to_diag)?;
     let mut locations = std::mem::take(&mut emitter.source_map);
-    let (canon, statement_lines) = emit_canon::emit_with_statement_lines(&prog);
+    let canon_text = emit_canon::emit_with_lines(&prog);
+    let declarations = crate::declarations::declarations(&canon_text, &prog);
+    let emit_canon::CanonText {
+        text: canon,
+        statement_lines,
+        ..
+    } = canon_text;
     crate::locations::record_canon_origins(&canon, &prog, &place_of, &mut locations);
     for (id, first, last) in statement_lines {
         locations.add_statement_lines(&crate::locations::stmt_name(id), first as u64, last as u64);
     }
-    let declarations = crate::declarations::declarations(&canon, &prog);
     clock.lap("XAIF and canonical source");
     Ok(Output {
         xaif,

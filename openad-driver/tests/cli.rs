@@ -51,7 +51,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 cat "$last" > "$out"; cat "$last" > "$canon"; echo '# openad source locations 1' > "$locations"
-echo '# openad declarations 1' > "$declarations"
+echo '# openad declarations 2' > "$declarations"
 echo '# openad driver interface 1' > "$interface"
 echo '# openad activity 1' > "$activity"
 "#

@@ -65,9 +65,9 @@ pub struct CanonSource {
     pub unit_parent: HashMap<String, Option<String>>,
     /// Per derived type (lower case), from `!$oad type-parts`.
     pub type_parts: HashMap<String, TypeParts>,
-    /// The attributes of the declarations (`P.decl`, `--declarations`):
-    /// empty when the back end is run without them (tangent modes never
-    /// ask).
+    /// The attributes of the declarations, the units' headers, `use` and
+    /// `common` statements (`P.decl`, `--declarations`, which every mode
+    /// needs).
     pub declarations: Declarations,
 }
 
@@ -167,12 +167,7 @@ impl CanonSource {
     /// Whether the program uses the system's module `mpi` (`use mpi`): its
     /// generated units then use the runtime module `OAD_mpi` (`mpi.rs`).
     pub fn uses_mpi(&self) -> bool {
-        self.lines.iter().any(|l| {
-            let code = crate::fortran_text::code_part(l)
-                .trim()
-                .to_ascii_lowercase();
-            code == "use mpi" || code.starts_with("use mpi,") || code.starts_with("use :: mpi")
-        })
+        self.declarations.is_used("mpi")
     }
 
     /// Parses the text of a canonical source file.
@@ -515,26 +510,6 @@ pub fn join_statement(lines: &[&str]) -> String {
         out.push_str(part);
     }
     out
-}
-
-/// The declaration of component `component` of derived type `type_name`
-/// (its `!$oad component` line), lower case.
-pub(crate) fn component_declaration(
-    canon: &CanonSource,
-    type_name: &str,
-    component: &str,
-) -> Option<String> {
-    canon.items.iter().find_map(|item| match item {
-        CanonItem::Component {
-            type_name: t,
-            name,
-            lines,
-        } if t.eq_ignore_ascii_case(type_name) && name.eq_ignore_ascii_case(component) => {
-            let texts: Vec<&str> = lines.iter().map(|&i| canon.lines[i].as_str()).collect();
-            Some(join_statement(&texts).to_ascii_lowercase())
-        }
-        _ => None,
-    })
 }
 
 #[cfg(test)]

@@ -10,7 +10,6 @@ use std::collections::{HashMap, HashSet};
 use crate::canon::{CanonItem, CanonSource};
 use crate::decl::declaration;
 use crate::error::{error_at, Result};
-use crate::fortran_text::code_part;
 use crate::symbols::XaifIndex;
 
 /// What the unparser must change for converted common blocks.
@@ -29,47 +28,10 @@ pub struct CommonPlan {
 /// One `common` statement of one unit.
 struct Occurrence {
     unit: String,
+    /// Its lines in the canonical source (0-based, inclusive).
     line: usize,
+    last_line: usize,
     members: Vec<String>,
-}
-
-/// `common /name/ a, b(3), c` → ("name", ["a", "b", "c"]). Only the
-/// single-block form the front end writes.
-pub(crate) fn parse_common(line: &str) -> Option<(String, Vec<String>)> {
-    let code = code_part(line).trim();
-    let lower = code.to_ascii_lowercase();
-    let rest = lower.strip_prefix("common")?.trim_start();
-    let rest = rest.strip_prefix('/')?;
-    let close = rest.find('/')?;
-    let name = rest[..close].trim().to_string();
-    let list = &rest[close + 1..];
-    if list.contains('/') || name.is_empty() {
-        return None;
-    }
-    let mut members = Vec::new();
-    let mut depth = 0;
-    let mut cur = String::new();
-    for c in list.chars() {
-        match c {
-            '(' => depth += 1,
-            ')' => depth -= 1,
-            ',' if depth == 0 => {
-                members.push(std::mem::take(&mut cur));
-                continue;
-            }
-            _ => {}
-        }
-        if depth == 0 && c != ')' {
-            cur.push(c);
-        }
-    }
-    members.push(cur);
-    let members: Vec<String> = members
-        .into_iter()
-        .map(|m| m.trim().to_string())
-        .filter(|m| !m.is_empty())
-        .collect();
-    Some((name, members))
 }
 
 /// Finds the common blocks with an active member, and those in `also`
@@ -80,28 +42,22 @@ pub fn plan(index: &XaifIndex, canon: &CanonSource, also: &HashSet<String>) -> R
     let mut blocks: Vec<(String, Vec<Occurrence>)> = Vec::new();
     let mut decl_lines: HashMap<(String, String), Vec<usize>> = HashMap::new();
     for item in &canon.items {
-        match item {
-            CanonItem::UnitHeader { .. } | CanonItem::Component { .. } => {}
-            CanonItem::Decl { unit, name, lines } => {
-                decl_lines.insert((unit.clone(), name.clone()), lines.clone());
-            }
-            CanonItem::Line(i) => {
-                let (Some(unit), Some((block, members))) =
-                    (canon.line_units.get(i), parse_common(&canon.lines[*i]))
-                else {
-                    continue;
-                };
-                let occ = Occurrence {
-                    unit: unit.clone(),
-                    line: *i,
-                    members,
-                };
-                match blocks.iter_mut().find(|(b, _)| *b == block) {
-                    Some((_, list)) => list.push(occ),
-                    None => blocks.push((block, vec![occ])),
-                }
-            }
-            CanonItem::Body { .. } => {}
+        if let CanonItem::Decl { unit, name, lines } = item {
+            decl_lines.insert((unit.clone(), name.clone()), lines.clone());
+        }
+    }
+    // The layout of every block, from `P.decl` (never from the Fortran of
+    // the `common` statements).
+    for c in canon.declarations.commons() {
+        let occ = Occurrence {
+            unit: c.unit.clone(),
+            line: c.first_line - 1,
+            last_line: c.last_line - 1,
+            members: c.members.clone(),
+        };
+        match blocks.iter_mut().find(|(b, _)| *b == c.block) {
+            Some((_, list)) => list.push(occ),
+            None => blocks.push((c.block.clone(), vec![occ])),
         }
     }
     let mut plan = CommonPlan::default();
@@ -162,7 +118,7 @@ pub fn plan(index: &XaifIndex, canon: &CanonSource, also: &HashSet<String>) -> R
                     ),
                 ));
             }
-            plan.dropped_lines.insert(o.line);
+            plan.dropped_lines.extend(o.line..=o.last_line);
             let renames: Vec<String> = o
                 .members
                 .iter()
@@ -188,7 +144,8 @@ pub fn plan(index: &XaifIndex, canon: &CanonSource, also: &HashSet<String>) -> R
 }
 
 /// Names of `parameter` constants declared in `unit` that the declaration
-/// on `lines` refers to, dependencies first, each once.
+/// on `lines` refers to, dependencies first, each once: the names the
+/// copied text mentions, constants by what `P.decl` says of them.
 fn needed_constants(
     canon: &CanonSource,
     decl_lines: &HashMap<(String, String), Vec<usize>>,
@@ -216,29 +173,11 @@ fn needed_constants(
         if std::ptr::eq(dl.as_slice(), lines) {
             continue;
         }
-        let dtexts: Vec<&str> = dl.iter().map(|&l| canon.lines[l].as_str()).collect();
-        let dstmt = crate::canon::join_statement(&dtexts).to_ascii_lowercase();
-        let spec = dstmt.split("::").next().unwrap_or("");
-        if spec.split(',').any(|a| a.trim() == "parameter") {
+        if canon.attributes(unit, &name).is_some_and(|a| a.parameter) {
             needed_constants(canon, decl_lines, unit, dl, out, depth + 1);
             if !out.contains(&name) {
                 out.push(name);
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parses_common_statements() {
-        assert_eq!(
-            parse_common("  common /blk/ a, b(3, n), c ! x"),
-            Some(("blk".into(), vec!["a".into(), "b".into(), "c".into()]))
-        );
-        assert_eq!(parse_common("  common_x = 1"), None);
-        assert_eq!(parse_common("  common /a/ x /b/ y"), None);
     }
 }

@@ -20,7 +20,7 @@ use xaif_schema::{BasicBlockElement, CallGraph, CallGraphVertex, ControlFlowVert
 
 use xaif_schema::declarations::DeclaredIntent;
 
-use crate::canon::{CanonItem, CanonSource};
+use crate::canon::CanonSource;
 use crate::error::{Kind, Result, XaifLocator};
 use crate::symbols::{unit_tag, XaifIndex};
 use crate::uses::LocalNames;
@@ -63,39 +63,25 @@ enum Global {
 /// `common /name/ ...` occurrences: block → (unit, members) in file order.
 pub(crate) type Blocks = Vec<(String, Vec<(String, Vec<String>)>)>;
 
+/// The `common` statements `P.decl` lists, grouped by block.
 pub(crate) fn common_blocks(canon: &CanonSource) -> Blocks {
     let mut blocks: Blocks = Vec::new();
-    for item in &canon.items {
-        let CanonItem::Line(i) = item else { continue };
-        let (Some(unit), Some((block, members))) = (
-            canon.line_units.get(i),
-            crate::commons::parse_common(&canon.lines[*i]),
-        ) else {
-            continue;
-        };
-        match blocks.iter_mut().find(|(b, _)| *b == block) {
-            Some((_, occ)) => occ.push((unit.clone(), members)),
-            None => blocks.push((block, vec![(unit.clone(), members)])),
+    for c in canon.declarations.commons() {
+        let occurrence = (c.unit.clone(), c.members.clone());
+        match blocks.iter_mut().find(|(b, _)| *b == c.block) {
+            Some((_, occ)) => occ.push(occurrence),
+            None => blocks.push((c.block.clone(), vec![occurrence])),
         }
     }
     blocks
 }
 
-/// Module scope → module name, from the unit headers.
+/// Module scope → module name (`P.decl`'s `unit` records).
 pub(crate) fn module_names(index: &XaifIndex, canon: &CanonSource) -> HashMap<u64, String> {
-    let mut out = HashMap::new();
-    for item in &canon.items {
-        if let CanonItem::UnitHeader { tag, lines } = item {
-            let header = canon.lines[lines[0]].trim().to_ascii_lowercase();
-            let mut words = header.split_whitespace();
-            if let (Some("module"), Some(name), None) = (words.next(), words.next(), words.next()) {
-                if let Some(s) = index.unit_scope(tag) {
-                    out.insert(s, name.to_string());
-                }
-            }
-        }
-    }
-    out
+    crate::uses::module_scopes(index, canon)
+        .into_iter()
+        .map(|(name, scope)| (scope, name))
+        .collect()
 }
 
 /// One call statement of a unit.
@@ -540,18 +526,18 @@ pub fn plan(
 mod tests {
     use super::*;
 
-    fn canon(text: &str) -> CanonSource {
-        CanonSource::parse("t.canon.f90", text).unwrap()
-    }
-
     #[test]
     fn common_blocks_in_file_order_with_their_units() {
-        let c = canon(
-            "!$oad unit f\nsubroutine f()\n!$oad decl p\n  double precision :: p\n  common /blk/ p\nend subroutine f\n!$oad unit g\nsubroutine g()\n!$oad decl q\n  double precision :: q\n!$oad decl r\n  double precision :: r\n  common /blk/ q, r\nend subroutine g\n",
-        );
+        let declarations = xaif_schema::declarations::Declarations::parse(
+            "# openad declarations 2\ncommon 13 13 g blk q r\ncommon 5 5 f blk p\ncommon 7 8 f other s\n",
+            "t.decl",
+        )
+        .unwrap();
+        let mut c = CanonSource::parse("t.canon.f90", "").unwrap();
+        c.declarations = declarations;
         let blocks = common_blocks(&c);
-        assert_eq!(blocks.len(), 1);
-        assert_eq!(blocks[0].0, "blk");
+        let names: Vec<&str> = blocks.iter().map(|(b, _)| b.as_str()).collect();
+        assert_eq!(names, ["blk", "other"]);
         assert_eq!(
             blocks[0].1,
             vec![

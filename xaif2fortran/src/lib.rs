@@ -74,10 +74,11 @@ pub struct Options {
     /// rejected statements are then reported in the user's Fortran.
     pub locations: Option<PathBuf>,
     /// The front end's declaration attributes (`fortran2xaif
-    /// --declarations`, `xaif_schema::declarations`): the adjoint modes
-    /// read whether a variable is a constant, a pointer, allocatable,
-    /// optional, `intent(in)` or private from them, never from the
-    /// declarations' Fortran text.
+    /// --declarations`, `xaif_schema::declarations`): every mode reads
+    /// whether a variable is a constant, a pointer, allocatable, `save`,
+    /// optional, `intent(in)` or private, the units' headers, `use` and
+    /// `common` statements from them, never from the Fortran text.
+    /// Required unless the canonical source has no unit.
     pub declarations: Option<PathBuf>,
     /// Where to write the origin of each line of the derivative program
     /// (`P.dmap`, `xaif_schema::line_map`).
@@ -146,14 +147,13 @@ pub fn run(opts: &Options) -> Result<Vec<PathBuf>, Diagnostic> {
             canon.declarations = xaif_schema::declarations::Declarations::read_file(path)
                 .map_err(Diagnostic::from)?;
         }
-        // The tangent modes never ask what a declaration says.
-        None if matches!(opts.mode, Mode::AdjointSplit | Mode::AdjointJoint)
-            && !canon.declared.is_empty() =>
-        {
+        // Every mode reads the units' headers, `use` and `common`
+        // statements and what the declarations say from it.
+        None if !canon.units.is_empty() => {
             return Err(Diagnostic::of_kind(
                 Kind::Usage,
                 Location::start_of(&opts.canon),
-                "the adjoint modes need the attributes of the canonical source's declarations: give `--declarations P.decl` (written by `fortran2xaif --declarations`)",
+                "the back end needs the canonical source's declarations, unit headers, `use` and `common` statements: give `--declarations P.decl` (written by `fortran2xaif --declarations` with the canonical source)",
             ));
         }
         None => {}

@@ -1,4 +1,4 @@
-//! `xaif2fortran -m f|fv|rs|rj --canon P.canon.f90 [--locations P.loc] [--declarations P.decl] [--line-map P.dmap] [--template FILE] [--active-layout aos|split] -o DIR P.xb.xaif`
+//! `xaif2fortran -m f|fv|rs|rj --canon P.canon.f90 --declarations P.decl [--locations P.loc] [--line-map P.dmap] [--template FILE] [--active-layout aos|split] -o DIR P.xb.xaif`
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -25,8 +25,9 @@ struct Cli {
     /// The front end's source locations: errors then name the Fortran sources.
     #[arg(long = "locations")]
     locations: Option<PathBuf>,
-    /// The attributes of the canonical source's declarations (written by
-    /// `fortran2xaif --declarations`); the adjoint modes need them.
+    /// The canonical source's declarations, unit headers, `use` and
+    /// `common` statements (written by `fortran2xaif --declarations`);
+    /// every mode needs them.
     #[arg(long = "declarations")]
     declarations: Option<PathBuf>,
     /// Also write where each line of the derivative program comes from

@@ -43,7 +43,7 @@
 
 use std::collections::HashMap;
 
-use crate::canon::{CanonItem, CanonSource};
+use crate::canon::CanonSource;
 use crate::template::Section;
 
 /// The copies of one unit: the module it lives in, and per template
@@ -127,39 +127,14 @@ pub fn plan(
     out
 }
 
-/// Whether a unit keeps state between calls: `save` or initialised
-/// declarations, `save` or `data` statements in its specification part.
+/// Whether a unit keeps state between calls: a bare `save` statement, or
+/// a declaration with `save` or an initial value (`P.decl`).
 fn has_own_state(canon: &CanonSource, tag: &str) -> bool {
-    let mut inside = false;
-    for item in &canon.items {
-        match item {
-            CanonItem::UnitHeader { tag: t, .. } => inside = t == tag,
-            CanonItem::Decl { unit, lines, .. } if unit == tag => {
-                let text: String = lines
-                    .iter()
-                    .map(|&i| canon.lines[i].to_ascii_lowercase())
-                    .collect();
-                let spec = text.split("::").next().unwrap_or("");
-                if spec.contains("save") {
-                    return true;
-                }
-                if !spec.contains("parameter")
-                    && text.split("::").nth(1).is_some_and(|e| e.contains('='))
-                {
-                    return true;
-                }
-            }
-            CanonItem::Line(i) if inside => {
-                let l = canon.lines[*i].trim_start().to_ascii_lowercase();
-                if l.starts_with("save") || l.starts_with("data ") || l.starts_with("data(") {
-                    return true;
-                }
-            }
-            CanonItem::Body { unit, .. } if unit == tag => inside = false,
-            _ => {}
-        }
-    }
-    false
+    let declarations = &canon.declarations;
+    declarations.saves_all(tag)
+        || declarations
+            .entities_of(tag)
+            .any(|(_, a)| a.save || (a.initialised && !a.parameter))
 }
 
 /// The unit's header lines with the subroutine's name replaced by

@@ -76,6 +76,7 @@ fn malformed_xaif_is_reported_with_its_position() {
     let out = xaif2fortran()
         .args(["-m", "f", "--canon"])
         .arg(fixture("sinx.canon.f90"))
+        .args(declarations_of("sinx.canon.f90"))
         .arg("-o")
         .arg(&out_dir)
         .arg(&bad)
@@ -88,34 +89,37 @@ fn malformed_xaif_is_reported_with_its_position() {
     assert!(!out_dir.exists());
 }
 
-/// The adjoint modes read the declarations' attributes from `P.decl`,
-/// never from the canonical Fortran: without it they refuse to start.
+/// Every mode reads the declarations' attributes, the units' headers,
+/// `use` and `common` statements from `P.decl`, never from the canonical
+/// Fortran: without it the back end refuses to start, naming the option.
 #[test]
-fn adjoint_modes_without_declarations_are_a_usage_error() {
-    let work = tempfile::tempdir().unwrap();
-    let out_dir = work.path().join("out");
-    let out = xaif2fortran()
-        .args(["-m", "rj", "--error-format", "json", "--canon"])
-        .arg(fixture("adjoint.canon.f90"))
-        .arg("-o")
-        .arg(&out_dir)
-        .arg(fixture("adjoint.xb.xaif"))
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
-    let d = xaif_schema::diagnostic::Diagnostic::from_json(stderr.lines().next().unwrap())
-        .expect("one JSON diagnostic");
-    assert_eq!(d.kind, xaif_schema::diagnostic::Kind::Usage);
-    assert!(d.message.contains("--declarations"), "{stderr}");
-    assert!(!out_dir.exists());
+fn every_mode_without_declarations_is_a_usage_error() {
+    for mode in ["f", "fv", "rs", "rj"] {
+        let work = tempfile::tempdir().unwrap();
+        let out_dir = work.path().join("out");
+        let out = xaif2fortran()
+            .args(["-m", mode, "--error-format", "json", "--canon"])
+            .arg(fixture("adjoint.canon.f90"))
+            .arg("-o")
+            .arg(&out_dir)
+            .arg(fixture("adjoint.xb.xaif"))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "-m {mode}: {stderr}");
+        let d = xaif_schema::diagnostic::Diagnostic::from_json(stderr.lines().next().unwrap())
+            .expect("one JSON diagnostic");
+        assert_eq!(d.kind, xaif_schema::diagnostic::Kind::Usage);
+        assert!(d.message.contains("--declarations"), "{stderr}");
+        assert!(!out_dir.exists());
+    }
 }
 
 #[test]
 fn malformed_declarations_are_reported_at_their_line() {
     let work = tempfile::tempdir().unwrap();
     let decl = work.path().join("adjoint.decl");
-    std::fs::write(&decl, "# openad declarations 1\ndecl head x sideways\n").unwrap();
+    std::fs::write(&decl, "# openad declarations 2\ndecl head x sideways\n").unwrap();
     let out_dir = work.path().join("out");
     let out = xaif2fortran()
         .args(["-m", "rs", "--canon"])

@@ -58,11 +58,10 @@
 //! copies of `plain_clones.rs`. In `-m f` the same happens between one
 //! call's `deallocate` and the next call's `allocate` (nothing taped).
 
+use xaif_schema::declarations::Attributes;
 use xaif_schema::{Marker, SymbolType};
 
 use super::UnitGen;
-use crate::canon::component_declaration;
-use crate::canon::{join_statement, CanonItem};
 use crate::error::Result;
 use crate::fortran_text::{parenthesised, tokenize, top_level_split, TokKind};
 use crate::template::Section;
@@ -279,24 +278,6 @@ impl UnitGen<'_, '_> {
         matches!(self.env.mode, Mode::AdjointSplit | Mode::AdjointJoint)
     }
 
-    /// The declaration of `name` in this unit, lower case, joined.
-    pub(crate) fn own_declaration(&self, name: &str) -> Option<String> {
-        self.canon.items.iter().find_map(|i| match i {
-            CanonItem::Decl {
-                unit,
-                name: n,
-                lines,
-            } if *unit == self.unit && n == name => {
-                let texts: Vec<&str> = lines
-                    .iter()
-                    .map(|&l| self.canon.lines[l].as_str())
-                    .collect();
-                Some(join_statement(&texts).to_ascii_lowercase())
-            }
-            _ => None,
-        })
-    }
-
     pub(crate) fn is_dummy(&self, name: &str) -> bool {
         let index = self.env.index;
         let args = index
@@ -323,13 +304,10 @@ impl UnitGen<'_, '_> {
         if self.env.index.symbol(self.scope, name).is_none() {
             return Storage::Persistent("module or host variable");
         }
-        let saved = self.own_declaration(name).is_some_and(|d| {
-            d.split("::")
-                .next()
-                .unwrap_or("")
-                .split(',')
-                .any(|a| a.trim() == "save")
-        });
+        let saved = self
+            .canon
+            .attributes(&self.unit, name)
+            .is_some_and(|a| a.save);
         if saved {
             Storage::Persistent("save variable")
         } else {
@@ -850,18 +828,10 @@ impl UnitGen<'_, '_> {
             .map(|s| s.iter().cloned().collect())
             .unwrap_or_default();
         names.sort();
-        let allocatable = |decl: Option<String>| {
-            decl.is_some_and(|d| {
-                d.split("::")
-                    .next()
-                    .unwrap_or("")
-                    .split(',')
-                    .any(|a| a.trim() == "allocatable")
-            })
-        };
+        let allocatable = |a: Option<&Attributes>| a.is_some_and(|a| a.allocatable);
         let mut names: Vec<String> = names
             .into_iter()
-            .filter(|n| allocatable(self.own_declaration(n)))
+            .filter(|n| allocatable(self.canon.attributes(&self.unit, n)))
             .collect();
         // Allocatable components of local derived-type variables go with
         // their variable.
@@ -882,7 +852,7 @@ impl UnitGen<'_, '_> {
                     .is_some_and(|d| d.contains(root));
                 (declared
                     && !id.contains('(')
-                    && allocatable(component_declaration(self.canon, type_name, leaf)))
+                    && allocatable(self.canon.declarations.component(type_name, leaf)))
                 .then_some(id)
             })
             .collect();

@@ -16,7 +16,7 @@ use xaif_schema::{
 use super::UnitGen;
 use xaif_schema::declarations::{Attributes, DeclaredIntent};
 
-use crate::canon::{join_statement, CanonItem, CanonSource};
+use crate::canon::CanonSource;
 use crate::components;
 use crate::error::Result;
 use crate::expr::RefCtx;
@@ -633,30 +633,22 @@ fn saved_pointer(sym: &Symbol, local: &str, decl: Option<&Attributes>) -> Option
 /// directly or in a component of derived type: its bits are then not its
 /// value, and a copy through `transfer` would restore stale descriptors.
 fn type_has_dynamic_parts(canon: &CanonSource, type_name: &str, depth: usize) -> bool {
-    // The front end's summary covers every component (the scan below sees
-    // only the tagged real ones).
+    // The front end's summary covers every component; without it (a
+    // definition copied as written), what `P.decl` says of the components.
     if let Some(parts) = canon.type_parts.get(&type_name.to_ascii_lowercase()) {
         return parts.dynamic;
     }
     if depth > 16 {
         return true;
     }
-    canon.items.iter().any(|item| match item {
-        CanonItem::Component {
-            type_name: t,
-            lines,
-            ..
-        } if t.eq_ignore_ascii_case(type_name) => {
-            let texts: Vec<&str> = lines.iter().map(|&i| canon.lines[i].as_str()).collect();
-            let decl = join_statement(&texts).to_ascii_lowercase().replace(' ', "");
-            if decl.contains("allocatable") || decl.contains("pointer") {
-                return true;
-            }
-            decl.strip_prefix("type(")
-                .and_then(|rest| rest.split(')').next())
+    canon.declarations.components_of(type_name).any(|a| {
+        a.allocatable
+            || a.pointer
+            || a.type_spec
+                .as_deref()
+                .and_then(|t| t.strip_prefix("type("))
+                .and_then(|t| t.strip_suffix(')'))
                 .is_some_and(|inner| type_has_dynamic_parts(canon, inner, depth + 1))
-        }
-        _ => false,
     })
 }
 

@@ -33,26 +33,17 @@ impl UnitGen<'_, '_> {
             if n.starts_with("oad_") || !self.is_local_variable(&n) {
                 continue;
             }
-            let Some(decl) = self.own_declaration(&n) else {
+            let Some(a) = self.canon.attributes(&self.unit, &n) else {
                 continue;
             };
-            let Some((attrs, entity)) = decl.split_once("::") else {
-                continue;
-            };
-            let attrs: Vec<String> = attrs.split(',').map(|a| a.replace(' ', "")).collect();
-            let plain = !attrs[1..].iter().any(|a| {
-                a == "parameter"
-                    || a == "allocatable"
-                    || a == "pointer"
-                    || a == "save"
-                    || a.starts_with("dimension")
-            }) && !entity.contains('(');
+            let plain = !(a.parameter || a.allocatable || a.pointer || a.save) && a.rank == 0;
             if !plain {
                 continue;
             }
-            if attrs[0] == "integer" {
+            let type_spec = a.type_spec.as_deref().unwrap_or("");
+            if type_spec == "integer" {
                 out.push(n);
-            } else if let Some(t) = attrs[0]
+            } else if let Some(t) = type_spec
                 .strip_prefix("type(")
                 .and_then(|t| t.strip_suffix(')'))
             {
@@ -98,45 +89,26 @@ fn has_calls(vertices: &[ControlFlowVertex]) -> bool {
     })
 }
 
-/// The integer scalar components of derived type `type_name` as its
-/// definition in the canonical source declares them (lower case).
+/// The integer scalar components of derived type `type_name`, in the
+/// order of its definition, as `P.decl` declares them: `integer` without
+/// attributes.
 fn integer_scalar_components(canon: &CanonSource, type_name: &str) -> Vec<String> {
-    let is_start = |l: &str| {
-        let l = l.trim().to_ascii_lowercase();
-        let Some(rest) = l.strip_prefix("type") else {
-            return false;
-        };
-        let name = match rest.split_once("::") {
-            Some((attrs, name)) if attrs.trim().is_empty() || attrs.trim().starts_with(',') => name,
-            Some(_) => return false,
-            None if rest.starts_with(' ') => rest,
-            None => return false,
-        };
-        name.trim() == type_name
-    };
-    let Some(start) = canon.lines.iter().position(|l| is_start(l)) else {
+    let declarations = &canon.declarations;
+    let Some(components) = declarations.type_components(type_name) else {
         return Vec::new();
     };
-    let mut out = Vec::new();
-    for line in &canon.lines[start + 1..] {
-        let l = line.trim().to_ascii_lowercase();
-        if l.starts_with("end type") || l.starts_with("endtype") {
-            break;
-        }
-        let Some((attrs, entities)) = l.split_once("::") else {
-            continue;
-        };
-        if attrs.replace(' ', "") != "integer" {
-            continue;
-        }
-        for e in entities.split(',') {
-            let name = e.split('=').next().unwrap_or("").trim();
-            if !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-                out.push(name.to_string());
-            }
-        }
-    }
-    out
+    components
+        .iter()
+        .filter(|c| {
+            declarations.component(type_name, c).is_some_and(|a| {
+                a.type_spec.as_deref() == Some("integer")
+                    && a.rank == 0
+                    && a.access.is_none()
+                    && !(a.allocatable || a.pointer)
+            })
+        })
+        .cloned()
+        .collect()
 }
 
 #[cfg(test)]
@@ -145,23 +117,24 @@ mod tests {
 
     #[test]
     fn integer_components_of_a_type_definition() {
-        let mut canon = CanonSource::default();
-        canon.lines = [
-            "  type grid",
-            "    integer :: nx",
-            "  end type grid",
-            "  type, public :: column",
-            "    integer :: n, levels = 3",
-            "    integer, allocatable :: idx(:)",
-            "    integer :: mask(4)",
-            "!$oad component column%dz",
-            "    double precision :: dz",
-            "  end type column",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        assert_eq!(integer_scalar_components(&canon, "column"), ["n", "levels"]);
+        let mut canon = CanonSource::parse("m.canon.f90", "").unwrap();
+        canon.declarations = xaif_schema::declarations::Declarations::parse(
+            "# openad declarations 2\n\
+             type grid nx\n\
+             type column levels dz n idx mask flag k8\n\
+             component grid nx type=integer\n\
+             component column n type=integer\n\
+             component column levels initialised type=integer\n\
+             component column idx allocatable rank=1 type=integer\n\
+             component column mask rank=1 type=integer\n\
+             component column flag type=logical\n\
+             component column k8 type=integer(8)\n\
+             component column dz type=doubleprecision\n",
+            "m.decl",
+        )
+        .unwrap();
+        // In the order of the definition.
+        assert_eq!(integer_scalar_components(&canon, "column"), ["levels", "n"]);
         assert_eq!(integer_scalar_components(&canon, "grid"), ["nx"]);
         assert!(integer_scalar_components(&canon, "cell").is_empty());
     }
