@@ -18,14 +18,20 @@ use openad_tests::{examples_dir, openad_program, work_root};
 /// The `total` line of `openad -m MODE --stats` on example `name`: reals,
 /// integers and runs recomputed per execution of every block, summed.
 fn totals(name: &str, mode: &str, extra: &[&str]) -> (usize, usize, usize) {
-    let tag = format!("{name}-{mode}-{}", extra.join("-"));
-    let dir = work_root().join("recompute-choice").join(tag);
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
+    // A directory of its own per call: tests running in parallel ask for
+    // the same example, mode and options.
+    let tag = format!("{name}-{mode}-{}-", extra.join("-"));
+    let parent = work_root().join("recompute-choice");
+    fs::create_dir_all(&parent).unwrap();
+    let scratch = tempfile::Builder::new()
+        .prefix(&tag)
+        .tempdir_in(&parent)
+        .unwrap();
+    let dir = scratch.path();
     let source = fs::read_to_string(examples_dir().join(name).join("head.f90")).unwrap();
     fs::write(dir.join("head.f90"), source).unwrap();
     let out = Command::new(openad_program().unwrap())
-        .current_dir(&dir)
+        .current_dir(dir)
         .args(["-m", mode, "--stats"])
         .args(extra)
         .args(["-o", "out", "head.f90"])
@@ -86,15 +92,17 @@ fn forced_recomputation_reaches_reruns_and_checkpointed_loops() {
 
 /// The generated adjoint of example `name` in `mode` with default options.
 fn adjoint_source(name: &str, mode: &str) -> String {
-    let dir = work_root()
-        .join("recompute-choice")
-        .join(format!("{name}-{mode}-source"));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
+    let parent = work_root().join("recompute-choice");
+    fs::create_dir_all(&parent).unwrap();
+    let scratch = tempfile::Builder::new()
+        .prefix(&format!("{name}-{mode}-source-"))
+        .tempdir_in(&parent)
+        .unwrap();
+    let dir = scratch.path();
     let source = fs::read_to_string(examples_dir().join(name).join("head.f90")).unwrap();
     fs::write(dir.join("head.f90"), source).unwrap();
     let out = Command::new(openad_program().unwrap())
-        .current_dir(&dir)
+        .current_dir(dir)
         .args(["-m", mode, "-o", "out", "head.f90"])
         .output()
         .expect("openad runs");
