@@ -21,6 +21,21 @@ fn write(dir: &Path, name: &str, text: &str) {
     std::fs::write(dir.join(name), text).unwrap();
 }
 
+/// Runs the front end on `text` written as `name`, which must succeed;
+/// its warning lines and its whole stderr.
+fn accepted_with_warnings(dir: &Path, name: &str, text: &str) -> (Vec<String>, String) {
+    write(dir, name, text);
+    let out = run(dir, &[name]);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{err}");
+    let warnings = err
+        .lines()
+        .filter(|l| l.contains(": warning: "))
+        .map(str::to_string)
+        .collect();
+    (warnings, err)
+}
+
 /// The test needs `tool` (installed by `.ci/run`): a missing one is a
 /// failure, never a silent skip.
 fn require(tool: &str) {
@@ -616,11 +631,7 @@ subroutine head(x, y)
   !$openad DEPENDENT(y)
 end subroutine head
 ";
-    write(dir.path(), "bits.f90", src);
-    let out = run(dir.path(), &["bits.f90"]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{err}");
-    let warnings: Vec<&str> = err.lines().filter(|l| l.contains(": warning: ")).collect();
+    let (warnings, err) = accepted_with_warnings(dir.path(), "bits.f90", src);
     // `seed` is passive: no warning for line 7; `bits` is an integer.
     assert_eq!(warnings.len(), 2, "{err}");
     assert!(
@@ -672,11 +683,7 @@ subroutine head(x, y)
   !$openad DEPENDENT(y)
 end subroutine head
 ";
-    write(dir.path(), "wells.f90", src);
-    let out = run(dir.path(), &["wells.f90"]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{err}");
-    let warnings: Vec<&str> = err.lines().filter(|l| l.contains(": warning: ")).collect();
+    let (warnings, err) = accepted_with_warnings(dir.path(), "wells.f90", src);
     assert_eq!(warnings.len(), 2, "{err}");
     assert!(
         warnings[0].starts_with(

@@ -628,13 +628,7 @@ impl Declarations {
 
     /// Reads the side file at `path`.
     pub fn read_file(path: &std::path::Path) -> Result<Declarations, XaifError> {
-        let name = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| XaifError {
-            file: name.clone(),
-            line: 0,
-            column: 0,
-            message: format!("cannot read the declarations: {e}"),
-        })?;
+        let (text, name) = XaifError::read_side_file(path, "declarations")?;
         Declarations::parse(&text, &name)
     }
 }

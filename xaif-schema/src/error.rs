@@ -27,6 +27,20 @@ impl XaifError {
         }
     }
 
+    /// The text of the side file at `path` and the name its errors carry;
+    /// an unreadable file is an error with no position, naming `what`
+    /// the file holds.
+    pub fn read_side_file(path: &std::path::Path, what: &str) -> Result<(String, String), Self> {
+        let name = path.display().to_string();
+        match std::fs::read_to_string(path) {
+            Ok(text) => Ok((text, name)),
+            Err(e) => Err(XaifError::without_position(
+                &name,
+                format!("cannot read the {what}: {e}"),
+            )),
+        }
+    }
+
     /// An error with no position in the file.
     pub fn without_position(file: &str, message: impl Into<String>) -> Self {
         XaifError {

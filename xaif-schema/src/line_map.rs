@@ -142,13 +142,7 @@ impl LineMap {
 
     /// Reads the side file at `path`.
     pub fn read_file(path: &std::path::Path) -> Result<LineMap, XaifError> {
-        let name = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| XaifError {
-            file: name.clone(),
-            line: 1,
-            column: 1,
-            message: format!("cannot read the derivative line map: {e}"),
-        })?;
+        let (text, name) = XaifError::read_side_file(path, "derivative line map")?;
         LineMap::parse(&text, &name)
     }
 }

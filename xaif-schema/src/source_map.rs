@@ -319,13 +319,7 @@ impl SourceMap {
 
     /// Reads the side file at `path`.
     pub fn read_file(path: &std::path::Path) -> Result<SourceMap, XaifError> {
-        let name = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| XaifError {
-            file: name.clone(),
-            line: 1,
-            column: 1,
-            message: format!("cannot read the source locations: {e}"),
-        })?;
+        let (text, name) = XaifError::read_side_file(path, "source locations")?;
         SourceMap::parse(&text, &name)
     }
 }

@@ -502,7 +502,7 @@ fn leaf_units(
     std::collections::HashSet<String>,
 ) {
     use std::collections::{HashMap, HashSet};
-    use xaif_schema::{BasicBlockElement, ControlFlowVertex};
+    use xaif_schema::ControlFlowVertex;
     let lists: Vec<&xaif_schema::ReplacementList> = cg
         .vertices
         .iter()
@@ -529,18 +529,7 @@ fn leaf_units(
                         | ControlFlowVertex::Goto(_)
                 )
             });
-        let called: HashSet<&str> = plain
-            .vertices
-            .iter()
-            .filter_map(|v| match v {
-                ControlFlowVertex::BasicBlock(b) => Some(b.elements.iter()),
-                _ => None,
-            })
-            .flatten()
-            .filter_map(|e| match e {
-                BasicBlockElement::SubroutineCall(c) => c.symbol_id.as_deref(),
-                _ => None,
-            })
+        let called: HashSet<&str> = subroutines_called(&plain.vertices)
             .filter(|s| with_adjoint.contains(s))
             .collect();
         let taped = || {
@@ -623,29 +612,36 @@ fn leaf_units(
 /// The symbols of every routine some unit of the program calls (the
 /// canonicaliser turns function references into subroutine calls).
 fn called_symbols(cg: &CallGraph) -> std::collections::HashSet<String> {
-    use xaif_schema::{BasicBlockElement, ControlFlowVertex};
-    let mut graphs: Vec<&[ControlFlowVertex]> = Vec::new();
+    let mut called = std::collections::HashSet::new();
     for v in &cg.vertices {
         match v {
             CallGraphVertex::ReplacementList(rl) => {
-                graphs.extend(rl.replacements.iter().map(|r| r.vertices.as_slice()))
+                for r in &rl.replacements {
+                    called.extend(subroutines_called(&r.vertices).map(str::to_string));
+                }
             }
-            CallGraphVertex::ControlFlowGraph(c) => graphs.push(c.vertices.as_slice()),
+            CallGraphVertex::ControlFlowGraph(c) => {
+                called.extend(subroutines_called(&c.vertices).map(str::to_string));
+            }
         }
     }
-    graphs
-        .into_iter()
-        .flatten()
+    called
+}
+
+/// The symbols of the subroutines the basic blocks of a graph call.
+fn subroutines_called(vertices: &[xaif_schema::ControlFlowVertex]) -> impl Iterator<Item = &str> {
+    use xaif_schema::{BasicBlockElement, ControlFlowVertex};
+    vertices
+        .iter()
         .filter_map(|v| match v {
             ControlFlowVertex::BasicBlock(b) => Some(b.elements.iter()),
             _ => None,
         })
         .flatten()
         .filter_map(|e| match e {
-            BasicBlockElement::SubroutineCall(c) => c.symbol_id.as_deref().map(str::to_string),
+            BasicBlockElement::SubroutineCall(c) => c.symbol_id.as_deref(),
             _ => None,
         })
-        .collect()
 }
 
 /// Number of lines of a unit's header in the canonical source.
