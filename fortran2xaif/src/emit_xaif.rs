@@ -113,7 +113,7 @@ pub fn emit(
                     }),
                 _ => Some((i, k)),
             };
-            let active = match loc_key.and_then(|key| e.lowered.locs.get(&key)) {
+            let active = match loc_key.and_then(|(o, k)| e.lowered.existing_loc(prog, o, k)) {
                 Some(l) => {
                     e.results.activity.declared_active.contains(l.index())
                         || (e.results.activity.conservative && cat.is_real() && !s.parameter)

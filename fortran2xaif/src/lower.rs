@@ -114,6 +114,17 @@ impl Lowered {
         id
     }
 
+    /// The location of `sym` of unit `owner`, if its unit references it;
+    /// for a common block member, also when only another unit does: the
+    /// member is one location (its block and position) in every unit that
+    /// declares the block, so its activity is the same in all of them.
+    pub fn existing_loc(&self, prog: &Program, owner: usize, sym: usize) -> Option<LocationId> {
+        self.locs.get(&(owner, sym)).copied().or_else(|| {
+            let key = prog.units[owner].symbols[sym].common.as_ref()?;
+            self.commons.get(key).copied()
+        })
+    }
+
     /// The global pseudo-location standing for the messages of MPI calls
     /// (see the lowering of `OpaqueKind::Mpi`); no variable has it.
     fn mpi_channel(&mut self) -> LocationId {
