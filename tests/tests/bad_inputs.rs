@@ -534,7 +534,9 @@ fn backend_alone_reports_the_xaif_position(source: &Path, work: &Path) {
 /// checkpoint that must hold every module variable its call tree can see
 /// (`middle` loops, so it is re-run); a private module variable cannot
 /// be named outside its module, so `-m rj` refuses by name (exit 1, no
-/// output, the call and its source line named) while `-m rs` (no re-run)
+/// output, the call in `middle` that reaches it and its source line
+/// named; `head`, the root, is never re-run and checkpoints nothing) while
+/// `-m rs` (no re-run)
 /// and `-m f` differentiate the program.
 #[test]
 fn joint_adjoint_refuses_uncheckpointable_private_module_state() {
@@ -593,13 +595,13 @@ end subroutine head
             && stderr.contains("private to module 'counter'")
             && stderr.contains(&format!(
                 "source line {}",
-                position_of(SOURCE, "call middle").0
+                position_of(SOURCE, "call scale_by_state").0
             )),
         "{stderr}"
     );
     // The back end maps the refusal to the call in the user's file (the
     // line is computed from the source text, the column is the statement's).
-    let (line, _) = position_of(SOURCE, "call middle");
+    let (line, _) = position_of(SOURCE, "call scale_by_state");
     let expected = format!("{}:{line}:", source.display());
     assert!(
         stderr

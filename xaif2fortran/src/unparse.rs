@@ -169,11 +169,17 @@ pub fn unparse_program(
     // Indentation level of each unit's statements (nested units deeper).
     let mut unit_level: HashMap<String, usize> = HashMap::new();
     let inline = InlineDefs::builtin();
-    // Globals the joint template's argument checkpoints cover.
+    // Globals the joint template's argument checkpoints cover. The root of
+    // the call tree (called by no unit, only by the user's driver) never
+    // stores or restores a checkpoint: nothing re-runs it.
     let checkpointing: std::collections::HashSet<String> = canon
         .units
         .iter()
-        .filter(|u| index.replacements_of_unit(u).is_some())
+        .filter(|u| {
+            index
+                .replacements_of_unit(u)
+                .is_some_and(|rl| called.contains(rl.symbol_id.as_str()))
+        })
         .filter(|u| template_of(u).is_some_and(Template::has_checkpoints))
         .cloned()
         .collect();
@@ -311,6 +317,9 @@ pub fn unparse_program(
                         for tl in &t.body {
                             match tl {
                                 TemplateLine::Text(s) => body.push(s.clone()),
+                                TemplateLine::Placeholder { id, .. }
+                                    if (id == "arg_store" || id == "arg_restore")
+                                        && gen.call_tree_root => {}
                                 TemplateLine::Placeholder { id, indent }
                                     if id == "arg_store" || id == "arg_restore" =>
                                 {
