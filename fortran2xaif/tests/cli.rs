@@ -486,6 +486,29 @@ fn unsupported_construct_is_named() {
     assert_rejected(src, "w.f90", 3, "unsupported construct: equivalence");
 }
 
+/// The intrinsic modules' kind and unit constants are read; their other
+/// entities and other intrinsic modules are refused by name at the `use`.
+#[test]
+fn intrinsic_modules_beyond_their_constants_are_named() {
+    let head = "  real(8) :: x(1), y(1)\n  !$openad INDEPENDENT(x)\n  y = x\nend subroutine\n";
+    let c_ptr = format!(
+        "subroutine head(x, y)\n  use, intrinsic :: iso_c_binding, only: c_double, c_ptr\n{head}"
+    );
+    assert_rejected(
+        &c_ptr,
+        "cp.f90",
+        2,
+        "unsupported construct: 'c_ptr' of intrinsic module iso_c_binding",
+    );
+    let ieee = format!("subroutine head(x, y)\n  use, intrinsic :: ieee_arithmetic\n{head}");
+    assert_rejected(
+        &ieee,
+        "ie.f90",
+        2,
+        "unsupported construct: intrinsic module ieee_arithmetic",
+    );
+}
+
 #[test]
 fn missing_pragma_is_an_error_at_the_first_file() {
     assert_rejected(

@@ -155,7 +155,7 @@ impl<'a> XaifIndex<'a> {
         };
         for (k, c) in components.iter().enumerate() {
             let Some(component) = self.type_scopes.get(&ty).and_then(|&s| self.symbol(s, c)) else {
-                return false;
+                return self.is_active_flattened_path(scope, chain);
             };
             if k + 1 == components.len() {
                 return component.active;
@@ -164,6 +164,30 @@ impl<'a> XaifIndex<'a> {
                 Some(t) => ty = t,
                 None => return false,
             }
+        }
+        false
+    }
+
+    /// Whether the front end's flattened symbol of the path `chain`
+    /// (`r%cells(1)%depth` for `r%cells%depth`, subscripts aside), seen
+    /// from `scope`, is active. A type whose components are all of
+    /// derived type (`reach` holding `cells(:)` of type `cell`) has no
+    /// type scope, so the chain cannot be followed through it.
+    fn is_active_flattened_path(&self, scope: u64, chain: &[String]) -> bool {
+        let wanted = chain.join("%");
+        let mut s = Some(scope);
+        while let Some(id) = s {
+            let Some(info) = self.scopes.get(&id) else {
+                return false;
+            };
+            let found = info.symbols.iter().find(|(name, _)| {
+                crate::components::is_component_path(name)
+                    && crate::components::bare_path(name) == wanted
+            });
+            if let Some((_, sym)) = found {
+                return sym.active;
+            }
+            s = info.parent;
         }
         false
     }

@@ -64,8 +64,10 @@ impl<'a> FortranParser<'a> {
                         _ => {}
                     }
                 }
-                if all_children(s).iter().any(|c| c.kind() == "intrinsic") {
-                    return self.unsupported(s, "use, intrinsic");
+                let intrinsic = all_children(s).iter().any(|c| c.kind() == "intrinsic");
+                if intrinsic || super::intrinsic_modules::is_known_intrinsic_module(&module) {
+                    out.push(self.intrinsic_module_use(s, &module, only, &items, span)?);
+                    return Ok(());
                 }
                 out.push(SpecStmt::Use {
                     module,

@@ -26,6 +26,7 @@ mod allocatable_results;
 mod constructs;
 mod declarations;
 mod expressions;
+mod intrinsic_modules;
 mod statements;
 mod substitute;
 #[cfg(test)]

@@ -491,26 +491,40 @@ impl UnitGen<'_, '_> {
                 .and_then(|c| c.split_once('%'))
                 .and_then(|(t, c)| self.canon.declarations.component(t, c));
             let bare = components::bare_path(&id);
-            let inner_arrays = ranks[1..ranks.len() - 1].iter().any(|&r| r > 0);
-            let leaf_rank = sym.shape.rank().saturating_sub(base_rank);
+            // The parts before the leaf that are arrays: one, of rank 1, is
+            // a section Fortran can name (`r%cells%depth`), or a loop over
+            // it when the leaf is an array too (`cells(k)%q`).
+            let array_parts: Vec<usize> = ranks[..ranks.len() - 1]
+                .iter()
+                .enumerate()
+                .filter(|(_, &r)| r > 0)
+                .map(|(p, _)| p)
+                .collect();
+            let leaf_rank = sym.shape.rank().saturating_sub(ranks.iter().sum::<usize>());
             // `z%re` of a complex array of any rank is an array itself.
             let complex_part = sym
                 .annotation
                 .starts_with(&format!("component:{}%", crate::symbols::COMPLEX_TYPE));
-            if !complex_part && (inner_arrays || base_rank > 1) {
+            if !complex_part
+                && (array_parts.len() > 1
+                    || base_rank > 1
+                    || ranks[1..ranks.len() - 1].iter().any(|&r| r > 1))
+            {
                 return Err(self.env.xaif.unsupported(
                     &format!("symbol_id=\"{}\"", sym.symbol_id),
-                    format!("unsupported construct in joint mode: checkpointing component '{bare}' (arrays of derived types inside derived types, or of rank above 1)"),
+                    format!("unsupported construct in joint mode: checkpointing component '{bare}' (arrays of derived types at two levels of a path, or of rank above 1)"),
                 ));
             }
-            if base_rank == 1 && leaf_rank > 0 {
+            if let (false, [p], true) = (complex_part, array_parts.as_slice(), leaf_rank > 0) {
                 // `cells%q` is not Fortran when both parts are arrays.
                 let mut element = sym.clone();
                 element.shape = xaif_schema::SymbolShape::from_rank(leaf_rank)
                     .unwrap_or(xaif_schema::SymbolShape::Scalar);
-                let text = bare.replacen('%', "(oad_cp_k)%", 1);
+                let parts: Vec<&str> = bare.split('%').collect();
+                let over = parts[..=*p].join("%");
+                let text = format!("{over}(oad_cp_k)%{}", parts[p + 1..].join("%"));
                 if let Some(mut s) = saved_variable(&element, &text, decl, None) {
-                    s.over_elements = Some(name.to_string());
+                    s.over_elements = Some(over);
                     s.shown = bare.clone();
                     saved.push(s);
                 }
