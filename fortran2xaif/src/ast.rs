@@ -547,6 +547,126 @@ pub struct Stmt {
     pub kind: StmtKind,
 }
 
+/// A visitor's action on one statement or expression; an error stops the
+/// walk.
+pub type VisitMut<'f, T> = &'f mut dyn FnMut(&mut T) -> FrontResult<()>;
+
+impl Stmt {
+    /// Applies `f` to every statement of `stmts`, each before the
+    /// statements nested in it.
+    pub fn walk_mut(stmts: &mut [Stmt], f: VisitMut<Stmt>) -> FrontResult<()> {
+        for s in stmts {
+            f(s)?;
+            match &mut s.kind {
+                StmtKind::If { arms, otherwise } => {
+                    for (_, body) in arms {
+                        Stmt::walk_mut(body, f)?;
+                    }
+                    if let Some(body) = otherwise {
+                        Stmt::walk_mut(body, f)?;
+                    }
+                }
+                StmtKind::Do { body, .. }
+                | StmtKind::DoWhile { body, .. }
+                | StmtKind::Forall { body, .. } => Stmt::walk_mut(body, f)?,
+                StmtKind::Select { cases, .. } => {
+                    for case in cases {
+                        Stmt::walk_mut(&mut case.body, f)?;
+                    }
+                }
+                StmtKind::Where { arms } => {
+                    for (_, body) in arms {
+                        Stmt::walk_mut(body, f)?;
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Applies `f` to the expressions of this statement itself (not of the
+    /// statements nested in it): operands, conditions, loop controls,
+    /// actual arguments, what an opaque statement reads and writes.
+    pub fn own_exprs_mut(&mut self, f: VisitMut<Expr>) -> FrontResult<()> {
+        fn control(c: &mut DoControl, f: VisitMut<Expr>) -> FrontResult<()> {
+            f(&mut c.lo)?;
+            f(&mut c.hi)?;
+            c.step.as_mut().map_or(Ok(()), f)
+        }
+        match &mut self.kind {
+            StmtKind::Assign { lhs, rhs } => {
+                f(lhs)?;
+                f(rhs)
+            }
+            StmtKind::Call { args, .. } => args.iter_mut().try_for_each(|a| f(&mut a.value)),
+            StmtKind::If { arms, .. } => arms.iter_mut().try_for_each(|(c, _)| f(c)),
+            StmtKind::Do { control: c, .. } => c.as_mut().map_or(Ok(()), |c| control(c, f)),
+            StmtKind::DoWhile { cond, .. } => f(cond),
+            StmtKind::Select { selector, cases } => {
+                f(selector)?;
+                cases
+                    .iter_mut()
+                    .flat_map(|c| c.values.iter_mut().flatten())
+                    .try_for_each(&mut *f)
+            }
+            StmtKind::Where { arms } => arms
+                .iter_mut()
+                .filter_map(|(m, _)| m.as_mut())
+                .try_for_each(&mut *f),
+            StmtKind::Forall { controls, mask, .. } => {
+                controls.iter_mut().try_for_each(|c| control(c, f))?;
+                mask.as_mut().map_or(Ok(()), f)
+            }
+            StmtKind::Opaque { reads, writes, .. } => {
+                reads.iter_mut().chain(writes.iter_mut()).try_for_each(f)
+            }
+            StmtKind::Exit(_)
+            | StmtKind::Cycle(_)
+            | StmtKind::Goto(_)
+            | StmtKind::Continue
+            | StmtKind::Return => Ok(()),
+        }
+    }
+}
+
+impl Expr {
+    /// Applies `f` to this expression and every expression inside it,
+    /// the inner ones first.
+    pub fn walk_mut(&mut self, f: VisitMut<Expr>) -> FrontResult<()> {
+        match self {
+            Expr::Lit(..) | Expr::Name(..) => {}
+            Expr::Apply { args, .. } => args.iter_mut().try_for_each(|a| a.value.walk_mut(f))?,
+            Expr::Member { base, args, .. } => {
+                base.walk_mut(f)?;
+                args.iter_mut()
+                    .flatten()
+                    .try_for_each(|a| a.value.walk_mut(f))?;
+            }
+            Expr::Unary(_, x, _) | Expr::Paren(x, _) => x.walk_mut(f)?,
+            Expr::Binary(_, a, b, _) => {
+                a.walk_mut(f)?;
+                b.walk_mut(f)?;
+            }
+            Expr::Range { lo, hi, stride, .. } => {
+                for x in [lo, hi, stride].into_iter().flatten() {
+                    x.walk_mut(f)?;
+                }
+            }
+            Expr::ArrayCtor(items, _) => items.iter_mut().try_for_each(|x| x.walk_mut(f))?,
+            Expr::ImpliedDo { items, control, .. } => {
+                items.iter_mut().try_for_each(|x| x.walk_mut(f))?;
+                control.lo.walk_mut(f)?;
+                control.hi.walk_mut(f)?;
+                if let Some(s) = &mut control.step {
+                    s.walk_mut(f)?;
+                }
+            }
+        }
+        f(self)
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum UnitKind {
     Program,

@@ -26,6 +26,7 @@ pub mod mpi;
 pub mod parse;
 pub mod pipeline;
 pub mod pointer_aliases;
+pub mod procedure_arguments;
 pub mod seeds;
 pub mod sema;
 pub mod source;

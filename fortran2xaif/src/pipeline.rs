@@ -87,6 +87,7 @@ pub fn run_with(inputs: &[PathBuf], options: &Options) -> Result<Output, Diagnos
         }
         files.push(file);
     }
+    crate::procedure_arguments::specialise(&mut files).map_err(to_diag)?;
     let mut clock = StageClock::new();
     let mut prog = Program::build_with(files, options.default_real_8).map_err(to_diag)?;
     let mut black_boxes = options.black_boxes.clone();

@@ -509,6 +509,32 @@ fn intrinsic_modules_beyond_their_constants_are_named() {
     );
 }
 
+/// A procedure argument is specialised only for module and external
+/// procedures passed by name; an internal procedure or an intrinsic is
+/// refused at the actual argument.
+#[test]
+fn procedure_arguments_that_cannot_be_specialised_are_named() {
+    let solver = "module solver\ncontains\n  subroutine apply(f, v)\n    interface\n      subroutine f(a)\n        real(8), intent(inout) :: a\n      end subroutine f\n    end interface\n    real(8), intent(inout) :: v\n    call f(v)\n  end subroutine apply\nend module solver\n";
+    let internal = format!(
+        "{solver}subroutine head(x, y)\n  use solver\n  real(8) :: x(1), y(1)\n  !$openad INDEPENDENT(x)\n  y(1) = x(1)\n  call apply(twice, y(1))\n  !$openad DEPENDENT(y)\ncontains\n  subroutine twice(a)\n    real(8), intent(inout) :: a\n    a = 2 * a\n  end subroutine twice\nend subroutine head\n"
+    );
+    assert_rejected(
+        &internal,
+        "ip.f90",
+        18,
+        "unsupported construct: internal procedure 'twice' passed as procedure argument 'f' of 'apply'",
+    );
+    let intrinsic = format!(
+        "{solver}subroutine head(x, y)\n  use solver\n  real(8) :: x(1), y(1)\n  !$openad INDEPENDENT(x)\n  y(1) = x(1)\n  call apply(dsin, y(1))\n  !$openad DEPENDENT(y)\nend subroutine head\n"
+    );
+    assert_rejected(
+        &intrinsic,
+        "in.f90",
+        18,
+        "'dsin' passed as procedure argument 'f' of 'apply' is not a subroutine or function of the program",
+    );
+}
+
 #[test]
 fn missing_pragma_is_an_error_at_the_first_file() {
     assert_rejected(
