@@ -27,6 +27,7 @@
 pub mod argument_elements;
 pub mod array_snapshots;
 pub mod block_sweeps;
+pub mod branch_paths;
 pub mod builder;
 pub mod callee_effects;
 pub mod checkpointed_loops;
