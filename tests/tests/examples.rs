@@ -74,6 +74,7 @@ const RECOMPUTE_EXAMPLES: &[&str] = &[
     "recompute_rerun_ckp",
     "hllflux",
     "snapshot_riders",
+    "branch_paths_clip",
     "chembox",
     "flux_call_tree",
     "element_checkpoint_rerun",

@@ -8,7 +8,8 @@
 //! statement pushes and how its adjoint pops and propagates), `structure`
 //! (nesting of structured graphs, the topological order of Algorithm 1),
 //! `reversal` (control flow reversal, Algorithms 2–5, and block-id
-//! recording for unstructured graphs), `explicit_loops` (counted loops
+//! recording for unstructured graphs), `branch_paths` (one tape entry per
+//! path through nested branches), `explicit_loops` (counted loops
 //! whose index the reverse sweep recomputes), `hoist` (loop-invariant
 //! Jacobian entries taped once per loop execution), `runs` (a flattened
 //! run's preaccumulated Jacobian taped), `recompute` (a run's partials
@@ -27,6 +28,7 @@
 pub mod argument_elements;
 pub mod array_snapshots;
 pub mod block_sweeps;
+pub mod branch_paths;
 pub mod builder;
 pub mod callee_effects;
 pub mod checkpointed_loops;

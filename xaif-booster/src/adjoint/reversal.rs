@@ -35,10 +35,11 @@ use xaif_schema::model::{
 use std::collections::HashMap;
 
 use super::array_snapshots::{SNAPSHOT_POP, SNAPSHOT_PUSH};
+use super::branch_paths::{leaf_arms, nested_branch};
 use super::builder::{set_vertex_id, GraphBuilder, PendingEdge};
 use super::explicit_loops::ExplicitLoop;
 use super::hoist::Snapshot;
-use super::structure::Region;
+use super::structure::{Arm, Region};
 use super::taping::{tape_call, BlockSweeps};
 use super::temps::AdjointTemps;
 use crate::error::StatementError;
@@ -203,21 +204,8 @@ impl<'g, 't, 'a> Reversal<'g, 't, 'a> {
                 b.statements(elements);
             }
             Region::Branch { vertex, arms } => {
-                let id = self.copy_vertex(b, *vertex);
-                let mut joins = Vec::new();
-                for (k, arm) in arms.iter().enumerate() {
-                    b.set_pending(self.pending_for(&id, &arm.edges));
-                    self.forward_sequence(b, &arm.body);
-                    if taped {
-                        let push = self.push_int(ArgumentValue::Constant(
-                            crate::preaccumulate::integer_constant(k as i64 + 1),
-                        ));
-                        b.statement(push);
-                    }
-                    joins.extend(b.take_pending());
-                }
-                b.set_pending(joins);
-                b.add_plain(ControlFlowVertex::EndBranch);
+                let mut path = 1;
+                self.forward_branch(b, *vertex, arms, taped, &mut path);
             }
             Region::Loop {
                 vertex,
@@ -309,6 +297,58 @@ impl<'g, 't, 'a> Reversal<'g, 't, 'a> {
         }
     }
 
+    /// A branch of the forward sweep; when taped, the end of each path
+    /// pushes its number (`branch_paths`: an arm holding only a nested
+    /// taped branch takes that branch's paths, numbered on from `path`).
+    fn forward_branch(
+        &mut self,
+        b: &mut GraphBuilder,
+        vertex: usize,
+        arms: &[Arm],
+        taped: bool,
+        path: &mut i64,
+    ) {
+        let id = self.copy_vertex(b, vertex);
+        let mut joins = Vec::new();
+        for arm in arms {
+            b.set_pending(self.pending_for(&id, &arm.edges));
+            let nested = if taped {
+                nested_branch(&arm.body, &|r: &Region| {
+                    self.has_adjoint(std::slice::from_ref(r))
+                })
+            } else {
+                None
+            };
+            match nested {
+                Some(k) => {
+                    let Region::Branch {
+                        vertex: inner,
+                        arms: inner_arms,
+                    } = &arm.body[k]
+                    else {
+                        unreachable!("nested_branch returns branches only");
+                    };
+                    self.forward_sequence(b, &arm.body[..k]);
+                    self.forward_branch(b, *inner, inner_arms, true, path);
+                    self.forward_sequence(b, &arm.body[k + 1..]);
+                }
+                None => {
+                    self.forward_sequence(b, &arm.body);
+                    if taped {
+                        let push = self.push_int(ArgumentValue::Constant(
+                            crate::preaccumulate::integer_constant(*path),
+                        ));
+                        b.statement(push);
+                        *path += 1;
+                    }
+                }
+            }
+            joins.extend(b.take_pending());
+        }
+        b.set_pending(joins);
+        b.add_plain(ControlFlowVertex::EndBranch);
+    }
+
     fn reverse_sequence(&mut self, b: &mut GraphBuilder, regions: &[Region]) {
         for r in regions.iter().rev() {
             if !self.has_adjoint(std::slice::from_ref(r)) {
@@ -334,12 +374,15 @@ impl<'g, 't, 'a> Reversal<'g, 't, 'a> {
                         condition: Some(variable_expression(&id_var)),
                     }));
                     let mut joins = Vec::new();
-                    for (k, arm) in arms.iter().enumerate() {
+                    let leaves = leaf_arms(arms, &|r: &Region| {
+                        self.has_adjoint(std::slice::from_ref(r))
+                    });
+                    for (k, body) in leaves.into_iter().enumerate() {
                         b.set_pending(vec![PendingEdge {
                             source: branch.clone(),
                             condition: Some(k as i64 + 1),
                         }]);
-                        self.reverse_sequence(b, &arm.body);
+                        self.reverse_sequence(b, body);
                         joins.extend(b.take_pending());
                     }
                     b.set_pending(joins);
