@@ -747,3 +747,33 @@ end subroutine head
         "{err}"
     );
 }
+
+/// OpenMP directives are comments to the tool: the first one of a file is
+/// reported, with what it means for the derivative code; `$ompx` and
+/// `$openad` are not OpenMP.
+#[test]
+fn openmp_directives_are_reported_once_as_ignored() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = "\
+subroutine head(x, y)
+  implicit none
+  double precision :: x(4), y(4)
+  integer :: i
+  !$openad INDEPENDENT(x)
+  !$OMP PARALLEL DO
+  do i = 1, 4
+    y(i) = x(i) ** 2
+  end do
+  !$omp end parallel do
+  !$ompx not openmp
+  !$openad DEPENDENT(y)
+end subroutine head
+";
+    let (warnings, err) = accepted_with_warnings(dir.path(), "omp.f90", src);
+    assert_eq!(warnings.len(), 1, "{err}");
+    assert!(
+        warnings[0].starts_with("omp.f90:6:3: warning: OpenMP directives are ignored"),
+        "{err}"
+    );
+    assert!(warnings[0].contains("runs serially"), "{err}");
+}

@@ -195,6 +195,8 @@ struct Loader {
     include_dirs: Vec<PathBuf>,
     /// The text is the C preprocessor's output (for the wording of errors).
     preprocessed: bool,
+    /// An OpenMP directive was reported (once per file).
+    openmp_reported: bool,
 }
 
 /// The file being read and where its lines are said to come from.
@@ -235,6 +237,7 @@ impl Loader {
             include_stack: Vec::new(),
             include_dirs: Vec::new(),
             preprocessed: false,
+            openmp_reported: false,
         }
     }
 
@@ -378,6 +381,12 @@ impl Loader {
                     format!("Tapenade directive `$AD{}` ignored", body.trim_end()),
                 )),
             }
+        } else if !self.openmp_reported && pragma::is_openmp_directive(&line[body_start..]) {
+            self.openmp_reported = true;
+            self.warnings.push(Diagnostic::warning(
+                self.location(cx, physical_line, marker),
+                "OpenMP directives are ignored (this one and any later in the file): the derivative code runs serially",
+            ));
         }
         Ok(())
     }

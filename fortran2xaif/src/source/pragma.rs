@@ -74,6 +74,16 @@ pub(crate) fn tapenade_body(comment_body: &str) -> Option<(&str, usize)> {
     Some((rest, TAPENADE_SENTINEL.len()))
 }
 
+/// Whether a comment's text after its `!` (or fixed form's `c`, `*`) is
+/// an OpenMP directive (`$omp`, any case), which the tool does not carry
+/// into the derivative code.
+pub(crate) fn is_openmp_directive(comment_body: &str) -> bool {
+    comment_body
+        .get(..4)
+        .is_some_and(|h| h.eq_ignore_ascii_case("$omp"))
+        && !comment_body[4..].chars().next().is_some_and(is_name_char)
+}
+
 /// Parses the text after Tapenade's `$AD`: `BINOMIAL-CKP nsteps nsnaps
 /// [firststep]` is a binomial checkpoint pragma with nsnaps snapshots
 /// (the other two are not needed: the trip count is taken at run time);
