@@ -126,12 +126,15 @@ impl<'a> ScopeIndex<'a> {
     }
 
     /// The symbols declared in exactly scope `scope`, in declaration order
-    /// (a name declared twice: both).
+    /// (a name declared twice: its last declaration, as [`Self::symbol`]).
     pub fn scope_symbols(&self, scope: u64) -> impl Iterator<Item = &'a Symbol> + '_ {
-        self.scopes
-            .get(&scope)
-            .into_iter()
-            .flat_map(|e| e.symbols.iter().copied())
+        self.scopes.get(&scope).into_iter().flat_map(|e| {
+            e.symbols.iter().copied().filter(|&s| {
+                e.by_name
+                    .get(folded(&s.symbol_id).as_ref())
+                    .is_some_and(|&winner| std::ptr::eq(winner, s))
+            })
+        })
     }
 
     /// The scope declaring `name` as seen from `scope` (that scope first,
