@@ -179,7 +179,7 @@ pub fn unparse_program(
         .cloned()
         .collect();
     let global_ckpt =
-        crate::global_checkpoint::plan(cg, &index, canon, &local_names, &checkpointing, xaif)?;
+        crate::global_checkpoint::plan(&index, canon, &local_names, &checkpointing, xaif)?;
     // Names for the module and common variables checkpointed loops store.
     let state_names = crate::state_names::plan(cg, &index, canon, &mut local_names, xaif)?;
     let convert_blocks: std::collections::HashSet<String> = global_ckpt
