@@ -39,7 +39,8 @@ pub mod reversal;
 pub mod riding;
 pub mod runs;
 pub mod stable_dummies;
-pub mod structure;
+// The nesting of loops and branches is the shared index's.
+pub use xaif_schema::index::nesting as structure;
 pub mod taping;
 pub mod temps;
 pub mod transposed;

@@ -1,7 +1,8 @@
 //! One index over a call graph that every consumer of XAIF shares: the
 //! resolved scopes and symbols (`scopes.rs`), the control flow graphs and
-//! replacement lists of each unit (`units.rs`), and the variables each
-//! unit's graphs reference (`references.rs`).
+//! replacement lists of each unit (`units.rs`), the variables each
+//! unit's graphs reference (`references.rs`), and the nesting of loops and
+//! branches in a structured control flow graph (`nesting.rs`).
 //!
 //! The index borrows the model and copies nothing but keys: a symbol name
 //! that is already lower case is a borrowed key, so building it allocates
@@ -36,6 +37,7 @@
 //! assert_eq!(index.scopes().resolve_scope(unit, "G"), Some(1));
 //! ```
 
+pub mod nesting;
 mod references;
 mod scopes;
 mod units;
