@@ -140,3 +140,48 @@ fn a_time_step_updating_its_whole_state_is_taped_in_the_time_loop() {
     let code = joint_code("assoc_plain", &source);
     assert!(taped_in_caller(&code, "step"));
 }
+
+#[test]
+fn a_rerun_routine_checkpoints_the_globals_its_call_tree_reads_not_those_it_only_sees() {
+    // `timestep` is re-run; it and the routines it calls read `forcing`
+    // and `clock` (module `column_state`) and `kappa`, `drag` (common
+    // `/mixing/`, declared only two calls down); it sees `archive` and
+    // `archived_steps` (it uses the whole module) and declares common
+    // `/diagnostics/`, but nothing it reaches reads them.
+    let source = fs::read_to_string(Path::new(&examples_dir()).join("ckpt_read_sets/head.f90"))
+        .expect("ckpt_read_sets example");
+    let code = joint_code("ckpt_read_sets", &source);
+    let step = routine(&code, "timestep");
+    for restored in ["clock = oad_cdt(oad_cdt_ptr)", "forcing%v = oad_cdt("] {
+        assert!(step.contains(restored), "no '{restored}' in\n{step}");
+    }
+    // `/mixing/` is declared only in `exchange`: `timestep` names its
+    // members through renaming `use` lines of the module it becomes.
+    for member in ["kappa", "drag"] {
+        let local = step
+            .lines()
+            .find_map(|l| l.trim().strip_suffix(&format!(" => {member}")))
+            .and_then(|l| l.rsplit("only: ").next())
+            .unwrap_or_else(|| panic!("/mixing/ member {member} not made visible:\n{step}"));
+        assert!(
+            step.contains(&format!("oad_cdt(oad_cdt_ptr) = {local}")),
+            "{member} (as {local}) not stored:\n{step}"
+        );
+    }
+    assert!(!step.contains("archive"), "{step}");
+    // Integers go to the integer checkpoint stack (`oad_cit`).
+    for unread in ["steps_done", "warnings"] {
+        assert!(
+            !step.contains(&format!(") = {unread}\n")),
+            "{unread} is stored:\n{step}"
+        );
+    }
+    // The deepest routine is re-run too: it reads `forcing` and `clock`
+    // by the names it uses, and nothing of `archive`.
+    let exchange = routine(&code, "exchange");
+    assert!(
+        exchange.contains("clock = oad_cdt(oad_cdt_ptr)"),
+        "{exchange}"
+    );
+    assert!(!exchange.contains("archive"), "{exchange}");
+}

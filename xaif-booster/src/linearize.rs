@@ -67,7 +67,7 @@ pub enum Linearization {
 /// Linearises assignments against a catalogue and the program's symbols.
 pub struct Linearizer<'a> {
     pub catalogue: &'a Catalogue,
-    pub symbols: &'a SymbolIndex,
+    pub symbols: &'a SymbolIndex<'a>,
 }
 
 impl Linearizer<'_> {

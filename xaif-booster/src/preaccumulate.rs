@@ -151,7 +151,7 @@ pub struct Accumulation {
 /// Emits the factor arithmetic into temporaries.
 pub struct FactorCode<'a> {
     pub pool: &'a mut TempPool,
-    pub symbols: &'a SymbolIndex,
+    pub symbols: &'a SymbolIndex<'a>,
     /// The statement the temporaries are computed for (ids, line numbers).
     pub anchor: &'a Assignment,
     /// Symbols the statements overwrite: a partial mentioning one of them

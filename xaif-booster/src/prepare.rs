@@ -13,7 +13,7 @@ use crate::symbols::SymbolIndex;
 use xaif_schema::diagnostic::Kind;
 
 pub fn prepare_input(cg: &mut CallGraph) -> Result<(), BoostError> {
-    let symbols = SymbolIndex::new(cg);
+    let symbols = SymbolIndex::new(&cg.scope_hierarchy)?;
     let mut declare = Vec::new();
     for v in &mut cg.vertices {
         if let CallGraphVertex::ReplacementList(list) = v {

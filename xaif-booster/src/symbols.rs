@@ -1,13 +1,15 @@
-//! Symbol lookup through the scope hierarchy, activity of variable uses, and
-//! fresh names for booster temporaries.
+//! The booster's view of the shared scope index
+//! (`xaif_schema::index::ScopeIndex`): symbols as [`SymbolInfo`], the
+//! activity of variable uses, and whether a name is taken (for fresh
+//! names of booster temporaries).
 
-use std::collections::{HashMap, HashSet};
+use xaif_schema::index::{IndexError, ScopeIndex};
 use xaif_schema::model::{
-    ActiveUse, CallGraph, DimensionBounds, Symbol, SymbolKind, SymbolShape, SymbolType,
+    ActiveUse, DimensionBounds, ScopeHierarchy, Symbol, SymbolKind, SymbolShape, SymbolType,
     VariableReference,
 };
 
-use crate::error::StatementError;
+use crate::error::{BoostError, StatementError};
 use crate::expr::base_symbol;
 
 /// What the booster needs to know about a symbol.
@@ -25,99 +27,58 @@ pub struct SymbolInfo {
     pub constant: bool,
 }
 
-/// All symbols of a call graph, by scope, with the parent of each scope.
-pub struct SymbolIndex {
-    symbols: HashMap<(u64, xaif_schema::Name), SymbolInfo>,
-    /// Declared bounds of arrays (constant, as XAIF writes them).
-    bounds: HashMap<(u64, xaif_schema::Name), Vec<DimensionBounds>>,
-    parent: HashMap<u64, u64>,
-    scopes: HashSet<u64>,
-    all_names: HashSet<String>,
+impl SymbolInfo {
+    fn of(s: &Symbol) -> Self {
+        SymbolInfo {
+            type_: s.type_,
+            shape: s.shape,
+            active: s.active,
+            pointer: s.pointer,
+            assumed_size: s.annotation == xaif_schema::model::ASSUMED_SIZE_ANNOTATION,
+            constant: s.annotation == xaif_schema::model::CONSTANT_ANNOTATION,
+        }
+    }
 }
 
-impl SymbolIndex {
-    pub fn new(cg: &CallGraph) -> SymbolIndex {
-        let mut symbols = HashMap::new();
-        let mut scopes = HashSet::new();
-        let mut all_names = HashSet::new();
-        let mut bounds = HashMap::new();
-        for scope in &cg.scope_hierarchy.scopes {
-            let Ok(id) = scope.vertex_id.parse::<u64>() else {
-                continue;
-            };
-            scopes.insert(id);
-            for table in &scope.symbol_tables {
-                for s in &table.symbols {
-                    all_names.insert(s.symbol_id.to_ascii_lowercase().to_string());
-                    if !s.dimension_bounds.is_empty() {
-                        bounds.insert((id, s.symbol_id.clone()), s.dimension_bounds.clone());
-                    }
-                    symbols.insert(
-                        (id, s.symbol_id.clone()),
-                        SymbolInfo {
-                            type_: s.type_,
-                            shape: s.shape,
-                            active: s.active,
-                            pointer: s.pointer,
-                            assumed_size: s.annotation
-                                == xaif_schema::model::ASSUMED_SIZE_ANNOTATION,
-                            constant: s.annotation == xaif_schema::model::CONSTANT_ANNOTATION,
-                        },
-                    );
-                }
-            }
-        }
-        // Scope hierarchy edges go from the child to its parent.
-        let mut parent = HashMap::new();
-        for e in &cg.scope_hierarchy.edges {
-            if let (Ok(child), Ok(p)) = (e.source.parse::<u64>(), e.target.parse::<u64>()) {
-                parent.insert(child, p);
-            }
-        }
-        SymbolIndex {
-            symbols,
-            bounds,
-            parent,
-            scopes,
-            all_names,
-        }
+/// The symbols of a call graph's scope hierarchy, borrowed: the booster
+/// moves graphs out of the model while it works, never the scopes, and
+/// adds its temporaries to the scopes only once the index is dropped.
+pub struct SymbolIndex<'a> {
+    scopes: ScopeIndex<'a>,
+}
+
+impl<'a> SymbolIndex<'a> {
+    pub fn new(hierarchy: &'a ScopeHierarchy) -> Result<Self, BoostError> {
+        let scopes = ScopeIndex::new(hierarchy).map_err(|e: IndexError| BoostError {
+            statement_id: None,
+            cfg_symbol: None,
+            kind: xaif_schema::diagnostic::Kind::Semantic,
+            message: e.to_string(),
+        })?;
+        Ok(SymbolIndex { scopes })
+    }
+
+    /// The shared index underneath.
+    pub fn scopes(&self) -> &ScopeIndex<'a> {
+        &self.scopes
     }
 
     pub fn has_scope(&self, scope: u64) -> bool {
-        self.scopes.contains(&scope)
+        self.scopes.has_scope(scope)
     }
 
     /// The symbol `id` as seen from `scope`: that scope first, then its
     /// ancestors.
     pub fn lookup(&self, scope: u64, id: &str) -> Option<SymbolInfo> {
-        let declared = self.declaring_scope(scope, id)?;
-        self.symbols
-            .get(&(declared, xaif_schema::Name::from(id)))
-            .copied()
-    }
-
-    /// The scope that declares `id` as seen from `scope`.
-    fn declaring_scope(&self, scope: u64, id: &str) -> Option<u64> {
-        let mut current = scope;
-        // The depth bound protects against a cyclic hierarchy in bad input.
-        for _ in 0..=self.scopes.len() {
-            if self
-                .symbols
-                .contains_key(&(current, xaif_schema::Name::from(id)))
-            {
-                return Some(current);
-            }
-            current = *self.parent.get(&current)?;
-        }
-        None
+        self.scopes.resolve(scope, id).map(SymbolInfo::of)
     }
 
     /// The declared bounds of array `id` as seen from `scope` (empty when
     /// the declaration gives none: assumed shape, allocatable, ...).
-    pub fn dimension_bounds(&self, scope: u64, id: &str) -> &[DimensionBounds] {
-        self.declaring_scope(scope, id)
-            .and_then(|d| self.bounds.get(&(d, xaif_schema::Name::from(id))))
-            .map_or(&[], |b| b.as_slice())
+    pub fn dimension_bounds(&self, scope: u64, id: &str) -> &'a [DimensionBounds] {
+        self.scopes
+            .resolve(scope, id)
+            .map_or(&[], |s| s.dimension_bounds.as_slice())
     }
 
     /// Whether this use of a variable carries a derivative: the use's
@@ -183,7 +144,7 @@ impl SymbolIndex {
 
     /// Whether some scope of the program declares `name`.
     pub fn is_name_used(&self, name: &str) -> bool {
-        self.all_names.contains(&name.to_ascii_lowercase())
+        self.scopes.is_declared_anywhere(name)
     }
 }
 

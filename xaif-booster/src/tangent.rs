@@ -67,7 +67,7 @@ pub fn transform_tangent(
 ) -> Result<Vec<BlockStats>, BoostError> {
     crate::prepare::prepare_input(cg)?;
     ensure_default_map_keys(cg);
-    let symbols = SymbolIndex::new(cg);
+    let symbols = SymbolIndex::new(&cg.scope_hierarchy)?;
     let chains = DuChains::new(&cg.duud_set_map);
     // Subroutines are independent: transform them in parallel, then merge
     // results in call graph order (deterministic output and first error).
@@ -144,7 +144,7 @@ fn ensure_default_map_keys(cg: &mut CallGraph) {
 /// What every block of one subroutine shares.
 struct BlockContext<'a> {
     catalogue: &'a Catalogue,
-    symbols: &'a SymbolIndex,
+    symbols: &'a SymbolIndex<'a>,
     chains: &'a DuChains,
     options: &'a TangentOptions,
     cfg_symbol: &'a str,

@@ -7,6 +7,7 @@
 //! - [`graph`]: petgraph views of call, control flow and expression graphs;
 //! - [`dot`]: Graphviz export;
 //! - [`visit`]: every symbol reference of a control flow graph;
+//! - [`index`]: scopes, symbols and units of a call graph resolved once;
 //! - side files of the stages: [`source_map`] (`P.loc`),
 //!   [`declarations`] (`P.decl`), [`driver_interface`] (`P.iface`),
 //!   [`activity_report`] (`P.act`).
@@ -18,6 +19,7 @@ pub mod dot;
 pub mod driver_interface;
 pub mod error;
 pub mod graph;
+pub mod index;
 pub mod line_map;
 pub mod model;
 mod names;

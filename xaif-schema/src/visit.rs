@@ -6,7 +6,10 @@
 use crate::model::*;
 
 /// Calls `f` on every symbol reference in `vertices`.
-pub fn symbol_references(vertices: &[ControlFlowVertex], f: &mut dyn FnMut(&SymbolReference)) {
+pub fn symbol_references<'a>(
+    vertices: &'a [ControlFlowVertex],
+    f: &mut dyn FnMut(&'a SymbolReference),
+) {
     for v in vertices {
         match v {
             ControlFlowVertex::BasicBlock(b) => {
@@ -40,7 +43,7 @@ pub fn symbol_references(vertices: &[ControlFlowVertex], f: &mut dyn FnMut(&Symb
     }
 }
 
-fn element(e: &BasicBlockElement, f: &mut dyn FnMut(&SymbolReference)) {
+fn element<'a>(e: &'a BasicBlockElement, f: &mut dyn FnMut(&'a SymbolReference)) {
     match e {
         BasicBlockElement::Assignment(a) => assignment(a, f),
         BasicBlockElement::SubroutineCall(c) => arguments(&c.arguments, f),
@@ -70,12 +73,12 @@ fn element(e: &BasicBlockElement, f: &mut dyn FnMut(&SymbolReference)) {
     }
 }
 
-fn assignment(a: &Assignment, f: &mut dyn FnMut(&SymbolReference)) {
+fn assignment<'a>(a: &'a Assignment, f: &mut dyn FnMut(&'a SymbolReference)) {
     reference(&a.lhs.reference, f);
     expression(&a.rhs, f);
 }
 
-fn arguments(args: &[Argument], f: &mut dyn FnMut(&SymbolReference)) {
+fn arguments<'a>(args: &'a [Argument], f: &mut dyn FnMut(&'a SymbolReference)) {
     for a in args {
         if let ArgumentValue::Variable(r) = &a.value {
             reference(r, f);
@@ -83,7 +86,7 @@ fn arguments(args: &[Argument], f: &mut dyn FnMut(&SymbolReference)) {
     }
 }
 
-fn expression(e: &Expression, f: &mut dyn FnMut(&SymbolReference)) {
+fn expression<'a>(e: &'a Expression, f: &mut dyn FnMut(&'a SymbolReference)) {
     for v in &e.vertices {
         match v {
             ExpressionVertex::VariableReference(r) => reference(r, f),
@@ -100,7 +103,7 @@ fn expression(e: &Expression, f: &mut dyn FnMut(&SymbolReference)) {
     }
 }
 
-fn reference(r: &VariableReference, f: &mut dyn FnMut(&SymbolReference)) {
+fn reference<'a>(r: &'a VariableReference, f: &mut dyn FnMut(&'a SymbolReference)) {
     for v in &r.vertices {
         match v {
             VariableReferenceVertex::SymbolReference(s) => f(s),

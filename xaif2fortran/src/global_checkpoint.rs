@@ -6,23 +6,36 @@
 //! from its checkpoint; everything the callee *and its callees* read must
 //! then hold the values it had at the original call. Only the subroutine
 //! called from a taping caller stores a checkpoint (its own callees run
-//! plain), so the set is transitive: the global variables visible in any
-//! unit reachable from it in the call graph (conservative: visible, not
-//! only read — the replacement list carries no `Read` list). A global the
-//! subroutine cannot name itself (a module it does not use, a common
-//! block it does not declare) is made visible by a renaming `use` added
-//! after its header; a passive common block needed that way is turned into
-//! a module like an active one (`commons.rs`).
+//! plain), so the set is transitive: the global variables read by any
+//! unit reachable from it in the call graph. What a unit reads comes from
+//! the XAIF (`xaif_schema::index::unit_references`): every variable its
+//! graphs reference, in any replacement (assignments on either side, call
+//! arguments, conditions, loop bounds, subscripts). A variable that is
+//! written and never read is kept too ("read anywhere", not "read before
+//! written on every path": proving the latter needs the paths). Two kinds
+//! of unit keep the old, conservative set, every global *visible* in it:
+//! one with a statement the XAIF leaves opaque (a `Marker`: input/output,
+//! allocation, black-box and MPI calls name variables the XAIF does not
+//! show), for itself; and one that references a pointer, for the whole
+//! checkpoint (a pointer reads a target it does not name, anywhere in the
+//! call tree). A common block is saved whole when any unit reads one of
+//! its members under the names that unit declares.
+//!
+//! A global the subroutine cannot name itself (a module it does not use,
+//! a common block it does not declare) is made visible by a renaming
+//! `use` added after its header; a passive common block needed that way
+//! is turned into a module like an active one (`commons.rs`).
 
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 
-use xaif_schema::{BasicBlockElement, CallGraph, CallGraphVertex, ControlFlowVertex};
+use xaif_schema::index::{unit_references, UnitReferences};
+use xaif_schema::SymbolKind;
 
 use xaif_schema::declarations::DeclaredIntent;
 
 use crate::canon::CanonSource;
 use crate::error::{Kind, Result, XaifLocator};
-use crate::symbols::{unit_tag, XaifIndex};
+use crate::symbols::XaifIndex;
 use crate::uses::LocalNames;
 
 /// One global variable a unit checkpoints.
@@ -95,59 +108,49 @@ struct CallSite {
     targets: Vec<String>,
 }
 
-/// The calls of each unit (of its plain section for replacement lists).
-fn call_sites(cg: &CallGraph) -> HashMap<String, Vec<CallSite>> {
-    let mut units_named: HashMap<String, Vec<String>> = HashMap::new();
-    let mut calls: Vec<(String, Vec<CallSite>)> = Vec::new();
-    for v in &cg.vertices {
-        let (annotation, symbol, graphs): (&str, &str, Vec<&[ControlFlowVertex]>) = match v {
-            CallGraphVertex::ControlFlowGraph(c) => {
-                (&c.annotation, &c.symbol_id, vec![&c.vertices])
-            }
-            CallGraphVertex::ReplacementList(r) => (
-                &r.annotation,
-                &r.symbol_id,
-                r.replacements
-                    .iter()
-                    .map(|p| p.vertices.as_slice())
-                    .collect(),
-            ),
-        };
-        let Some(tag) = unit_tag(annotation) else {
+/// What the code of each unit references (every part of a replacement
+/// list), by unit tag.
+fn references<'a>(index: &XaifIndex<'a>) -> HashMap<&'a str, UnitReferences<'a>> {
+    let mut out: HashMap<&str, UnitReferences> = HashMap::new();
+    for graph in index.units().graphs() {
+        let Some(tag) = graph.tag else {
             continue;
         };
-        units_named
-            .entry(symbol.to_ascii_lowercase())
-            .or_default()
-            .push(tag.to_string());
-        let mut sites = Vec::new();
-        for g in graphs {
-            for vertex in g {
-                let ControlFlowVertex::BasicBlock(b) = vertex else {
-                    continue;
-                };
-                for e in &b.elements {
-                    if let BasicBlockElement::SubroutineCall(c) = e {
-                        if let Some(s) = &c.symbol_id {
-                            sites.push(CallSite {
-                                statement_id: c.statement_id.to_string(),
-                                line: c.line_number,
-                                name: s.to_ascii_lowercase().to_string(),
-                                targets: Vec::new(),
-                            });
-                        }
-                    }
-                }
-            }
+        let refs = unit_references(&graph);
+        let entry = out.entry(tag).or_default();
+        entry.symbols.extend(refs.symbols);
+        entry.calls.extend(refs.calls);
+        entry.opaque |= refs.opaque;
+    }
+    out
+}
+
+/// The calls of each unit (of every part for replacement lists).
+fn call_sites(
+    index: &XaifIndex,
+    references: &HashMap<&str, UnitReferences>,
+) -> HashMap<String, Vec<CallSite>> {
+    let mut units_named: HashMap<String, Vec<String>> = HashMap::new();
+    for graph in index.units().graphs() {
+        if let Some(tag) = graph.tag {
+            units_named
+                .entry(graph.name.to_ascii_lowercase())
+                .or_default()
+                .push(tag.to_string());
         }
-        calls.push((tag.to_string(), sites));
     }
     let mut out: HashMap<String, Vec<CallSite>> = HashMap::new();
-    for (tag, mut sites) in calls {
-        for site in &mut sites {
-            site.targets = units_named.get(&site.name).cloned().unwrap_or_default();
-        }
-        out.entry(tag).or_default().extend(sites);
+    for (tag, refs) in references {
+        let sites = refs.calls.iter().filter_map(|c| {
+            let name = c.symbol_id.as_ref()?.as_str().to_ascii_lowercase();
+            Some(CallSite {
+                statement_id: c.statement_id.to_string(),
+                line: c.line_number,
+                targets: units_named.get(&name).cloned().unwrap_or_default(),
+                name,
+            })
+        });
+        out.entry(tag.to_string()).or_default().extend(sites);
     }
     out
 }
@@ -156,34 +159,17 @@ fn call_sites(cg: &CallGraph) -> HashMap<String, Vec<CallSite>> {
 /// (host association), by unit tag: those references carry a host
 /// procedure's scope.
 fn host_references(
-    cg: &CallGraph,
     index: &XaifIndex,
     canon: &CanonSource,
+    references: &HashMap<&str, UnitReferences>,
 ) -> HashMap<String, BTreeSet<Global>> {
-    let mut graphs: Vec<(String, Vec<&[ControlFlowVertex]>)> = Vec::new();
-    for v in &cg.vertices {
-        let (annotation, parts): (&str, Vec<&[ControlFlowVertex]>) = match v {
-            CallGraphVertex::ControlFlowGraph(c) => (&c.annotation, vec![&c.vertices]),
-            CallGraphVertex::ReplacementList(r) => (
-                &r.annotation,
-                r.replacements
-                    .iter()
-                    .map(|p| p.vertices.as_slice())
-                    .collect(),
-            ),
-        };
-        if let Some(tag) = unit_tag(annotation) {
-            graphs.push((tag.to_string(), parts));
-        }
-    }
-    // Procedures have a graph; modules do not.
-    let procedures: HashSet<&str> = graphs.iter().map(|(t, _)| t.as_str()).collect();
     let mut out: HashMap<String, BTreeSet<Global>> = HashMap::new();
-    for (tag, parts) in &graphs {
+    for (tag, refs) in references {
         let mut host_scopes = HashSet::new();
-        let mut host = canon.unit_parent.get(tag).cloned().flatten();
+        let mut host = canon.unit_parent.get(*tag).cloned().flatten();
         while let Some(h) = host {
-            if procedures.contains(h.as_str()) {
+            // Procedures have a graph; modules do not.
+            if references.contains_key(h.as_str()) {
                 host_scopes.extend(index.unit_scope(&h));
             }
             host = canon.unit_parent.get(&h).cloned().flatten();
@@ -191,23 +177,55 @@ fn host_references(
         if host_scopes.is_empty() {
             continue;
         }
-        let found = out.entry(tag.clone()).or_default();
-        for part in parts {
-            xaif_schema::visit::symbol_references(part, &mut |r| {
-                if host_scopes.contains(&r.scope_id) {
-                    // A component path is saved with its base variable
-                    // (whole: its non-real parts have no symbols).
-                    let name = r.symbol_id.as_str().to_ascii_lowercase();
-                    let base = match name.split(['%', '(']).next() {
-                        Some(b) if crate::components::is_component_path(&name) => b.to_string(),
-                        _ => name.to_string(),
-                    };
-                    found.insert(Global::Host(r.scope_id, base));
-                }
-            });
+        let found = out.entry(tag.to_string()).or_default();
+        for &(scope, symbol) in &refs.symbols {
+            if host_scopes.contains(&scope) {
+                // A component path is saved with its base variable
+                // (whole: its non-real parts have no symbols).
+                let name = symbol.to_ascii_lowercase();
+                let base = match name.split(['%', '(']).next() {
+                    Some(b) if crate::components::is_component_path(&name) => b.to_string(),
+                    _ => name.to_string(),
+                };
+                found.insert(Global::Host(scope, base));
+            }
         }
     }
     out
+}
+
+/// Whether a unit's code references a pointer (whose target it reads or
+/// writes without naming it).
+fn references_pointer(index: &XaifIndex, refs: &UnitReferences) -> bool {
+    refs.symbols.iter().any(|&(scope, name)| {
+        index
+            .symbol(scope, name)
+            .is_some_and(|s| s.pointer || s.kind == SymbolKind::Pointer)
+    })
+}
+
+/// Whether unit `unit` (scope `scope`) reads global `g`: always when its
+/// code is unknown or has opaque statements.
+fn reads_global(
+    refs: Option<&UnitReferences>,
+    scope: Option<u64>,
+    blocks: &Blocks,
+    unit: &str,
+    g: &Global,
+) -> bool {
+    let Some(refs) = refs.filter(|r| !r.opaque) else {
+        return true;
+    };
+    match g {
+        Global::Module(s, name) | Global::Host(s, name) => refs.names_variable(*s, name),
+        Global::Common(block) => blocks
+            .iter()
+            .filter(|(b, _)| b == block)
+            .flat_map(|(_, occs)| occs)
+            .filter(|(u, _)| u == unit)
+            .flat_map(|(_, members)| members)
+            .any(|m| scope.is_some_and(|s| refs.names_variable(s, m))),
+    }
 }
 
 /// The module variables and common-block members one unit can see.
@@ -253,7 +271,6 @@ fn direct_globals(
 /// Plans the global checkpoints of the units in `units` (those whose
 /// template stores and restores argument checkpoints).
 pub fn plan(
-    cg: &CallGraph,
     index: &XaifIndex,
     canon: &CanonSource,
     local_names: &HashMap<String, LocalNames>,
@@ -262,18 +279,31 @@ pub fn plan(
 ) -> Result<GlobalCheckpoints> {
     let blocks = common_blocks(canon);
     let modules = module_names(index, canon);
-    let calls = call_sites(cg);
+    let references = references(index);
+    let calls = call_sites(index, &references);
     let empty = LocalNames::default();
     let names_of = |u: &str| local_names.get(u).unwrap_or(&empty);
-    let mut hosts = host_references(cg, index, canon);
-    let direct: HashMap<&String, BTreeSet<Global>> = canon
-        .units
+    let mut hosts = host_references(index, canon, &references);
+    // Per unit: the globals it can see, and those of them it reads.
+    let mut visible: HashMap<&String, BTreeSet<Global>> = HashMap::new();
+    let mut read: HashMap<&String, BTreeSet<Global>> = HashMap::new();
+    for u in &canon.units {
+        let mut seen = direct_globals(index, canon, names_of(u), &blocks, u);
+        seen.extend(hosts.remove(u).unwrap_or_default());
+        let refs = references.get(u.as_str());
+        let scope = index.unit_scope(u);
+        let reads = seen
+            .iter()
+            .filter(|g| reads_global(refs, scope, &blocks, u, g))
+            .cloned()
+            .collect();
+        read.insert(u, reads);
+        visible.insert(u, seen);
+    }
+    let pointer_units: HashSet<&str> = references
         .iter()
-        .map(|u| {
-            let mut seen = direct_globals(index, canon, names_of(u), &blocks, u);
-            seen.extend(hosts.remove(u).unwrap_or_default());
-            (u, seen)
-        })
+        .filter(|(_, r)| references_pointer(index, r))
+        .map(|(t, _)| *t)
         .collect();
     let is_ancestor = |outer: &str, inner: &str| {
         let mut h = canon.unit_parent.get(inner).cloned().flatten();
@@ -286,21 +316,30 @@ pub fn plan(
         false
     };
     let position = |u: &str| canon.units.iter().position(|t| t == u);
-    // The globals of everything reachable from `start` (recursion: cycles
-    // end at a unit already seen).
+    // The globals read by everything reachable from `start` (recursion:
+    // cycles end at a unit already seen); those visible when a reachable
+    // unit references a pointer.
     let reach = |start: &[&str]| {
-        let mut needed: BTreeSet<Global> = BTreeSet::new();
         let mut seen: HashSet<String> = HashSet::new();
         let mut queue: VecDeque<String> = start.iter().map(|s| s.to_string()).collect();
         while let Some(u) = queue.pop_front() {
-            if !seen.insert(u.clone()) {
+            if seen.contains(&u) {
                 continue;
-            }
-            if let Some(d) = direct.get(&u) {
-                needed.extend(d.iter().cloned());
             }
             for site in calls.get(&u).into_iter().flatten() {
                 queue.extend(site.targets.iter().cloned());
+            }
+            seen.insert(u);
+        }
+        let direct = if seen.iter().any(|u| pointer_units.contains(u.as_str())) {
+            &visible
+        } else {
+            &read
+        };
+        let mut needed: BTreeSet<Global> = BTreeSet::new();
+        for u in &seen {
+            if let Some(d) = direct.get(u) {
+                needed.extend(d.iter().cloned());
             }
         }
         needed

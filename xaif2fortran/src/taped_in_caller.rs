@@ -16,6 +16,8 @@ use xaif_schema::{
     Intent, ReplacementList, Symbol, SymbolType, VariableReference, VariableReferenceVertex,
 };
 
+use xaif_schema::index::nesting::{nest, Region};
+
 use crate::codegen::cfg_view::CfgView;
 use crate::markers::{ELEMENT_CHECKPOINT, SNAPSHOT_PUSH, WRITE_FIRST};
 use crate::symbols::XaifIndex;
@@ -34,16 +36,16 @@ pub fn tape_within_checkpoint(rl: &ReplacementList, index: &XaifIndex) -> bool {
         return false;
     }
     let view = CfgView::new(&tape.vertices, &tape.edges);
-    let Some(entry) = view.entry() else {
+    let Ok(regions) = nest(&tape.vertices, &tape.edges) else {
         return false;
     };
     let mut count = TapeCount {
         index,
         view: &view,
+        vertices: &tape.vertices,
         total: 0,
-        steps: 0,
     };
-    if count.region(entry.vertex_id(), 1, 0).is_none() {
+    if count.regions(&regions, 1).is_none() {
         return false;
     }
     let checkpoint = checkpoint_values(rl, index);
@@ -107,73 +109,50 @@ fn size(sym: &Symbol) -> Option<u64> {
 struct TapeCount<'a, 'c> {
     index: &'a XaifIndex<'a>,
     view: &'a CfgView<'c>,
+    vertices: &'c [ControlFlowVertex],
     /// Values pushed per call, so far.
     total: u64,
-    steps: usize,
 }
 
 impl TapeCount<'_, '_> {
-    /// Counts the pushes from `start` to the EndBranch or EndLoop that
-    /// ends the region (returned), or the Exit (""), each `times` times.
-    /// `None`: a push or loop whose count is unknown.
-    fn region(&mut self, start: &str, times: u64, depth: usize) -> Option<String> {
-        if depth > 200 {
-            return None;
-        }
-        let mut cur = start.to_string();
-        loop {
-            self.steps += 1;
-            if self.steps > 100_000 {
-                return None;
-            }
-            match self.view.by_id.get(cur.as_str())? {
-                ControlFlowVertex::Entry(_) | ControlFlowVertex::Label(_) => {}
-                ControlFlowVertex::BasicBlock(b) => {
-                    for e in &b.elements {
-                        let n = self.pushed(e)?;
-                        self.total = self.total.checked_add(n.checked_mul(times)?)?;
-                    }
-                }
-                ControlFlowVertex::Exit(_) => return Some(String::new()),
-                ControlFlowVertex::EndBranch(_) | ControlFlowVertex::EndLoop(_) => {
-                    return Some(cur)
-                }
-                ControlFlowVertex::If(_) | ControlFlowVertex::Branch(_) => {
-                    let mut join: Option<String> = None;
-                    for e in self.view.out_edges(&cur) {
-                        let stop = self.region(&e.target, times, depth + 1)?;
-                        match self.view.by_id.get(stop.as_str()) {
-                            Some(ControlFlowVertex::EndBranch(_)) => {
-                                if join.as_ref().is_some_and(|j| *j != stop) {
-                                    return None;
-                                }
-                                join = Some(stop);
-                            }
-                            // A jump out of the branch (exit, cycle).
-                            _ => return None,
+    /// Counts the pushes of `regions` (the shared nesting of the tape
+    /// section), each `times` times. `None`: a push or loop whose count
+    /// is unknown (a loop without a counted trip, or left by an exit).
+    fn regions(&mut self, regions: &[Region], times: u64) -> Option<()> {
+        for region in regions {
+            match region {
+                Region::Block(k) => {
+                    if let ControlFlowVertex::BasicBlock(b) = &self.vertices[*k] {
+                        for e in &b.elements {
+                            let n = self.pushed(e)?;
+                            self.total = self.total.checked_add(n.checked_mul(times)?)?;
                         }
                     }
-                    cur = join?;
                 }
-                ControlFlowVertex::ForLoop(f) => {
-                    let body = self.view.successor_on(&cur, 1)?;
-                    let exit = self.view.successor_on(&cur, 0)?;
-                    let trips = trip_bound(f, self.view, body, self.index)?;
-                    let stop = self.region(body, times.checked_mul(trips)?, depth + 1)?;
-                    let back = self.view.single_successor(&stop);
-                    if back != Some(cur.as_str()) {
-                        return None;
+                // Every edge into an arm runs it.
+                Region::Branch { arms, .. } => {
+                    for arm in arms {
+                        let runs = u64::try_from(arm.edges.len()).ok()?;
+                        self.regions(&arm.body, times.checked_mul(runs)?)?;
                     }
-                    cur = exit.to_string();
-                    continue;
                 }
-                // Loops without a counted trip, unstructured jumps.
-                ControlFlowVertex::PreLoop(_)
-                | ControlFlowVertex::PostLoop(_)
-                | ControlFlowVertex::Goto(_) => return None,
+                Region::Loop {
+                    vertex,
+                    body,
+                    leading_exit: None,
+                    ..
+                } => {
+                    let ControlFlowVertex::ForLoop(f) = &self.vertices[*vertex] else {
+                        return None;
+                    };
+                    let first = self.view.successor_on(&f.vertex_id, 1)?;
+                    let trips = trip_bound(f, self.view, first, self.index)?;
+                    self.regions(body, times.checked_mul(trips)?)?;
+                }
+                Region::Loop { .. } => return None,
             }
-            cur = self.view.single_successor(&cur)?.to_string();
         }
+        Some(())
     }
 
     /// Values one statement of the tape section pushes; `None` when the

@@ -36,10 +36,11 @@ pub fn unparse_program(
 ) -> Result<(String, xaif_schema::line_map::LineMap)> {
     let index = XaifIndex::new(cg, xaif)?;
     let uses_mpi = canon.uses_mpi();
-    let mut referenced: Vec<&String> = index.referenced_units().collect();
-    referenced.sort();
+    let mut referenced: Vec<&str> = index.units().tags().collect();
+    referenced.sort_unstable();
+    referenced.dedup();
     for tag in referenced {
-        if !canon.units.contains(tag) {
+        if !canon.units.iter().any(|u| u == tag) {
             return Err(xaif.error(
                 &format!("unit:{tag}"),
                 format!(
@@ -184,7 +185,7 @@ pub fn unparse_program(
         .cloned()
         .collect();
     let global_ckpt =
-        crate::global_checkpoint::plan(cg, &index, canon, &local_names, &checkpointing, xaif)?;
+        crate::global_checkpoint::plan(&index, canon, &local_names, &checkpointing, xaif)?;
     // Names for the module and common variables checkpointed loops store.
     let state_names = crate::state_names::plan(cg, &index, canon, &mut local_names, xaif)?;
     let convert_blocks: std::collections::HashSet<String> = global_ckpt

@@ -157,7 +157,7 @@ struct Scan<'a> {
     candidates: HashMap<(String, u64), Option<Vec<VariableReference>>>,
     fixed: &'a HashSet<(String, u64)>,
     scalar_dummies: &'a HashMap<String, HashSet<u64>>,
-    symbols: &'a SymbolIndex,
+    symbols: &'a SymbolIndex<'a>,
 }
 
 impl Scan<'_> {

@@ -520,7 +520,7 @@ pub struct LoopState {
 
 /// The program facts the state needs.
 pub struct StateContext<'a> {
-    pub symbols: &'a SymbolIndex,
+    pub symbols: &'a SymbolIndex<'a>,
     pub effects: &'a HashMap<String, CalleeEffects>,
     /// Passive `intent(in)` dummies (name, scope): never assignable.
     pub read_only_dummies: &'a HashSet<(String, u64)>,

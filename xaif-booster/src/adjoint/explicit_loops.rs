@@ -53,7 +53,7 @@ pub fn explicit_loops(
 
 struct Walk<'a> {
     vertices: &'a [ControlFlowVertex],
-    symbols: &'a SymbolIndex,
+    symbols: &'a SymbolIndex<'a>,
     scope: u64,
 }
 

@@ -133,7 +133,7 @@ pub struct HoistedFactor {
 
 /// The loops of one control flow graph and the values hoisted out of them.
 pub struct Hoister<'a> {
-    pub(super) symbols: &'a SymbolIndex,
+    pub(super) symbols: &'a SymbolIndex<'a>,
     /// Per basic block (vertex index): the loops its entries may be hoisted
     /// out of, outermost first: the enclosing loops inside the innermost
     /// enclosing branch.
@@ -164,7 +164,7 @@ impl<'a> Hoister<'a> {
     pub fn new(
         vertices: &[ControlFlowVertex],
         regions: Option<&[Region]>,
-        symbols: &'a SymbolIndex,
+        symbols: &'a SymbolIndex<'a>,
     ) -> Hoister<'a> {
         let mut h = Hoister {
             symbols,
@@ -499,7 +499,7 @@ impl BlockHoist<'_, '_> {
 /// variables a value reads and a key of the expanded expression; `None` if
 /// the value reads something the safety rules exclude.
 struct Expander<'x> {
-    symbols: &'x SymbolIndex,
+    symbols: &'x SymbolIndex<'x>,
     defined: &'x HashMap<String, &'x Expression>,
 }
 

@@ -41,7 +41,8 @@ pub mod reversal;
 pub mod riding;
 pub mod runs;
 pub mod stable_dummies;
-pub mod structure;
+// The nesting of loops and branches is the shared index's.
+pub use xaif_schema::index::nesting as structure;
 pub mod taping;
 pub mod temps;
 pub mod transposed;
@@ -124,7 +125,7 @@ pub fn transform_adjoint_with(
     crate::prepare::prepare_input(cg)?;
     ensure_default_map_keys(cg);
     let chains = DuChains::new(&cg.duud_set_map);
-    let symbols = SymbolIndex::new(cg);
+    let symbols = SymbolIndex::new(&cg.scope_hierarchy)?;
     let active_subroutines: HashSet<String> = cg
         .vertices
         .iter()
@@ -133,7 +134,7 @@ pub fn transform_adjoint_with(
             _ => None,
         })
         .collect();
-    let callee_globals = callee_globals(cg);
+    let callee_globals = callee_globals(cg, &symbols);
     let callee_effects = callee_effects::callee_effects(cg);
     let callee_read_only = callee_read_only_passive_arguments(cg, &symbols);
     let scalar_dummies = scalar_dummy_positions(cg, &symbols);
@@ -157,28 +158,19 @@ pub fn transform_adjoint_with(
                 .map(move |a| (a.symbol_id.to_string(), cfg.controlflowgraph_scope_id))
         })
         .collect();
-    let mut scopes = taping::ScopeTree::default();
-    for e in &cg.scope_hierarchy.edges {
-        if let (Ok(child), Ok(parent)) = (e.source.parse::<u64>(), e.target.parse::<u64>()) {
-            scopes.parent.insert(child, parent);
-        }
-    }
+    let mut scopes = taping::ScopeTree {
+        scopes: symbols.scopes(),
+        referenced: HashMap::new(),
+    };
     for v in &cg.vertices {
         if let CallGraphVertex::ControlFlowGraph(cfg) = v {
-            scopes
+            let names = scopes
                 .referenced
                 .entry(cfg.controlflowgraph_scope_id)
-                .or_default()
-                .extend(referenced_variables(cfg));
-        }
-    }
-    for scope in &cg.scope_hierarchy.scopes {
-        if let Ok(id) = scope.vertex_id.parse::<u64>() {
-            for t in &scope.symbol_tables {
-                for sym in &t.symbols {
-                    scopes.declared.insert((id, sym.symbol_id.to_string()));
-                }
-            }
+                .or_default();
+            xaif_schema::visit::symbol_references(&cfg.vertices, &mut |r| {
+                names.insert((r.symbol_id.to_string(), r.scope_id));
+            });
         }
     }
     // Variables named by a graph whose scope is not theirs: host
@@ -241,54 +233,6 @@ pub fn transform_adjoint_with(
     Ok(tape)
 }
 
-/// Every (symbol, scope) the code of a graph names.
-fn referenced_variables(cfg: &ControlFlowGraph) -> Vec<(String, u64)> {
-    use crate::expr::{symbols_in_expression, symbols_in_reference};
-    use xaif_schema::model::{ArgumentValue, BasicBlockElement};
-    let mut out = Vec::new();
-    let assignment = |a: &xaif_schema::model::Assignment, out: &mut Vec<(String, u64)>| {
-        symbols_in_reference(&a.lhs.reference, out);
-        symbols_in_expression(&a.rhs, out);
-    };
-    for v in &cfg.vertices {
-        match v {
-            ControlFlowVertex::BasicBlock(b) => {
-                for e in &b.elements {
-                    match e {
-                        BasicBlockElement::Assignment(a) => assignment(a, &mut out),
-                        BasicBlockElement::SubroutineCall(c) => {
-                            for arg in &c.arguments {
-                                if let ArgumentValue::Variable(r) = &arg.value {
-                                    symbols_in_reference(r, &mut out);
-                                }
-                            }
-                        }
-                        _ => {}
-                    }
-                }
-            }
-            ControlFlowVertex::If(c)
-            | ControlFlowVertex::Branch(c)
-            | ControlFlowVertex::PreLoop(c)
-            | ControlFlowVertex::PostLoop(c) => {
-                if let Some(e) = &c.condition {
-                    symbols_in_expression(e, &mut out);
-                }
-            }
-            ControlFlowVertex::ForLoop(f) => {
-                for a in [&f.initialization, &f.update].into_iter().flatten() {
-                    assignment(a, &mut out);
-                }
-                if let Some(e) = &f.condition {
-                    symbols_in_expression(e, &mut out);
-                }
-            }
-            _ => {}
-        }
-    }
-    out
-}
-
 /// Per subroutine with a control flow graph (all of them, or only the
 /// active ones), the positions of its dummy arguments whose symbol
 /// satisfies `keep` (given the argument's declared intent).
@@ -344,18 +288,10 @@ fn callee_read_only_passive_arguments(
 
 /// For every active subroutine, the variables of other scopes that its
 /// `Read` list (transitive, from the front end) names, with their symbols.
-fn callee_globals(cg: &CallGraph) -> HashMap<String, Vec<(VariableReference, Symbol)>> {
-    let mut symbol_of: HashMap<(u64, &str), &Symbol> = HashMap::new();
-    for scope in &cg.scope_hierarchy.scopes {
-        let Ok(id) = scope.vertex_id.parse::<u64>() else {
-            continue;
-        };
-        for table in &scope.symbol_tables {
-            for s in &table.symbols {
-                symbol_of.insert((id, s.symbol_id.as_str()), s);
-            }
-        }
-    }
+fn callee_globals(
+    cg: &CallGraph,
+    symbols: &SymbolIndex,
+) -> HashMap<String, Vec<(VariableReference, Symbol)>> {
     let mut out = HashMap::new();
     for v in &cg.vertices {
         let CallGraphVertex::ControlFlowGraph(cfg) = v else {
@@ -379,7 +315,7 @@ fn callee_globals(cg: &CallGraph) -> HashMap<String, Vec<(VariableReference, Sym
             if scope == cfg.controlflowgraph_scope_id || formals.contains(id) {
                 continue;
             }
-            let Some(symbol) = symbol_of.get(&(scope, id)) else {
+            let Some(symbol) = symbols.scopes().symbol(scope, id) else {
                 continue;
             };
             if symbol.kind != xaif_schema::model::SymbolKind::Variable

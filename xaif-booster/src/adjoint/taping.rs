@@ -64,7 +64,7 @@ pub use crate::error::StatementError;
 /// What the block reversal needs from the whole program.
 pub struct BlockContext<'a> {
     pub catalogue: &'a Catalogue,
-    pub symbols: &'a SymbolIndex,
+    pub symbols: &'a SymbolIndex<'a>,
     /// Symbols of subroutines that get an adjoint (active control flow graphs).
     pub active_subroutines: &'a std::collections::HashSet<String>,
     /// Per subroutine with an adjoint: the variables of other scopes
@@ -85,24 +85,23 @@ pub struct BlockContext<'a> {
     /// Integer dummies whose forward value every reverse sweep of their
     /// routine has (`stable_dummies.rs`), as (name, scope).
     pub stable_dummies: &'a std::collections::HashSet<(String, u64)>,
-    pub scopes: &'a ScopeTree,
+    pub scopes: &'a ScopeTree<'a>,
     /// The front end's du chains: which assigned values are read later.
     pub chains: &'a DuChains,
     pub options: &'a super::AdjointOptions,
 }
 
-/// Which scope's symbol a name means where.
-#[derive(Debug, Default)]
-pub struct ScopeTree {
-    pub parent: HashMap<u64, u64>,
-    pub declared: std::collections::HashSet<(u64, String)>,
-    /// The variables each graph's code names, by graph scope (a module
-    /// variable is nameable where the code already names it: `use`
-    /// association is not in the scope hierarchy).
+/// Which scope's symbol a name means where: the shared scope index, plus
+/// the variables each graph's code names (a module variable is nameable
+/// where the code already names it: `use` association is not in the
+/// scope hierarchy).
+pub struct ScopeTree<'a> {
+    pub scopes: &'a xaif_schema::index::ScopeIndex<'a>,
+    /// By graph scope, (name, scope) of every variable the code names.
     pub referenced: HashMap<u64, std::collections::HashSet<(String, u64)>>,
 }
 
-impl ScopeTree {
+impl ScopeTree<'_> {
     /// Whether `name` of scope `target` is what `name` means in `from`
     /// (an enclosing scope, not shadowed on the way).
     pub fn sees(&self, from: u64, target: u64, name: &str) -> bool {
@@ -113,20 +112,10 @@ impl ScopeTree {
         {
             return true;
         }
-        let mut s = from;
-        for _ in 0..=self.parent.len() {
-            if s == target {
-                return true;
-            }
-            if self.declared.contains(&(s, name.to_string())) {
-                return false;
-            }
-            match self.parent.get(&s) {
-                Some(&p) => s = p,
-                None => return false,
-            }
-        }
-        false
+        self.scopes
+            .chain(from)
+            .find(|&s| s == target || self.scopes.symbol(s, name).is_some())
+            == Some(target)
     }
 }
 

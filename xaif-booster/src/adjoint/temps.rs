@@ -98,11 +98,11 @@ pub struct AdjointTemps<'a> {
     /// by type/shape/bounds: names and the next free one in this statement.
     global_copies: Vec<(Symbol, usize)>,
     /// The program's symbols: a temporary must not shadow any of them.
-    symbols: &'a SymbolIndex,
+    symbols: &'a SymbolIndex<'a>,
 }
 
 impl<'a> AdjointTemps<'a> {
-    pub fn new(scope_id: u64, symbols: &'a SymbolIndex) -> AdjointTemps<'a> {
+    pub fn new(scope_id: u64, symbols: &'a SymbolIndex<'a>) -> AdjointTemps<'a> {
         AdjointTemps {
             scope_id,
             names: HashMap::new(),
@@ -256,7 +256,7 @@ impl<'a> AdjointTemps<'a> {
     }
 
     /// The program's symbols (to look up what a temporary reads).
-    pub fn symbol_index(&self) -> &'a SymbolIndex {
+    pub fn symbol_index(&self) -> &'a SymbolIndex<'a> {
         self.symbols
     }
 

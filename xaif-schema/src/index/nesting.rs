@@ -6,7 +6,9 @@
 //! branch arms before the EndBranch, loop bodies before the loop's
 //! successor. A graph that does not nest this way (gotos, labels, loop
 //! exits, branches not meeting at one EndBranch) is `NotNested`; the
-//! caller then records basic block ids instead.
+//! caller then records basic block ids instead. The booster's reversal
+//! walks these regions; [`enclosing`] answers which loop or branch a
+//! vertex is inside.
 //!
 //! One loop exit nests: a *leading exit*, `if (c) exit` before anything
 //! else in a loop's body (`do it = 1, ncg; if (rr < tol) exit; ...`). The
@@ -17,7 +19,7 @@
 
 use std::collections::HashMap;
 
-use xaif_schema::model::{ControlFlowEdge, ControlFlowVertex};
+use crate::model::{ControlFlowEdge, ControlFlowVertex};
 
 /// One arm of a branch: the out-edges (indices into the edge list) that
 /// lead to it and its body.
@@ -367,4 +369,114 @@ struct FoundExit {
     visited: Vec<usize>,
     exit_from: usize,
     rest: usize,
+}
+
+/// For every vertex (by index), the innermost loop or branch vertex whose
+/// body or arm holds it (`None` at the top level; a loop or branch vertex
+/// itself is inside what encloses it).
+pub fn enclosing(regions: &[Region], vertex_count: usize) -> Vec<Option<usize>> {
+    fn walk(regions: &[Region], outer: Option<usize>, out: &mut [Option<usize>]) {
+        for r in regions {
+            match r {
+                Region::Block(b) => out[*b] = outer,
+                Region::Branch { vertex, arms } => {
+                    out[*vertex] = outer;
+                    for arm in arms {
+                        walk(&arm.body, Some(*vertex), out);
+                    }
+                }
+                Region::Loop {
+                    vertex,
+                    body,
+                    leading_exit,
+                    ..
+                } => {
+                    out[*vertex] = outer;
+                    if let Some(exit) = leading_exit {
+                        out[exit.test] = Some(*vertex);
+                    }
+                    walk(body, Some(*vertex), out);
+                }
+            }
+        }
+    }
+    let mut out = vec![None; vertex_count];
+    walk(regions, None, &mut out);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{BasicBlock, ConditionVertex, ForLoop, PlainVertex};
+
+    fn plain(id: &str) -> PlainVertex {
+        PlainVertex {
+            vertex_id: id.into(),
+            ..PlainVertex::default()
+        }
+    }
+
+    fn edge(source: &str, target: &str, value: Option<i64>) -> ControlFlowEdge {
+        ControlFlowEdge {
+            edge_id: format!("{source}-{target}").into(),
+            source: source.into(),
+            target: target.into(),
+            has_condition_value: value.is_some(),
+            condition_value: value.unwrap_or(1),
+            ..ControlFlowEdge::default()
+        }
+    }
+
+    #[test]
+    fn a_branch_inside_a_loop_nests_and_every_vertex_knows_its_enclosing_construct() {
+        // 0 Entry, 1 ForLoop, 2 If, 3 and 4 the arms, 5 EndBranch,
+        // 6 EndLoop, 7 block after the loop, 8 Exit.
+        let block = |id: &str| {
+            ControlFlowVertex::BasicBlock(BasicBlock {
+                vertex_id: id.into(),
+                ..BasicBlock::default()
+            })
+        };
+        let vertices = vec![
+            ControlFlowVertex::Entry(plain("e")),
+            ControlFlowVertex::ForLoop(Box::new(ForLoop {
+                vertex_id: "l".into(),
+                ..ForLoop::default()
+            })),
+            ControlFlowVertex::If(ConditionVertex {
+                vertex_id: "i".into(),
+                ..ConditionVertex::default()
+            }),
+            block("t"),
+            block("f"),
+            ControlFlowVertex::EndBranch(plain("eb")),
+            ControlFlowVertex::EndLoop(plain("el")),
+            block("after"),
+            ControlFlowVertex::Exit(plain("x")),
+        ];
+        let edges = vec![
+            edge("e", "l", None),
+            edge("l", "i", Some(1)),
+            edge("l", "after", Some(0)),
+            edge("i", "t", Some(1)),
+            edge("i", "f", Some(0)),
+            edge("t", "eb", None),
+            edge("f", "eb", None),
+            edge("eb", "el", None),
+            edge("el", "l", None),
+            edge("after", "x", None),
+        ];
+        let regions = nest(&vertices, &edges).expect("nests");
+        let inside = enclosing(&regions, vertices.len());
+        assert_eq!(inside[1], None, "the loop is at the top level");
+        assert_eq!(inside[2], Some(1), "the branch is in the loop");
+        assert_eq!(inside[3], Some(2));
+        assert_eq!(inside[4], Some(2));
+        assert_eq!(inside[7], None);
+        // A second edge into an arm from outside the branch does not nest.
+        let mut tangled = edges.clone();
+        tangled[2] = edge("l", "t", Some(0));
+        assert_eq!(nest(&vertices, &tangled).err(), Some(NotNested));
+    }
 }
