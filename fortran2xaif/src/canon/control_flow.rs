@@ -333,9 +333,13 @@ impl Canon<'_> {
             ));
             return Ok(());
         }
-        // Lower to an if chain over a selector evaluated once.
+        // Lower to an if chain over a selector evaluated once. A character
+        // selector (`trim(scheme)`) is compared as it is in every arm: it
+        // is passive, `value` has already moved any user function call
+        // out of it, and a character temporary would need a length.
         let sel = match &sel {
             Expr::Name(..) => sel,
+            _ if sel_ty.cat == Cat::Char => sel,
             _ => {
                 let t = self.temp(sel_ty.cat, span)?;
                 out.push(stmt(

@@ -304,7 +304,10 @@ impl Canon<'_> {
                 format!("unsupported construct: intrinsic '{n}' on real data (no derivative rule)"),
             );
         }
-        let tmp = self.temp(t.cat, span)?;
+        let tmp = match (&t.cat, self.char_result_bound(&n, &e)) {
+            (Cat::Char, Some(len)) => self.char_temp(len, span),
+            _ => self.temp(t.cat, span)?,
+        };
         let text = format!("{tmp} = {}", unparse::expr(&e));
         out.push(stmt(
             StmtKind::Opaque {

@@ -51,6 +51,57 @@ impl Canon<'_> {
         Ok(n)
     }
 
+    /// A character temporary of length `len` (a specification expression
+    /// of the unit, e.g. `len(name)` of a dummy or of a local of constant
+    /// length): assigning a shorter value pads it with blanks, which
+    /// comparisons ignore.
+    pub(super) fn char_temp(&mut self, len: Expr, span: Span) -> String {
+        let unit = &mut self.prog.units[self.unit];
+        let n = unit.fresh_name("oad_t", &mut self.temps);
+        let mut sym = Symbol::new(
+            &n,
+            TypeSpec {
+                len: Some(len),
+                ..TypeSpec::new(BaseType::Character)
+            },
+            span,
+        );
+        sym.explicit_type = true;
+        sym.temp = true;
+        unit.add_symbol(sym);
+        n
+    }
+
+    /// For `trim`, `adjustl` and `adjustr` of a variable (or a substring or
+    /// element of one), whose result is never longer than the variable:
+    /// `len(variable)`, a length a temporary can be declared with.
+    pub(super) fn char_result_bound(&self, intrinsic: &str, call: &Expr) -> Option<Expr> {
+        if !matches!(intrinsic, "trim" | "adjustl" | "adjustr") {
+            return None;
+        }
+        let Expr::Apply { args, span, .. } = call else {
+            return None;
+        };
+        let base = match &args.first()?.value {
+            Expr::Name(b, _) | Expr::Apply { name: b, .. } => b.clone(),
+            _ => return None,
+        };
+        // A variable of the unit or its hosts and modules: `len` of it is
+        // a specification expression there.
+        matches!(
+            self.prog.resolve(self.unit, &base),
+            Some(crate::sema::Binding::Var { .. })
+        )
+        .then(|| Expr::Apply {
+            name: "len".to_string(),
+            args: vec![Arg {
+                keyword: None,
+                value: Expr::Name(base, *span),
+            }],
+            span: *span,
+        })
+    }
+
     /// The parts `t%re`, `t%im` of a `complex(8)` temporary (after its
     /// shape is set), so derivatives flow through it as through any
     /// complex variable (`complex_parts.rs`).

@@ -17,6 +17,7 @@ use xaif_schema::{BasicBlockElement, ControlFlowVertex};
 use super::UnitGen;
 use crate::canon::CanonSource;
 use crate::error::Result;
+use crate::template::Section;
 
 impl UnitGen<'_, '_> {
     /// The integer scalars restored (see the module comment), in order.
@@ -55,9 +56,30 @@ impl UnitGen<'_, '_> {
         out
     }
 
+    /// Whether the routine's adjoint section calls a subroutine (the
+    /// callees with an adjoint): the tape section pushes the scalars
+    /// exactly when the adjoint section pops them. A call without an
+    /// adjoint (a passive function's subroutine) is in the tape section
+    /// only, so the tape section's own calls cannot decide this.
+    fn adjoint_section_calls(&self, vertices: &[ControlFlowVertex]) -> bool {
+        let adjoint = self
+            .env
+            .index
+            .replacements_of_unit(&self.unit)
+            .and_then(|rl| {
+                rl.replacements
+                    .iter()
+                    .find(|r| Section::of_placeholder(&r.placeholder) == Section::Adjoint)
+            });
+        match adjoint {
+            Some(r) => has_calls(&r.vertices),
+            None => has_calls(vertices),
+        }
+    }
+
     /// Split mode, end of the tape section of a routine with calls.
     pub(crate) fn tape_passive_scalars(&mut self, vertices: &[ControlFlowVertex]) -> Result<()> {
-        if !self.sections_apart || !has_calls(vertices) {
+        if !self.sections_apart || !self.adjoint_section_calls(vertices) {
             return Ok(());
         }
         for n in self.passive_scalars() {
@@ -68,7 +90,7 @@ impl UnitGen<'_, '_> {
 
     /// Split mode, start of the adjoint section of a routine with calls.
     pub(crate) fn restore_passive_scalars(&mut self, vertices: &[ControlFlowVertex]) -> Result<()> {
-        if !self.sections_apart || !has_calls(vertices) {
+        if !self.sections_apart || !self.adjoint_section_calls(vertices) {
             return Ok(());
         }
         for n in self.passive_scalars().into_iter().rev() {
