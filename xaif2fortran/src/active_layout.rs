@@ -33,7 +33,7 @@
 //! work on the generated text of one unit, after code generation, so the
 //! rest of the back end keeps writing one layout.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use crate::fortran_text::{tokenize, Tok, TokKind};
 
@@ -78,6 +78,45 @@ pub enum Kept {
 pub struct Decision {
     pub split: BTreeSet<String>,
     pub kept: BTreeMap<String, Kept>,
+    /// The actual arguments the unit passes at the split positions of the
+    /// routines it calls (`split_interface.rs`).
+    pub actuals: Vec<Actual>,
+}
+
+/// An actual argument at a position where the callee's interface takes the
+/// split layout: `array` is the active array of this unit it names (whole,
+/// a section or an element), `None` when it names none.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Actual {
+    pub callee: String,
+    pub position: usize,
+    pub array: Option<String>,
+}
+
+/// What the program's routines agreed about their interfaces
+/// (`split_interface.rs`): the unit's own dummies taking the split layout
+/// (named in its first `header_len` lines), and per routine it may call
+/// (lower case), the positions (from 0) of its dummies that take two
+/// actuals.
+#[derive(Debug, Clone, Copy)]
+pub struct Interfaces<'a> {
+    pub dummies: &'a BTreeSet<String>,
+    pub header_len: usize,
+    pub callees: &'a HashMap<String, BTreeSet<usize>>,
+}
+
+impl Interfaces<'_> {
+    /// Every interface stays `type(active)`.
+    pub fn none() -> Interfaces<'static> {
+        static NO_DUMMIES: BTreeSet<String> = BTreeSet::new();
+        static NO_CALLEES: std::sync::OnceLock<HashMap<String, BTreeSet<usize>>> =
+            std::sync::OnceLock::new();
+        Interfaces {
+            dummies: &NO_DUMMIES,
+            header_len: 0,
+            callees: NO_CALLEES.get_or_init(HashMap::new),
+        }
+    }
 }
 
 /// The longest Fortran name.
@@ -281,6 +320,64 @@ impl<'a> Line<'a> {
         }
         None
     }
+    /// The arguments of the list opened at `open`: each one's first and
+    /// last token (`None`: the list does not close on this line, or an
+    /// argument is empty).
+    fn arguments(&self, open: usize) -> Option<Vec<(usize, usize)>> {
+        let close = self.close_of(open)?;
+        let mut args = Vec::new();
+        let (mut first, mut last) = (None, None);
+        let mut depth = 0usize;
+        for j in open + 1..close {
+            if !self.is_code(j) {
+                continue;
+            }
+            if self.toks[j].kind == TokKind::Punct {
+                match self.s(j) {
+                    "(" => depth += 1,
+                    ")" => depth -= 1,
+                    "," if depth == 0 => {
+                        args.push((first?, last?));
+                        (first, last) = (None, None);
+                        continue;
+                    }
+                    _ => {}
+                }
+            }
+            first.get_or_insert(j);
+            last = Some(j);
+        }
+        if first.is_some() || !args.is_empty() {
+            args.push((first?, last?));
+        }
+        Some(args)
+    }
+    /// The candidate an actual argument (tokens `first..=last`) names as a
+    /// whole, a section or an element: `h` or `h(s)` with no candidate in
+    /// `s`.
+    fn split_actual(
+        &self,
+        first: usize,
+        last: usize,
+        candidates: &HashSet<String>,
+    ) -> Option<String> {
+        let name = self.s(first).to_ascii_lowercase();
+        if self.toks[first].kind != TokKind::Ident || !candidates.contains(&name) {
+            return None;
+        }
+        if first == last {
+            return Some(name);
+        }
+        let open = self.next(first).filter(|&j| self.s(j) == "(")?;
+        if self.close_of(open) != Some(last) {
+            return None;
+        }
+        let inner_candidate = (open..last).any(|j| {
+            self.toks[j].kind == TokKind::Ident
+                && candidates.contains(&self.s(j).to_ascii_lowercase())
+        });
+        (!inner_candidate).then_some(name)
+    }
     /// The names of a bare identifier list `(a, b, c)` opened at `open`.
     fn bare_list(&self, open: usize) -> Option<(Vec<usize>, usize)> {
         let close = self.close_of(open)?;
@@ -324,7 +421,13 @@ struct Use {
 
 /// How the reference of candidate `name` at token `k` is written in the
 /// split layout (`None`: it cannot be).
-fn classify(line: &Line, k: usize, name: &str, candidates: &HashSet<String>) -> Option<Use> {
+fn classify(
+    line: &Line,
+    k: usize,
+    name: &str,
+    candidates: &HashSet<String>,
+    callees: &HashMap<String, BTreeSet<usize>>,
+) -> Option<Use> {
     let tok = line.toks[k];
     let name_edit = |to: String| Edit {
         start: tok.start,
@@ -467,7 +570,23 @@ fn classify(line: &Line, k: usize, name: &str, candidates: &HashSet<String>) -> 
                 partner: Some(partner.clone()),
             })
         }
-        _ => None,
+        // An actual argument where the callee takes the two parts.
+        _ => {
+            let call = callee.and_then(|c| line.prev(c));
+            let positions = callees.get(callee_name).filter(|_| line.is(call, "call"))?;
+            let args = line.arguments(open)?;
+            let p = args.iter().position(|&(first, _)| first == k)?;
+            let (first, last) = args[p];
+            if !positions.contains(&p) || line.split_actual(first, last, candidates)? != name {
+                return None;
+            }
+            let rest = &line.text[tok.end..line.toks[last].end];
+            simple(vec![Edit {
+                start: tok.start,
+                end: line.toks[last].end,
+                text: format!("{}{rest}, {}{rest}", value_name(name), deriv_name(name)),
+            }])
+        }
     }
 }
 
@@ -476,10 +595,68 @@ fn classify(line: &Line, k: usize, name: &str, candidates: &HashSet<String>) -> 
 /// header (dummies, function and result names); `has_internal` says the
 /// unit contains internal procedures.
 pub fn decide(lines: &[String], interface: &HashSet<String>, has_internal: bool) -> Decision {
-    decide_with_uses(lines, lines.len(), interface, has_internal).0
+    decide_with_uses(
+        lines,
+        lines.len(),
+        interface,
+        has_internal,
+        Interfaces::none(),
+    )
+    .0
+}
+
+/// [`decide`] where the unit's dummies `iface.dummies` may take the split
+/// layout and the routines it calls take two actuals at the positions
+/// `iface.callees` says; `body_at` as in [`apply_with`].
+pub fn decide_with(
+    lines: &[String],
+    body_at: usize,
+    interface: &HashSet<String>,
+    has_internal: bool,
+    iface: Interfaces,
+) -> Decision {
+    let body_at = first_executable(lines, body_at);
+    decide_with_uses(lines, body_at, interface, has_internal, iface).0
 }
 
 type LineUses = Vec<Vec<(String, Use)>>;
+
+/// The actuals a line passes at the split positions of the routines it
+/// calls (`call name(...)`); an argument list that does not close on the
+/// line gives no array at any split position.
+fn split_actuals(
+    line: &Line,
+    candidates: &HashSet<String>,
+    callees: &HashMap<String, BTreeSet<usize>>,
+) -> Vec<Actual> {
+    let mut out = Vec::new();
+    for k in 0..line.toks.len() {
+        if line.toks[k].kind != TokKind::Ident {
+            continue;
+        }
+        let callee = line.s(k).to_ascii_lowercase();
+        let Some(positions) = callees.get(&callee) else {
+            continue;
+        };
+        let open = line.next(k).filter(|&j| line.s(j) == "(");
+        if !line.is(line.prev(k), "call") || open.is_none() {
+            continue;
+        }
+        let args = open.and_then(|o| line.arguments(o));
+        for &p in positions {
+            let array = args
+                .as_ref()
+                .and_then(|a| a.get(p))
+                .and_then(|&(first, last)| line.split_actual(first, last, candidates));
+            out.push(Actual {
+                callee: callee.clone(),
+                position: p,
+                array,
+            });
+        }
+    }
+    out
+}
 
 /// [`decide`], with the references' rewrites; declarations at or after
 /// `body_at` (inside the executable part: a `block` construct's) are
@@ -489,6 +666,7 @@ fn decide_with_uses(
     body_at: usize,
     interface: &HashSet<String>,
     has_internal: bool,
+    iface: Interfaces,
 ) -> (Decision, LineUses, BTreeMap<usize, ActiveDecl>) {
     let mut decision = Decision::default();
     let mut decls: BTreeMap<usize, ActiveDecl> = BTreeMap::new();
@@ -501,7 +679,7 @@ fn decide_with_uses(
                         name,
                         Kept::Declaration("declared in the executable part".into()),
                     );
-                } else if interface.contains(&name) {
+                } else if interface.contains(&name) && !iface.dummies.contains(&name) {
                     decision.kept.insert(name, Kept::Interface);
                 } else if has_internal {
                     decision.kept.insert(name, Kept::HostOfInternal);
@@ -524,6 +702,34 @@ fn decide_with_uses(
     for (i, l) in lines.iter().enumerate() {
         let mut here = Vec::new();
         let line = Line::new(l);
+        if i < iface.header_len {
+            // The header names a split dummy: it takes both parts.
+            for k in 0..line.toks.len() {
+                let name = line.s(k).to_ascii_lowercase();
+                if line.toks[k].kind == TokKind::Ident
+                    && candidates.contains(&name)
+                    && iface.dummies.contains(&name)
+                {
+                    let tok = line.toks[k];
+                    let edit = Edit {
+                        start: tok.start,
+                        end: tok.end,
+                        text: format!("{}, {}", value_name(&name), deriv_name(&name)),
+                    };
+                    let u = Use {
+                        edits: vec![edit],
+                        after: Vec::new(),
+                        partner: None,
+                    };
+                    here.push((name, u));
+                }
+            }
+            uses.push(here);
+            continue;
+        }
+        decision
+            .actuals
+            .extend(split_actuals(&line, &candidates, iface.callees));
         // On a declaration line, the declared name itself is rewritten
         // with the declaration; another candidate in its bounds is not.
         let mut declared = decls.get(&i).map(|d| d.name.as_str().to_ascii_lowercase());
@@ -558,7 +764,7 @@ fn decide_with_uses(
                     .or_insert_with(|| Kept::WholeReference(l.trim().to_string()));
                 continue;
             }
-            match classify(&line, k, &name, &candidates) {
+            match classify(&line, k, &name, &candidates, iface.callees) {
                 Some(u) => here.push((name, u)),
                 None => {
                     kept.entry(name)
@@ -633,8 +839,21 @@ pub fn apply(
     interface: &HashSet<String>,
     has_internal: bool,
 ) -> Decision {
+    apply_with(lines, body_at, interface, has_internal, Interfaces::none())
+}
+
+/// [`apply`] with split dummies and calls passing two actuals where
+/// `iface` says (`split_interface.rs`). A split dummy's derivative part
+/// comes from the caller: it is not zeroed at entry.
+pub fn apply_with(
+    lines: &mut Vec<String>,
+    body_at: usize,
+    interface: &HashSet<String>,
+    has_internal: bool,
+    iface: Interfaces,
+) -> Decision {
     let body_at = first_executable(lines, body_at);
-    let (decision, uses, decls) = decide_with_uses(lines, body_at, interface, has_internal);
+    let (decision, uses, decls) = decide_with_uses(lines, body_at, interface, has_internal, iface);
     if decision.split.is_empty() {
         return decision;
     }
@@ -660,7 +879,11 @@ pub fn apply(
                 deriv_name(&d.name),
                 d.shape
             ));
-            if !d.allocatable {
+            if !d.allocatable
+                && !iface
+                    .dummies
+                    .contains(&d.name.as_str().to_ascii_lowercase())
+            {
                 zero_at_entry.push(deriv_name(&d.name));
             }
             continue;
@@ -719,7 +942,7 @@ fn apply_named(lines: &mut [String], split: &BTreeSet<String>) {
             if !set.contains(&name) || line.prev(k).is_some_and(|p| line.s(p) == "%") {
                 continue;
             }
-            if let Some(u) = classify(&line, k, &name, &set) {
+            if let Some(u) = classify(&line, k, &name, &set, &HashMap::new()) {
                 edits.extend(u.edits);
             }
         }
