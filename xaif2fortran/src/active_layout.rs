@@ -37,12 +37,17 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use crate::fortran_text::{tokenize, Tok, TokKind};
 
-/// `--active-layout`: whether active local arrays may be split.
+/// `--active-layout`: whether active local arrays, and dummies
+/// (`split_interface.rs`), may be split.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ActiveLayout {
     /// Every active variable is `type(active)`.
     Aos,
-    /// Active local arrays get two `real(8)` arrays where allowed.
+    /// Active local arrays get two `real(8)` arrays where allowed;
+    /// dummies stay `type(active)`.
+    Locals,
+    /// Active local arrays and the dummies of routines whose every call
+    /// the back end rewrites get two `real(8)` arrays where allowed.
     #[default]
     Split,
 }
@@ -51,6 +56,7 @@ impl ActiveLayout {
     pub fn from_name(name: &str) -> Option<ActiveLayout> {
         match name {
             "aos" => Some(ActiveLayout::Aos),
+            "locals" => Some(ActiveLayout::Locals),
             "split" => Some(ActiveLayout::Split),
             _ => None,
         }

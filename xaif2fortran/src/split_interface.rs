@@ -266,8 +266,8 @@ fn decide_plan(program: &[String], units: &[UnitText], texts: &[Unit]) -> Plan {
 /// Rewrites the units `units` of the program's lines (`program`, lines
 /// carrying their origins) to the split layout of their active local
 /// arrays and of the dummies the plan splits, with the calls passing both
-/// parts. Returns the plan.
-pub fn apply(program: &mut Vec<String>, units: &[UnitText]) -> Plan {
+/// parts (`dummies`: else only the locals). Returns the plan.
+pub fn apply(program: &mut Vec<String>, units: &[UnitText], dummies: bool) -> Plan {
     let texts: Vec<Unit> = units
         .iter()
         .map(|u| {
@@ -297,7 +297,11 @@ pub fn apply(program: &mut Vec<String>, units: &[UnitText]) -> Plan {
             }
         })
         .collect();
-    let plan = decide_plan(program, units, &texts);
+    let plan = if dummies {
+        decide_plan(program, units, &texts)
+    } else {
+        Plan::new()
+    };
     // From the last unit back, so that the earlier ones keep their place.
     let mut order: Vec<usize> = (0..units.len()).collect();
     order.sort_by_key(|&u| std::cmp::Reverse(units[u].start));

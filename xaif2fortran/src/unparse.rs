@@ -196,7 +196,7 @@ pub fn unparse_program(
     let mut pending_clone: Option<Vec<(Vec<String>, usize, String)>> = None;
     // The units the split layout rewrites (`split_interface.rs`), once the
     // whole program is there.
-    let split_on = layout == ActiveLayout::Split && mode != Mode::VectorTangent;
+    let split_on = layout != ActiveLayout::Aos && mode != Mode::VectorTangent;
     let mut layout_units: Vec<crate::split_interface::UnitText> = Vec::new();
     for item in &canon.items {
         match item {
@@ -455,7 +455,8 @@ pub fn unparse_program(
             }
         }
     }
-    crate::split_interface::apply(&mut out, &layout_units);
+    let split_dummies = layout == ActiveLayout::Split;
+    crate::split_interface::apply(&mut out, &layout_units, split_dummies);
     Ok(crate::line_origins::assemble(out))
 }
 

@@ -45,7 +45,7 @@ fn dummies_taking_split_locals_split_and_calls_pass_both_parts() {
         "  u%v = x%v\n  call lap(u, k(:, 2), l)\n  y%v = l(2)%v",
     );
     let (mut p, ranges) = program(&[LAP, head], &[]);
-    let plan = apply(&mut p, &ranges);
+    let plan = apply(&mut p, &ranges, true);
     assert_eq!(positions(&plan, "lap"), vec![0, 1, 2]);
     // The top-level routine is called by the driver only: never split.
     assert!(!plan.contains_key("head"));
@@ -71,7 +71,7 @@ fn an_actual_that_is_no_split_array_keeps_its_position_and_only_it() {
         "  u%v = x%v\n  call lap(u, f%c, l)\n  x%v = l%v",
     );
     let (mut p, ranges) = program(&[LAP, head], &[]);
-    let plan = apply(&mut p, &ranges);
+    let plan = apply(&mut p, &ranges, true);
     assert_eq!(positions(&plan, "lap"), vec![0, 2]);
     let text = p.join("\n");
     assert!(text.contains("subroutine lap(oad_v_u, oad_d_u, k, oad_v_l, oad_d_l)"));
@@ -95,7 +95,7 @@ fn a_kept_array_propagates_down_the_call_tree() {
         "  u%v = x%v\n  call mid(u)\n  call save_state(u)\n  x%v = u%v",
     );
     let (mut p, ranges) = program(&[LAP, mid, head], &[]);
-    let plan = apply(&mut p, &ranges);
+    let plan = apply(&mut p, &ranges, true);
     assert!(!plan.contains_key("mid"));
     assert_eq!(positions(&plan, "lap"), vec![1, 2]);
     let text = p.join("\n");
@@ -116,7 +116,7 @@ fn a_dummy_the_callee_names_whole_stays_and_so_does_the_callers_array() {
         "  a%v = x%v\n  call keep(a, b)\n  x%v = b%v",
     );
     let (mut p, ranges) = program(&[keep, head], &[]);
-    let plan = apply(&mut p, &ranges);
+    let plan = apply(&mut p, &ranges, true);
     assert_eq!(positions(&plan, "keep"), vec![1]);
     let text = p.join("\n");
     assert!(text.contains("call keep(a, oad_v_b, oad_d_b)"));
@@ -132,11 +132,11 @@ fn routines_named_other_than_by_a_plain_call_keep_their_interface() {
     );
     // A keyword argument.
     let (mut p, ranges) = program(&[LAP, head], &[]);
-    assert!(apply(&mut p, &ranges).is_empty());
+    assert!(apply(&mut p, &ranges, true).is_empty());
     // A procedure argument, outside the rewritten units.
     let head2 = (head.0, head.1, "  call lap(u, k, l)\n  x%v = l%v");
     let (mut p, ranges) = program(&[LAP, head2], &["  call apply_op(lap, y)"]);
-    assert!(apply(&mut p, &ranges).is_empty());
+    assert!(apply(&mut p, &ranges, true).is_empty());
     // An interface body naming it (a second header), a call that does
     // not close on its line, a call with fewer actuals.
     for extra in [
@@ -147,7 +147,7 @@ fn routines_named_other_than_by_a_plain_call_keep_their_interface() {
     ] {
         let (mut p, mut ranges) = program(&[LAP, head2], &[extra]);
         ranges[1].end = p.len();
-        assert!(apply(&mut p, &ranges).is_empty(), "{extra}");
+        assert!(apply(&mut p, &ranges, true).is_empty(), "{extra}");
     }
     // `public`, `use, only:` and `end subroutine lap` are no uses.
     let (mut p, ranges) = program(
@@ -158,7 +158,10 @@ fn routines_named_other_than_by_a_plain_call_keep_their_interface() {
             "end subroutine lap",
         ],
     );
-    assert_eq!(positions(&apply(&mut p, &ranges), "lap"), vec![0, 1, 2]);
+    assert_eq!(
+        positions(&apply(&mut p, &ranges, true), "lap"),
+        vec![0, 1, 2]
+    );
 }
 
 #[test]
@@ -169,7 +172,19 @@ fn two_routines_of_one_name_keep_their_interfaces() {
         "  call lap(u, k, l)\n  x%v = l%v",
     );
     let (mut p, ranges) = program(&[LAP, LAP, head], &[]);
-    assert!(apply(&mut p, &ranges).is_empty());
+    assert!(apply(&mut p, &ranges, true).is_empty());
+}
+
+#[test]
+fn locals_only_keeps_every_interface() {
+    let head = (
+        "subroutine head(x)",
+        "  type(active) :: x(n)\n  type(active) :: u(n)\n  type(active) :: k(n)\n  type(active) :: l(n)",
+        "  call lap(u, k, l)\n  x%v = l%v",
+    );
+    let (mut p, ranges) = program(&[LAP, head], &[]);
+    assert!(apply(&mut p, &ranges, false).is_empty());
+    assert!(p.join("\n").contains("call lap(u, k, l)"));
 }
 
 #[test]
