@@ -9,7 +9,8 @@
 //! arrays"). It is an internal matter of one routine, so it is only taken
 //! where nothing outside the routine sees the array: a local of the unit
 //! (not a dummy, function result, module or common variable; not a
-//! pointer or target; no initial value; `save` only with `allocatable`),
+//! pointer or target; no initial value; not in a unit with a bare `save`
+//! statement),
 //! in a unit without internal procedures (which would see it by host
 //! association), whose every reference in the generated unit has a
 //! spelling in the split layout:
@@ -29,7 +30,9 @@
 //! array in the AoS layout, and so does the partner of a `move_alloc`
 //! that stays AoS. The derivative part of a non-allocatable array is
 //! zeroed where the unit's executable part starts, as `type(active)`'s
-//! default initialisation did (`d = 0`). The decision and the rewriting
+//! default initialisation did (`d = 0`); of a `save`d one by its
+//! declaration (`oad_d_h(n) = 0`: once, as the default initialisation of
+//! a saved variable is). The decision and the rewriting
 //! work on the generated text of one unit, after code generation, so the
 //! rest of the back end keeps writing one layout.
 
@@ -147,6 +150,8 @@ struct ActiveDecl {
     attrs: Vec<String>,
     shape: String,
     allocatable: bool,
+    /// `save` without `allocatable`: the derivative is initialised once.
+    saved: bool,
 }
 
 /// A `type(active)` declaration line: the declared array, or why it cannot
@@ -188,7 +193,7 @@ fn active_decl(line: &str) -> Option<Result<ActiveDecl, (String, Kept)>> {
     }
     let allocatable = attrs.iter().any(|a| a == "allocatable");
     for a in &attrs {
-        let ok = a == "allocatable" || a.starts_with("dimension") || (a == "save" && allocatable);
+        let ok = a == "allocatable" || a.starts_with("dimension") || a == "save";
         if !ok {
             return kept(&format!("attribute '{a}'"));
         }
@@ -221,6 +226,7 @@ fn active_decl(line: &str) -> Option<Result<ActiveDecl, (String, Kept)>> {
             original_shape
         },
         allocatable,
+        saved: !allocatable && attrs.iter().any(|a| a == "save"),
     }))
 }
 
@@ -676,6 +682,13 @@ fn decide_with_uses(
 ) -> (Decision, LineUses, BTreeMap<usize, ActiveDecl>) {
     let mut decision = Decision::default();
     let mut decls: BTreeMap<usize, ActiveDecl> = BTreeMap::new();
+    // A bare `save` saves every local: their derivatives must persist
+    // between calls, which zeroing at entry would not repeat.
+    let saves_all = lines[..body_at.min(lines.len())].iter().any(|l| {
+        crate::fortran_text::code_part(l)
+            .trim()
+            .eq_ignore_ascii_case("save")
+    });
     for (i, l) in lines.iter().enumerate() {
         match active_decl(l) {
             Some(Ok(d)) => {
@@ -689,6 +702,11 @@ fn decide_with_uses(
                     decision.kept.insert(name, Kept::Interface);
                 } else if has_internal {
                     decision.kept.insert(name, Kept::HostOfInternal);
+                } else if saves_all && !d.allocatable {
+                    decision.kept.insert(
+                        name,
+                        Kept::Declaration("a `save` statement saves it".into()),
+                    );
                 } else {
                     decls.insert(i, d);
                 }
@@ -878,18 +896,19 @@ pub fn apply_with(
         {
             let indent = &l[..l.len() - l.trim_start().len()];
             let attrs: String = d.attrs.iter().map(|a| format!(", {a}")).collect();
+            // A saved array's derivative starts at 0 once, not per call.
+            let init = if d.saved { " = 0.0d0" } else { "" };
             out.push(format!(
-                "{indent}real(8){attrs} :: {}{}, {}{}",
+                "{indent}real(8){attrs} :: {}{}, {}{}{init}",
                 value_name(&d.name),
                 d.shape,
                 deriv_name(&d.name),
                 d.shape
             ));
-            if !d.allocatable
-                && !iface
-                    .dummies
-                    .contains(&d.name.as_str().to_ascii_lowercase())
-            {
+            let dummy = iface
+                .dummies
+                .contains(&d.name.as_str().to_ascii_lowercase());
+            if !d.allocatable && !d.saved && !dummy {
                 zero_at_entry.push(deriv_name(&d.name));
             }
             continue;

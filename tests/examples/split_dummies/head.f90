@@ -3,7 +3,8 @@
 ! each column by a flux routine taking the column as a section, a
 ! Gauss-Seidel relaxation over one column passed as its first element
 ! (sequence association), a source read from a derived-type component, and
-! column weights in an allocatable work array the callee allocates.
+! column weights in an allocatable work array the callee allocates. The
+! field and the diffusivities are `save`d (kept off the stack).
 module channel
   implicit none
   integer, parameter :: nx = 9, ny = 5
@@ -67,7 +68,8 @@ contains
     double precision, intent(inout) :: c(nx, ny)
     type(forcing), intent(in) :: frc
     double precision, intent(in) :: vel, dt
-    double precision :: kap(nx, ny), l(nx, ny), f(nx)
+    double precision, save :: kap(nx, ny)
+    double precision :: l(nx, ny), f(nx)
     double precision, allocatable :: w(:)
     integer :: j
     kap = 0.2d0 * (1.0d0 + 0.5d0 * c**2)
@@ -92,7 +94,7 @@ subroutine head(x, y)
   implicit none
   double precision, intent(in) :: x(4)
   double precision, intent(out) :: y(3)
-  double precision :: c(nx, ny)
+  double precision, save :: c(nx, ny)
   type(forcing) :: frc
   integer :: i, j, t
   !$openad INDEPENDENT(x)
