@@ -1,7 +1,8 @@
 //! The split layout of active local arrays (back end `active_layout.rs`):
 //! which arrays of the corpus example `active_layout_mixed` get two
 //! `real(8)` arrays and which stay `type(active)`, per mode and with
-//! `--active-layout aos`. The derivatives themselves are checked by the
+//! `--active-layout aos|locals`; across calls (`split_interface.rs`): the
+//! dummy of `advance` and the array head passes to it. The derivatives themselves are checked by the
 //! corpus (finite differences and the dot-product test, every mode).
 
 use std::process::Command;
@@ -28,22 +29,25 @@ fn generated(mode: &str, extra: &[&str]) -> String {
     std::fs::read_to_string(out.join("head.oad.f90")).unwrap()
 }
 
-const SPLIT: [&str; 5] = [
+const SPLIT: [&str; 8] = [
     "real(8) :: oad_v_tmp(size(a)), oad_d_tmp(size(a))",
     "real(8), allocatable :: oad_v_flux(:), oad_d_flux(:)",
     "real(8) :: oad_v_grad(n, 2), oad_d_grad(n, 2)",
     "real(8), allocatable :: oad_v_hist(:), oad_d_hist(:)",
     "real(8) :: oad_v_lap(n), oad_d_lap(n)",
+    // Across the call: advance's dummy, head's allocatable passed to it.
+    "subroutine advance(oad_v_u, oad_d_u, c, dt)",
+    "real(8) :: oad_v_u(n), oad_d_u(n)",
+    "real(8), allocatable :: oad_v_u(:), oad_d_u(:)",
 ];
 
-/// Passed to a call, a module variable, dummies.
-const KEPT: [&str; 6] = [
+/// Passed to a call whose dummy stays (relax's `a` bounds a local's
+/// declaration), a module variable, that dummy.
+const KEPT: [&str; 4] = [
     "type(active) :: work(0:n + 1)",
     "type(active) :: s(n)",
     "type(active) :: eta(n)",
     "type(active) :: a(:)",
-    "type(active) :: u(n)",
-    "type(active), allocatable :: u(:)",
 ];
 
 #[test]
@@ -66,5 +70,18 @@ fn vector_mode_and_the_aos_switch_keep_type_active() {
             text.contains("type(active), allocatable :: flux(:)"),
             "-m {mode} {extra:?}"
         );
+    }
+}
+
+#[test]
+fn the_locals_switch_keeps_every_dummy_type_active() {
+    let text = generated("rs", &["--active-layout", "locals"]);
+    for want in [
+        "subroutine advance(u, c, dt)",
+        "type(active) :: u(n)",
+        "type(active), allocatable :: u(:)",
+        "real(8) :: oad_v_lap(n), oad_d_lap(n)",
+    ] {
+        assert!(text.contains(want), "no `{want}`");
     }
 }
