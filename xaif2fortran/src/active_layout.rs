@@ -784,8 +784,19 @@ fn decide_with_uses(
                 continue;
             }
             if decls.contains_key(&i) {
-                kept.entry(name)
-                    .or_insert_with(|| Kept::WholeReference(l.trim().to_string()));
+                // Another candidate in a declared array's bounds: an
+                // inquiry (`tmp(size(a))`) is re-spelled in the rebuilt
+                // declaration by the second round (`apply_named`).
+                let inquiry = line
+                    .enclosing_open(k)
+                    .and_then(|o| line.prev(o))
+                    .is_some_and(|c| INQUIRIES.contains(&line.s(c).to_ascii_lowercase().as_str()));
+                let spelled =
+                    inquiry && classify(&line, k, &name, &candidates, iface.callees).is_some();
+                if !spelled {
+                    kept.entry(name)
+                        .or_insert_with(|| Kept::WholeReference(l.trim().to_string()));
+                }
                 continue;
             }
             match classify(&line, k, &name, &candidates, iface.callees) {

@@ -235,3 +235,24 @@ fn saved_arrays_are_initialised_once_and_a_save_statement_keeps_them() {
         Some(&Kept::Declaration("a `save` statement saves it".into()))
     );
 }
+
+#[test]
+fn an_inquiry_in_another_arrays_bounds_is_respelled() {
+    let unit = "subroutine s()\n  type(active) :: a(4)\n  type(active) :: t(size(a))\n  t(1)%v = a(2)%v\nend subroutine s";
+    let mut l = lines(unit);
+    let d = apply(&mut l, 1, &names(&["s"]), false);
+    assert!(d.split.contains("a") && d.split.contains("t"), "{d:?}");
+    assert_eq!(
+        l[2],
+        "  real(8) :: oad_v_t(size(oad_v_a)), oad_d_t(size(oad_v_a))"
+    );
+    // A value in the bounds is no inquiry: `a` stays.
+    let unit = unit.replace("t(size(a))", "t(int(a(1)%v))");
+    let d = decide(&lines(&unit), &names(&["s"]), false);
+    assert_eq!(
+        d.kept.get("a"),
+        Some(&Kept::WholeReference(
+            "type(active) :: t(int(a(1)%v))".into()
+        ))
+    );
+}
