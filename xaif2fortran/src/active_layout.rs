@@ -145,18 +145,18 @@ fn deriv_name(n: &str) -> String {
 
 /// A declaration `type(active)[, attrs] :: name[(shape)]`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct ActiveDecl {
-    name: String,
-    attrs: Vec<String>,
-    shape: String,
-    allocatable: bool,
+pub(crate) struct ActiveDecl {
+    pub(crate) name: String,
+    pub(crate) attrs: Vec<String>,
+    pub(crate) shape: String,
+    pub(crate) allocatable: bool,
     /// `save` without `allocatable`: the derivative is initialised once.
     saved: bool,
 }
 
 /// A `type(active)` declaration line: the declared array, or why it cannot
 /// be split (`None`: not a `type(active)` declaration, or a scalar).
-fn active_decl(line: &str) -> Option<Result<ActiveDecl, (String, Kept)>> {
+pub(crate) fn active_decl(line: &str) -> Option<Result<ActiveDecl, (String, Kept)>> {
     let code = crate::fortran_text::code_part(line).trim();
     let lower = code.to_ascii_lowercase();
     let rest = lower.strip_prefix("type")?.trim_start();

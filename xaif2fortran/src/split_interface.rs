@@ -30,6 +30,8 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
+pub use wrappers::SUFFIX;
+
 use crate::active_layout::{apply_with, decide_with, Interfaces};
 use crate::fortran_text::{tokenize, TokKind};
 
@@ -213,6 +215,36 @@ fn eligible(program: &[String], units: &[UnitText], texts: &[Unit]) -> Plan {
         .collect()
 }
 
+/// Keeps in the plan what a wrapper under the user's name can reach
+/// (`wrappers.rs`): a user's routine that can be renamed and whose `end`
+/// line follows its unit, at the positions whose `type(active)` dummy can
+/// pass `u%v` (not allocatable, not assumed-size).
+fn keep_wrappable(plan: &mut Plan, program: &[String], units: &[UnitText], texts: &[Unit]) {
+    for (u, t) in texts.iter().enumerate() {
+        let Some((name, dummies)) = &t.routine else {
+            continue;
+        };
+        let Some(ps) = plan.get_mut(name) else {
+            continue;
+        };
+        if !wrappers::is_users(name) {
+            continue;
+        }
+        let ends = program.get(units[u].end).is_some_and(|l| {
+            let code = crate::fortran_text::code_part(l)
+                .trim()
+                .to_ascii_lowercase();
+            code == "end" || code.starts_with("end subroutine") || code.starts_with("endsubroutine")
+        });
+        if !ends || !wrappers::renamable(name, program) {
+            ps.clear();
+        }
+        let spec = &t.lines[t.header_len.min(t.body_at)..t.body_at];
+        ps.retain(|&p| dummies.get(p).is_some_and(|d| wrappers::passable(spec, d)));
+    }
+    plan.retain(|_, ps| !ps.is_empty());
+}
+
 /// The dummies of `routine` at the positions the plan splits.
 fn planned_dummies(plan: &Plan, routine: &Option<(String, Vec<String>)>) -> BTreeSet<String> {
     let Some((name, dummies)) = routine else {
@@ -227,6 +259,7 @@ fn planned_dummies(plan: &Plan, routine: &Option<(String, Vec<String>)>) -> BTre
 /// split layout (the fixed point described in the module's comment).
 fn decide_plan(program: &[String], units: &[UnitText], texts: &[Unit]) -> Plan {
     let mut plan = eligible(program, units, texts);
+    keep_wrappable(&mut plan, program, units, texts);
     loop {
         let mut removed: Vec<(String, usize)> = Vec::new();
         for t in texts {
@@ -302,6 +335,20 @@ pub fn apply(program: &mut Vec<String>, units: &[UnitText], dummies: bool) -> Pl
     } else {
         Plan::new()
     };
+    // The user's interface of each renamed routine, from its AoS text.
+    let wrapped: Vec<(String, Vec<String>)> = texts
+        .iter()
+        .filter_map(|t| {
+            let (name, dummies) = t.routine.as_ref()?;
+            let split = plan.get(name).filter(|_| wrappers::is_users(name))?;
+            let spec = &t.lines[t.header_len.min(t.body_at)..t.body_at];
+            let header = &t.lines[..t.header_len.min(t.body_at)];
+            Some((
+                name.clone(),
+                wrappers::wrapper(header, spec, name, dummies, split),
+            ))
+        })
+        .collect();
     // From the last unit back, so that the earlier ones keep their place.
     let mut order: Vec<usize> = (0..units.len()).collect();
     order.sort_by_key(|&u| std::cmp::Reverse(units[u].start));
@@ -323,8 +370,39 @@ pub fn apply(program: &mut Vec<String>, units: &[UnitText], dummies: bool) -> Pl
             .map(crate::line_origins::origin_from_comment);
         program.splice(units[u].start..units[u].end, rewritten);
     }
+    if !wrapped.is_empty() {
+        add_wrappers(program, wrapped);
+    }
     plan
+}
+
+/// Renames the split routines `NAME_oad_s` throughout the program and puts
+/// each one's wrapper (`wrappers.rs`) right after it.
+fn add_wrappers(program: &mut Vec<String>, wrapped: Vec<(String, Vec<String>)>) {
+    let mut lines: Vec<String> = std::mem::take(program)
+        .into_iter()
+        .map(crate::line_origins::origin_as_comment)
+        .collect();
+    let renamed: HashSet<String> = wrapped.iter().map(|(n, _)| n.clone()).collect();
+    wrappers::rename(&mut lines, &renamed);
+    let mut at: Vec<(usize, Vec<String>)> = wrapped
+        .into_iter()
+        .map(|(name, w)| {
+            // The plan checked the `end` line; the rename keeps it.
+            let end = wrappers::end_of(&lines, &name).unwrap_or(lines.len() - 1);
+            (end + 1, w)
+        })
+        .collect();
+    at.sort_by_key(|(i, _)| std::cmp::Reverse(*i));
+    for (i, w) in at {
+        lines.splice(i..i, w);
+    }
+    *program = lines
+        .into_iter()
+        .map(crate::line_origins::origin_from_comment)
+        .collect();
 }
 
 #[cfg(test)]
 mod tests;
+mod wrappers;

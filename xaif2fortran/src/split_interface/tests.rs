@@ -50,16 +50,72 @@ fn dummies_taking_split_locals_split_and_calls_pass_both_parts() {
     // The top-level routine is called by the driver only: never split.
     assert!(!plan.contains_key("head"));
     let text = p.join("\n");
-    assert!(text.contains("subroutine lap(oad_v_u, oad_d_u, oad_v_k, oad_d_k, oad_v_l, oad_d_l)"));
     assert!(
-        text.contains("call lap(oad_v_u, oad_d_u, oad_v_k(:, 2), oad_d_k(:, 2), oad_v_l, oad_d_l)")
+        text.contains("subroutine lap_oad_s(oad_v_u, oad_d_u, oad_v_k, oad_d_k, oad_v_l, oad_d_l)")
     );
+    assert!(text.contains(
+        "call lap_oad_s(oad_v_u, oad_d_u, oad_v_k(:, 2), oad_d_k(:, 2), oad_v_l, oad_d_l)"
+    ));
     assert!(text.contains("real(8) :: oad_v_u(n), oad_d_u(n)"));
     // The caller's locals are zeroed at entry, the callee's dummies not:
     // their derivatives come from the caller.
     assert!(text.contains("  oad_d_u = 0\n  oad_d_k = 0\n  oad_d_l = 0\n  oad_v_u = x%v"));
     let lap_text: String = p[..8].join("\n");
     assert!(!lap_text.contains("= 0\n"), "{lap_text}");
+    // The user's interface stays, right after the split routine: the AoS
+    // declarations of the dummies (not the local `i`) and one call.
+    assert!(
+        text.contains(
+            "end subroutine\nsubroutine lap(u, k, l)\n  type(active) :: u(n)\n  \
+         type(active) :: k(n)\n  type(active) :: l(n)\n  \
+         call lap_oad_s(u%v, u%d, k%v, k%d, l%v, l%d)\nend subroutine lap\n"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn what_a_wrapper_cannot_pass_as_u_v_stays_type_active() {
+    // An allocatable and an assumed-size dummy: `u%v` is no actual for
+    // their split parts.
+    let callee = (
+        "subroutine fill(a, b, c)",
+        "  type(active), allocatable :: a(:)\n  type(active) :: b(*)\n  type(active) :: c(n)",
+        "  allocate(a(n))\n  a%v = c%v\n  b(1)%v = c(1)%v",
+    );
+    let head = (
+        "subroutine head(x)",
+        "  type(active) :: x(n)\n  type(active), allocatable :: a(:)\n  type(active) :: b(n)\n  type(active) :: c(n)",
+        "  c%v = x%v\n  call fill(a, b, c)\n  x%v = a%v + b%v",
+    );
+    let (mut p, ranges) = program(&[callee, head], &[]);
+    let plan = apply(&mut p, &ranges, true);
+    assert_eq!(positions(&plan, "fill"), vec![2]);
+    let text = p.join("\n");
+    assert!(
+        text.contains("call fill_oad_s(a, b, oad_v_c, oad_d_c)"),
+        "{text}"
+    );
+    assert!(text.contains("  call fill_oad_s(a, b, c%v, c%d)\nend subroutine fill"));
+}
+
+#[test]
+fn use_and_public_lists_name_both_and_a_taken_name_keeps_the_interface() {
+    let head = (
+        "subroutine head(x)",
+        "  use lapmod, only: lap\n  type(active) :: x(n)\n  type(active) :: u(n)\n  type(active) :: k(n)\n  type(active) :: l(n)",
+        "  u%v = x%v\n  call lap(u, k, l)\n  x%v = l%v",
+    );
+    let (mut p, ranges) = program(&[LAP, head], &["public :: lap"]);
+    apply(&mut p, &ranges, true);
+    let text = p.join("\n");
+    assert!(text.contains("use lapmod, only: lap, lap_oad_s"), "{text}");
+    assert!(text.contains("public :: lap, lap_oad_s"), "{text}");
+    // `lap_oad_s` is already a name of the program: no rename, no split.
+    let (mut p, ranges) = program(&[LAP, head], &["! see lap_oad_s", "integer :: lap_oad_s"]);
+    let plan = apply(&mut p, &ranges, true);
+    assert!(!plan.contains_key("lap"));
+    assert!(p.join("\n").contains("call lap(u, k, l)"));
 }
 
 #[test]
@@ -74,8 +130,8 @@ fn an_actual_that_is_no_split_array_keeps_its_position_and_only_it() {
     let plan = apply(&mut p, &ranges, true);
     assert_eq!(positions(&plan, "lap"), vec![0, 2]);
     let text = p.join("\n");
-    assert!(text.contains("subroutine lap(oad_v_u, oad_d_u, k, oad_v_l, oad_d_l)"));
-    assert!(text.contains("call lap(oad_v_u, oad_d_u, f%c, oad_v_l, oad_d_l)"));
+    assert!(text.contains("subroutine lap_oad_s(oad_v_u, oad_d_u, k, oad_v_l, oad_d_l)"));
+    assert!(text.contains("call lap_oad_s(oad_v_u, oad_d_u, f%c, oad_v_l, oad_d_l)"));
     assert!(text.contains("  type(active) :: k(n)"));
 }
 
@@ -99,7 +155,7 @@ fn a_kept_array_propagates_down_the_call_tree() {
     assert!(!plan.contains_key("mid"));
     assert_eq!(positions(&plan, "lap"), vec![1, 2]);
     let text = p.join("\n");
-    assert!(text.contains("call lap(w, oad_v_k, oad_d_k, oad_v_l, oad_d_l)"));
+    assert!(text.contains("call lap_oad_s(w, oad_v_k, oad_d_k, oad_v_l, oad_d_l)"));
     assert!(text.contains("subroutine mid(w)"));
 }
 
@@ -119,7 +175,7 @@ fn a_dummy_the_callee_names_whole_stays_and_so_does_the_callers_array() {
     let plan = apply(&mut p, &ranges, true);
     assert_eq!(positions(&plan, "keep"), vec![1]);
     let text = p.join("\n");
-    assert!(text.contains("call keep(a, oad_v_b, oad_d_b)"));
+    assert!(text.contains("call keep_oad_s(a, oad_v_b, oad_d_b)"));
     assert!(text.contains("  type(active) :: a(n)"));
 }
 
