@@ -38,8 +38,16 @@ fn joint_code(name: &str, source: &str) -> String {
     fs::read_to_string(dir.join("out/head.oad.f90")).unwrap()
 }
 
-/// The text of subroutine `name` in `code`.
+/// The text of subroutine `name` in `code`: the body the program runs,
+/// `NAME_oad_s` when its dummies are split (`NAME` is then the user's
+/// wrapper around it).
 fn routine<'a>(code: &'a str, name: &str) -> &'a str {
+    let split = format!("{name}_oad_s");
+    let name = if code.contains(&format!("subroutine {split}(")) {
+        split.as_str()
+    } else {
+        name
+    };
     let start = code
         .find(&format!("subroutine {name}("))
         .unwrap_or_else(|| panic!("no subroutine {name} in\n{code}"));

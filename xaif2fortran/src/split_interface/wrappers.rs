@@ -181,7 +181,7 @@ fn declared(code: &str) -> HashSet<String> {
 /// `header` (the AoS unit's, origins as comments), from the
 /// specification part `spec` the `use` and `implicit` statements and the
 /// declarations of the dummies and of what those name (bounds, kinds),
-/// and one call of the split routine.
+/// and one call of the split routine (with the header's origin).
 pub fn wrapper(
     header: &[String],
     spec: &[String],
@@ -230,12 +230,17 @@ pub fn wrapper(
             }
         })
         .collect();
+    // The call stands for the routine's header line (`--line-map`,
+    // `openad explore`).
+    let origin = header
+        .first()
+        .map_or("", |h| crate::line_origins::origin_comment(h));
     out.push(format!(
-        "{indent}  call {}({})",
+        "{indent}  call {}({}){origin}",
         split_name(name),
         actuals.join(", ")
     ));
-    out.push(format!("{indent}end subroutine {name}"));
+    out.push(format!("{indent}end subroutine {name}{origin}"));
     out
 }
 
