@@ -27,10 +27,13 @@
 //! in `type(active)`) removes the position, which may keep the caller's
 //! array in `type(active)`, and so on until nothing changes. Positions
 //! only disappear, so the iteration ends.
+//!
+//! A routine whose dummies split keeps its user's interface: the split
+//! routine is renamed `NAME_oad_s` and a wrapper under the original name
+//! passes `u%v, u%d` to it (`wrappers.rs`), so a driver may still call any
+//! subroutine with `type(active)` arguments (CONTRACT.md).
 
 use std::collections::{BTreeSet, HashMap, HashSet};
-
-pub use wrappers::SUFFIX;
 
 use crate::active_layout::{apply_with, decide_with, Interfaces};
 use crate::fortran_text::{tokenize, TokKind};

@@ -20,7 +20,7 @@ use std::collections::{BTreeSet, HashSet};
 use crate::fortran_text::{code_part, tokenize, TokKind};
 
 /// What a split routine's name gets.
-pub const SUFFIX: &str = "_oad_s";
+const SUFFIX: &str = "_oad_s";
 /// Longest Fortran name.
 const MAX_NAME: usize = 63;
 
