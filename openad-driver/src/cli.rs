@@ -58,6 +58,7 @@ pub enum Preaccumulation {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ActiveLayout {
     Aos,
+    Locals,
     Split,
 }
 
@@ -236,9 +237,10 @@ pub struct Cli {
     #[arg(long = "template", value_name = "FILE")]
     pub template: Option<PathBuf>,
 
-    /// Back end: active local arrays as two real(8) arrays, values and
-    /// derivatives, where nothing outside the routine sees them (split, the
-    /// default; not in -m fv), or type(active) everywhere (aos).
+    /// Back end: active local arrays, and active array dummies of routines
+    /// whose every call the program makes, as two real(8) arrays, values
+    /// and derivatives (split, the default; not in -m fv); local arrays
+    /// only (locals); or type(active) everywhere (aos).
     #[arg(long = "active-layout", value_enum, value_name = "LAYOUT")]
     pub active_layout: Option<ActiveLayout>,
 

@@ -227,6 +227,7 @@ pub fn stage_commands(cli: &Cli, programs: [PathBuf; 3], work: &WorkFiles) -> Ve
         back_args.push(
             match layout {
                 ActiveLayout::Aos => "aos",
+                ActiveLayout::Locals => "locals",
                 ActiveLayout::Split => "split",
             }
             .into(),

@@ -9,7 +9,8 @@
 //! arrays"). It is an internal matter of one routine, so it is only taken
 //! where nothing outside the routine sees the array: a local of the unit
 //! (not a dummy, function result, module or common variable; not a
-//! pointer or target; no initial value; `save` only with `allocatable`),
+//! pointer or target; no initial value; not in a unit with a bare `save`
+//! statement),
 //! in a unit without internal procedures (which would see it by host
 //! association), whose every reference in the generated unit has a
 //! spelling in the split layout:
@@ -29,20 +30,27 @@
 //! array in the AoS layout, and so does the partner of a `move_alloc`
 //! that stays AoS. The derivative part of a non-allocatable array is
 //! zeroed where the unit's executable part starts, as `type(active)`'s
-//! default initialisation did (`d = 0`). The decision and the rewriting
+//! default initialisation did (`d = 0`); of a `save`d one by its
+//! declaration (`oad_d_h(n) = 0`: once, as the default initialisation of
+//! a saved variable is). The decision and the rewriting
 //! work on the generated text of one unit, after code generation, so the
 //! rest of the back end keeps writing one layout.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use crate::fortran_text::{tokenize, Tok, TokKind};
 
-/// `--active-layout`: whether active local arrays may be split.
+/// `--active-layout`: whether active local arrays, and dummies
+/// (`split_interface.rs`), may be split.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ActiveLayout {
     /// Every active variable is `type(active)`.
     Aos,
-    /// Active local arrays get two `real(8)` arrays where allowed.
+    /// Active local arrays get two `real(8)` arrays where allowed;
+    /// dummies stay `type(active)`.
+    Locals,
+    /// Active local arrays and the dummies of routines whose every call
+    /// the back end rewrites get two `real(8)` arrays where allowed.
     #[default]
     Split,
 }
@@ -51,6 +59,7 @@ impl ActiveLayout {
     pub fn from_name(name: &str) -> Option<ActiveLayout> {
         match name {
             "aos" => Some(ActiveLayout::Aos),
+            "locals" => Some(ActiveLayout::Locals),
             "split" => Some(ActiveLayout::Split),
             _ => None,
         }
@@ -78,6 +87,45 @@ pub enum Kept {
 pub struct Decision {
     pub split: BTreeSet<String>,
     pub kept: BTreeMap<String, Kept>,
+    /// The actual arguments the unit passes at the split positions of the
+    /// routines it calls (`split_interface.rs`).
+    pub actuals: Vec<Actual>,
+}
+
+/// An actual argument at a position where the callee's interface takes the
+/// split layout: `array` is the active array of this unit it names (whole,
+/// a section or an element), `None` when it names none.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Actual {
+    pub callee: String,
+    pub position: usize,
+    pub array: Option<String>,
+}
+
+/// What the program's routines agreed about their interfaces
+/// (`split_interface.rs`): the unit's own dummies taking the split layout
+/// (named in its first `header_len` lines), and per routine it may call
+/// (lower case), the positions (from 0) of its dummies that take two
+/// actuals.
+#[derive(Debug, Clone, Copy)]
+pub struct Interfaces<'a> {
+    pub dummies: &'a BTreeSet<String>,
+    pub header_len: usize,
+    pub callees: &'a HashMap<String, BTreeSet<usize>>,
+}
+
+impl Interfaces<'_> {
+    /// Every interface stays `type(active)`.
+    pub fn none() -> Interfaces<'static> {
+        static NO_DUMMIES: BTreeSet<String> = BTreeSet::new();
+        static NO_CALLEES: std::sync::OnceLock<HashMap<String, BTreeSet<usize>>> =
+            std::sync::OnceLock::new();
+        Interfaces {
+            dummies: &NO_DUMMIES,
+            header_len: 0,
+            callees: NO_CALLEES.get_or_init(HashMap::new),
+        }
+    }
 }
 
 /// The longest Fortran name.
@@ -97,16 +145,18 @@ fn deriv_name(n: &str) -> String {
 
 /// A declaration `type(active)[, attrs] :: name[(shape)]`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct ActiveDecl {
-    name: String,
-    attrs: Vec<String>,
-    shape: String,
-    allocatable: bool,
+pub(crate) struct ActiveDecl {
+    pub(crate) name: String,
+    pub(crate) attrs: Vec<String>,
+    pub(crate) shape: String,
+    pub(crate) allocatable: bool,
+    /// `save` without `allocatable`: the derivative is initialised once.
+    saved: bool,
 }
 
 /// A `type(active)` declaration line: the declared array, or why it cannot
 /// be split (`None`: not a `type(active)` declaration, or a scalar).
-fn active_decl(line: &str) -> Option<Result<ActiveDecl, (String, Kept)>> {
+pub(crate) fn active_decl(line: &str) -> Option<Result<ActiveDecl, (String, Kept)>> {
     let code = crate::fortran_text::code_part(line).trim();
     let lower = code.to_ascii_lowercase();
     let rest = lower.strip_prefix("type")?.trim_start();
@@ -143,7 +193,7 @@ fn active_decl(line: &str) -> Option<Result<ActiveDecl, (String, Kept)>> {
     }
     let allocatable = attrs.iter().any(|a| a == "allocatable");
     for a in &attrs {
-        let ok = a == "allocatable" || a.starts_with("dimension") || (a == "save" && allocatable);
+        let ok = a == "allocatable" || a.starts_with("dimension") || a == "save";
         if !ok {
             return kept(&format!("attribute '{a}'"));
         }
@@ -176,6 +226,7 @@ fn active_decl(line: &str) -> Option<Result<ActiveDecl, (String, Kept)>> {
             original_shape
         },
         allocatable,
+        saved: !allocatable && attrs.iter().any(|a| a == "save"),
     }))
 }
 
@@ -281,6 +332,64 @@ impl<'a> Line<'a> {
         }
         None
     }
+    /// The arguments of the list opened at `open`: each one's first and
+    /// last token (`None`: the list does not close on this line, or an
+    /// argument is empty).
+    fn arguments(&self, open: usize) -> Option<Vec<(usize, usize)>> {
+        let close = self.close_of(open)?;
+        let mut args = Vec::new();
+        let (mut first, mut last) = (None, None);
+        let mut depth = 0usize;
+        for j in open + 1..close {
+            if !self.is_code(j) {
+                continue;
+            }
+            if self.toks[j].kind == TokKind::Punct {
+                match self.s(j) {
+                    "(" => depth += 1,
+                    ")" => depth -= 1,
+                    "," if depth == 0 => {
+                        args.push((first?, last?));
+                        (first, last) = (None, None);
+                        continue;
+                    }
+                    _ => {}
+                }
+            }
+            first.get_or_insert(j);
+            last = Some(j);
+        }
+        if first.is_some() || !args.is_empty() {
+            args.push((first?, last?));
+        }
+        Some(args)
+    }
+    /// The candidate an actual argument (tokens `first..=last`) names as a
+    /// whole, a section or an element: `h` or `h(s)` with no candidate in
+    /// `s`.
+    fn split_actual(
+        &self,
+        first: usize,
+        last: usize,
+        candidates: &HashSet<String>,
+    ) -> Option<String> {
+        let name = self.s(first).to_ascii_lowercase();
+        if self.toks[first].kind != TokKind::Ident || !candidates.contains(&name) {
+            return None;
+        }
+        if first == last {
+            return Some(name);
+        }
+        let open = self.next(first).filter(|&j| self.s(j) == "(")?;
+        if self.close_of(open) != Some(last) {
+            return None;
+        }
+        let inner_candidate = (open..last).any(|j| {
+            self.toks[j].kind == TokKind::Ident
+                && candidates.contains(&self.s(j).to_ascii_lowercase())
+        });
+        (!inner_candidate).then_some(name)
+    }
     /// The names of a bare identifier list `(a, b, c)` opened at `open`.
     fn bare_list(&self, open: usize) -> Option<(Vec<usize>, usize)> {
         let close = self.close_of(open)?;
@@ -324,7 +433,13 @@ struct Use {
 
 /// How the reference of candidate `name` at token `k` is written in the
 /// split layout (`None`: it cannot be).
-fn classify(line: &Line, k: usize, name: &str, candidates: &HashSet<String>) -> Option<Use> {
+fn classify(
+    line: &Line,
+    k: usize,
+    name: &str,
+    candidates: &HashSet<String>,
+    callees: &HashMap<String, BTreeSet<usize>>,
+) -> Option<Use> {
     let tok = line.toks[k];
     let name_edit = |to: String| Edit {
         start: tok.start,
@@ -467,7 +582,23 @@ fn classify(line: &Line, k: usize, name: &str, candidates: &HashSet<String>) -> 
                 partner: Some(partner.clone()),
             })
         }
-        _ => None,
+        // An actual argument where the callee takes the two parts.
+        _ => {
+            let call = callee.and_then(|c| line.prev(c));
+            let positions = callees.get(callee_name).filter(|_| line.is(call, "call"))?;
+            let args = line.arguments(open)?;
+            let p = args.iter().position(|&(first, _)| first == k)?;
+            let (first, last) = args[p];
+            if !positions.contains(&p) || line.split_actual(first, last, candidates)? != name {
+                return None;
+            }
+            let rest = &line.text[tok.end..line.toks[last].end];
+            simple(vec![Edit {
+                start: tok.start,
+                end: line.toks[last].end,
+                text: format!("{}{rest}, {}{rest}", value_name(name), deriv_name(name)),
+            }])
+        }
     }
 }
 
@@ -476,10 +607,68 @@ fn classify(line: &Line, k: usize, name: &str, candidates: &HashSet<String>) -> 
 /// header (dummies, function and result names); `has_internal` says the
 /// unit contains internal procedures.
 pub fn decide(lines: &[String], interface: &HashSet<String>, has_internal: bool) -> Decision {
-    decide_with_uses(lines, lines.len(), interface, has_internal).0
+    decide_with_uses(
+        lines,
+        lines.len(),
+        interface,
+        has_internal,
+        Interfaces::none(),
+    )
+    .0
+}
+
+/// [`decide`] where the unit's dummies `iface.dummies` may take the split
+/// layout and the routines it calls take two actuals at the positions
+/// `iface.callees` says; `body_at` as in [`apply_with`].
+pub fn decide_with(
+    lines: &[String],
+    body_at: usize,
+    interface: &HashSet<String>,
+    has_internal: bool,
+    iface: Interfaces,
+) -> Decision {
+    let body_at = first_executable(lines, body_at);
+    decide_with_uses(lines, body_at, interface, has_internal, iface).0
 }
 
 type LineUses = Vec<Vec<(String, Use)>>;
+
+/// The actuals a line passes at the split positions of the routines it
+/// calls (`call name(...)`); an argument list that does not close on the
+/// line gives no array at any split position.
+fn split_actuals(
+    line: &Line,
+    candidates: &HashSet<String>,
+    callees: &HashMap<String, BTreeSet<usize>>,
+) -> Vec<Actual> {
+    let mut out = Vec::new();
+    for k in 0..line.toks.len() {
+        if line.toks[k].kind != TokKind::Ident {
+            continue;
+        }
+        let callee = line.s(k).to_ascii_lowercase();
+        let Some(positions) = callees.get(&callee) else {
+            continue;
+        };
+        let open = line.next(k).filter(|&j| line.s(j) == "(");
+        if !line.is(line.prev(k), "call") || open.is_none() {
+            continue;
+        }
+        let args = open.and_then(|o| line.arguments(o));
+        for &p in positions {
+            let array = args
+                .as_ref()
+                .and_then(|a| a.get(p))
+                .and_then(|&(first, last)| line.split_actual(first, last, candidates));
+            out.push(Actual {
+                callee: callee.clone(),
+                position: p,
+                array,
+            });
+        }
+    }
+    out
+}
 
 /// [`decide`], with the references' rewrites; declarations at or after
 /// `body_at` (inside the executable part: a `block` construct's) are
@@ -489,9 +678,17 @@ fn decide_with_uses(
     body_at: usize,
     interface: &HashSet<String>,
     has_internal: bool,
+    iface: Interfaces,
 ) -> (Decision, LineUses, BTreeMap<usize, ActiveDecl>) {
     let mut decision = Decision::default();
     let mut decls: BTreeMap<usize, ActiveDecl> = BTreeMap::new();
+    // A bare `save` saves every local: their derivatives must persist
+    // between calls, which zeroing at entry would not repeat.
+    let saves_all = lines[..body_at.min(lines.len())].iter().any(|l| {
+        crate::fortran_text::code_part(l)
+            .trim()
+            .eq_ignore_ascii_case("save")
+    });
     for (i, l) in lines.iter().enumerate() {
         match active_decl(l) {
             Some(Ok(d)) => {
@@ -501,10 +698,15 @@ fn decide_with_uses(
                         name,
                         Kept::Declaration("declared in the executable part".into()),
                     );
-                } else if interface.contains(&name) {
+                } else if interface.contains(&name) && !iface.dummies.contains(&name) {
                     decision.kept.insert(name, Kept::Interface);
                 } else if has_internal {
                     decision.kept.insert(name, Kept::HostOfInternal);
+                } else if saves_all && !d.allocatable {
+                    decision.kept.insert(
+                        name,
+                        Kept::Declaration("a `save` statement saves it".into()),
+                    );
                 } else {
                     decls.insert(i, d);
                 }
@@ -524,6 +726,34 @@ fn decide_with_uses(
     for (i, l) in lines.iter().enumerate() {
         let mut here = Vec::new();
         let line = Line::new(l);
+        if i < iface.header_len {
+            // The header names a split dummy: it takes both parts.
+            for k in 0..line.toks.len() {
+                let name = line.s(k).to_ascii_lowercase();
+                if line.toks[k].kind == TokKind::Ident
+                    && candidates.contains(&name)
+                    && iface.dummies.contains(&name)
+                {
+                    let tok = line.toks[k];
+                    let edit = Edit {
+                        start: tok.start,
+                        end: tok.end,
+                        text: format!("{}, {}", value_name(&name), deriv_name(&name)),
+                    };
+                    let u = Use {
+                        edits: vec![edit],
+                        after: Vec::new(),
+                        partner: None,
+                    };
+                    here.push((name, u));
+                }
+            }
+            uses.push(here);
+            continue;
+        }
+        decision
+            .actuals
+            .extend(split_actuals(&line, &candidates, iface.callees));
         // On a declaration line, the declared name itself is rewritten
         // with the declaration; another candidate in its bounds is not.
         let mut declared = decls.get(&i).map(|d| d.name.as_str().to_ascii_lowercase());
@@ -554,11 +784,22 @@ fn decide_with_uses(
                 continue;
             }
             if decls.contains_key(&i) {
-                kept.entry(name)
-                    .or_insert_with(|| Kept::WholeReference(l.trim().to_string()));
+                // Another candidate in a declared array's bounds: an
+                // inquiry (`tmp(size(a))`) is re-spelled in the rebuilt
+                // declaration by the second round (`apply_named`).
+                let inquiry = line
+                    .enclosing_open(k)
+                    .and_then(|o| line.prev(o))
+                    .is_some_and(|c| INQUIRIES.contains(&line.s(c).to_ascii_lowercase().as_str()));
+                let spelled =
+                    inquiry && classify(&line, k, &name, &candidates, iface.callees).is_some();
+                if !spelled {
+                    kept.entry(name)
+                        .or_insert_with(|| Kept::WholeReference(l.trim().to_string()));
+                }
                 continue;
             }
-            match classify(&line, k, &name, &candidates) {
+            match classify(&line, k, &name, &candidates, iface.callees) {
                 Some(u) => here.push((name, u)),
                 None => {
                     kept.entry(name)
@@ -633,8 +874,21 @@ pub fn apply(
     interface: &HashSet<String>,
     has_internal: bool,
 ) -> Decision {
+    apply_with(lines, body_at, interface, has_internal, Interfaces::none())
+}
+
+/// [`apply`] with split dummies and calls passing two actuals where
+/// `iface` says (`split_interface.rs`). A split dummy's derivative part
+/// comes from the caller: it is not zeroed at entry.
+pub fn apply_with(
+    lines: &mut Vec<String>,
+    body_at: usize,
+    interface: &HashSet<String>,
+    has_internal: bool,
+    iface: Interfaces,
+) -> Decision {
     let body_at = first_executable(lines, body_at);
-    let (decision, uses, decls) = decide_with_uses(lines, body_at, interface, has_internal);
+    let (decision, uses, decls) = decide_with_uses(lines, body_at, interface, has_internal, iface);
     if decision.split.is_empty() {
         return decision;
     }
@@ -653,14 +907,19 @@ pub fn apply(
         {
             let indent = &l[..l.len() - l.trim_start().len()];
             let attrs: String = d.attrs.iter().map(|a| format!(", {a}")).collect();
+            // A saved array's derivative starts at 0 once, not per call.
+            let init = if d.saved { " = 0.0d0" } else { "" };
             out.push(format!(
-                "{indent}real(8){attrs} :: {}{}, {}{}",
+                "{indent}real(8){attrs} :: {}{}, {}{}{init}",
                 value_name(&d.name),
                 d.shape,
                 deriv_name(&d.name),
                 d.shape
             ));
-            if !d.allocatable {
+            let dummy = iface
+                .dummies
+                .contains(&d.name.as_str().to_ascii_lowercase());
+            if !d.allocatable && !d.saved && !dummy {
                 zero_at_entry.push(deriv_name(&d.name));
             }
             continue;
@@ -719,7 +978,7 @@ fn apply_named(lines: &mut [String], split: &BTreeSet<String>) {
             if !set.contains(&name) || line.prev(k).is_some_and(|p| line.s(p) == "%") {
                 continue;
             }
-            if let Some(u) = classify(&line, k, &name, &set) {
+            if let Some(u) = classify(&line, k, &name, &set, &HashMap::new()) {
                 edits.extend(u.edits);
             }
         }

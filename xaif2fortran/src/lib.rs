@@ -19,6 +19,7 @@ pub mod markers;
 pub mod output;
 pub mod plain_clones;
 pub mod runtime;
+pub mod split_interface;
 pub mod state_names;
 pub mod symbols;
 pub mod taped_in_caller;

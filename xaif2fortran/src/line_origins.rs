@@ -45,6 +45,12 @@ pub fn origin_as_comment(line: String) -> String {
     }
 }
 
+/// The origin comment of a line in the form of [`origin_as_comment`]
+/// (empty if it has none): to give a generated line the same origin.
+pub fn origin_comment(line: &str) -> &str {
+    line.find(COMMENT_MARK).map_or("", |at| &line[at..])
+}
+
 /// Undoes [`origin_as_comment`].
 pub fn origin_from_comment(line: String) -> String {
     match line.split_once(COMMENT_MARK) {

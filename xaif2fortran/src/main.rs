@@ -1,4 +1,4 @@
-//! `xaif2fortran -m f|fv|rs|rj --canon P.canon.f90 --declarations P.decl [--locations P.loc] [--line-map P.dmap] [--template FILE] [--active-layout aos|split] -o DIR P.xb.xaif`
+//! `xaif2fortran -m f|fv|rs|rj --canon P.canon.f90 --declarations P.decl [--locations P.loc] [--line-map P.dmap] [--template FILE] [--active-layout aos|locals|split] -o DIR P.xb.xaif`
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -72,7 +72,7 @@ fn parse_layout(s: &str) -> Result<ActiveLayout, UnknownValue> {
     ActiveLayout::from_name(s).ok_or_else(|| UnknownValue {
         what: "layout",
         value: s.to_string(),
-        expected: "aos or split",
+        expected: "aos, locals or split",
     })
 }
 

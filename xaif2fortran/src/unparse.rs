@@ -200,7 +200,11 @@ pub fn unparse_program(
     // Where in `out` the current unit's header starts, and a plain copy
     // waiting for the unit's `end` line (`plain_clones.rs`).
     let mut header_at = 0;
-    let mut pending_clone: Option<Vec<String>> = None;
+    let mut pending_clone: Option<Vec<(Vec<String>, usize, String)>> = None;
+    // The units the split layout rewrites (`split_interface.rs`), once the
+    // whole program is there.
+    let split_on = layout != ActiveLayout::Aos && mode != Mode::VectorTangent;
+    let mut layout_units: Vec<crate::split_interface::UnitText> = Vec::new();
     for item in &canon.items {
         match item {
             CanonItem::Line(i) if commons.dropped_lines.contains(i) => {}
@@ -211,8 +215,18 @@ pub fn unparse_program(
                     .to_ascii_lowercase()
                     .starts_with("end");
                 if ends_unit {
-                    if let Some(clone) = pending_clone.take() {
+                    for (clone, body_at, unit) in pending_clone.take().unwrap_or_default() {
+                        let start = out.len();
                         out.extend(clone);
+                        if split_on {
+                            layout_units.push(layout_unit(
+                                canon,
+                                &unit,
+                                start,
+                                start + body_at,
+                                out.len(),
+                            ));
+                        }
                     }
                 }
             }
@@ -369,7 +383,7 @@ pub fn unparse_program(
                             Some(c) => {
                                 let mut lines = Vec::new();
                                 for (section, name) in &c.copies {
-                                    lines.extend(plain_clone(
+                                    lines.push(plain_clone(
                                         &env,
                                         canon,
                                         &inline,
@@ -380,7 +394,6 @@ pub fn unparse_program(
                                         temporaries(&index, canon, unit, scope, xaif, "  ")?,
                                         *section,
                                         name,
-                                        layout,
                                     )?);
                                 }
                                 Some(lines)
@@ -392,8 +405,17 @@ pub fn unparse_program(
                         let body_at = out.len();
                         out.extend(body);
                         // A template of the user's may declare in its body.
-                        if !named_templates.contains_key(unit.as_str()) && !template_given {
-                            split_layout(&mut out, header_at, body_at, canon, unit, mode, layout);
+                        if !named_templates.contains_key(unit.as_str())
+                            && !template_given
+                            && split_on
+                        {
+                            layout_units.push(layout_unit(
+                                canon,
+                                unit,
+                                header_at,
+                                body_at,
+                                out.len(),
+                            ));
                         }
                         if clone.is_some() {
                             pending_clone = clone;
@@ -410,7 +432,15 @@ pub fn unparse_program(
                         out.extend(gen.extra_decls.iter().map(|d| format!("{pad}{d}")));
                         let body_at = out.len();
                         out.append(&mut gen.lines);
-                        split_layout(&mut out, header_at, body_at, canon, unit, mode, layout);
+                        if split_on {
+                            layout_units.push(layout_unit(
+                                canon,
+                                unit,
+                                header_at,
+                                body_at,
+                                out.len(),
+                            ));
+                        }
                     }
                     // No XAIF for this unit: its statements as they are, with
                     // %v on active variables it can see.
@@ -435,6 +465,8 @@ pub fn unparse_program(
             }
         }
     }
+    let split_dummies = layout == ActiveLayout::Split;
+    crate::split_interface::apply(&mut out, &layout_units, split_dummies);
     Ok(crate::line_origins::assemble(out))
 }
 
@@ -683,8 +715,7 @@ fn plain_clone(
     temps: Vec<String>,
     section: Section,
     clone: &str,
-    layout: ActiveLayout,
-) -> Result<Vec<String>> {
+) -> Result<(Vec<String>, usize, String)> {
     let id = crate::plain_clones::placeholder_of(section);
     let Some(code) = rl.replacements.iter().find(|r| r.placeholder.trim() == id) else {
         return Err(env.xaif.error(
@@ -711,57 +742,28 @@ fn plain_clone(
         "{}end subroutine {clone}",
         " ".repeat(header_indent)
     ));
-    split_layout(&mut lines, 0, body_at, canon, unit, env.mode, layout);
-    Ok(lines)
+    Ok((lines, body_at, unit.to_string()))
 }
 
-/// The split layout of a unit's active local arrays (`active_layout.rs`),
-/// on its generated text `out[header_at..]` whose executable part starts
-/// at `body_at`. Vector mode keeps `type(active)`: its derivative
-/// component is itself an array.
-fn split_layout(
-    out: &mut Vec<String>,
-    header_at: usize,
-    body_at: usize,
+/// A unit whose generated text `out[start..end]` (executable part from
+/// `body_at`) the split layout rewrites (`active_layout.rs`,
+/// `split_interface.rs`).
+fn layout_unit(
     canon: &CanonSource,
     unit: &str,
-    mode: Mode,
-    layout: ActiveLayout,
-) {
-    if layout == ActiveLayout::Aos || mode == Mode::VectorTangent {
-        return;
-    }
+    start: usize,
+    body_at: usize,
+    end: usize,
+) -> crate::split_interface::UnitText {
     let has_internal = canon
         .unit_parent
         .values()
         .any(|p| p.as_deref() == Some(unit));
-    let header = header_lines(canon, unit).min(out.len() - header_at);
-    let interface: std::collections::HashSet<String> = out[header_at..header_at + header]
-        .iter()
-        .flat_map(|l| {
-            crate::fortran_text::tokenize(l)
-                .into_iter()
-                .filter(|t| t.kind == crate::fortran_text::TokKind::Ident)
-                .map(|t| l[t.start..t.end].to_ascii_lowercase())
-                .collect::<Vec<_>>()
-        })
-        .collect();
-    // The lines' origins (`line_origins.rs`) ride at their ends; the
-    // rewrite sees them as comments, so that it neither reads nor loses them.
-    let mut unit_text: Vec<String> = out
-        .split_off(header_at)
-        .into_iter()
-        .map(crate::line_origins::origin_as_comment)
-        .collect();
-    crate::active_layout::apply(
-        &mut unit_text,
-        body_at - header_at,
-        &interface,
+    crate::split_interface::UnitText {
+        start,
+        body_at,
+        end,
+        header_len: header_lines(canon, unit).min(end - start),
         has_internal,
-    );
-    out.extend(
-        unit_text
-            .into_iter()
-            .map(crate::line_origins::origin_from_comment),
-    );
+    }
 }

@@ -38,12 +38,20 @@ fn calls_convert_between_active_and_passive_arguments() {
     assert!(program.contains("call sq(x, t)"));
     assert!(program.contains("call show(t%v)"));
     assert!(program.contains("call sq(oad_ctmp1, oad_ctmp2)"));
+    // The array temporary takes the split layout, and so does sumsq's
+    // dummy it is passed to (`split_interface.rs`), under the name
+    // `sumsq_oad_s`; `sumsq` itself keeps its type(active) interface.
     assert!(
-        program.contains("allocate(oad_ctmp3(size(c3, 1)))"),
+        program.contains("allocate(oad_v_oad_ctmp3(size(c3, 1)), oad_d_oad_ctmp3(size(c3, 1)))"),
         "{program}"
     );
     assert!(
-        program.contains("call sumsq(oad_ctmp3, oad_ctmp4)"),
+        program.contains("call sumsq_oad_s(oad_v_oad_ctmp3, oad_d_oad_ctmp3, oad_ctmp4)"),
+        "{program}"
+    );
+    assert!(
+        program.contains("subroutine sumsq_oad_s(oad_v_v, oad_d_v, r)")
+            && program.contains("call sumsq_oad_s(v%v, v%d, r)"),
         "{program}"
     );
 }

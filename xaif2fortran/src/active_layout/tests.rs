@@ -107,7 +107,7 @@ fn declarations_the_split_layout_cannot_repeat() {
     for (decl, why) in [
         ("type(active), target :: t(4)", "attribute 'target'"),
         ("type(active), pointer :: t(:)", "attribute 'pointer'"),
-        ("type(active), save :: t(4)", "attribute 'save'"),
+        ("type(active), save, target :: t(4)", "attribute 'target'"),
         (
             "type(active) :: t(2) = (/ active(1), active(2) /)",
             "an initial value or several entities",
@@ -215,4 +215,44 @@ end subroutine s";
         Some(&Kept::Declaration("declared in the executable part".into()))
     );
     assert!(l.contains(&"    b(1)%v = oad_v_a(1)".to_string()), "{l:?}");
+}
+
+#[test]
+fn saved_arrays_are_initialised_once_and_a_save_statement_keeps_them() {
+    let unit = "subroutine s()\n  type(active), save :: t(4)\n  type(active) :: w(4)\n  t(1)%v = w(2)%v\nend subroutine s";
+    let mut l = lines(unit);
+    let d = apply(&mut l, 1, &names(&["s"]), false);
+    assert_eq!(d.split.len(), 2);
+    assert_eq!(l[1], "  real(8), save :: oad_v_t(4), oad_d_t(4) = 0.0d0");
+    // Only the unsaved array is zeroed at entry.
+    assert_eq!(l[3], "  oad_d_w = 0");
+    assert_eq!(l[4], "  oad_v_t(1) = oad_v_w(2)");
+    let with_statement = unit.replace("  type(active) :: w(4)", "  type(active) :: w(4)\n  save");
+    let d = decide(&lines(&with_statement), &names(&["s"]), false);
+    assert!(d.split.is_empty());
+    assert_eq!(
+        d.kept.get("w"),
+        Some(&Kept::Declaration("a `save` statement saves it".into()))
+    );
+}
+
+#[test]
+fn an_inquiry_in_another_arrays_bounds_is_respelled() {
+    let unit = "subroutine s()\n  type(active) :: a(4)\n  type(active) :: t(size(a))\n  t(1)%v = a(2)%v\nend subroutine s";
+    let mut l = lines(unit);
+    let d = apply(&mut l, 1, &names(&["s"]), false);
+    assert!(d.split.contains("a") && d.split.contains("t"), "{d:?}");
+    assert_eq!(
+        l[2],
+        "  real(8) :: oad_v_t(size(oad_v_a)), oad_d_t(size(oad_v_a))"
+    );
+    // A value in the bounds is no inquiry: `a` stays.
+    let unit = unit.replace("t(size(a))", "t(int(a(1)%v))");
+    let d = decide(&lines(&unit), &names(&["s"]), false);
+    assert_eq!(
+        d.kept.get("a"),
+        Some(&Kept::WholeReference(
+            "type(active) :: t(int(a(1)%v))".into()
+        ))
+    );
 }
