@@ -1,123 +1,95 @@
-//! A fixed-capacity bit set for the data-flow sets.
+//! The set type of the data-flow analyses: a compressed bitmap
+//! (`roaring`), so that a set costs what its members take, not what the
+//! program's universe does.
+//!
+//! The analyses number locations program-wide, and keep sets per unit
+//! (`entry_varied`, `exit_useful`, `entry_live`), per block and per
+//! statement; a unit touches its own locals and a few globals, so nearly
+//! every set is sparse in a universe that grows with the program. Dense
+//! words made those sets units × locations bits (quadratic in the program
+//! size) and every copy of a per-statement set cost the whole universe.
+//! Roaring keeps each 2^16-member chunk as a sorted array while it is
+//! sparse and as a bitmap when it is dense, so dense sets (reaching
+//! definitions in one unit) stay bitmaps.
 
-/// A set of small integers `0..capacity`.
-#[derive(Debug, Clone, Default)]
+use roaring::RoaringBitmap;
+
+/// A set of small integers.
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct BitSet {
-    words: Vec<u64>,
+    bits: RoaringBitmap,
+}
+
+/// Members are location, site or unit numbers, which are `u32` in the IR.
+fn key(i: usize) -> u32 {
+    u32::try_from(i).expect("set member beyond u32 (the IR numbers with u32)")
 }
 
 impl BitSet {
-    pub fn new(capacity: usize) -> BitSet {
-        BitSet {
-            words: vec![0; capacity.div_ceil(64)],
-        }
-    }
-
-    /// Bits are stored in 64-bit words; this many elements fit.
-    pub fn capacity(&self) -> usize {
-        self.words.len() * 64
-    }
-
-    fn grow_to(&mut self, i: usize) {
-        let need = i / 64 + 1;
-        if need > self.words.len() {
-            self.words.resize(need, 0);
-        }
+    /// An empty set. The universe's size is only a hint (sets grow as
+    /// members are added); kept in the signature so callers say what
+    /// universe a set is over.
+    pub fn new(_universe: usize) -> BitSet {
+        BitSet::default()
     }
 
     /// Adds `i`; true when it was not there.
     pub fn insert(&mut self, i: usize) -> bool {
-        self.grow_to(i);
-        let (w, b) = (i / 64, 1u64 << (i % 64));
-        let fresh = self.words[w] & b == 0;
-        self.words[w] |= b;
-        fresh
+        self.bits.insert(key(i))
     }
 
     pub fn remove(&mut self, i: usize) {
-        if let Some(w) = self.words.get_mut(i / 64) {
-            *w &= !(1u64 << (i % 64));
+        if let Ok(k) = u32::try_from(i) {
+            self.bits.remove(k);
         }
     }
 
     pub fn contains(&self, i: usize) -> bool {
-        self.words
-            .get(i / 64)
-            .is_some_and(|w| w & (1u64 << (i % 64)) != 0)
+        u32::try_from(i).is_ok_and(|k| self.bits.contains(k))
     }
 
     /// `self ∪= other`; true when `self` grew.
     pub fn union_with(&mut self, other: &BitSet) -> bool {
-        if other.words.len() > self.words.len() {
-            self.words.resize(other.words.len(), 0);
+        if other.bits.is_subset(&self.bits) {
+            return false;
         }
-        let mut changed = false;
-        for (a, b) in self.words.iter_mut().zip(&other.words) {
-            let n = *a | *b;
-            changed |= n != *a;
-            *a = n;
-        }
-        changed
+        self.bits |= &other.bits;
+        true
     }
 
     /// `self ∖= other`.
     pub fn difference_with(&mut self, other: &BitSet) {
-        for (a, b) in self.words.iter_mut().zip(&other.words) {
-            *a &= !*b;
-        }
+        self.bits -= &other.bits;
     }
 
     /// `self ∩= other`.
     pub fn intersect_with(&mut self, other: &BitSet) {
-        for (i, a) in self.words.iter_mut().enumerate() {
-            *a &= other.words.get(i).copied().unwrap_or(0);
-        }
+        self.bits &= &other.bits;
     }
 
     pub fn intersects(&self, other: &BitSet) -> bool {
-        self.words.iter().zip(&other.words).any(|(a, b)| a & b != 0)
+        !self.bits.is_disjoint(&other.bits)
     }
 
     pub fn is_subset(&self, other: &BitSet) -> bool {
-        self.words
-            .iter()
-            .enumerate()
-            .all(|(i, a)| a & !other.words.get(i).copied().unwrap_or(0) == 0)
+        self.bits.is_subset(&other.bits)
     }
 
     pub fn is_empty(&self) -> bool {
-        self.words.iter().all(|w| *w == 0)
+        self.bits.is_empty()
     }
 
     pub fn len(&self) -> usize {
-        self.words.iter().map(|w| w.count_ones() as usize).sum()
+        self.bits.len() as usize
     }
 
     pub fn clear(&mut self) {
-        self.words.iter_mut().for_each(|w| *w = 0);
+        self.bits.clear();
     }
 
     /// The members in increasing order.
     pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
-        self.words.iter().enumerate().flat_map(|(wi, &w)| {
-            let mut rest = w;
-            std::iter::from_fn(move || {
-                if rest == 0 {
-                    return None;
-                }
-                let b = rest.trailing_zeros() as usize;
-                rest &= rest - 1;
-                Some(wi * 64 + b)
-            })
-        })
-    }
-}
-
-impl PartialEq for BitSet {
-    // Equal members, whatever the number of trailing empty words.
-    fn eq(&self, other: &BitSet) -> bool {
-        let n = self.words.len().max(other.words.len());
-        (0..n).all(|i| self.words.get(i).unwrap_or(&0) == other.words.get(i).unwrap_or(&0))
+        self.bits.iter().map(|k| k as usize)
     }
 }
 
@@ -130,5 +102,34 @@ impl FromIterator<usize> for BitSet {
             s.insert(i);
         }
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::BitSet;
+
+    #[test]
+    fn set_operations_follow_their_definitions() {
+        let a: BitSet = [1, 5, 70_000, 200_000].into_iter().collect();
+        let b: BitSet = [5, 6, 200_000].into_iter().collect();
+        let mut u = a.clone();
+        assert!(u.union_with(&b));
+        assert!(!u.union_with(&b), "a second union adds nothing");
+        assert_eq!(u.iter().collect::<Vec<_>>(), [1, 5, 6, 70_000, 200_000]);
+        let mut i = a.clone();
+        i.intersect_with(&b);
+        assert_eq!(i.iter().collect::<Vec<_>>(), [5, 200_000]);
+        let mut d = a.clone();
+        d.difference_with(&b);
+        assert_eq!(d.iter().collect::<Vec<_>>(), [1, 70_000]);
+        assert!(a.intersects(&b) && !d.intersects(&b));
+        assert!(i.is_subset(&a) && !a.is_subset(&b));
+        assert_eq!(u.len(), 5);
+        u.remove(6);
+        assert!(!u.contains(6) && u.contains(70_000));
+        u.clear();
+        assert!(u.is_empty());
+        assert_eq!(BitSet::new(10), BitSet::default(), "equal by members");
     }
 }
