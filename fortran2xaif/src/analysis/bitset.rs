@@ -1,95 +1,123 @@
-//! The set type of the data-flow analyses: a compressed bitmap
-//! (`roaring`), so that a set costs what its members take, not what the
-//! program's universe does.
-//!
-//! The analyses number locations program-wide, and keep sets per unit
-//! (`entry_varied`, `exit_useful`, `entry_live`), per block and per
-//! statement; a unit touches its own locals and a few globals, so nearly
-//! every set is sparse in a universe that grows with the program. Dense
-//! words made those sets units × locations bits (quadratic in the program
-//! size) and every copy of a per-statement set cost the whole universe.
-//! Roaring keeps each 2^16-member chunk as a sorted array while it is
-//! sparse and as a bitmap when it is dense, so dense sets (reaching
-//! definitions in one unit) stay bitmaps.
+//! A fixed-capacity bit set for the data-flow sets.
 
-use roaring::RoaringBitmap;
-
-/// A set of small integers.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// A set of small integers `0..capacity`.
+#[derive(Debug, Clone, Default)]
 pub struct BitSet {
-    bits: RoaringBitmap,
-}
-
-/// Members are location, site or unit numbers, which are `u32` in the IR.
-fn key(i: usize) -> u32 {
-    u32::try_from(i).expect("set member beyond u32 (the IR numbers with u32)")
+    words: Vec<u64>,
 }
 
 impl BitSet {
-    /// An empty set. The universe's size is only a hint (sets grow as
-    /// members are added); kept in the signature so callers say what
-    /// universe a set is over.
-    pub fn new(_universe: usize) -> BitSet {
-        BitSet::default()
+    pub fn new(capacity: usize) -> BitSet {
+        BitSet {
+            words: vec![0; capacity.div_ceil(64)],
+        }
+    }
+
+    /// Bits are stored in 64-bit words; this many elements fit.
+    pub fn capacity(&self) -> usize {
+        self.words.len() * 64
+    }
+
+    fn grow_to(&mut self, i: usize) {
+        let need = i / 64 + 1;
+        if need > self.words.len() {
+            self.words.resize(need, 0);
+        }
     }
 
     /// Adds `i`; true when it was not there.
     pub fn insert(&mut self, i: usize) -> bool {
-        self.bits.insert(key(i))
+        self.grow_to(i);
+        let (w, b) = (i / 64, 1u64 << (i % 64));
+        let fresh = self.words[w] & b == 0;
+        self.words[w] |= b;
+        fresh
     }
 
     pub fn remove(&mut self, i: usize) {
-        if let Ok(k) = u32::try_from(i) {
-            self.bits.remove(k);
+        if let Some(w) = self.words.get_mut(i / 64) {
+            *w &= !(1u64 << (i % 64));
         }
     }
 
     pub fn contains(&self, i: usize) -> bool {
-        u32::try_from(i).is_ok_and(|k| self.bits.contains(k))
+        self.words
+            .get(i / 64)
+            .is_some_and(|w| w & (1u64 << (i % 64)) != 0)
     }
 
     /// `self ∪= other`; true when `self` grew.
     pub fn union_with(&mut self, other: &BitSet) -> bool {
-        if other.bits.is_subset(&self.bits) {
-            return false;
+        if other.words.len() > self.words.len() {
+            self.words.resize(other.words.len(), 0);
         }
-        self.bits |= &other.bits;
-        true
+        let mut changed = false;
+        for (a, b) in self.words.iter_mut().zip(&other.words) {
+            let n = *a | *b;
+            changed |= n != *a;
+            *a = n;
+        }
+        changed
     }
 
     /// `self ∖= other`.
     pub fn difference_with(&mut self, other: &BitSet) {
-        self.bits -= &other.bits;
+        for (a, b) in self.words.iter_mut().zip(&other.words) {
+            *a &= !*b;
+        }
     }
 
     /// `self ∩= other`.
     pub fn intersect_with(&mut self, other: &BitSet) {
-        self.bits &= &other.bits;
+        for (i, a) in self.words.iter_mut().enumerate() {
+            *a &= other.words.get(i).copied().unwrap_or(0);
+        }
     }
 
     pub fn intersects(&self, other: &BitSet) -> bool {
-        !self.bits.is_disjoint(&other.bits)
+        self.words.iter().zip(&other.words).any(|(a, b)| a & b != 0)
     }
 
     pub fn is_subset(&self, other: &BitSet) -> bool {
-        self.bits.is_subset(&other.bits)
+        self.words
+            .iter()
+            .enumerate()
+            .all(|(i, a)| a & !other.words.get(i).copied().unwrap_or(0) == 0)
     }
 
     pub fn is_empty(&self) -> bool {
-        self.bits.is_empty()
+        self.words.iter().all(|w| *w == 0)
     }
 
     pub fn len(&self) -> usize {
-        self.bits.len() as usize
+        self.words.iter().map(|w| w.count_ones() as usize).sum()
     }
 
     pub fn clear(&mut self) {
-        self.bits.clear();
+        self.words.iter_mut().for_each(|w| *w = 0);
     }
 
     /// The members in increasing order.
     pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
-        self.bits.iter().map(|k| k as usize)
+        self.words.iter().enumerate().flat_map(|(wi, &w)| {
+            let mut rest = w;
+            std::iter::from_fn(move || {
+                if rest == 0 {
+                    return None;
+                }
+                let b = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                Some(wi * 64 + b)
+            })
+        })
+    }
+}
+
+impl PartialEq for BitSet {
+    // Equal members, whatever the number of trailing empty words.
+    fn eq(&self, other: &BitSet) -> bool {
+        let n = self.words.len().max(other.words.len());
+        (0..n).all(|i| self.words.get(i).unwrap_or(&0) == other.words.get(i).unwrap_or(&0))
     }
 }
 
@@ -108,28 +136,45 @@ impl FromIterator<usize> for BitSet {
 #[cfg(test)]
 mod tests {
     use super::BitSet;
+    use proptest::prelude::*;
+    use std::collections::BTreeSet;
 
-    #[test]
-    fn set_operations_follow_their_definitions() {
-        let a: BitSet = [1, 5, 70_000, 200_000].into_iter().collect();
-        let b: BitSet = [5, 6, 200_000].into_iter().collect();
-        let mut u = a.clone();
-        assert!(u.union_with(&b));
-        assert!(!u.union_with(&b), "a second union adds nothing");
-        assert_eq!(u.iter().collect::<Vec<_>>(), [1, 5, 6, 70_000, 200_000]);
-        let mut i = a.clone();
-        i.intersect_with(&b);
-        assert_eq!(i.iter().collect::<Vec<_>>(), [5, 200_000]);
-        let mut d = a.clone();
-        d.difference_with(&b);
-        assert_eq!(d.iter().collect::<Vec<_>>(), [1, 70_000]);
-        assert!(a.intersects(&b) && !d.intersects(&b));
-        assert!(i.is_subset(&a) && !a.is_subset(&b));
-        assert_eq!(u.len(), 5);
-        u.remove(6);
-        assert!(!u.contains(6) && u.contains(70_000));
-        u.clear();
-        assert!(u.is_empty());
-        assert_eq!(BitSet::new(10), BitSet::default(), "equal by members");
+    fn model(s: &BitSet) -> BTreeSet<usize> {
+        s.iter().collect()
+    }
+
+    proptest! {
+        #[test]
+        fn operations_agree_with_a_btreeset(
+            xs in prop::collection::vec(0usize..300, 0..40),
+            ys in prop::collection::vec(0usize..300, 0..40),
+            drop in prop::collection::vec(0usize..300, 0..10),
+        ) {
+            let (mut a, b): (BitSet, BitSet) = (xs.iter().copied().collect(), ys.iter().copied().collect());
+            for d in &drop {
+                a.remove(*d);
+            }
+            let (ma, mb) = (model(&a), model(&b));
+            let expect: BTreeSet<usize> = xs.iter().copied().filter(|x| !drop.contains(x)).collect();
+            prop_assert_eq!(&ma, &expect);
+            prop_assert_eq!(a.len(), ma.len());
+            prop_assert_eq!(a.is_empty(), ma.is_empty());
+            prop_assert_eq!(a.intersects(&b), !ma.is_disjoint(&mb));
+            prop_assert_eq!(a.is_subset(&b), ma.is_subset(&mb));
+            prop_assert_eq!(a == b, ma == mb);
+            let mut u = a.clone();
+            let grew = u.union_with(&b);
+            prop_assert_eq!(model(&u), ma.union(&mb).copied().collect::<BTreeSet<_>>());
+            prop_assert_eq!(grew, !mb.is_subset(&ma));
+            let mut i = a.clone();
+            i.intersect_with(&b);
+            prop_assert_eq!(model(&i), ma.intersection(&mb).copied().collect::<BTreeSet<_>>());
+            let mut d = a.clone();
+            d.difference_with(&b);
+            prop_assert_eq!(model(&d), ma.difference(&mb).copied().collect::<BTreeSet<_>>());
+            let mut wide = BitSet::new(4096);
+            wide.union_with(&a);
+            prop_assert!(wide == a && a == wide, "equal whatever the capacity");
+        }
     }
 }
