@@ -7,15 +7,14 @@ pub struct BitSet {
 }
 
 impl BitSet {
-    pub fn new(capacity: usize) -> BitSet {
-        BitSet {
-            words: vec![0; capacity.div_ceil(64)],
-        }
-    }
-
-    /// Bits are stored in 64-bit words; this many elements fit.
-    pub fn capacity(&self) -> usize {
-        self.words.len() * 64
+    /// An empty set over `0..universe`. Words are allocated as members
+    /// arrive, up to the highest one: a set that stays empty (the
+    /// dependence state of an integer slot, a block no path reaches)
+    /// costs no universe-sized allocation, which made the dependence
+    /// summaries' per-block states slots x universe bits each
+    /// (docs/benchmarks.md, 25 Nov 2026 (8)).
+    pub fn new(_universe: usize) -> BitSet {
+        BitSet::default()
     }
 
     fn grow_to(&mut self, i: usize) {
