@@ -154,58 +154,71 @@ impl Program {
         }
     }
 
-    /// The unit defining derived type `name` and its components in order.
-    pub fn derived_type(&self, name: &str) -> Option<(usize, Vec<Component>)> {
+    /// Fills `derived_types`: every derived type's defining unit, the first
+    /// in unit order (units and their type definitions are all known once
+    /// the files are read; nothing adds either later).
+    pub(crate) fn index_derived_types(&mut self) {
         for (u, unit) in self.units.iter().enumerate() {
             for s in &unit.ast.spec {
-                let SpecStmt::DerivedType {
-                    name: n,
-                    components,
+                if let SpecStmt::DerivedType { name, .. } = s {
+                    self.derived_types.entry(name.clone()).or_insert(u);
+                }
+            }
+        }
+    }
+
+    /// The unit defining derived type `name` and its components in order.
+    pub fn derived_type(&self, name: &str) -> Option<(usize, Vec<Component>)> {
+        let u = *self.derived_types.get(name)?;
+        let unit = &self.units[u];
+        for s in &unit.ast.spec {
+            let SpecStmt::DerivedType {
+                name: n,
+                components,
+                ..
+            } = s
+            else {
+                continue;
+            };
+            if n != name {
+                continue;
+            }
+            let mut out = Vec::new();
+            for c in components {
+                let SpecStmt::TypeDecl {
+                    ty,
+                    attrs,
+                    entities,
                     ..
-                } = s
+                } = c
                 else {
                     continue;
                 };
-                if n != name {
-                    continue;
-                }
-                let mut out = Vec::new();
-                for c in components {
-                    let SpecStmt::TypeDecl {
-                        ty,
-                        attrs,
-                        entities,
-                        ..
-                    } = c
-                    else {
-                        continue;
-                    };
-                    let attr_dims = attrs.iter().find_map(|a| match a {
-                        Attr::Dimension(d) => Some(d.clone()),
-                        _ => None,
+                let attr_dims = attrs.iter().find_map(|a| match a {
+                    Attr::Dimension(d) => Some(d.clone()),
+                    _ => None,
+                });
+                for ent in entities {
+                    out.push(Component {
+                        name: ent.name.clone(),
+                        ty: ty.clone(),
+                        dims: ent.dims.clone().or_else(|| attr_dims.clone()),
+                        allocatable: attrs.contains(&Attr::Allocatable),
+                        pointer: attrs.contains(&Attr::Pointer),
+                        char_len: ent.char_len.clone(),
+                        init: ent.init.clone(),
+                        access: if attrs.contains(&Attr::Private) {
+                            Some(false)
+                        } else if attrs.contains(&Attr::Public) {
+                            Some(true)
+                        } else {
+                            None
+                        },
+                        span: ent.span,
                     });
-                    for ent in entities {
-                        out.push(Component {
-                            name: ent.name.clone(),
-                            ty: ty.clone(),
-                            dims: ent.dims.clone().or_else(|| attr_dims.clone()),
-                            allocatable: attrs.contains(&Attr::Allocatable),
-                            pointer: attrs.contains(&Attr::Pointer),
-                            char_len: ent.char_len.clone(),
-                            init: ent.init.clone(),
-                            access: if attrs.contains(&Attr::Private) {
-                                Some(false)
-                            } else if attrs.contains(&Attr::Public) {
-                                Some(true)
-                            } else {
-                                None
-                            },
-                            span: ent.span,
-                        });
-                    }
                 }
-                return Some((u, out));
             }
+            return Some((u, out));
         }
         None
     }

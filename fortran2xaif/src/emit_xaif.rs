@@ -1270,26 +1270,7 @@ fn cfg_xaif(
      -> Option<Vec<x::VariableReference>> {
         let set = set?;
         let mut v = Vec::new();
-        let locs: Vec<(usize, usize)> = {
-            let mut pairs: Vec<((usize, usize), usize)> = e
-                .lowered
-                .locs
-                .iter()
-                .map(|(k, l)| (*k, l.index()))
-                .collect();
-            pairs.sort();
-            pairs
-                .into_iter()
-                .filter(|(_, l)| set.contains(*l))
-                .map(|(k, _)| k)
-                .collect()
-        };
-        let mut seen = std::collections::HashSet::new();
-        for (o, s) in locs {
-            let loc = e.lowered.locs[&(o, s)];
-            if !seen.insert(loc) {
-                continue;
-            }
+        for (o, s) in e.lowered.first_keys_in(set) {
             let sym = e.prog.symbol(o, s);
             let scope = *e.scope_of.get(&o).unwrap_or(&1);
             let mut r = x::VariableReference {

@@ -3,6 +3,7 @@
 //! block and position), one IR block per CFG vertex (plus a preheader per
 //! counted loop for its initialisation).
 
+use crate::analysis::bitset::BitSet;
 use crate::analysis::ir::{
     self, ActualPart, BlockId, Callee, Def, ElementId, LocationId, LocationInfo, LocationKind,
     StmtId, UnitId, Use,
@@ -17,6 +18,10 @@ pub struct Lowered {
     pub program: ir::Program,
     /// (owner unit, symbol) → location.
     pub locs: HashMap<(usize, usize), LocationId>,
+    /// Location index → every key `locs` ever mapped to it (a key may
+    /// since map elsewhere): the inverse of `locs`, so that listing a
+    /// set's variables costs the set's size, not the program's.
+    keys_of: Vec<Vec<(usize, usize)>>,
     /// Front-end unit index → IR unit.
     pub unit_ids: HashMap<usize, UnitId>,
     commons: HashMap<(String, usize), LocationId>,
@@ -45,6 +50,33 @@ fn passive_intrinsic(name: &str) -> bool {
 }
 
 impl Lowered {
+    /// `locs[key] = id`, keeping the inverse index.
+    fn map_key(&mut self, key: (usize, usize), id: LocationId) {
+        self.locs.insert(key, id);
+        if self.keys_of.len() <= id.index() {
+            self.keys_of.resize_with(id.index() + 1, Vec::new);
+        }
+        self.keys_of[id.index()].push(key);
+    }
+
+    /// The (owner unit, symbol) keys naming the members of `set`, one per
+    /// location (its smallest key), in increasing key order.
+    pub fn first_keys_in(&self, set: &BitSet) -> Vec<(usize, usize)> {
+        let mut keys: Vec<(usize, usize)> = set
+            .iter()
+            .filter_map(|l| {
+                self.keys_of
+                    .get(l)?
+                    .iter()
+                    .filter(|k| self.locs.get(k).is_some_and(|m| m.index() == l))
+                    .min()
+                    .copied()
+            })
+            .collect();
+        keys.sort_unstable();
+        keys
+    }
+
     /// The location of a variable, created on first use.
     pub fn loc(&mut self, prog: &Program, owner: usize, sym: usize) -> LocationId {
         if let Some(l) = self.locs.get(&(owner, sym)) {
@@ -53,9 +85,9 @@ impl Lowered {
         let s = prog.symbol(owner, sym);
         if let Some(path) = &s.component {
             let key = (path.type_name.clone(), path.leaf.clone());
-            if let Some(l) = self.components.get(&key) {
-                self.locs.insert((owner, sym), *l);
-                return *l;
+            if let Some(&l) = self.components.get(&key) {
+                self.map_key((owner, sym), l);
+                return l;
             }
             // Global, and an array: definitions through one object never
             // kill what another holds.
@@ -67,14 +99,14 @@ impl Lowered {
                 is_array: true,
             });
             self.components.insert(key, id);
-            self.locs.insert((owner, sym), id);
+            self.map_key((owner, sym), id);
             return id;
         }
         let key = s.common.clone();
         if let Some(k) = &key {
-            if let Some(l) = self.commons.get(k) {
-                self.locs.insert((owner, sym), *l);
-                return *l;
+            if let Some(&l) = self.commons.get(k) {
+                self.map_key((owner, sym), l);
+                return l;
             }
         }
         let is_module = prog.units[owner].ast.kind == UnitKind::Module;
@@ -107,7 +139,7 @@ impl Lowered {
             differentiable_type: matches!(cat, Cat::Real(_) | Cat::Complex(_)) && !s.parameter,
             is_array: s.dims.is_some(),
         });
-        self.locs.insert((owner, sym), id);
+        self.map_key((owner, sym), id);
         if let Some(k) = key {
             self.commons.insert(k, id);
         }
@@ -512,6 +544,7 @@ pub fn lower(
     let mut l = Lowered {
         program: ir::Program::default(),
         locs: HashMap::new(),
+        keys_of: Vec::new(),
         unit_ids: HashMap::new(),
         commons: HashMap::new(),
         shadows: HashMap::new(),
@@ -687,7 +720,7 @@ impl Lowered {
                     self.components
                         .insert((path.type_name.clone(), path.leaf.clone()), rep);
                 }
-                self.locs.insert((owner, sym), rep);
+                self.map_key((owner, sym), rep);
             }
             out.insert(rep);
         }

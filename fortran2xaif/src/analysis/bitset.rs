@@ -7,15 +7,14 @@ pub struct BitSet {
 }
 
 impl BitSet {
-    pub fn new(capacity: usize) -> BitSet {
-        BitSet {
-            words: vec![0; capacity.div_ceil(64)],
-        }
-    }
-
-    /// Bits are stored in 64-bit words; this many elements fit.
-    pub fn capacity(&self) -> usize {
-        self.words.len() * 64
+    /// An empty set over `0..universe`. Words are allocated as members
+    /// arrive, up to the highest one: a set that stays empty (the
+    /// dependence state of an integer slot, a block no path reaches)
+    /// costs no universe-sized allocation, which made the dependence
+    /// summaries' per-block states slots x universe bits each
+    /// (docs/benchmarks.md, 25 Nov 2026 (8)).
+    pub fn new(_universe: usize) -> BitSet {
+        BitSet::default()
     }
 
     fn grow_to(&mut self, i: usize) {
@@ -130,5 +129,52 @@ impl FromIterator<usize> for BitSet {
             s.insert(i);
         }
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::BitSet;
+    use proptest::prelude::*;
+    use std::collections::BTreeSet;
+
+    fn model(s: &BitSet) -> BTreeSet<usize> {
+        s.iter().collect()
+    }
+
+    proptest! {
+        #[test]
+        fn operations_agree_with_a_btreeset(
+            xs in prop::collection::vec(0usize..300, 0..40),
+            ys in prop::collection::vec(0usize..300, 0..40),
+            drop in prop::collection::vec(0usize..300, 0..10),
+        ) {
+            let (mut a, b): (BitSet, BitSet) = (xs.iter().copied().collect(), ys.iter().copied().collect());
+            for d in &drop {
+                a.remove(*d);
+            }
+            let (ma, mb) = (model(&a), model(&b));
+            let expect: BTreeSet<usize> = xs.iter().copied().filter(|x| !drop.contains(x)).collect();
+            prop_assert_eq!(&ma, &expect);
+            prop_assert_eq!(a.len(), ma.len());
+            prop_assert_eq!(a.is_empty(), ma.is_empty());
+            prop_assert_eq!(a.intersects(&b), !ma.is_disjoint(&mb));
+            prop_assert_eq!(a.is_subset(&b), ma.is_subset(&mb));
+            prop_assert_eq!(a == b, ma == mb);
+            let mut u = a.clone();
+            let grew = u.union_with(&b);
+            prop_assert_eq!(model(&u), ma.union(&mb).copied().collect::<BTreeSet<_>>());
+            prop_assert_eq!(grew, !mb.is_subset(&ma));
+            let mut i = a.clone();
+            i.intersect_with(&b);
+            prop_assert_eq!(model(&i), ma.intersection(&mb).copied().collect::<BTreeSet<_>>());
+            let mut d = a.clone();
+            d.difference_with(&b);
+            prop_assert_eq!(model(&d), ma.difference(&mb).copied().collect::<BTreeSet<_>>());
+            let mut wide = BitSet::new(4096);
+            wide.union_with(&a);
+            prop_assert_eq!(&wide, &a, "equal whatever the capacity");
+            prop_assert_eq!(&a, &wide);
+        }
     }
 }

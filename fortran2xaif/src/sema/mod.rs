@@ -234,6 +234,10 @@ pub struct Program {
     /// (record, replay, refuse), by the statement's position: the marker
     /// field `pointer:KIND:NAMES` (`pointer_aliases.rs`).
     pub pointer_fields: HashMap<(usize, usize, usize), String>,
+    /// The unit defining each derived type (the first in unit order), so
+    /// that looking a name up does not scan every unit's specification
+    /// part: type inference asks it for every unresolved call name.
+    pub(crate) derived_types: HashMap<String, usize>,
 }
 
 impl Program {
@@ -254,6 +258,7 @@ impl Program {
             black_box_calls: HashMap::new(),
             mpi_calls: HashMap::new(),
             pointer_fields: HashMap::new(),
+            derived_types: HashMap::new(),
         };
         let mut tags: HashMap<String, usize> = HashMap::new();
         for f in files {
@@ -272,6 +277,7 @@ impl Program {
         for unit in &mut prog.units {
             unit.default_real_8 = default_real_8;
         }
+        prog.index_derived_types();
         for i in 0..prog.units.len() {
             prog.declare_unit(i)?;
         }
