@@ -119,6 +119,25 @@ pub fn openad_program() -> Result<PathBuf, String> {
     Ok(bin_dir()?.join(format!("openad{}", std::env::consts::EXE_SUFFIX)))
 }
 
+/// `openad -m MODE -o out FILE` run in `dir` on `source` written there as
+/// `file`, which must succeed; the generated code (`out/STEM.oad.f90`).
+pub fn generated_code(dir: &Path, file: &str, source: &str, mode: &str) -> String {
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(dir.join(file), source).unwrap();
+    let out = std::process::Command::new(openad_program().unwrap())
+        .current_dir(dir)
+        .args(["-m", mode, "-o", "out", file])
+        .output()
+        .expect("openad runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stem = Path::new(file).file_stem().unwrap().to_string_lossy();
+    std::fs::read_to_string(dir.join("out").join(format!("{stem}.oad.f90"))).unwrap()
+}
+
 /// One example: a directory with `example.toml` and its sources.
 #[derive(Debug, Clone)]
 pub struct Example {

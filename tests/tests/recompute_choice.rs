@@ -13,7 +13,7 @@
 use std::fs;
 use std::process::Command;
 
-use openad_tests::{examples_dir, openad_program, work_root};
+use openad_tests::{examples_dir, generated_code, openad_program, work_root};
 
 /// The `total` line of `openad -m MODE --stats` on example `name`: reals,
 /// integers and runs recomputed per execution of every block, summed.
@@ -98,20 +98,8 @@ fn adjoint_source(name: &str, mode: &str) -> String {
         .prefix(&format!("{name}-{mode}-source-"))
         .tempdir_in(&parent)
         .unwrap();
-    let dir = scratch.path();
     let source = fs::read_to_string(examples_dir().join(name).join("head.f90")).unwrap();
-    fs::write(dir.join("head.f90"), source).unwrap();
-    let out = Command::new(openad_program().unwrap())
-        .current_dir(dir)
-        .args(["-m", mode, "-o", "out", "head.f90"])
-        .output()
-        .expect("openad runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    fs::read_to_string(dir.join("out").join("head.oad.f90")).unwrap()
+    generated_code(scratch.path(), "head.f90", &source, mode)
 }
 
 /// Array snapshots (docs/adjoint.md): the cell loops of

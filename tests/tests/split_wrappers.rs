@@ -13,7 +13,7 @@ use std::fs;
 use std::path::Path;
 use std::process::Command;
 
-use openad_tests::{openad_program, work_root};
+use openad_tests::{generated_code, work_root};
 
 /// A nonlinear diffusion stepped in time; `step` and `flux` are called by
 /// the program with local arrays, so their array dummies are split.
@@ -215,19 +215,7 @@ fn reference(root: &Path) -> (Vec<f64>, f64) {
 /// output.
 fn differentiated(root: &Path, mode: &str) -> (Vec<f64>, f64) {
     let dir = root.join(mode);
-    fs::create_dir_all(&dir).unwrap();
-    fs::write(dir.join("heat.f90"), MODEL).unwrap();
-    let out = Command::new(openad_program().unwrap())
-        .current_dir(&dir)
-        .args(["-m", mode, "-o", "out", "heat.f90"])
-        .output()
-        .expect("openad runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let code = fs::read_to_string(dir.join("out/heat.oad.f90")).unwrap();
+    let code = generated_code(&dir, "heat.f90", MODEL, mode);
     // The case this test is about: the program's own calls take the split
     // layout, the driver's call reaches the wrapper.
     assert!(

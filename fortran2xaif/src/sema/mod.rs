@@ -948,49 +948,16 @@ impl Program {
         let BaseType::Derived(tname) = &base_ty.base else {
             return None;
         };
-        for (u, unit) in self.units.iter().enumerate() {
-            for s in &unit.ast.spec {
-                let SpecStmt::DerivedType {
-                    name, components, ..
-                } = s
-                else {
-                    continue;
-                };
-                if name != tname {
-                    continue;
-                }
-                for c in components {
-                    let SpecStmt::TypeDecl {
-                        ty,
-                        attrs,
-                        entities,
-                        ..
-                    } = c
-                    else {
-                        continue;
-                    };
-                    for ent in entities {
-                        if ent.name == *field {
-                            let rank = ent.dims.as_ref().map(|d| d.len()).or_else(|| {
-                                attrs.iter().find_map(|a| match a {
-                                    Attr::Dimension(d) => Some(d.len()),
-                                    _ => None,
-                                })
-                            });
-                            let rank = match args {
-                                Some(a) => a
-                                    .iter()
-                                    .filter(|x| matches!(x.value, Expr::Range { .. }))
-                                    .count(),
-                                None => rank.unwrap_or(0),
-                            };
-                            return Some((ty.clone(), rank, u));
-                        }
-                    }
-                }
-            }
-        }
-        None
+        let (u, components) = self.derived_type(tname)?;
+        let c = components.iter().find(|c| c.name == *field)?;
+        let rank = match args {
+            Some(a) => a
+                .iter()
+                .filter(|x| matches!(x.value, Expr::Range { .. }))
+                .count(),
+            None => c.dims.as_ref().map_or(0, |d| d.len()),
+        };
+        Some((c.ty.clone(), rank, u))
     }
 
     /// The type of an expression in unit `i`.
