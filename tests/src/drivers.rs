@@ -250,10 +250,15 @@ end program vector_driver
 }
 
 /// The contained routine both adjoint drivers use to flip the mode switches.
-fn rev_mode_routine() -> &'static str {
-    "
-contains
+fn rev_mode_routine() -> String {
+    format!("\ncontains\n{}", set_rev_mode_subroutine())
+}
 
+/// `set_rev_mode(tape, adjoint)`: sets the reverse-mode switches, taping
+/// forward sweep and/or adjoint sweep (a contained subroutine of a
+/// driver that uses `OAD_rev`).
+pub fn set_rev_mode_subroutine() -> &'static str {
+    "
   ! Sets the reverse-mode switches: taping forward sweep and/or adjoint sweep.
   subroutine set_rev_mode(tape, adjoint)
     logical, intent(in) :: tape, adjoint
@@ -363,7 +368,7 @@ fn adjoint_driver(m: &Manifest, dirs: &DotDirections, split: bool) -> String {
 "
         );
     }
-    out.push_str(rev_mode_routine());
+    out.push_str(&rev_mode_routine());
     let _ = writeln!(out, "end program {program}");
     out
 }

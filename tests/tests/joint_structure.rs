@@ -14,28 +14,15 @@
 
 use std::fs;
 use std::path::Path;
-use std::process::Command;
 
-use openad_tests::{examples_dir, openad_program, work_root};
+use openad_tests::{examples_dir, generated_code, work_root};
 
 /// `openad -m rj` on `source` (written to a fresh directory named `name`);
 /// the generated program's text.
 fn joint_code(name: &str, source: &str) -> String {
     let dir = work_root().join("joint-structure").join(name);
     let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    fs::write(dir.join("head.f90"), source).unwrap();
-    let out = Command::new(openad_program().unwrap())
-        .current_dir(&dir)
-        .args(["-m", "rj", "-o", "out", "head.f90"])
-        .output()
-        .expect("openad runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    fs::read_to_string(dir.join("out/head.oad.f90")).unwrap()
+    generated_code(&dir, "head.f90", source, "rj")
 }
 
 /// The text of subroutine `name` in `code`: the body the program runs,

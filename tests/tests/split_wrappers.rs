@@ -13,6 +13,7 @@ use std::fs;
 use std::path::Path;
 use std::process::Command;
 
+use openad_tests::drivers::set_rev_mode_subroutine;
 use openad_tests::{generated_code, work_root};
 
 /// A nonlinear diffusion stepped in time; `step` and `flux` are called by
@@ -149,19 +150,9 @@ fn derivative_driver(mode: &str) -> String {
   double precision :: u0(n), e(n), w(n), k0, ek
   integer :: i
   call point(u0, e, w, k0, ek)
-{body}{POINT}
-  subroutine set_rev_mode(tape, adjoint)
-    logical, intent(in) :: tape, adjoint
-    our_rev_mode%arg_store = .false.
-    our_rev_mode%arg_restore = .false.
-    our_rev_mode%res_store = .false.
-    our_rev_mode%res_restore = .false.
-    our_rev_mode%plain = .false.
-    our_rev_mode%tape = tape
-    our_rev_mode%adjoint = adjoint
-  end subroutine set_rev_mode
-end program direct
-"
+{body}{POINT}{}end program direct
+",
+        set_rev_mode_subroutine()
     )
 }
 
