@@ -43,6 +43,7 @@ impl Canon<'_> {
             "matmul" => self.matmul_temporary(args, span, out),
             "eoshift" => self.eoshift_temporary(args, span, out),
             "pack" => self.pack_temporary(args, span, out),
+            "unpack" => self.unpack_temporary(args, span, out),
             "maxloc" | "minloc" => self.location_temporary(n, args, span, out),
             _ => self.err(span, format!("internal error: {n} into a temporary")),
         }
@@ -271,6 +272,129 @@ impl Canon<'_> {
                             StmtKind::Assign {
                                 lhs: el_t,
                                 rhs: el_a,
+                            },
+                            span,
+                        ),
+                    ],
+                )],
+                otherwise: None,
+            },
+            span,
+        )];
+        out.extend(self.loops(&vars, &space, body, span));
+        Ok(name(&view.name, span))
+    }
+
+    /// `unpack(vector, mask, field)`: a temporary of the mask's shape
+    /// holding `field` (an array conforming with the mask, or a scalar),
+    /// then the next element of `vector` at each true element of the mask
+    /// in array element order (a counter, as `pack` keeps one).
+    fn unpack_temporary(
+        &mut self,
+        args: Vec<Arg>,
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) -> FrontResult<Expr> {
+        let (Some(vector), Some(mask), Some(field)) = (
+            intrinsic_arg(&args, "vector", 0),
+            intrinsic_arg(&args, "mask", 1),
+            intrinsic_arg(&args, "field", 2),
+        ) else {
+            return self.err(span, "unpack needs a vector, a mask and a field");
+        };
+        let vector = self.value_array(vector, out)?;
+        let mask = self.value_array(mask, out)?;
+        if self.ty(&mask).rank == 0 {
+            return self.err_unsupported(
+                mask.span(),
+                "unsupported construct: unpack with a scalar mask",
+            );
+        }
+        let field_is_array = self.ty(&field).rank > 0;
+        let field = if field_is_array {
+            self.value_array(field, out)?
+        } else {
+            self.value(field, out)?
+        };
+        let space = self.space_of(&mask)?;
+        let vspace = self.space_of(&vector)?;
+        let extents: Vec<Expr> = space
+            .iter()
+            .map(|(lo, hi, st)| trip_count(lo, hi, st.as_ref(), span))
+            .collect();
+        let cat = self.ty(&vector).cat;
+        let (view, tspace) = self.new_temp_array(cat, &extents, span, out)?;
+        let vars: Vec<String> = (0..space.len()).map(|_| self.loop_var(span)).collect();
+        let idx: Vec<Expr> = vars.iter().map(|v| name(v, span)).collect();
+        // The temporary at the mask's positions (its own space starts at 1).
+        let tidx: Vec<Expr> = idx
+            .iter()
+            .zip(&space)
+            .zip(&tspace)
+            .map(|((i, (lo, _, st)), _)| {
+                let offset = bin(BinOp::Sub, i.clone(), lo.clone(), span);
+                let step = match st {
+                    Some(st) => bin(BinOp::Div, offset, st.clone(), span),
+                    None => offset,
+                };
+                bin(BinOp::Add, step, Expr::int(1, span), span)
+            })
+            .collect();
+        let el_t = self.element(&view, &tidx, &tspace, span)?;
+        let el_f = if field_is_array {
+            self.elementwise(&field, &idx, &space)?
+        } else {
+            field
+        };
+        out.extend(self.loops(
+            &vars,
+            &space,
+            vec![stmt(
+                StmtKind::Assign {
+                    lhs: el_t.clone(),
+                    rhs: el_f,
+                },
+                span,
+            )],
+            span,
+        ));
+        let counter = self.temp(Cat::Int, span)?;
+        let c = name(&counter, span);
+        out.push(stmt(
+            StmtKind::Assign {
+                lhs: c.clone(),
+                rhs: Expr::int(0, span),
+            },
+            span,
+        ));
+        let el_m = self.elementwise(&mask, &idx, &space)?;
+        // The vector's element number `c` in its own space.
+        let (vlo, _, vst) = &vspace[0];
+        let vpos = {
+            let k = bin(BinOp::Sub, c.clone(), Expr::int(1, span), span);
+            let k = match vst {
+                Some(st) => bin(BinOp::Mul, k, st.clone(), span),
+                None => k,
+            };
+            bin(BinOp::Add, vlo.clone(), k, span)
+        };
+        let el_v = self.elementwise(&vector, std::slice::from_ref(&vpos), &vspace)?;
+        let body = vec![stmt(
+            StmtKind::If {
+                arms: vec![(
+                    el_m,
+                    vec![
+                        stmt(
+                            StmtKind::Assign {
+                                lhs: c.clone(),
+                                rhs: bin(BinOp::Add, c, Expr::int(1, span), span),
+                            },
+                            span,
+                        ),
+                        stmt(
+                            StmtKind::Assign {
+                                lhs: el_t,
+                                rhs: el_v,
                             },
                             span,
                         ),

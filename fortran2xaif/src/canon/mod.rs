@@ -330,7 +330,10 @@ const SHIFT_BY_OFFSET: &str = "oad_shift";
 
 /// Array-valued intrinsics whose results are computed into a temporary.
 fn computed_into_temporary(n: &str) -> bool {
-    matches!(n, "matmul" | "eoshift" | "pack" | "maxloc" | "minloc")
+    matches!(
+        n,
+        "matmul" | "eoshift" | "pack" | "unpack" | "maxloc" | "minloc"
+    )
 }
 
 /// Argument `keyword`, else the one at `position`, of an intrinsic reference.
