@@ -492,11 +492,20 @@ fn run_driver(
     let mut first: Option<(usize, DriverOutput)> = None;
     let mut last = None;
     for &procs in &m.mpi_procs {
-        let mut command = mpi::mpirun(RUN_TIMEOUT.as_secs(), procs, exe);
-        let stdout = run_checked(
-            command.current_dir(dir),
-            &format!("{what} on {procs} processes"),
-        )?;
+        let run_what = format!("{what} on {procs} processes");
+        let run = || {
+            run_checked(
+                mpi::mpirun(RUN_TIMEOUT.as_secs(), procs, exe).current_dir(dir),
+                &run_what,
+            )
+        };
+        // Open MPI, started by two examples at once, can fail to set up
+        // its session ("File exists") before the program runs: that start
+        // is retried once; any failure of the program itself is not.
+        let stdout = match run() {
+            Err(e) if e.contains("File exists") => run()?,
+            other => other?,
+        };
         let _ = fs::write(log.with_extension(format!("np{procs}.txt")), &stdout);
         let out = parse_driver_output(&stdout, m.nx, m.ny)?;
         if let Some((p0, reference)) = &first {

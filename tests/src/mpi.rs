@@ -128,6 +128,14 @@ pub fn mpirun(timeout_secs: u64, procs: usize, program: &Path) -> Command {
         command.arg("--allow-run-as-root");
     }
     command.arg(program);
+    // Open MPI's session files under a directory of this program's own:
+    // runs of different examples at the same time do not share one.
+    if let Some(dir) = program.parent() {
+        let session = dir.join("ompi-session");
+        if std::fs::create_dir_all(&session).is_ok() {
+            command.env("TMPDIR", session);
+        }
+    }
     command
 }
 
