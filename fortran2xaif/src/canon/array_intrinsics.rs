@@ -242,6 +242,20 @@ impl Canon<'_> {
             let body = vec![stmt(StmtKind::Assign { lhs, rhs }, span)];
             out.extend(self.loops(&[k], &tspace, body, span));
         }
+        let c = self.zero_counter(span, out)?;
+        let vars: Vec<String> = (0..space.len()).map(|_| self.loop_var(span)).collect();
+        let idx: Vec<Expr> = vars.iter().map(|v| name(v, span)).collect();
+        let el_m = self.elementwise(&mask, &idx, &space)?;
+        let el_a = self.elementwise(&array, &idx, &space)?;
+        let el_t = self.element(&view, std::slice::from_ref(&c), &tspace, span)?;
+        let body = vec![counted_store(el_m, c, el_t, el_a, span)];
+        out.extend(self.loops(&vars, &space, body, span));
+        Ok(name(&view.name, span))
+    }
+
+    /// A new integer temporary set to 0 (the count of true mask elements
+    /// `pack` and `unpack` keep).
+    fn zero_counter(&mut self, span: Span, out: &mut Vec<Stmt>) -> FrontResult<Expr> {
         let counter = self.temp(Cat::Int, span)?;
         let c = name(&counter, span);
         out.push(stmt(
@@ -251,38 +265,7 @@ impl Canon<'_> {
             },
             span,
         ));
-        let vars: Vec<String> = (0..space.len()).map(|_| self.loop_var(span)).collect();
-        let idx: Vec<Expr> = vars.iter().map(|v| name(v, span)).collect();
-        let el_m = self.elementwise(&mask, &idx, &space)?;
-        let el_a = self.elementwise(&array, &idx, &space)?;
-        let el_t = self.element(&view, std::slice::from_ref(&c), &tspace, span)?;
-        let body = vec![stmt(
-            StmtKind::If {
-                arms: vec![(
-                    el_m,
-                    vec![
-                        stmt(
-                            StmtKind::Assign {
-                                lhs: c.clone(),
-                                rhs: bin(BinOp::Add, c, Expr::int(1, span), span),
-                            },
-                            span,
-                        ),
-                        stmt(
-                            StmtKind::Assign {
-                                lhs: el_t,
-                                rhs: el_a,
-                            },
-                            span,
-                        ),
-                    ],
-                )],
-                otherwise: None,
-            },
-            span,
-        )];
-        out.extend(self.loops(&vars, &space, body, span));
-        Ok(name(&view.name, span))
+        Ok(c)
     }
 
     /// `unpack(vector, mask, field)`: a temporary of the mask's shape
@@ -358,15 +341,7 @@ impl Canon<'_> {
             )],
             span,
         ));
-        let counter = self.temp(Cat::Int, span)?;
-        let c = name(&counter, span);
-        out.push(stmt(
-            StmtKind::Assign {
-                lhs: c.clone(),
-                rhs: Expr::int(0, span),
-            },
-            span,
-        ));
+        let c = self.zero_counter(span, out)?;
         let el_m = self.elementwise(&mask, &idx, &space)?;
         // The vector's element number `c` in its own space.
         let (vlo, _, vst) = &vspace[0];
@@ -379,31 +354,7 @@ impl Canon<'_> {
             bin(BinOp::Add, vlo.clone(), k, span)
         };
         let el_v = self.elementwise(&vector, std::slice::from_ref(&vpos), &vspace)?;
-        let body = vec![stmt(
-            StmtKind::If {
-                arms: vec![(
-                    el_m,
-                    vec![
-                        stmt(
-                            StmtKind::Assign {
-                                lhs: c.clone(),
-                                rhs: bin(BinOp::Add, c, Expr::int(1, span), span),
-                            },
-                            span,
-                        ),
-                        stmt(
-                            StmtKind::Assign {
-                                lhs: el_t,
-                                rhs: el_v,
-                            },
-                            span,
-                        ),
-                    ],
-                )],
-                otherwise: None,
-            },
-            span,
-        )];
+        let body = vec![counted_store(el_m, c, el_t, el_v, span)];
         out.extend(self.loops(&vars, &space, body, span));
         Ok(name(&view.name, span))
     }
@@ -463,15 +414,7 @@ impl Canon<'_> {
         let cat = self.ty(&Expr::ArrayCtor(items.clone(), span)).cat;
         let size = self.constructor_size(&items, span)?;
         let (view, tspace) = self.new_temp_array(cat, &[size], span, out)?;
-        let counter = self.temp(Cat::Int, span)?;
-        let c = name(&counter, span);
-        out.push(stmt(
-            StmtKind::Assign {
-                lhs: c.clone(),
-                rhs: Expr::int(0, span),
-            },
-            span,
-        ));
+        let c = self.zero_counter(span, out)?;
         let target = (view, tspace);
         let fill = self.constructor_fill(items, &c, &target, span)?;
         out.extend(fill);
@@ -661,4 +604,28 @@ impl Canon<'_> {
         }
         Ok(stmts)
     }
+}
+
+/// `if (mask) then; c = c + 1; lhs = rhs; end if`: one element of `pack`
+/// or `unpack`, `c` counting the true mask elements met so far.
+fn counted_store(mask: Expr, c: Expr, lhs: Expr, rhs: Expr, span: Span) -> Stmt {
+    stmt(
+        StmtKind::If {
+            arms: vec![(
+                mask,
+                vec![
+                    stmt(
+                        StmtKind::Assign {
+                            lhs: c.clone(),
+                            rhs: bin(BinOp::Add, c, Expr::int(1, span), span),
+                        },
+                        span,
+                    ),
+                    stmt(StmtKind::Assign { lhs, rhs }, span),
+                ],
+            )],
+            otherwise: None,
+        },
+        span,
+    )
 }
