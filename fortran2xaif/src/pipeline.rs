@@ -340,11 +340,30 @@ impl StageClock {
     fn lap(&mut self, what: &str) {
         if self.on {
             eprintln!(
-                "fortran2xaif: {what}: {:.3} s",
-                self.last.elapsed().as_secs_f64()
+                "fortran2xaif: {what}: {:.3} s{}",
+                self.last.elapsed().as_secs_f64(),
+                memory_now()
             );
         }
         self.last = std::time::Instant::now();
+    }
+}
+
+/// The process's resident and peak resident memory, where `/proc` tells
+/// them (the phases' memory at scale, docs/benchmarks.md).
+fn memory_now() -> String {
+    let Ok(status) = std::fs::read_to_string("/proc/self/status") else {
+        return String::new();
+    };
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .map(|v| v.trim().to_string())
+    };
+    match (field("VmRSS:"), field("VmHWM:")) {
+        (Some(rss), Some(peak)) => format!(", resident {rss}, peak {peak}"),
+        _ => String::new(),
     }
 }
 

@@ -7,7 +7,7 @@
 //! `Dep⁺(I) = Dep⁻(I) ⊗ Dep(I)`, `Dep⁻(I) = ∪ Dep⁺(pred)`, and over the call
 //! graph bottom-up until no summary changes (recursion).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use super::alias::Alias;
 use super::bitset::BitSet;
@@ -246,18 +246,14 @@ fn unit_summary(
             }
         }
     }
-    let identity = |l: LocationId| -> BitSet {
-        let mut s = BitSet::new(n);
-        if let Some(&c) = column.get(&l).filter(|_| counts(l)) {
-            s.insert(c);
-        }
-        s
+    let identity_column = |l: LocationId| column.get(&l).copied().filter(|_| counts(l));
+    let states = States {
+        identity: slot_locs.iter().map(|l| identity_column(*l)).collect(),
     };
-    let entry_state: Vec<BitSet> = slot_locs.iter().map(|l| identity(*l)).collect();
-    let current = |state: &[BitSet], l: LocationId| -> BitSet {
+    let current = |state: &State, l: LocationId| -> BitSet {
         match slot_of.get(&l) {
-            Some(&s) => state[s].clone(),
-            None => identity(l),
+            Some(&s) => states.value(state, s),
+            None => identity_column(l).into_iter().collect(),
         }
     };
     let partners_in_unit = |l: LocationId| {
@@ -267,21 +263,21 @@ fn unit_summary(
             .copied()
             .filter(move |p| program.is_visible_outside(uid, *p))
     };
-    let define = |state: &mut [BitSet], l: LocationId, value: &BitSet, kills: bool| {
+    let define = |state: &mut State, l: LocationId, value: &BitSet, kills: bool| {
         if let Some(&s) = slot_of.get(&l) {
             if kills {
-                state[s] = value.clone();
+                states.store(state, s, value.clone());
             } else {
-                state[s].union_with(value);
+                states.union_into(state, s, value);
             }
         }
         for p in partners_in_unit(l) {
             if let Some(&s) = slot_of.get(&p) {
-                state[s].union_with(value);
+                states.union_into(state, s, value);
             }
         }
     };
-    let transfer = |state: &mut Vec<BitSet>, stmt: &Stmt| match stmt {
+    let transfer = |state: &mut State, stmt: &Stmt| match stmt {
         Stmt::Assign { def, uses, .. } => {
             let mut value = BitSet::new(n);
             if counts(def.loc) {
@@ -329,19 +325,18 @@ fn unit_summary(
     };
     let nb = unit.blocks.len();
     let preds = unit.predecessors();
-    let mut out: Vec<Option<Vec<BitSet>>> = vec![None; nb];
+    let mut out: Vec<Option<State>> = vec![None; nb];
     let mut worklist: Vec<usize> = (0..nb).rev().collect();
     let mut queued = vec![true; nb];
     while let Some(b) = worklist.pop() {
         queued[b] = false;
-        let mut state: Option<Vec<BitSet>> = (b == unit.entry.index()).then(|| entry_state.clone());
+        // At the entry every slot holds its entry value: no slot changed.
+        let mut state: Option<State> = (b == unit.entry.index()).then(State::default);
         for p in &preds[b] {
             if let Some(po) = &out[p.index()] {
                 match &mut state {
                     None => state = Some(po.clone()),
-                    Some(s) => s.iter_mut().zip(po).for_each(|(a, x)| {
-                        a.union_with(x);
-                    }),
+                    Some(s) => states.join(s, po),
                 }
             }
         }
@@ -365,10 +360,88 @@ fn unit_summary(
         for (s, l) in slot_locs.iter().enumerate() {
             if program.is_visible_outside(uid, *l) && counts(*l) {
                 // Back from columns to location ids.
-                let inputs: BitSet = exit[s].iter().map(|c| universe[c].index()).collect();
+                let inputs: BitSet = states
+                    .value(exit, s)
+                    .iter()
+                    .map(|c| universe[c].index())
+                    .collect();
                 summary.outputs.insert(*l, inputs);
             }
         }
     }
     summary
+}
+
+/// The dependence state of a unit at a program point: for each slot (a
+/// location the unit may define), the columns (entry values of the unit's
+/// universe) its current value may depend on. Only the slots whose value
+/// differs from their entry value are stored: most slots of most blocks
+/// are untouched (the loop counters a whole-array assignment becomes, the
+/// targets of calls far away), and a dense vector per block cost blocks x
+/// slots sets, quadratic in a unit that calls every routine
+/// (docs/benchmarks.md, 25 Nov 2026 (9)). Kept canonical (no stored value
+/// equals its entry value), so `==` compares the states themselves.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct State {
+    changed: BTreeMap<usize, BitSet>,
+}
+
+/// The entry value of every slot, and the operations on [`State`]s that
+/// keep them canonical.
+struct States {
+    /// `identity[s]`: the column of slot `s`'s own entry value, if it is in
+    /// the universe and counts; the entry value is that one column, or
+    /// nothing.
+    identity: Vec<Option<usize>>,
+}
+
+impl States {
+    fn is_entry_value(&self, s: usize, v: &BitSet) -> bool {
+        match self.identity[s] {
+            None => v.is_empty(),
+            Some(c) => v.contains(c) && v.len() == 1,
+        }
+    }
+
+    /// Slot `s`'s value in `state`.
+    fn value(&self, state: &State, s: usize) -> BitSet {
+        match state.changed.get(&s) {
+            Some(v) => v.clone(),
+            None => self.identity[s].into_iter().collect(),
+        }
+    }
+
+    fn store(&self, state: &mut State, s: usize, v: BitSet) {
+        if self.is_entry_value(s, &v) {
+            state.changed.remove(&s);
+        } else {
+            state.changed.insert(s, v);
+        }
+    }
+
+    /// Slot `s` ∪= `v`.
+    fn union_into(&self, state: &mut State, s: usize, v: &BitSet) {
+        let mut value = self.value(state, s);
+        value.union_with(v);
+        self.store(state, s, value);
+    }
+
+    /// `into` ∪= `other`, slot by slot (a slot missing from one side holds
+    /// its entry value there).
+    fn join(&self, into: &mut State, other: &State) {
+        let only_here: Vec<usize> = into
+            .changed
+            .keys()
+            .copied()
+            .filter(|s| !other.changed.contains_key(s))
+            .collect();
+        for s in only_here {
+            if let Some(c) = self.identity[s] {
+                self.union_into(into, s, &std::iter::once(c).collect());
+            }
+        }
+        for (s, v) in &other.changed {
+            self.union_into(into, *s, v);
+        }
+    }
 }
