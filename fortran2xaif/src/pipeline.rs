@@ -125,7 +125,9 @@ pub fn run_with(inputs: &[PathBuf], options: &Options) -> Result<Output, Diagnos
     let (top, seeds) = crate::seeds::resolve(&prog, &mut lowered, &pragmas, &locate_unit)?;
     let interface = crate::interface::describe(&prog, &lowered, top, &seeds);
     clock.lap("lowering");
-    let mut results = analysis::analyze(&lowered.program, &seeds);
+    // XAIF carries no chains of arrays (emit_xaif.rs): not computing them
+    // keeps the analyses linear (docs/benchmarks.md, 25 Nov 2026 (9)).
+    let mut results = analysis::analyze_for(&lowered.program, &seeds, analysis::ChainsOf::Scalars);
     let activity = crate::activity_report::describe(&prog, &lowered, &seeds, &results);
     reject_pointers_to_active_complex(&prog, &mut lowered, &results).map_err(to_diag)?;
     prog.pointer_fields = {

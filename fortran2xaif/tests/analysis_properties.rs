@@ -7,7 +7,9 @@ use fortran2xaif::analysis::ir::{
     ActualPart, Callee, Def, ElementId, LocationId, LocationKind, Program, Seeds, Stmt, StmtId,
     UnitId, Use,
 };
-use fortran2xaif::analysis::{analyze, ChainPoint, Results};
+use std::collections::HashMap;
+
+use fortran2xaif::analysis::{analyze, analyze_for, ChainPoint, ChainsOf, DuUd, Results};
 
 mod common;
 use common::{random_program, random_seeds, random_ty, Rng};
@@ -187,6 +189,50 @@ fn ud_and_du_chains_are_inverse() {
         }
         assert!(du.chains[0].is_empty() && du.do_chains[0].is_empty());
     });
+}
+
+/// Chains of scalars only (what the front end computes): every scalar's
+/// chains as with all chains, no array has one, the other results equal.
+#[test]
+fn scalar_chains_are_the_chains_of_scalars() {
+    let (mut scalar_keys, mut array_keys) = (0, 0);
+    cases(300, |_, prog, seeds, r| {
+        let s = analyze_for(prog, seeds, ChainsOf::Scalars);
+        let is_array = |l: LocationId| prog.locations[l.index()].is_array;
+        type Chain<'a> = fn(&'a DuUd, StmtId, LocationId) -> Option<&'a [ChainPoint]>;
+        let kinds: [(
+            &HashMap<(StmtId, LocationId), u64>,
+            &HashMap<(StmtId, LocationId), u64>,
+            Chain,
+        ); 3] = [
+            (&r.du_ud.use_keys, &s.du_ud.use_keys, DuUd::ud),
+            (&r.du_ud.def_keys, &s.du_ud.def_keys, DuUd::du),
+            (&r.du_ud.do_keys, &s.du_ud.do_keys, DuUd::overwritten_by),
+        ];
+        for (all, scalars, chain) in kinds {
+            for &(stmt, loc) in all.keys() {
+                if is_array(loc) {
+                    array_keys += 1;
+                    assert!(chain(&s.du_ud, stmt, loc).is_none());
+                } else {
+                    scalar_keys += 1;
+                    assert_eq!(chain(&s.du_ud, stmt, loc), chain(&r.du_ud, stmt, loc));
+                }
+            }
+            assert!(scalars
+                .keys()
+                .all(|k| all.contains_key(k) && !is_array(k.1)));
+        }
+        let without_chains = |x: &Results| Results {
+            du_ud: DuUd::default(),
+            ..x.clone()
+        };
+        assert_eq!(without_chains(&s), without_chains(r));
+    });
+    assert!(
+        scalar_keys > 1000 && array_keys > 1000,
+        "{scalar_keys} {array_keys}"
+    );
 }
 
 #[test]

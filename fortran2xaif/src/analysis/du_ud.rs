@@ -78,15 +78,40 @@ impl Keys {
     }
 }
 
+/// Whose chains [`DuUd::compute_for`] computes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChainsOf {
+    /// Every location's.
+    Everything,
+    /// Scalars' only: an array is one atom whose element definitions do not
+    /// kill, so its chains hold every earlier definition of the array
+    /// (quadratic in a unit's length) and XAIF gets "no information" (key
+    /// 0) for them anyway (`emit_xaif.rs`). Their reads and definitions
+    /// then have no chain, and no key.
+    Scalars,
+}
+
 impl DuUd {
     pub fn compute(program: &Program, side_effects: &SideEffects, alias: &Alias) -> DuUd {
+        DuUd::compute_for(program, side_effects, alias, ChainsOf::Everything)
+    }
+
+    /// The chains of the locations `which` selects; those of the others
+    /// are absent. A selected location's chains are the same whatever the
+    /// choice (sites of other locations never enter them).
+    pub fn compute_for(
+        program: &Program,
+        side_effects: &SideEffects,
+        alias: &Alias,
+        which: ChainsOf,
+    ) -> DuUd {
         let mut ud_keys = Keys::new();
         let mut do_keys = Keys::new();
         let mut out = DuUd::default();
         // Units are independent: chain them in parallel, key them in order.
         let units: Vec<UnitChains> = (0..program.units.len())
             .into_par_iter()
-            .map(|u| UnitChains::compute(program, side_effects, alias, UnitId(u as u32)))
+            .map(|u| UnitChains::compute(program, side_effects, alias, UnitId(u as u32), which))
             .collect();
         for unit in units {
             for ((stmt, loc), chain) in unit.ud {
@@ -240,8 +265,12 @@ impl UnitChains {
         side_effects: &SideEffects,
         alias: &Alias,
         uid: UnitId,
+        which: ChainsOf,
     ) -> UnitChains {
         let unit = &program.units[uid.index()];
+        let chained = |l: LocationId| {
+            which == ChainsOf::Everything || !program.location(l).is_some_and(|info| info.is_array)
+        };
         let effects: Vec<Vec<StmtEffects>> = unit
             .blocks
             .iter()
@@ -262,7 +291,7 @@ impl UnitChains {
                     .iter()
                     .map(|d| d.loc)
                     .chain(e.uses.iter().map(|x| x.loc))
-                    .filter(|l| program.is_visible_outside(uid, *l)),
+                    .filter(|l| program.is_visible_outside(uid, *l) && chained(*l)),
             );
         }
         visible.sort();
@@ -272,15 +301,20 @@ impl UnitChains {
             sites.push((None, *l));
         }
         let entry_sites = sites.len();
-        // site_at[b][i][j]: site of the j-th def of statement i of block b.
-        let mut site_at: Vec<Vec<Vec<usize>>> = Vec::new();
+        // site_at[b][i][j]: site of the j-th def of statement i of block b
+        // (none for a location without chains).
+        let mut site_at: Vec<Vec<Vec<Option<usize>>>> = Vec::new();
         for (b, block) in unit.blocks.iter().enumerate() {
             let mut per_block = Vec::new();
             for (s, stmt) in block.stmts.iter().enumerate() {
                 let mut per_stmt = Vec::new();
                 for d in &effects[b][s].defs {
+                    if !chained(d.loc) {
+                        per_stmt.push(None);
+                        continue;
+                    }
                     index.add(sites.len(), d.loc, d.element);
-                    per_stmt.push(sites.len());
+                    per_stmt.push(Some(sites.len()));
                     sites.push((Some(stmt.id()), d.loc));
                 }
                 per_block.push(per_stmt);
@@ -293,6 +327,9 @@ impl UnitChains {
         // constant-subscript element definition, nothing otherwise.
         let mut kill_sets: HashMap<(LocationId, Option<ElementId>), BitSet> = HashMap::new();
         for d in effects.iter().flatten().flat_map(|e| &e.defs) {
+            if !chained(d.loc) {
+                continue;
+            }
             let key = if d.kills {
                 (d.loc, None)
             } else if d.element.is_some() {
@@ -311,6 +348,9 @@ impl UnitChains {
         // Transfer through one statement.
         let step = |rd: &mut BitSet, b: usize, s: usize| {
             for (j, d) in effects[b][s].defs.iter().enumerate() {
+                let Some(site) = site_at[b][s][j] else {
+                    continue;
+                };
                 let key = (d.loc, if d.kills { None } else { d.element });
                 if let Some(k) = kill_sets
                     .get(&key)
@@ -318,7 +358,7 @@ impl UnitChains {
                 {
                     rd.difference_with(k);
                 }
-                rd.insert(site_at[b][s][j]);
+                rd.insert(site);
             }
         };
         let nb = unit.blocks.len();
@@ -368,7 +408,7 @@ impl UnitChains {
             let mut rd = rd_in[b].clone();
             for (s, stmt) in block.stmts.iter().enumerate() {
                 let id = stmt.id();
-                for u in &effects[b][s].uses {
+                for u in effects[b][s].uses.iter().filter(|u| chained(u.loc)) {
                     let chain = ud.entry((id, u.loc)).or_default();
                     index.for_each_candidate(u.loc, u.element, |site| {
                         if rd.contains(site) {
@@ -377,7 +417,7 @@ impl UnitChains {
                         }
                     });
                 }
-                for d in &effects[b][s].defs {
+                for d in effects[b][s].defs.iter().filter(|d| chained(d.loc)) {
                     index.for_each_candidate(d.loc, d.element, |site| {
                         if rd.contains(site) {
                             overwrite[site].push(ChainPoint::Stmt(id));

@@ -21,7 +21,7 @@ pub mod tbr;
 pub use activity::Activity;
 pub use alias::Alias;
 pub use call_graph::CallGraph;
-pub use du_ud::{ChainPoint, DuUd};
+pub use du_ud::{ChainPoint, ChainsOf, DuUd};
 pub use side_effects::{SideEffects, UnitSideEffects};
 pub use tbr::Tbr;
 
@@ -50,6 +50,12 @@ pub struct Results {
 
 /// Runs every analysis on `program` for the request `seeds`.
 pub fn analyze(program: &Program, seeds: &Seeds) -> Results {
+    analyze_for(program, seeds, ChainsOf::Everything)
+}
+
+/// [`analyze`], with the du/ud and do chains of the locations `chains`
+/// selects only (the front end writes no chains of arrays).
+pub fn analyze_for(program: &Program, seeds: &Seeds, chains: ChainsOf) -> Results {
     let errors = program.validate(seeds);
     if !errors.is_empty() {
         return Results {
@@ -72,7 +78,7 @@ pub fn analyze(program: &Program, seeds: &Seeds) -> Results {
     let call_graph = CallGraph::build(program);
     let side_effects = SideEffects::compute(program, &call_graph);
     let alias = Alias::compute(program, &call_graph);
-    let du_ud = DuUd::compute(program, &side_effects, &alias);
+    let du_ud = DuUd::compute_for(program, &side_effects, &alias, chains);
     let activity = Activity::compute(program, seeds, &call_graph, &side_effects, &alias);
     let tbr = Tbr::compute(
         program,
