@@ -199,12 +199,9 @@ fn scalar_chains_are_the_chains_of_scalars() {
     cases(300, |_, prog, seeds, r| {
         let s = analyze_for(prog, seeds, ChainsOf::Scalars);
         let is_array = |l: LocationId| prog.locations[l.index()].is_array;
+        type Keys = HashMap<(StmtId, LocationId), u64>;
         type Chain<'a> = fn(&'a DuUd, StmtId, LocationId) -> Option<&'a [ChainPoint]>;
-        let kinds: [(
-            &HashMap<(StmtId, LocationId), u64>,
-            &HashMap<(StmtId, LocationId), u64>,
-            Chain,
-        ); 3] = [
+        let kinds: [(&Keys, &Keys, Chain); 3] = [
             (&r.du_ud.use_keys, &s.du_ud.use_keys, DuUd::ud),
             (&r.du_ud.def_keys, &s.du_ud.def_keys, DuUd::du),
             (&r.du_ud.do_keys, &s.du_ud.do_keys, DuUd::overwritten_by),
