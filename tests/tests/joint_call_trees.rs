@@ -43,10 +43,9 @@ const DEFAULT_SEEDS: [u64; 22] = [
 /// Seeds also run with derived-type module state, by depth: 2 (9), 3
 /// (12), 4 (17). Joint-mode checkpoints once left out a module variable's
 /// components, a silent wrong gradient in `-m rj` (corpus example
-/// `module_tank_joint`); seeds d1–d40 all passed with that bug, because
-/// the generator's routines that read the state are taped in their caller
-/// or write it first, so these seeds cover the construct in random trees,
-/// not that bug.
+/// `module_tank_joint`); seeds d1–d40 all passed with that bug (not
+/// analysed why: some of their checkpoints saved `bx` by another path), so
+/// these seeds cover the construct in random trees, not that bug.
 const DEFAULT_DERIVED_SEEDS: [u64; 3] = [9, 12, 17];
 
 /// A seed and whether its program keeps derived-type module state.
