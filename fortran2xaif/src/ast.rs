@@ -443,6 +443,12 @@ pub enum SpecStmt {
     },
     /// `format` statements and the like: copied verbatim.
     Verbatim(String, Span),
+    /// `namelist /g/ a, b`: copied as written (`parse/namelist.rs`).
+    Namelist {
+        groups: Vec<(String, Vec<String>)>,
+        text: String,
+        span: Span,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]

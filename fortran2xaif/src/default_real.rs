@@ -133,7 +133,8 @@ fn promote_spec(spec: &mut SpecStmt) {
         | SpecStmt::ImplicitNone(_)
         | SpecStmt::SaveAll(_)
         | SpecStmt::DefaultAccess(..)
-        | SpecStmt::Verbatim(..) => {}
+        | SpecStmt::Verbatim(..)
+        | SpecStmt::Namelist { .. } => {}
     }
 }
 

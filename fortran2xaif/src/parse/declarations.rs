@@ -388,7 +388,7 @@ impl<'a> FortranParser<'a> {
             }
             "format_statement" => out.push(SpecStmt::Verbatim(self.text(s).to_string(), span)),
             "equivalence_statement" => return self.unsupported(s, "equivalence"),
-            "namelist_statement" => return self.unsupported(s, "namelist"),
+            "namelist_statement" => self.namelist_statement(s, out)?,
             "include_statement" => return self.unsupported(s, "include not expanded"),
             other => return self.unsupported(s, other),
         }

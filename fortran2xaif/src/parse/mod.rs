@@ -27,6 +27,7 @@ mod constructs;
 mod declarations;
 mod expressions;
 mod intrinsic_modules;
+mod namelist;
 mod statements;
 mod substitute;
 #[cfg(test)]
@@ -39,6 +40,7 @@ use crate::unparse;
 use allocatable_results::allocatable_result;
 use constructs::concurrent_nest;
 use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
 use substitute::Substitution;
 
 /// Replaces `name` by `by` throughout `stmts` (subscripts of `name`
@@ -80,6 +82,7 @@ pub fn parse_file(text: &str, file: usize) -> FrontResult<SourceFile> {
         locals: RefCell::new(ConstructLocals::default()),
         allocations: RefCell::new(Vec::new()),
         associate_names: RefCell::new(Vec::new()),
+        namelists: RefCell::new(HashMap::new()),
     };
     let root = tree.root_node();
     if let Some(bad) = first_error(root).map(blame) {
@@ -183,6 +186,9 @@ struct FortranParser<'a> {
     /// Names of the enclosing `associate` constructs while their bodies
     /// are read (a selector `a(2:5)` of one of them is a section).
     associate_names: RefCell<Vec<String>>,
+    /// Namelist groups declared so far in the file: group → members
+    /// (`namelist.rs`), for the I/O statements that name them.
+    namelists: RefCell<HashMap<String, Vec<String>>>,
 }
 
 /// Statement kinds that belong to the specification part.

@@ -344,7 +344,16 @@ impl<'a> FortranParser<'a> {
             | "close_statement"
             | "inquire_statement"
             | "file_position_statement" => {
-                let (reads, writes) = self.io_items(n)?;
+                let (mut reads, mut writes) = self.io_items(n)?;
+                // A namelist group: a read writes its members, a write
+                // reads them.
+                if let Some((_, members)) = self.namelist_of_io(n)? {
+                    if n.kind() == "read_statement" {
+                        writes.extend(members);
+                    } else {
+                        reads.extend(members);
+                    }
+                }
                 StmtKind::Opaque {
                     kind: OpaqueKind::Io,
                     text: self.text(n).to_string(),
