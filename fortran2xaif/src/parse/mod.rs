@@ -99,12 +99,8 @@ pub fn parse_file(text: &str, file: usize) -> FrontResult<SourceFile> {
     for child in named_children(root) {
         match child.kind() {
             "comment" => {}
-            "module" | "subroutine" | "function" | "program" => units.push(p.unit(child)?),
-            "block_data" => {
-                return Err(FrontError::unsupported(
-                    p.span(child),
-                    "unsupported construct: block data",
-                ))
+            "module" | "subroutine" | "function" | "program" | "block_data" => {
+                units.push(p.unit(child)?)
             }
             _ => {
                 return Err(FrontError::new(

@@ -23,6 +23,7 @@ impl<'a> FortranParser<'a> {
             "subroutine" => UnitKind::Subroutine,
             "function" => UnitKind::Function,
             "program" => UnitKind::Program,
+            "block_data" => UnitKind::BlockData,
             other => return self.unsupported(node, other),
         };
         let mut unit = Unit {
@@ -45,7 +46,7 @@ impl<'a> FortranParser<'a> {
         let mut internal: Vec<Node> = Vec::new();
         for child in named_children(node) {
             match child.kind() {
-                "module_statement" | "program_statement" => {
+                "module_statement" | "program_statement" | "block_data_statement" => {
                     if let Some(n) = named_children(child)
                         .into_iter()
                         .find(|c| c.kind() == "name")
@@ -55,6 +56,7 @@ impl<'a> FortranParser<'a> {
                 }
                 "subroutine_statement" | "function_statement" => self.header(child, &mut unit)?,
                 "end_module_statement"
+                | "end_block_data_statement"
                 | "end_program_statement"
                 | "end_subroutine_statement"
                 | "end_function_statement" => {
