@@ -453,7 +453,15 @@ impl<'a> FortranParser<'a> {
                     if val.kind() == "assumed_size" || self.text(val).trim() == "*" {
                         ts.len_star = true;
                     } else if self.text(val).trim() == ":" {
-                        return self.unsupported(val, "deferred-length character");
+                        // Deferred length (`character(len=:), allocatable`):
+                        // printed back as `len=:`; character data is
+                        // passive, its statements copied.
+                        ts.len = Some(Expr::Range {
+                            lo: None,
+                            hi: None,
+                            stride: None,
+                            span: self.span(val),
+                        });
                     } else {
                         ts.len = Some(self.expr(val)?);
                     }

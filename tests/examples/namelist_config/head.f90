@@ -2,7 +2,8 @@
 ! reads its parameters from a namelist file in a set-up routine (defaults
 ! in the declarations, `nml=` form, iostat checked), a second group read in
 ! the positional form sets the output options, and the time loop uses
-! the parameters as coefficients, loop bounds and a branch switch. The
+! the parameters as coefficients, loop bounds and a branch switch; the
+! file's name is a deferred-length character variable of the module. The
 ! namelist members stay passive; the differentiated code reads the same
 ! file.
 module rod_config
@@ -11,6 +12,7 @@ module rod_config
   real(8) :: reaction = 0.01d0
   integer :: nsteps = 10
   logical :: cubic = .true.
+  character(len=:), allocatable :: config_path
   namelist /physics_nml/ diffusivity, reaction, &
                          nsteps, cubic
 contains
@@ -35,10 +37,11 @@ subroutine head(x, y)
   real(8) :: weight
   namelist /output_nml/ every, weight
   !$openad INDEPENDENT(x)
-  call read_config('rod.nml')
+  config_path = 'rod' // '.nml'
+  call read_config(config_path)
   every = 1
   weight = 1.0d0
-  open(newunit=unit, file='rod.nml', status='old', action='read')
+  open(newunit=unit, file=config_path, status='old', action='read')
   read(unit, output_nml)
   close(unit)
   u = x
