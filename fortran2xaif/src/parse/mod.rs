@@ -23,6 +23,7 @@
 //! | `substitute` | names replaced by designators in a block of statements (associate names, block locals) |
 
 mod allocatable_results;
+mod allocate_source;
 mod constructs;
 mod declarations;
 mod expressions;
@@ -83,6 +84,7 @@ pub fn parse_file(text: &str, file: usize) -> FrontResult<SourceFile> {
         allocations: RefCell::new(Vec::new()),
         associate_names: RefCell::new(Vec::new()),
         namelists: RefCell::new(HashMap::new()),
+        declared_ranks: RefCell::new(HashMap::new()),
     };
     let root = tree.root_node();
     if let Some(bad) = first_error(root).map(blame) {
@@ -185,6 +187,9 @@ struct FortranParser<'a> {
     /// Namelist groups declared so far in the file: group → members
     /// (`namelist.rs`), for the I/O statements that name them.
     namelists: RefCell<HashMap<String, Vec<String>>>,
+    /// Declared ranks of the names the unit being read sees
+    /// (`allocate_source.rs`).
+    declared_ranks: RefCell<HashMap<String, usize>>,
 }
 
 /// Statement kinds that belong to the specification part.

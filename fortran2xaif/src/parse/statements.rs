@@ -355,6 +355,9 @@ impl<'a> FortranParser<'a> {
                 }
             }
             "allocate_statement" => {
+                if let Some(stmts) = self.allocate_with_source(n, &label, span)? {
+                    return Ok(stmts);
+                }
                 let mut writes = Vec::new();
                 for c in named_children(n) {
                     // A component (`s%h(n)`): the object without its bounds.

@@ -115,9 +115,17 @@ impl<'a> FortranParser<'a> {
             }
             break;
         }
+        // What `allocate(a, source=h)` needs to write `a`'s bounds.
+        let saved_ranks = {
+            let mut specs: Vec<&[SpecStmt]> = hosts.to_vec();
+            specs.push(&unit.spec);
+            self.declared_ranks
+                .replace(super::allocate_source::declared_ranks(&specs))
+        };
         let start = if pending_label.is_some() { i - 1 } else { i };
         let mut idx = start;
         let (body, _) = self.block(&stmts, &mut idx, None)?;
+        self.declared_ranks.replace(saved_ranks);
         if idx < stmts.len() {
             return self.err(stmts[idx], "unexpected statement");
         }
