@@ -120,7 +120,10 @@ fn symbols_below(view: &ExprView, v: usize, out: &mut Vec<(String, u64)>) {
 }
 
 /// Per symbol, how often the replay assigned it so far: a divisor's
-/// generation is the sum over the symbols it reads.
+/// generation is the sum over the symbols it reads. The flattener lets a
+/// run read a variable only before or only after all its assignments, so
+/// a divisor has one value in a run today; the generation keeps that from
+/// being an assumption of this module.
 #[derive(Default)]
 struct Generations(HashMap<(String, u64), usize>);
 
