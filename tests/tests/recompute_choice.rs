@@ -165,13 +165,13 @@ fn periodic_neighbours_ride_on_the_snapshot_of_their_array() {
 
 /// Shared reciprocals (docs/adjoint.md, "Recomputed partials"): the HLL
 /// face's replay divides by each density once (`1/rl`, `1/rr`, shared by
-/// the velocities, the sound speeds' `g*p/r` and their partials) and by
-/// `sr - sl` once; with the two `0.5/sqrt(...)` of the sound speeds'
-/// partials that is 5 divisions on replay values. Before, 15 lines of the
-/// face divided (`ml/rl`, `1/rl`, `g*pl/rl` written out wherever used: 9
-/// distinct divisions after the compiler's common subexpressions); the
-/// test fails on those binaries. The sixth line is the final
-/// kinetic-energy run, `1/q1(i)` shared by its value and partials.
+/// the velocities, the sound speeds' `g*p/r` and their partials); with
+/// `1/(sr - sl)` (written in its value and its partial, one quotient the
+/// compiler computes once, so left as it is) and the two `0.5/sqrt(...)`
+/// of the sound speeds' partials that is 5 divisions on 6 lines. Before,
+/// 16 lines divided (`ml/rl`, `1/rl`, `g*pl/rl` written out wherever
+/// used: 9 distinct divisions after the compiler's common
+/// subexpressions); the test fails on those binaries.
 #[test]
 fn hll_face_replay_divides_by_each_density_once() {
     for mode in ["rs", "rj"] {

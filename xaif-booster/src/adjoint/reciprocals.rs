@@ -7,8 +7,9 @@
 //! `a*(1/b)` (not the same rounding), so a face of hllflux divides 9 times
 //! in the reverse sweep against 5 in the original. Here every real division
 //! whose divisor (the same value: same expression, nothing it reads assigned
-//! in between) occurs at least twice in the replay becomes a multiplication
-//! by `r = 1/b`, computed once before its first use.
+//! in between) divides two or more different numerators in the replay
+//! becomes a multiplication by `r = 1/b`, computed once before its first
+//! use.
 //!
 //! Allowed because the replay's values feed only the partials and later
 //! replayed statements of the same reverse piece, never a program variable
@@ -35,16 +36,22 @@ use crate::expr::{base_symbol, symbols_in_reference, ExprBuilder, ExprView};
 /// reads was assigned before (a new value, a new reciprocal).
 type Divisor = (String, usize);
 
-/// Rewrites `replay` (the replay's assignments in order) so that divisors
-/// used more than once are inverted once; `id` names the new statements.
+/// Rewrites `replay` (the replay's assignments in order) so that a divisor
+/// that divides two or more different numerators is inverted once; `id`
+/// names the new statements. Repeats of one quotient (`1/b` in both
+/// partials of `a/b` when the value is not replayed) are left to the
+/// compiler, which computes them once already: rewriting them would only
+/// add a product and change the rounding.
 pub(super) fn share_reciprocals(
     replay: Vec<Assignment>,
     temps: &mut AdjointTemps,
     id: &str,
 ) -> Result<Vec<Assignment>, StatementError> {
-    let mut uses: HashMap<Divisor, usize> = HashMap::new();
-    walk(&replay, |d| *uses.entry(d).or_default() += 1)?;
-    if uses.values().all(|&n| n < 2) {
+    let mut uses: HashMap<Divisor, HashSet<String>> = HashMap::new();
+    walk(&replay, |d, numerator| {
+        uses.entry(d).or_default().insert(numerator);
+    })?;
+    if uses.values().all(|n| n.len() < 2) {
         return Ok(replay);
     }
     let mut out = Vec::with_capacity(replay.len() + uses.len());
@@ -76,15 +83,22 @@ pub(super) fn share_reciprocals(
     Ok(out)
 }
 
-/// Calls `f` with each real division's divisor, in replay order.
-fn walk(replay: &[Assignment], mut f: impl FnMut(Divisor)) -> Result<(), StatementError> {
+/// Calls `f` with each real division's divisor and numerator (its key), in
+/// replay order.
+fn walk(replay: &[Assignment], mut f: impl FnMut(Divisor, String)) -> Result<(), StatementError> {
     let mut generations = Generations::default();
     for a in replay {
         let view = ExprView::new(&a.rhs)?;
         let root = view.root()?;
         for v in view.postorder(root) {
             if let Some(d) = shared_divisor(&view, v) {
-                f(generations.divisor(&view, d));
+                let numerator = view.args[v][0];
+                let key = if is_one(view.vertex(numerator)) {
+                    "1".to_string()
+                } else {
+                    view.key(numerator)
+                };
+                f(generations.divisor(&view, d), key);
             }
         }
         generations.assigned(a);
@@ -146,7 +160,7 @@ impl Generations {
 struct Rewrite<'v, 'a, 't> {
     view: &'v ExprView<'v>,
     generations: &'v Generations,
-    uses: &'v HashMap<Divisor, usize>,
+    uses: &'v HashMap<Divisor, HashSet<String>>,
     inverted: &'v mut HashMap<Divisor, xaif_schema::model::VariableReference>,
     temps: &'v mut AdjointTemps<'a>,
     /// Reciprocals to compute before the statement.
@@ -162,7 +176,7 @@ impl Rewrite<'_, '_, '_> {
     fn copy(&mut self, v: usize, b: &mut ExprBuilder) -> usize {
         if let Some(d) = shared_divisor(self.view, v) {
             let divisor = self.generations.divisor(self.view, d);
-            if self.uses.get(&divisor).is_some_and(|&n| n > 1) {
+            if self.uses.get(&divisor).is_some_and(|n| n.len() > 1) {
                 let r = self.reciprocal(divisor, d);
                 let numerator = self.view.args[v][0];
                 if is_one(self.view.vertex(numerator)) {
