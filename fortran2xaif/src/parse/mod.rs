@@ -20,9 +20,11 @@
 //! | `expressions` | expressions, actual arguments, ranges, and the operator-precedence re-parse of arithmetic |
 //! | `constructs` | `associate`, `block` and `do concurrent` rewritten into plain statements as they are read |
 //! | `allocatable_results` | a function that allocates its allocatable result once, first, from its arguments: an explicit-shape result instead |
+//! | `bindings` | the binding part of a derived type, `procedure(iface) :: f` declarations |
 //! | `substitute` | names replaced by designators in a block of statements (associate names, block locals) |
 
 mod allocatable_results;
+mod bindings;
 mod constructs;
 mod declarations;
 mod expressions;
@@ -38,6 +40,7 @@ use crate::ast::*;
 use crate::unparse;
 use allocatable_results::allocatable_result;
 use constructs::concurrent_nest;
+use declarations::operator_generic_name;
 use std::cell::{Cell, RefCell};
 use substitute::Substitution;
 
@@ -80,6 +83,7 @@ pub fn parse_file(text: &str, file: usize) -> FrontResult<SourceFile> {
         locals: RefCell::new(ConstructLocals::default()),
         allocations: RefCell::new(Vec::new()),
         associate_names: RefCell::new(Vec::new()),
+        polymorphic: RefCell::new(Vec::new()),
     };
     let root = tree.root_node();
     if let Some(bad) = first_error(root).map(blame) {
@@ -183,6 +187,8 @@ struct FortranParser<'a> {
     /// Names of the enclosing `associate` constructs while their bodies
     /// are read (a selector `a(2:5)` of one of them is a section).
     associate_names: RefCell<Vec<String>>,
+    /// `class(t)` declarations of the unit being read (`Unit::polymorphic`).
+    polymorphic: RefCell<Vec<(String, Span)>>,
 }
 
 /// Statement kinds that belong to the specification part.
