@@ -101,7 +101,12 @@ fn rewrite_unit(u: &mut Unit, table: &HashMap<String, Unit>) -> FrontResult<()> 
                     });
                 }
             }
-            SpecStmt::Use { module, only, mut items, span } => {
+            SpecStmt::Use {
+                module,
+                only,
+                mut items,
+                span,
+            } => {
                 items.retain(|(_, remote)| !table.contains_key(remote));
                 // `use m, only: iface` of nothing else reads as `use m, only:`.
                 spec.push(SpecStmt::Use {
@@ -141,10 +146,12 @@ pub fn resolve(files: &mut [SourceFile]) -> FrontResult<()> {
     let table = abstract_bodies(files)?;
     let any_declaration = |u: &Unit| {
         fn has(u: &Unit) -> bool {
-            u.spec
-                .iter()
-                .any(|s| matches!(s, SpecStmt::ProcedureDecl { .. } | SpecStmt::AbstractInterface { .. }))
-                || u.contains.iter().any(has)
+            u.spec.iter().any(|s| {
+                matches!(
+                    s,
+                    SpecStmt::ProcedureDecl { .. } | SpecStmt::AbstractInterface { .. }
+                )
+            }) || u.contains.iter().any(has)
         }
         has(u)
     };

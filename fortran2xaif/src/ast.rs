@@ -444,7 +444,10 @@ pub enum SpecStmt {
     /// `abstract interface` block: interfaces that `procedure(name)`
     /// declarations name; replaced by copies of its bodies before the
     /// semantic model (`abstract_interfaces.rs`).
-    AbstractInterface { bodies: Vec<Unit>, span: Span },
+    AbstractInterface {
+        bodies: Vec<Unit>,
+        span: Span,
+    },
     /// `procedure(iface) [, intent(in)] [, optional] :: f, g`: procedures
     /// (dummy arguments) with the interface of `iface`; replaced by
     /// interface bodies before the semantic model (`abstract_interfaces.rs`).

@@ -137,7 +137,11 @@ fn check_static_types(files: &[SourceFile], tables: &Tables) -> FrontResult<()> 
                 ));
             }
             for parent in tables.ancestors(name) {
-                if tables.types[parent].bindings.iter().any(|p| p.name() == b.name()) {
+                if tables.types[parent]
+                    .bindings
+                    .iter()
+                    .any(|p| p.name() == b.name())
+                {
                     return Err(FrontError::unsupported(
                         b.span(),
                         format!("unsupported construct: binding '{}' of type '{name}' overrides the binding of its parent type '{parent}' (type extension with overriding bindings needs run-time dispatch)", b.name()),
@@ -264,11 +268,12 @@ fn binding_target(
     let info = &tables.types[t];
     let find = |b: &str| info.bindings.iter().find(|x| x.name() == b);
     let Some(found) = find(binding) else {
-        if let Some(parent) = tables
-            .ancestors(t)
-            .into_iter()
-            .find(|p| tables.types[*p].bindings.iter().any(|x| x.name() == binding))
-        {
+        if let Some(parent) = tables.ancestors(t).into_iter().find(|p| {
+            tables.types[*p]
+                .bindings
+                .iter()
+                .any(|x| x.name() == binding)
+        }) {
             return Err(FrontError::unsupported(
                 span,
                 format!("unsupported construct: '{object}%{binding}' calls a binding that type '{t}' inherits from type '{parent}' (type extension with type-bound procedures)"),
@@ -299,7 +304,9 @@ fn binding_target(
             let mut passed: Option<PassedObject> = None;
             for s in specifics {
                 let Some(TypeBinding::Specific {
-                    procedure, passed: p, ..
+                    procedure,
+                    passed: p,
+                    ..
                 }) = find(s)
                 else {
                     return Err(FrontError::new(
@@ -329,7 +336,12 @@ fn binding_target(
 }
 
 /// The dummy arguments of module procedure `name` of `module`.
-fn params_of(files: &[SourceFile], tables: &Tables, module: &str, name: &str) -> Option<Vec<String>> {
+fn params_of(
+    files: &[SourceFile],
+    tables: &Tables,
+    module: &str,
+    name: &str,
+) -> Option<Vec<String>> {
     let &(f, k) = tables.modules.get(module)?;
     files[f].units[k]
         .contains
@@ -415,9 +427,12 @@ fn rewrite_body(
         }
         let target = binding_target(scope.tables, &t, binding, &object_text(object), span)?;
         let params = match &target.passed {
-            PassedObject::Named(_) => {
-                params_of(scope.files, scope.tables, &target.module, &target.procedures[0])
-            }
+            PassedObject::Named(_) => params_of(
+                scope.files,
+                scope.tables,
+                &target.module,
+                &target.procedures[0],
+            ),
             _ => None,
         };
         for p in &target.procedures {
@@ -430,12 +445,22 @@ fn rewrite_body(
             made.public.push((target.module.clone(), p.clone()));
         }
         if let Some((g, procs)) = target.generic.clone() {
-            if !made.generics.iter().any(|(m, n, _)| *m == target.module && *n == g) {
+            if !made
+                .generics
+                .iter()
+                .any(|(m, n, _)| *m == target.module && *n == g)
+            {
                 made.generics.push((target.module.clone(), g, procs));
             }
         }
         needs.push((target.module.clone(), target.name.clone()));
-        let args = with_object(args, object.clone(), &target.passed, params.as_deref(), span)?;
+        let args = with_object(
+            args,
+            object.clone(),
+            &target.passed,
+            params.as_deref(),
+            span,
+        )?;
         Ok(Some((target.name, args)))
     };
     Stmt::walk_mut(body, &mut |stmt| {
@@ -457,9 +482,7 @@ fn rewrite_body(
                     if !bound {
                         return Ok(());
                     }
-                    if let Some((name, args)) =
-                        resolve(base, field, std::mem::take(args), *span)?
-                    {
+                    if let Some((name, args)) = resolve(base, field, std::mem::take(args), *span)? {
                         *x = Expr::Apply {
                             name,
                             args,
