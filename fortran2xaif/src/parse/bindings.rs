@@ -29,7 +29,7 @@ impl<'a> FortranParser<'a> {
             for k in &kids {
                 match k.kind() {
                     "procedure_interface" => {
-                        return self.unsupported(*k, "deferred type-bound procedure")
+                        return self.unsupported(st, "deferred type-bound procedure")
                     }
                     "procedure_attribute" => {
                         let a = self.lower(*k).replace(' ', "");
@@ -40,7 +40,7 @@ impl<'a> FortranParser<'a> {
                         {
                             passed = PassedObject::Named(name.to_string());
                         } else if a == "deferred" {
-                            return self.unsupported(*k, "deferred type-bound procedure");
+                            return self.unsupported(st, "deferred type-bound procedure");
                         } else if !matches!(
                             a.as_str(),
                             "pass" | "public" | "private" | "non_overridable"
