@@ -165,3 +165,55 @@ pub fn resolve(files: &mut [SourceFile]) -> FrontResult<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::parse_file;
+
+    #[test]
+    fn a_procedure_dummy_gets_the_abstract_body_under_its_name() {
+        let src = "module lib\n  abstract interface\n    real(8) function g_iface(z)\n      real(8), intent(in) :: z\n    end function\n  end interface\n  public :: g_iface\ncontains\n  real(8) function twice(g, a)\n    procedure(g_iface), optional :: g\n    real(8), intent(in) :: a\n    twice = 2 * g(a)\n  end function\nend module lib\n";
+        let mut files = vec![parse_file(src, 0).unwrap()];
+        resolve(&mut files).unwrap();
+        let module = &files[0].units[0];
+        assert!(
+            !module.spec.iter().any(|s| matches!(
+                s,
+                SpecStmt::AbstractInterface { .. }
+                    | SpecStmt::AttrStmt {
+                        attr: Attr::Public,
+                        ..
+                    }
+            )),
+            "{:?}",
+            module.spec
+        );
+        let twice = &module.contains[0];
+        let body = twice.spec.iter().find_map(|s| match s {
+            SpecStmt::Interface { bodies, .. } => Some(&bodies[0]),
+            _ => None,
+        });
+        let body = body.expect("an interface body for g");
+        assert_eq!(
+            (body.name.as_str(), body.result.as_deref()),
+            ("g", Some("g"))
+        );
+        // `optional` stays on the dummy.
+        assert!(twice.spec.iter().any(|s| matches!(s,
+            SpecStmt::AttrStmt { attr: Attr::Optional, entities, .. } if entities[0].name == "g")));
+    }
+
+    #[test]
+    fn an_interface_that_is_not_abstract_is_refused() {
+        let src = "subroutine s(f)\n  procedure(cos) :: f\nend subroutine\n";
+        let mut files = vec![parse_file(src, 0).unwrap()];
+        let e = resolve(&mut files).unwrap_err();
+        assert!(
+            e.message
+                .contains("procedure(cos) where 'cos' is not an abstract interface"),
+            "{}",
+            e.message
+        );
+    }
+}

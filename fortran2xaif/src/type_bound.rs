@@ -671,3 +671,116 @@ pub fn devirtualise(files: &mut [SourceFile]) -> FrontResult<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::parse_file;
+
+    const MODULE: &str = "module cols\n  implicit none\n  private\n  public :: column\n  type :: column\n    real(8) :: h\n  contains\n    procedure :: relax => column_relax\n    procedure :: depth\n    procedure, pass(self) :: nudge\n    procedure, nopass :: scale\n    procedure :: by_one, by_all\n    generic :: push => by_one, by_all\n  end type column\ncontains\n  subroutine column_relax(self, w)\n    class(column), intent(inout) :: self\n    real(8), intent(in) :: w\n    self%h = w * self%h\n  end subroutine\n  real(8) function depth(self, k)\n    class(column), intent(in) :: self\n    integer, intent(in) :: k\n    depth = k * self%h\n  end function\n  subroutine nudge(target, rate, self)\n    real(8), intent(in) :: target, rate\n    class(column), intent(inout) :: self\n    self%h = self%h + rate * (target - self%h)\n  end subroutine\n  real(8) function scale(a)\n    real(8), intent(in) :: a\n    scale = 2 * a\n  end function\n  subroutine by_one(self, a)\n    class(column), intent(inout) :: self\n    real(8), intent(in) :: a\n    self%h = self%h + a\n  end subroutine\n  subroutine by_all(self, a)\n    class(column), intent(inout) :: self\n    real(8), intent(in) :: a(:)\n    self%h = self%h + sum(a)\n  end subroutine\nend module cols\n";
+
+    /// The statements of `head` after devirtualisation, as text.
+    fn head_after(statements: &str) -> (Vec<String>, Unit) {
+        let src = format!("{MODULE}subroutine head(x, y)\n  use cols, only: column\n  real(8) :: x(2), y\n  type(column) :: c\n{statements}\nend subroutine head\n");
+        let mut files = vec![parse_file(&src, 0).unwrap()];
+        devirtualise(&mut files).unwrap();
+        let head = files[0].units[1].clone();
+        let text = head
+            .body
+            .iter()
+            .map(|s| match &s.kind {
+                StmtKind::Call { name, args } => {
+                    format!("call {name}({})", crate::unparse::args_text(args))
+                }
+                StmtKind::Assign { lhs, rhs } => format!(
+                    "{} = {}",
+                    crate::unparse::expr(lhs),
+                    crate::unparse::expr(rhs)
+                ),
+                other => format!("{other:?}"),
+            })
+            .collect();
+        (text, head)
+    }
+
+    #[test]
+    fn calls_and_function_references_name_the_bound_procedure() {
+        let (text, head) = head_after("  call c%relax(x(1))\n  y = c%depth(3) + c%scale(x(2)) + c%h\n  call c%nudge(x(1), rate=0.5d0)\n  call c%nudge(x(1), 0.5d0)\n");
+        assert_eq!(
+            text,
+            [
+                "call column_relax(c, x(1))",
+                "y = depth(c, 3) + scale(x(2)) + c%h",
+                "call nudge(x(1), rate=0.5d0, self=c)",
+                "call nudge(x(1), 0.5d0, c)",
+            ]
+        );
+        // Visible in head by a `use` of the type's module each.
+        let used: Vec<&String> = head
+            .spec
+            .iter()
+            .filter_map(|s| match s {
+                SpecStmt::Use { items, .. } => Some(&items[0].0),
+                _ => None,
+            })
+            .collect();
+        for p in ["column_relax", "depth", "scale", "nudge"] {
+            assert!(used.iter().any(|u| *u == p), "{used:?}");
+        }
+    }
+
+    #[test]
+    fn a_generic_binding_becomes_a_generic_interface_of_the_module() {
+        let src = format!("{MODULE}subroutine head(x, y)\n  use cols, only: column\n  real(8) :: x(2), y\n  type(column) :: c\n  call c%push(x)\n  call c%push(y)\nend subroutine head\n");
+        let mut files = vec![parse_file(&src, 0).unwrap()];
+        devirtualise(&mut files).unwrap();
+        let module = &files[0].units[0];
+        let generic = module.spec.iter().find_map(|s| match s {
+            SpecStmt::Interface {
+                generic: Some(g),
+                procedures,
+                ..
+            } => Some((g.clone(), procedures.clone())),
+            _ => None,
+        });
+        assert_eq!(
+            generic,
+            Some((
+                "push_oad_column".to_string(),
+                vec!["by_one".to_string(), "by_all".to_string()]
+            ))
+        );
+        // The bound procedures are public now (the module is private).
+        let public: Vec<&String> = module
+            .spec
+            .iter()
+            .filter_map(|s| match s {
+                SpecStmt::AttrStmt {
+                    attr: Attr::Public,
+                    entities,
+                    ..
+                } => Some(&entities[0].name),
+                _ => None,
+            })
+            .collect();
+        assert!(public.iter().any(|p| *p == "by_one") && public.iter().any(|p| *p == "by_all"));
+        // And the whole program builds: generic resolution picks by rank.
+        crate::sema::Program::build(files).unwrap();
+    }
+
+    #[test]
+    fn a_class_of_an_extended_type_is_refused() {
+        let src = MODULE.replace(
+            "contains\n  subroutine column_relax",
+            "  type, extends(column) :: deep\n  end type deep\ncontains\n  subroutine column_relax",
+        );
+        let mut files = vec![parse_file(&src, 0).unwrap()];
+        let e = devirtualise(&mut files).unwrap_err();
+        assert!(
+            e.message
+                .contains("class(column) of a type that type 'deep' extends"),
+            "{}",
+            e.message
+        );
+    }
+}
