@@ -1096,6 +1096,15 @@ fn run_time_polymorphism_is_refused_by_name_at_the_construct() {
             "unsupported construct: procedure pointer",
         ),
         (
+            "import",
+            "",
+            "abstract interface\n    subroutine relax_iface(a)\n      import :: column\n      type(column) :: a\n    end subroutine relax_iface\n  end interface",
+            "type(column) :: c",
+            "",
+            "import :: column",
+            "unsupported construct: import in an interface body",
+        ),
+        (
             "unlimited",
             "",
             "",

@@ -423,6 +423,13 @@ impl<'a> FortranParser<'a> {
             "equivalence_statement" => return self.unsupported(s, "equivalence"),
             "namelist_statement" => return self.unsupported(s, "namelist"),
             "include_statement" => return self.unsupported(s, "include not expanded"),
+            // Interface bodies see no host names in the semantic model.
+            "import_statement" => {
+                return self.unsupported(
+                    s,
+                    "import in an interface body (write the kinds it imports as literals, e.g. real(8))",
+                )
+            }
             other => return self.unsupported(s, other),
         }
         Ok(())
