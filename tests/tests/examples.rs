@@ -96,6 +96,7 @@ const RECOMPUTE_EXAMPLES: &[&str] = &[
     "stable_index_args",
     "tbr_overwritten_levels",
     "tbr_time_levels",
+    "tbp_ice_column",
 ];
 
 /// Split and joint mode with the partials of every run that allows it
