@@ -16,8 +16,9 @@
 //! extends, extensions overriding a binding of their parent, calls of a
 //! binding an extension inherits, types with bindings outside a module,
 //! bindings to procedures that are not module procedures of the type's
-//! module, operator and assignment bindings, and generic bindings whose
-//! specifics pass the object in different places. (`final`, `deferred`,
+//! module, operator and assignment bindings, generic bindings whose
+//! specifics pass the object in different places, and function bindings
+//! referenced in declarations (which are not rewritten). (`final`, `deferred`,
 //! `select type`, `class(*)` and procedure pointers are refused by the
 //! parser.)
 
@@ -232,6 +233,16 @@ impl Scope<'_> {
         None
     }
 
+    /// Is `object%field` a binding of the object's type (or of a parent)?
+    fn is_binding(&self, object: &Expr, field: &str) -> bool {
+        self.type_of(object).is_some_and(|t| {
+            std::iter::once(t.as_str())
+                .chain(self.tables.ancestors(&t))
+                .filter_map(|t| self.tables.types.get(t))
+                .any(|i| i.bindings.iter().any(|b| b.name() == field))
+        })
+    }
+
     /// The derived type of an object designator.
     fn type_of(&self, e: &Expr) -> Option<String> {
         match e {
@@ -404,6 +415,76 @@ struct Made {
     public: Vec<(String, String)>,
 }
 
+/// The expressions of the declarations in `spec` (bounds, lengths,
+/// kinds, initial values).
+fn declaration_exprs(spec: &[SpecStmt]) -> Vec<&Expr> {
+    fn dims<'a>(d: &'a [DimSpec], out: &mut Vec<&'a Expr>) {
+        for d in d {
+            match d {
+                DimSpec::Explicit { lo, hi } => out.extend(lo.iter().chain([hi])),
+                DimSpec::Colon { lo } | DimSpec::AssumedSize { lo } => out.extend(lo.iter()),
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for s in spec {
+        let (attrs, entities) = match s {
+            SpecStmt::TypeDecl {
+                ty,
+                attrs,
+                entities,
+                ..
+            } => {
+                out.extend(ty.kind.iter().chain(ty.len.iter()));
+                (attrs.as_slice(), entities)
+            }
+            SpecStmt::AttrStmt { attr, entities, .. } => (std::slice::from_ref(attr), entities),
+            _ => continue,
+        };
+        for a in attrs {
+            if let Attr::Dimension(d) = a {
+                dims(d, &mut out);
+            }
+        }
+        for e in entities {
+            if let Some(d) = &e.dims {
+                dims(d, &mut out);
+            }
+            out.extend(e.char_len.iter().chain(e.init.iter()));
+        }
+    }
+    out
+}
+
+/// A type-bound function referenced in a declaration is refused: the
+/// declarations are not rewritten, and the bound procedure is no function
+/// of the generated code.
+fn check_declarations(spec: &[SpecStmt], scope: &Scope) -> FrontResult<()> {
+    for top in declaration_exprs(spec) {
+        let mut found = None;
+        top.walk(&mut |e| {
+            if let Expr::Member {
+                base,
+                field,
+                args: Some(_),
+                span,
+            } = e
+            {
+                if scope.is_binding(base, field) && found.is_none() {
+                    found = Some((object_text(base), field.clone(), *span));
+                }
+            }
+        });
+        if let Some((object, field, span)) = found {
+            return Err(FrontError::unsupported(
+                span,
+                format!("unsupported construct: type-bound function '{object}%{field}' in a declaration (compute the value into a variable the declaration can use, or use a component)"),
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn object_text(e: &Expr) -> String {
     crate::unparse::expr(e)
 }
@@ -473,13 +554,7 @@ fn rewrite_body(
                     span,
                 } = x
                 {
-                    let bound = scope.type_of(base).is_some_and(|t| {
-                        std::iter::once(t.as_str())
-                            .chain(scope.tables.ancestors(&t))
-                            .filter_map(|t| scope.tables.types.get(t))
-                            .any(|i| i.bindings.iter().any(|b| b.name() == field))
-                    });
-                    if !bound {
+                    if !scope.is_binding(base, field) {
                         return Ok(());
                     }
                     if let Some((name, args)) = resolve(base, field, std::mem::take(args), *span)? {
@@ -621,6 +696,7 @@ pub fn devirtualise(files: &mut [SourceFile]) -> FrontResult<()> {
             tables: &tables,
             specs: along.iter().map(|u| u.spec.as_slice()).collect(),
         };
+        check_declarations(&along[along.len() - 1].spec, &scope)?;
         let mut body = along[along.len() - 1].body.clone();
         let mut needs = Vec::new();
         rewrite_body(&mut body, &scope, &mut needs, &mut made)?;
@@ -766,6 +842,19 @@ mod tests {
         assert!(public.iter().any(|p| *p == "by_one") && public.iter().any(|p| *p == "by_all"));
         // And the whole program builds: generic resolution picks by rank.
         crate::sema::Program::build(files).unwrap();
+    }
+
+    #[test]
+    fn a_function_binding_in_a_declaration_is_refused() {
+        let src = format!("{MODULE}subroutine head(c, k)\n  use cols, only: column\n  type(column) :: c\n  integer :: k\n  real(8) :: w(c%depth(k))\n  w = 0\nend subroutine head\n");
+        let mut files = vec![parse_file(&src, 0).unwrap()];
+        let e = devirtualise(&mut files).unwrap_err();
+        assert!(
+            e.message
+                .contains("type-bound function 'c%depth' in a declaration"),
+            "{}",
+            e.message
+        );
     }
 
     #[test]
