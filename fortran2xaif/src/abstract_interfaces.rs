@@ -131,6 +131,23 @@ fn rewrite_unit(u: &mut Unit, table: &HashMap<String, Unit>) -> FrontResult<()> 
                     });
                 }
             }
+            // Interface bodies may declare procedure dummies this way too.
+            SpecStmt::Interface {
+                generic,
+                mut bodies,
+                procedures,
+                text,
+                span,
+            } => {
+                bodies.iter_mut().try_for_each(|b| rewrite_unit(b, table))?;
+                spec.push(SpecStmt::Interface {
+                    generic,
+                    bodies,
+                    procedures,
+                    text,
+                    span,
+                });
+            }
             other => spec.push(other),
         }
     }
@@ -143,7 +160,12 @@ fn rewrite_unit(u: &mut Unit, table: &HashMap<String, Unit>) -> FrontResult<()> 
 /// Gives every `procedure(iface)` declaration the interface body it
 /// stands for (see the module documentation).
 pub fn resolve(files: &mut [SourceFile]) -> FrontResult<()> {
-    let table = abstract_bodies(files)?;
+    let mut table = abstract_bodies(files)?;
+    // An abstract interface whose dummies are `procedure(other)`.
+    let plain = table.clone();
+    for body in table.values_mut() {
+        rewrite_unit(body, &plain)?;
+    }
     let any_declaration = |u: &Unit| {
         fn has(u: &Unit) -> bool {
             u.spec.iter().any(|s| {

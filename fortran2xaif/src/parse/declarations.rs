@@ -427,7 +427,7 @@ impl<'a> FortranParser<'a> {
             "import_statement" => {
                 return self.unsupported(
                     s,
-                    "import in an interface body (write the kinds it imports as literals, e.g. real(8))",
+                    "import in an interface body (write the kinds it would import as literals, e.g. real(8), or use their module in the body)",
                 )
             }
             other => return self.unsupported(s, other),
