@@ -87,6 +87,8 @@ pub fn run_with(inputs: &[PathBuf], options: &Options) -> Result<Output, Diagnos
         }
         files.push(file);
     }
+    crate::type_bound::devirtualise(&mut files).map_err(to_diag)?;
+    crate::abstract_interfaces::resolve(&mut files).map_err(to_diag)?;
     crate::procedure_arguments::specialise(&mut files).map_err(to_diag)?;
     let mut clock = StageClock::new();
     let mut prog = Program::build_with(files, options.default_real_8).map_err(to_diag)?;

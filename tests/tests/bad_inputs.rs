@@ -926,3 +926,128 @@ fn later_stage_refusals_never_name_a_scratch_file() {
         assert_eq!(kind, Kind::Unsupported, "{name} -m {leg}: {reason}");
     }
 }
+
+/// Type-bound procedures and abstract interfaces are devirtualised where
+/// every object's dynamic type is its declared type; what needs run-time
+/// dispatch is refused by name (docs/frontend.md, "Rejected, with a named
+/// error"): exit 1, the diagnostic at the construct in the user's file,
+/// no output directory.
+#[test]
+fn run_time_polymorphism_is_refused_by_name_at_the_construct() {
+    let openad = openad_program().expect("openad binary");
+    let work = tempfile::tempdir().unwrap();
+    let module = "module cols\n  implicit none\n  type :: column\n    double precision :: h\n  contains\n    procedure :: relax\n    BINDING\n  end type column\n  TYPES\ncontains\n  subroutine relax(self, w)\n    class(column), intent(inout) :: self\n    double precision, intent(in) :: w\n    self%h = w * self%h\n  end subroutine relax\nend module cols\n";
+    let head = "subroutine head(x, y)\n  use cols\n  implicit none\n  double precision :: x(1), y(1)\n  DECL\n  !$openad INDEPENDENT(x)\n  c%h = x(1)\n  STMT\n  y(1) = c%h\n  !$openad DEPENDENT(y)\nend subroutine head\n";
+    // (case, binding, types, declarations, statement, where the error
+    // points, what the message must say)
+    let cases = [
+        (
+            "overriding",
+            "",
+            "type, extends(column) :: deep\n  contains\n    procedure :: relax => relax_deep\n  end type deep",
+            "type(column) :: c",
+            "call c%relax(0.5d0)",
+            "procedure :: relax => relax_deep",
+            "binding 'relax' of type 'deep' overrides the binding of its parent type 'column'",
+        ),
+        (
+            "extended_class",
+            "",
+            "type, extends(column) :: deep\n  end type deep",
+            "type(column) :: c",
+            "",
+            "class(column), intent(inout) :: self",
+            "class(column) of a type that type 'deep' extends",
+        ),
+        (
+            "select_type",
+            "",
+            "",
+            "type(column) :: c",
+            "select type (c)\n  type is (column)\n    c%h = 2 * c%h\n  end select",
+            "select type (c)",
+            "unsupported construct: select type",
+        ),
+        (
+            "deferred",
+            "procedure(relax_iface), deferred :: twice",
+            "",
+            "type(column) :: c",
+            "",
+            "procedure(relax_iface), deferred",
+            "unsupported construct: deferred type-bound procedure",
+        ),
+        (
+            "final",
+            "final :: relax",
+            "",
+            "type(column) :: c",
+            "",
+            "final :: relax",
+            "unsupported construct: final procedure",
+        ),
+        (
+            "operator",
+            "generic :: operator(+) => relax",
+            "",
+            "type(column) :: c",
+            "",
+            "generic :: operator(+)",
+            "unsupported construct: type-bound operator(+) of type 'column'",
+        ),
+        (
+            "procedure_pointer",
+            "",
+            "",
+            "type(column) :: c\n  procedure(), pointer :: p => null()",
+            "",
+            "procedure(), pointer",
+            "unsupported construct: procedure pointer",
+        ),
+        (
+            "import",
+            "",
+            "abstract interface\n    subroutine relax_iface(a)\n      import :: column\n      type(column) :: a\n    end subroutine relax_iface\n  end interface",
+            "type(column) :: c",
+            "",
+            "import :: column",
+            "unsupported construct: import in an interface body",
+        ),
+        (
+            "unlimited",
+            "",
+            "",
+            "type(column) :: c\n  class(*), allocatable :: anything",
+            "",
+            "class(*)",
+            "unsupported construct: unlimited polymorphic class(*)",
+        ),
+    ];
+    for (name, binding, types, decl, statement, marker, what) in cases {
+        let text = format!(
+            "{}{}",
+            module.replace("BINDING", binding).replace("TYPES", types),
+            head.replace("DECL", decl).replace("STMT", statement)
+        );
+        let source = work.path().join(format!("tbp_{name}.f90"));
+        fs::write(&source, &text).unwrap();
+        let out_dir = work.path().join(format!("tbp_{name}_out"));
+        let out = Command::new(&openad)
+            .args(["-m", "rs", "-o"])
+            .arg(&out_dir)
+            .arg(&source)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{name}: {stderr}");
+        assert!(!out_dir.exists(), "{name}: output left behind");
+        let d = first_diagnostic(&stderr).unwrap_or_else(|| panic!("{name}: {stderr}"));
+        let (line, column) = position_of(&text, marker);
+        assert_eq!(
+            (d.file_name(), d.line, d.column),
+            (format!("tbp_{name}.f90").as_str(), line, column),
+            "{name}: {stderr}"
+        );
+        assert!(d.message.contains(what), "{name}: {stderr}");
+    }
+}

@@ -97,6 +97,7 @@ const RECOMPUTE_EXAMPLES: &[&str] = &[
     "tbr_overwritten_levels",
     "tbr_time_levels",
     "shared_reciprocals",
+    "tbp_ice_column",
 ];
 
 /// Split and joint mode with the partials of every run that allows it

@@ -20,10 +20,12 @@
 //! | `expressions` | expressions, actual arguments, ranges, and the operator-precedence re-parse of arithmetic |
 //! | `constructs` | `associate`, `block` and `do concurrent` rewritten into plain statements as they are read |
 //! | `allocatable_results` | a function that allocates its allocatable result once, first, from its arguments: an explicit-shape result instead |
+//! | `bindings` | the binding part of a derived type, `procedure(iface) :: f` declarations |
 //! | `substitute` | names replaced by designators in a block of statements (associate names, block locals) |
 
 mod allocatable_results;
 mod allocate_source;
+mod bindings;
 mod constructs;
 mod declarations;
 mod expressions;
@@ -40,6 +42,7 @@ use crate::ast::*;
 use crate::unparse;
 use allocatable_results::allocatable_result;
 use constructs::concurrent_nest;
+use declarations::operator_generic_name;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use substitute::Substitution;
@@ -85,6 +88,7 @@ pub fn parse_file(text: &str, file: usize) -> FrontResult<SourceFile> {
         associate_names: RefCell::new(Vec::new()),
         namelists: RefCell::new(HashMap::new()),
         declared_ranks: RefCell::new(HashMap::new()),
+        polymorphic: RefCell::new(Vec::new()),
     };
     let root = tree.root_node();
     if let Some(bad) = first_error(root).map(blame) {
@@ -190,6 +194,8 @@ struct FortranParser<'a> {
     /// Declared ranks of the names the unit being read sees
     /// (`allocate_source.rs`).
     declared_ranks: RefCell<HashMap<String, usize>>,
+    /// `class(t)` declarations of the unit being read (`Unit::polymorphic`).
+    polymorphic: RefCell<Vec<(String, Span)>>,
 }
 
 /// Statement kinds that belong to the specification part.

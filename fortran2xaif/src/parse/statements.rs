@@ -158,15 +158,35 @@ impl<'a> FortranParser<'a> {
             "subroutine_call" => {
                 let mut name = String::new();
                 let mut args = Vec::new();
+                let mut object = None;
                 for c in named_children(n) {
                     match c.kind() {
                         "identifier" => name = self.lower(c),
                         "argument_list" => args = self.args(c)?,
-                        "derived_type_member_expression" => {
-                            return self.unsupported(c, "type-bound procedure call")
-                        }
+                        // `call object%binding(args)`: `ast::TYPE_BOUND_CALL`.
+                        "derived_type_member_expression" => match self.expr(c)? {
+                            Expr::Member {
+                                base,
+                                field,
+                                args: None,
+                                ..
+                            } => {
+                                name = format!("{TYPE_BOUND_CALL}{field}");
+                                object = Some(*base);
+                            }
+                            _ => return self.unsupported(c, "type-bound procedure call form"),
+                        },
                         _ => {}
                     }
+                }
+                if let Some(object) = object {
+                    args.insert(
+                        0,
+                        Arg {
+                            keyword: None,
+                            value: object,
+                        },
+                    );
                 }
                 StmtKind::Call { name, args }
             }

@@ -39,6 +39,7 @@ impl<'a> FortranParser<'a> {
             span: self.span(node),
             end_line: node.end_position().row + 1,
             construct_locals: ConstructLocals::default(),
+            polymorphic: Vec::new(),
         };
         let mut stmts: Vec<Node> = Vec::new();
         // Parsed once this unit's specification part is known: it decides
@@ -134,6 +135,7 @@ impl<'a> FortranParser<'a> {
         // semantic model must type or check (`constructs.rs`).
         unit.spec.extend(self.hoisted.take());
         unit.construct_locals = self.locals.take();
+        unit.polymorphic = self.polymorphic.take();
         // This body's, before the internal procedures add theirs.
         let allocations = self.allocations.take();
         let mut scopes: Vec<&[SpecStmt]> = hosts.to_vec();
