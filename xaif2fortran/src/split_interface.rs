@@ -258,9 +258,30 @@ fn planned_dummies(plan: &Plan, routine: &Option<(String, Vec<String>)>) -> BTre
         .unwrap_or_default()
 }
 
+/// Per subroutine, the positions of its dummies declared as scalars
+/// `type(active) :: x` (`active_layout::active_scalar`).
+fn scalar_positions(texts: &[Unit]) -> Plan {
+    texts
+        .iter()
+        .filter_map(|t| {
+            let (name, dummies) = t.routine.as_ref()?;
+            let spec = &t.lines[t.header_len.min(t.body_at)..t.body_at];
+            let scalars: HashSet<String> = spec
+                .iter()
+                .filter_map(|l| crate::active_layout::active_scalar(l))
+                .map(|d| d.name.to_ascii_lowercase())
+                .collect();
+            let ps: BTreeSet<usize> = (0..dummies.len())
+                .filter(|&p| scalars.contains(&dummies[p]))
+                .collect();
+            (!ps.is_empty()).then(|| (name.clone(), ps))
+        })
+        .collect()
+}
+
 /// Decides which dummy positions of the program's subroutines take the
 /// split layout (the fixed point described in the module's comment).
-fn decide_plan(program: &[String], units: &[UnitText], texts: &[Unit]) -> Plan {
+fn decide_plan(program: &[String], units: &[UnitText], texts: &[Unit], scalars: &Plan) -> Plan {
     let mut plan = eligible(program, units, texts);
     keep_wrappable(&mut plan, program, units, texts);
     loop {
@@ -271,6 +292,7 @@ fn decide_plan(program: &[String], units: &[UnitText], texts: &[Unit]) -> Plan {
                 dummies: &dummies,
                 header_len: t.header_len,
                 callees: &plan,
+                scalars,
             };
             let d = decide_with(&t.lines, t.body_at, &t.interface, t.has_internal, iface);
             if let Some((name, all)) = &t.routine {
@@ -281,7 +303,17 @@ fn decide_plan(program: &[String], units: &[UnitText], texts: &[Unit]) -> Plan {
                 }
             }
             for a in d.actuals {
-                if !a.array.is_some_and(|n| d.split.contains(&n)) {
+                // A scalar dummy takes any variable (`X%v, X%d` are passed
+                // by reference); an array dummy only a split array.
+                let scalar = scalars
+                    .get(&a.callee)
+                    .is_some_and(|ps| ps.contains(&a.position));
+                let passes = if scalar {
+                    a.designator
+                } else {
+                    a.array.is_some_and(|n| d.split.contains(&n))
+                };
+                if !passes {
                     removed.push((a.callee, a.position));
                 }
             }
@@ -333,8 +365,9 @@ pub fn apply(program: &mut Vec<String>, units: &[UnitText], dummies: bool) -> Pl
             }
         })
         .collect();
+    let scalars = scalar_positions(&texts);
     let plan = if dummies {
-        decide_plan(program, units, &texts)
+        decide_plan(program, units, &texts, &scalars)
     } else {
         Plan::new()
     };
@@ -365,6 +398,7 @@ pub fn apply(program: &mut Vec<String>, units: &[UnitText], dummies: bool) -> Pl
             dummies: &dummies,
             header_len: t.header_len,
             callees: &plan,
+            scalars: &scalars,
         };
         apply_with(&mut t.lines, t.body_at, &t.interface, t.has_internal, iface);
         let rewritten = t
