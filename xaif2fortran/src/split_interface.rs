@@ -3,7 +3,8 @@
 //! `oad_d_u`) instead of one array of `type(active)`, so that the loops of
 //! a called routine run on unit-stride data like those over the caller's
 //! split locals (`active_layout.rs`; docs/backend.md, "Layout of active
-//! local arrays").
+//! local arrays"); and an active scalar dummy as two `real(8)` scalars, so
+//! that the caller's array whose elements it takes can split too.
 //!
 //! A dummy's layout is part of its routine's interface: every call site
 //! must agree with it, so the decision is taken once over the whole
@@ -26,7 +27,10 @@
 //! common variable, a derived-type component, an array the caller keeps
 //! in `type(active)`) removes the position, which may keep the caller's
 //! array in `type(active)`, and so on until nothing changes. Positions
-//! only disappear, so the iteration ends.
+//! only disappear, so the iteration ends. A scalar dummy's position
+//! takes any variable besides: one the caller keeps `type(active)` is
+//! passed as `X%v, X%d` (a scalar is passed by reference: no copy, the
+//! same storage and aliasing as `X`); only a non-variable removes it.
 //!
 //! A routine whose dummies split keeps its user's interface: the split
 //! routine is renamed `NAME_oad_s` and a wrapper under the original name
