@@ -420,9 +420,16 @@ pub enum SpecStmt {
     /// containers).
     DerivedType {
         name: String,
+        /// The definition without its binding part (`contains` to `end
+        /// type`): the type-bound procedures are devirtualised before the
+        /// semantic model (`type_bound.rs`).
         text: String,
         /// Component declarations (for the types of component references).
         components: Vec<SpecStmt>,
+        /// The type it extends (`type, extends(parent) :: name`).
+        extends: Option<String>,
+        /// Its type-bound procedures (`procedure`, `generic` bindings).
+        bindings: Vec<TypeBinding>,
         span: Span,
     },
     Interface {
@@ -434,6 +441,22 @@ pub enum SpecStmt {
         text: String,
         span: Span,
     },
+    /// `abstract interface` block: interfaces that `procedure(name)`
+    /// declarations name; replaced by copies of its bodies before the
+    /// semantic model (`abstract_interfaces.rs`).
+    AbstractInterface {
+        bodies: Vec<Unit>,
+        span: Span,
+    },
+    /// `procedure(iface) [, intent(in)] [, optional] :: f, g`: procedures
+    /// (dummy arguments) with the interface of `iface`; replaced by
+    /// interface bodies before the semantic model (`abstract_interfaces.rs`).
+    ProcedureDecl {
+        interface: String,
+        optional: bool,
+        entities: Vec<EntityDecl>,
+        span: Span,
+    },
     /// `f(x, y) = expr` in the specification part.
     StmtFunction {
         name: String,
@@ -443,7 +466,63 @@ pub enum SpecStmt {
     },
     /// `format` statements and the like: copied verbatim.
     Verbatim(String, Span),
+    /// `namelist /g/ a, b`: copied as written (`parse/namelist.rs`).
+    Namelist {
+        groups: Vec<(String, Vec<String>)>,
+        text: String,
+        span: Span,
+    },
 }
+
+/// Where a specific type-bound procedure receives the object it is
+/// invoked on.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PassedObject {
+    /// The first dummy argument (the default).
+    First,
+    /// `pass(name)`: the dummy argument `name`.
+    Named(String),
+    /// `nopass`: not passed.
+    None,
+}
+
+/// One binding of a derived type's binding part.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TypeBinding {
+    /// `procedure [, pass(a) | nopass] :: name [=> procedure]`.
+    Specific {
+        name: String,
+        procedure: String,
+        passed: PassedObject,
+        span: Span,
+    },
+    /// `generic :: name => binding, binding` (also `operator(+)`,
+    /// `assignment(=)` under their generic names).
+    Generic {
+        name: String,
+        specifics: Vec<String>,
+        span: Span,
+    },
+}
+
+impl TypeBinding {
+    pub fn name(&self) -> &str {
+        match self {
+            TypeBinding::Specific { name, .. } | TypeBinding::Generic { name, .. } => name,
+        }
+    }
+    pub fn span(&self) -> Span {
+        match self {
+            TypeBinding::Specific { span, .. } | TypeBinding::Generic { span, .. } => *span,
+        }
+    }
+}
+
+/// The name a type-bound call `call object%binding(args)` has in the
+/// parsed `StmtKind::Call`: the binding after this prefix (never a Fortran
+/// name), the object as the first actual argument. `type_bound.rs`
+/// replaces every such call by a call of the bound procedure.
+pub const TYPE_BOUND_CALL: &str = "%";
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct DoControl {
@@ -697,6 +776,9 @@ pub struct Unit {
     /// What the parser's rewrite of `associate` and `block` left for the
     /// semantic model.
     pub construct_locals: ConstructLocals,
+    /// Entities declared `class(t)`: read as `type(t)`, which is exact
+    /// when no type extends `t` (`type_bound.rs` checks that).
+    pub polymorphic: Vec<(String, Span)>,
 }
 
 /// Names the parser's rewrite of `associate` and `block` constructs

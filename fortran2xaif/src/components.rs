@@ -350,32 +350,19 @@ impl Program {
         Ok(())
     }
 
-    /// Type names must be unique (components are looked up by type name)
-    /// and type-bound procedures are not supported.
+    /// Type names must be unique (components are looked up by type name).
+    /// (Type-bound procedures are gone by now: `type_bound.rs`.)
     fn check_type_definitions(&self) -> FrontResult<()> {
         let mut seen = std::collections::HashSet::new();
         for unit in &self.units {
             for s in &unit.ast.spec {
-                let SpecStmt::DerivedType {
-                    name, text, span, ..
-                } = s
-                else {
+                let SpecStmt::DerivedType { name, span, .. } = s else {
                     continue;
                 };
                 if !seen.insert(name.clone()) {
                     return Err(FrontError::unsupported(
                         *span,
                         format!("unsupported construct: derived type '{name}' is defined twice (types are told apart by name)"),
-                    ));
-                }
-                let has_contains = text.lines().any(|l| {
-                    let l = l.trim().to_ascii_lowercase();
-                    l == "contains" || l.starts_with("contains ") || l.starts_with("contains!")
-                });
-                if has_contains {
-                    return Err(FrontError::unsupported(
-                        *span,
-                        format!("unsupported construct: type-bound procedures (type '{name}' has a 'contains' part)"),
                     ));
                 }
             }

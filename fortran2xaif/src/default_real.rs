@@ -127,13 +127,17 @@ fn promote_spec(spec: &mut SpecStmt) {
             *text = promote_type_keywords(text);
             components.iter_mut().for_each(promote_spec);
         }
-        SpecStmt::Interface { bodies, .. } => bodies.iter_mut().for_each(promote_unit),
+        SpecStmt::Interface { bodies, .. } | SpecStmt::AbstractInterface { bodies, .. } => {
+            bodies.iter_mut().for_each(promote_unit)
+        }
         SpecStmt::StmtFunction { body, .. } => promote_expr(body),
         SpecStmt::Use { .. }
         | SpecStmt::ImplicitNone(_)
         | SpecStmt::SaveAll(_)
         | SpecStmt::DefaultAccess(..)
-        | SpecStmt::Verbatim(..) => {}
+        | SpecStmt::ProcedureDecl { .. }
+        | SpecStmt::Verbatim(..)
+        | SpecStmt::Namelist { .. } => {}
     }
 }
 

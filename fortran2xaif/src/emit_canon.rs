@@ -387,6 +387,9 @@ fn emit_spec(prog: &Program, i: usize, level: usize, out: &mut String) {
             SpecStmt::Verbatim(t, _) => {
                 let _ = writeln!(out, "{}", t.trim());
             }
+            SpecStmt::Namelist { text, .. } => {
+                let _ = writeln!(out, "{pad}{}", text.trim());
+            }
             _ => {}
         }
     }

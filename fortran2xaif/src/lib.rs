@@ -1,6 +1,7 @@
 //! fortran2xaif: the front end. Fortran source in, XAIF and the canonical
 //! source out (see docs/frontend.md).
 
+pub mod abstract_interfaces;
 pub mod activity_report;
 pub mod analysis;
 pub mod ast;
@@ -30,4 +31,5 @@ pub mod procedure_arguments;
 pub mod seeds;
 pub mod sema;
 pub mod source;
+pub mod type_bound;
 pub mod unparse;

@@ -87,6 +87,8 @@ pub fn run_with(inputs: &[PathBuf], options: &Options) -> Result<Output, Diagnos
         }
         files.push(file);
     }
+    crate::type_bound::devirtualise(&mut files).map_err(to_diag)?;
+    crate::abstract_interfaces::resolve(&mut files).map_err(to_diag)?;
     crate::procedure_arguments::specialise(&mut files).map_err(to_diag)?;
     let mut clock = StageClock::new();
     let mut prog = Program::build_with(files, options.default_real_8).map_err(to_diag)?;
@@ -130,6 +132,7 @@ pub fn run_with(inputs: &[PathBuf], options: &Options) -> Result<Output, Diagnos
     let mut results = analysis::analyze_for(&lowered.program, &seeds, analysis::ChainsOf::Scalars);
     let activity = crate::activity_report::describe(&prog, &lowered, &seeds, &results);
     reject_pointers_to_active_complex(&prog, &mut lowered, &results).map_err(to_diag)?;
+    reject_active_namelist_members(&prog, &mut lowered, &results).map_err(to_diag)?;
     prog.pointer_fields = {
         let mut active = |(owner, sym): crate::pointer_aliases::Var| {
             let l = lowered.loc(&prog, owner, sym);
@@ -252,6 +255,42 @@ fn reject_black_boxes_with_source(
                     unit.ast.name, b.declared_at
                 ),
             ));
+        }
+    }
+    Ok(())
+}
+
+/// A namelist member that carries derivatives would be `type(active)` in
+/// the generated code, and its namelist input and output would change
+/// format (`parse/namelist.rs`): refused by name.
+fn reject_active_namelist_members(
+    prog: &Program,
+    lowered: &mut lower::Lowered,
+    results: &analysis::Results,
+) -> Result<(), FrontError> {
+    for (u, unit) in prog.units.iter().enumerate() {
+        for spec in &unit.ast.spec {
+            let crate::ast::SpecStmt::Namelist { groups, span, .. } = spec else {
+                continue;
+            };
+            for (group, members) in groups {
+                for m in members {
+                    let Some((o, k)) = prog.var(u, m) else {
+                        continue;
+                    };
+                    let l = lowered.loc(prog, o, k);
+                    let location = &lowered.program.locations[l.index()];
+                    let active = location.differentiable_type
+                        && (results.activity.conservative
+                            || results.activity.declared_active.contains(l.index()));
+                    if active {
+                        return Err(FrontError::unsupported(
+                            *span,
+                            format!("unsupported construct: namelist group '{group}' has member '{m}', which depends on the independent variables (its namelist input and output would have to carry derivatives; read into a passive variable and assign it)"),
+                        ));
+                    }
+                }
+            }
         }
     }
     Ok(())

@@ -558,7 +558,13 @@ fn drop_generic_routines(
         }
         let mut names = Vec::new();
         collect_called(&u.body, &mut names);
-        if let Some((n, span)) = names.into_iter().find(|(n, _)| generics.contains(&n)) {
+        // A copy of a function without `result` keeps the generic's name
+        // as its result variable.
+        let result = u.result.as_ref();
+        if let Some((n, span)) = names
+            .into_iter()
+            .find(|(n, _)| generics.contains(&n) && Some(n) != result)
+        {
             return Err(FrontError::unsupported(
                 span,
                 format!("unsupported construct: a call of '{n}', which has procedure dummy arguments, that passes no procedure name to them here (only direct calls passing module or external procedures by name are specialised)"),

@@ -37,10 +37,10 @@ const SPLIT: [&str; 15] = [
     // Across the call: advance's dummy, head's allocatable passed to it;
     // the split routine under its own name, the user's `advance` keeping
     // its interface beside it (CONTRACT.md).
-    "subroutine advance_oad_s(oad_v_u, oad_d_u, c, dt)",
-    "call advance_oad_s(oad_v_u, oad_d_u, x(3), 0.02d0)",
+    "subroutine advance_oad_s(oad_v_u, oad_d_u, oad_v_c, oad_d_c, dt)",
+    "call advance_oad_s(oad_v_u, oad_d_u, x(3)%v, x(3)%d, 0.02d0)",
     "subroutine advance(u, c, dt)",
-    "call advance_oad_s(u%v, u%d, c, dt)",
+    "call advance_oad_s(u%v, u%d, c%v, c%d, dt)",
     "call relax_oad_s(a%v, a%d, k)",
     "real(8) :: oad_v_u(n), oad_d_u(n)",
     "real(8), allocatable :: oad_v_u(:), oad_d_u(:)",

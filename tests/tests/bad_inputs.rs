@@ -530,97 +530,6 @@ fn backend_alone_reports_the_xaif_position(source: &Path, work: &Path) {
     assert!(!work.join("out").exists(), "back end output left behind");
 }
 
-/// Joint mode re-runs a callee with a loop in its call tree from a
-/// checkpoint that must hold every module variable its call tree can see
-/// (`middle` loops, so it is re-run); a private module variable cannot
-/// be named outside its module, so `-m rj` refuses by name (exit 1, no
-/// output, the call in `middle` that reaches it and its source line
-/// named; `head`, the root, is never re-run and checkpoints nothing) while
-/// `-m rs` (no re-run)
-/// and `-m f` differentiate the program.
-#[test]
-fn joint_adjoint_refuses_uncheckpointable_private_module_state() {
-    const SOURCE: &str = "\
-module counter
-  implicit none
-  double precision, private :: state = 1.0d0
-contains
-  subroutine scale_by_state(a)
-    double precision :: a
-    a = a * state
-    state = state + 0.5d0
-  end subroutine scale_by_state
-end module counter
-
-subroutine middle(a)
-  use counter, only: scale_by_state
-  implicit none
-  double precision :: a
-  integer :: k
-  do k = 1, 2
-    call scale_by_state(a)
-  end do
-end subroutine middle
-
-subroutine head(x, y)
-  implicit none
-  double precision :: x(1), y(1)
-  !$openad INDEPENDENT(x)
-  y(1) = x(1)
-  call middle(y(1))
-  call middle(y(1))
-  !$openad DEPENDENT(y)
-end subroutine head
-";
-    let openad = openad_program().expect("openad binary");
-    let work = tempfile::tempdir().unwrap();
-    let source = work.path().join("private_state.f90");
-    fs::write(&source, SOURCE).unwrap();
-    let run = |mode: &str| {
-        let out_dir = work.path().join(mode);
-        let out = Command::new(&openad)
-            .args(["-m", mode, "-o"])
-            .arg(&out_dir)
-            .arg(&source)
-            .output()
-            .unwrap();
-        (out, out_dir)
-    };
-    let (out, out_dir) = run("rj");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(
-        stderr.contains("unsupported construct in joint adjoint mode")
-            && stderr.contains("module variable 'state'")
-            && stderr.contains("private to module 'counter'")
-            && stderr.contains(&format!(
-                "source line {}",
-                position_of(SOURCE, "call scale_by_state").0
-            )),
-        "{stderr}"
-    );
-    // The back end maps the refusal to the call in the user's file (the
-    // line is computed from the source text, the column is the statement's).
-    let (line, _) = position_of(SOURCE, "call scale_by_state");
-    let expected = format!("{}:{line}:", source.display());
-    assert!(
-        stderr
-            .lines()
-            .next()
-            .is_some_and(|l| l.starts_with(&expected)),
-        "not at {expected}: {stderr}"
-    );
-    assert!(!out_dir.exists(), "output left behind");
-    for mode in ["rs", "f"] {
-        let (out, out_dir) = run(mode);
-        assert!(
-            out.status.success() && out_dir.join("private_state.oad.f90").exists(),
-            "{mode}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-}
-
 /// A module procedure re-run in `-m rj` whose call tree reads a module
 /// variable its own local hides cannot save that variable (a module cannot
 /// `use` itself to rename it): refused by name at the local's declaration
@@ -1015,5 +924,130 @@ fn later_stage_refusals_never_name_a_scratch_file() {
         let kind =
             refusal_names_no_scratch_file(&dir, &manifest.files, &leg, &manifest.openad_options);
         assert_eq!(kind, Kind::Unsupported, "{name} -m {leg}: {reason}");
+    }
+}
+
+/// Type-bound procedures and abstract interfaces are devirtualised where
+/// every object's dynamic type is its declared type; what needs run-time
+/// dispatch is refused by name (docs/frontend.md, "Rejected, with a named
+/// error"): exit 1, the diagnostic at the construct in the user's file,
+/// no output directory.
+#[test]
+fn run_time_polymorphism_is_refused_by_name_at_the_construct() {
+    let openad = openad_program().expect("openad binary");
+    let work = tempfile::tempdir().unwrap();
+    let module = "module cols\n  implicit none\n  type :: column\n    double precision :: h\n  contains\n    procedure :: relax\n    BINDING\n  end type column\n  TYPES\ncontains\n  subroutine relax(self, w)\n    class(column), intent(inout) :: self\n    double precision, intent(in) :: w\n    self%h = w * self%h\n  end subroutine relax\nend module cols\n";
+    let head = "subroutine head(x, y)\n  use cols\n  implicit none\n  double precision :: x(1), y(1)\n  DECL\n  !$openad INDEPENDENT(x)\n  c%h = x(1)\n  STMT\n  y(1) = c%h\n  !$openad DEPENDENT(y)\nend subroutine head\n";
+    // (case, binding, types, declarations, statement, where the error
+    // points, what the message must say)
+    let cases = [
+        (
+            "overriding",
+            "",
+            "type, extends(column) :: deep\n  contains\n    procedure :: relax => relax_deep\n  end type deep",
+            "type(column) :: c",
+            "call c%relax(0.5d0)",
+            "procedure :: relax => relax_deep",
+            "binding 'relax' of type 'deep' overrides the binding of its parent type 'column'",
+        ),
+        (
+            "extended_class",
+            "",
+            "type, extends(column) :: deep\n  end type deep",
+            "type(column) :: c",
+            "",
+            "class(column), intent(inout) :: self",
+            "class(column) of a type that type 'deep' extends",
+        ),
+        (
+            "select_type",
+            "",
+            "",
+            "type(column) :: c",
+            "select type (c)\n  type is (column)\n    c%h = 2 * c%h\n  end select",
+            "select type (c)",
+            "unsupported construct: select type",
+        ),
+        (
+            "deferred",
+            "procedure(relax_iface), deferred :: twice",
+            "",
+            "type(column) :: c",
+            "",
+            "procedure(relax_iface), deferred",
+            "unsupported construct: deferred type-bound procedure",
+        ),
+        (
+            "final",
+            "final :: relax",
+            "",
+            "type(column) :: c",
+            "",
+            "final :: relax",
+            "unsupported construct: final procedure",
+        ),
+        (
+            "operator",
+            "generic :: operator(+) => relax",
+            "",
+            "type(column) :: c",
+            "",
+            "generic :: operator(+)",
+            "unsupported construct: type-bound operator(+) of type 'column'",
+        ),
+        (
+            "procedure_pointer",
+            "",
+            "",
+            "type(column) :: c\n  procedure(), pointer :: p => null()",
+            "",
+            "procedure(), pointer",
+            "unsupported construct: procedure pointer",
+        ),
+        (
+            "import",
+            "",
+            "abstract interface\n    subroutine relax_iface(a)\n      import :: column\n      type(column) :: a\n    end subroutine relax_iface\n  end interface",
+            "type(column) :: c",
+            "",
+            "import :: column",
+            "unsupported construct: import in an interface body",
+        ),
+        (
+            "unlimited",
+            "",
+            "",
+            "type(column) :: c\n  class(*), allocatable :: anything",
+            "",
+            "class(*)",
+            "unsupported construct: unlimited polymorphic class(*)",
+        ),
+    ];
+    for (name, binding, types, decl, statement, marker, what) in cases {
+        let text = format!(
+            "{}{}",
+            module.replace("BINDING", binding).replace("TYPES", types),
+            head.replace("DECL", decl).replace("STMT", statement)
+        );
+        let source = work.path().join(format!("tbp_{name}.f90"));
+        fs::write(&source, &text).unwrap();
+        let out_dir = work.path().join(format!("tbp_{name}_out"));
+        let out = Command::new(&openad)
+            .args(["-m", "rs", "-o"])
+            .arg(&out_dir)
+            .arg(&source)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{name}: {stderr}");
+        assert!(!out_dir.exists(), "{name}: output left behind");
+        let d = first_diagnostic(&stderr).unwrap_or_else(|| panic!("{name}: {stderr}"));
+        let (line, column) = position_of(&text, marker);
+        assert_eq!(
+            (d.file_name(), d.line, d.column),
+            (format!("tbp_{name}.f90").as_str(), line, column),
+            "{name}: {stderr}"
+        );
+        assert!(d.message.contains(what), "{name}: {stderr}");
     }
 }

@@ -96,6 +96,8 @@ const RECOMPUTE_EXAMPLES: &[&str] = &[
     "stable_index_args",
     "tbr_overwritten_levels",
     "tbr_time_levels",
+    "shared_reciprocals",
+    "tbp_ice_column",
 ];
 
 /// Split and joint mode with the partials of every run that allows it

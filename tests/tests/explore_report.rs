@@ -264,12 +264,20 @@ fn every_derivative_line_of_a_user_statement_links_to_its_user_line() {
         &tangent,
         "f",
         &[
-            ("flux", "subroutine flux_oad_s(oad_v_u, oad_d_u, i, f)", 5),
+            (
+                "flux",
+                "subroutine flux_oad_s(oad_v_u, oad_d_u, i, oad_v_f, oad_d_f)",
+                5,
+            ),
             ("flux", "oad_lin_1 = 2*oad_v_u(i)", 9),
-            ("flux", "f%v = 0.5d0*(oad_v_u(i)**2", 9),
-            ("flux", "f%d = ", 9),
+            ("flux", "oad_v_f = 0.5d0*(oad_v_u(i)**2", 9),
+            ("flux", "oad_d_f = ", 9),
             ("step", "oad_d_f(oad_i1) = 0", 16),
-            ("step", "call flux_oad_s(oad_v_u, oad_d_u, i, fl)", 18),
+            (
+                "step",
+                "call flux_oad_s(oad_v_u, oad_d_u, i, fl%v, fl%d)",
+                18,
+            ),
             ("step", "oad_d_f(i) = fl%d", 19),
             ("step", "oad_d_u(i) = oad_d_u(i)", 22),
             ("head", "oad_d_u(oad_i1) = x(oad_i1)%d", 35),
@@ -283,7 +291,11 @@ fn every_derivative_line_of_a_user_statement_links_to_its_user_line() {
         &adjoint,
         "rs",
         &[
-            ("flux", "subroutine flux_oad_s(oad_v_u, oad_d_u, i, f)", 5),
+            (
+                "flux",
+                "subroutine flux_oad_s(oad_v_u, oad_d_u, i, oad_v_f, oad_d_f)",
+                5,
+            ),
             // Tape section: partials and their pushes (no subscript
             // pushes: every call passes step's loop index, which the
             // reverse sweep restores, so `i` is a stable dummy).
@@ -291,10 +303,18 @@ fn every_derivative_line_of_a_user_statement_links_to_its_user_line() {
             ("flux", "oad_dt(oad_dt_ptr) = oad_acc_", 9),
             // Adjoint section: pops and the adjoint propagation.
             ("flux", "oad_jac_1 = oad_dt(oad_dt_ptr)", 9),
-            ("flux", "oad_d_u(i) = oad_d_u(i) + oad_jac_1*f%d", 9),
-            ("flux", "f%d = 0", 9),
-            ("step", "call oad_tape_flux(oad_v_u, oad_d_u, i, fl)", 18),
-            ("step", "call oad_adj_flux(oad_v_u, oad_d_u, i, fl)", 18),
+            ("flux", "oad_d_u(i) = oad_d_u(i) + oad_jac_1*oad_d_f", 9),
+            ("flux", "oad_d_f = 0", 9),
+            (
+                "step",
+                "call oad_tape_flux(oad_v_u, oad_d_u, i, fl%v, fl%d)",
+                18,
+            ),
+            (
+                "step",
+                "call oad_adj_flux(oad_v_u, oad_d_u, i, fl%v, fl%d)",
+                18,
+            ),
             ("step", "fl%d = fl%d + oad_d_f(i)", 19),
             ("step", "oad_hv_1 = dt", 22),
             (

@@ -56,12 +56,12 @@ fn loop_free_routine_is_taped_in_its_callers_sweeps_and_copied_for_plain_runs() 
         "flux does not have the leaf template:\n{flux}"
     );
     assert!(
-        code.contains("subroutine oad_plain_flux(oad_v_u, oad_d_u, i, f)"),
+        code.contains("subroutine oad_plain_flux(oad_v_u, oad_d_u, i, oad_v_f, oad_d_f)"),
         "{code}"
     );
     let step = routine(&code, "step");
     assert!(
-        step.contains("call oad_plain_flux(oad_v_u, oad_d_u, i, fl)"),
+        step.contains("call oad_plain_flux(oad_v_u, oad_d_u, i, fl%v, fl%d)"),
         "{step}"
     );
     // Not re-run: no call-site restore of the loop index.

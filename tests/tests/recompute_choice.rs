@@ -8,7 +8,9 @@
 //! - `--partials taped` recomputes nothing;
 //! - on the chemistry box (85 partials but 24 `exp` to replay per cell) the
 //!   default keeps the partials taped;
-//! - `--partials recomputed` recomputes wherever a run allows it.
+//! - `--partials recomputed` recomputes wherever a run allows it;
+//! - the HLL face's replay divides by each density once (shared
+//!   reciprocals).
 
 use std::fs;
 use std::process::Command;
@@ -158,5 +160,35 @@ fn periodic_neighbours_ride_on_the_snapshot_of_their_array() {
                 "{mode}: no snapshot of {q}"
             );
         }
+    }
+}
+
+/// Shared reciprocals (docs/adjoint.md, "Recomputed partials"): the HLL
+/// face's replay divides by each density once (`1/rl`, `1/rr`, shared by
+/// the velocities, the sound speeds' `g*p/r` and their partials); with
+/// `1/(sr - sl)` (written in its value and its partial, one quotient the
+/// compiler computes once, so left as it is) and the two `0.5/sqrt(...)`
+/// of the sound speeds' partials that is 5 divisions on 6 lines. Before,
+/// 16 lines divided (`ml/rl`, `1/rl`, `g*pl/rl` written out wherever
+/// used: 9 distinct divisions after the compiler's common
+/// subexpressions); the test fails on those binaries.
+#[test]
+fn hll_face_replay_divides_by_each_density_once() {
+    for mode in ["rs", "rj"] {
+        let code = adjoint_source("hllflux", mode);
+        let divisions: Vec<&str> = code
+            .lines()
+            .filter(|l| l.contains("oad_rv_") && l.contains('/'))
+            .collect();
+        assert_eq!(divisions.len(), 6, "{mode}: {divisions:#?}");
+        let reciprocals = divisions
+            .iter()
+            .filter(|l| l.contains("= 1.0d0/oad_rv_"))
+            .count();
+        assert_eq!(reciprocals, 2, "{mode}: {divisions:#?}");
+        assert!(
+            !code.contains("oad_rv_2/oad_rv_1"),
+            "{mode}: the velocity is still divided"
+        );
     }
 }

@@ -210,7 +210,7 @@ fn differentiated(root: &Path, mode: &str) -> (Vec<f64>, f64) {
     // The case this test is about: the program's own calls take the split
     // layout, the driver's call reaches the wrapper.
     assert!(
-        code.contains("subroutine step_oad_s(oad_v_u, oad_d_u, k, dt)")
+        code.contains("subroutine step_oad_s(oad_v_u, oad_d_u, oad_v_k, oad_d_k, dt)")
             && code.contains("subroutine step(u, k, dt)"),
         "-m {mode}: step is not split with a wrapper:\n{code}"
     );

@@ -94,24 +94,30 @@ pub struct Decision {
 
 /// An actual argument at a position where the callee's interface takes the
 /// split layout: `array` is the active array of this unit it names (whole,
-/// a section or an element), `None` when it names none.
+/// a section or an element), `None` when it names none; `designator`: it
+/// is a variable that `X%v, X%d` can spell (what a scalar dummy taking
+/// the split layout accepts, see [`Interfaces::scalars`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Actual {
     pub callee: String,
     pub position: usize,
     pub array: Option<String>,
+    pub designator: bool,
 }
 
 /// What the program's routines agreed about their interfaces
 /// (`split_interface.rs`): the unit's own dummies taking the split layout
 /// (named in its first `header_len` lines), and per routine it may call
 /// (lower case), the positions (from 0) of its dummies that take two
-/// actuals.
+/// actuals; `scalars`: of those, the positions whose dummy is a scalar
+/// (its actual, a variable of this unit that is not split, is passed as
+/// `X%v, X%d`: scalars are passed by reference, no copy is made).
 #[derive(Debug, Clone, Copy)]
 pub struct Interfaces<'a> {
     pub dummies: &'a BTreeSet<String>,
     pub header_len: usize,
     pub callees: &'a HashMap<String, BTreeSet<usize>>,
+    pub scalars: &'a HashMap<String, BTreeSet<usize>>,
 }
 
 impl Interfaces<'_> {
@@ -120,10 +126,12 @@ impl Interfaces<'_> {
         static NO_DUMMIES: BTreeSet<String> = BTreeSet::new();
         static NO_CALLEES: std::sync::OnceLock<HashMap<String, BTreeSet<usize>>> =
             std::sync::OnceLock::new();
+        let none = NO_CALLEES.get_or_init(HashMap::new);
         Interfaces {
             dummies: &NO_DUMMIES,
             header_len: 0,
-            callees: NO_CALLEES.get_or_init(HashMap::new),
+            callees: none,
+            scalars: none,
         }
     }
 }
@@ -228,6 +236,33 @@ pub(crate) fn active_decl(line: &str) -> Option<Result<ActiveDecl, (String, Kept
         allocatable,
         saved: !allocatable && attrs.iter().any(|a| a == "save"),
     }))
+}
+
+/// A scalar `type(active) :: name` without attributes: what a dummy the
+/// plan may split looks like (`split_interface.rs`; a local scalar stays
+/// `type(active)`, gfortran keeps it in registers anyway).
+pub(crate) fn active_scalar(line: &str) -> Option<ActiveDecl> {
+    let code = crate::fortran_text::code_part(line).trim();
+    let lower = code.to_ascii_lowercase();
+    let rest = lower.strip_prefix("type")?.trim_start();
+    let rest = rest.strip_prefix('(')?.trim_start();
+    let rest = rest.strip_prefix("active")?.trim_start();
+    let rest = rest.strip_prefix(')')?.trim_start();
+    let entity = rest.strip_prefix("::")?.trim();
+    let is_name = entity.starts_with(|c: char| c.is_ascii_alphabetic())
+        && entity
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !is_name || entity.len() + VALUE_PREFIX.len() > MAX_NAME {
+        return None;
+    }
+    Some(ActiveDecl {
+        name: code[code.len() - entity.len()..].to_string(),
+        attrs: Vec::new(),
+        shape: String::new(),
+        allocatable: false,
+        saved: false,
+    })
 }
 
 fn balanced(s: &str) -> bool {
@@ -389,6 +424,44 @@ impl<'a> Line<'a> {
                 && candidates.contains(&self.s(j).to_ascii_lowercase())
         });
         (!inner_candidate).then_some(name)
+    }
+    /// Whether an actual argument (tokens `first..=last`) is a variable
+    /// `X` that `X%v, X%d` spells: a name with subscripts and components
+    /// (`fl`, `u(i)`, `c%x`, `s(k)%a(2)`), no candidate inside; a
+    /// candidate itself only in the form [`Line::split_actual`] takes.
+    fn designator(&self, first: usize, last: usize, candidates: &HashSet<String>) -> bool {
+        if self.toks[first].kind != TokKind::Ident {
+            return false;
+        }
+        if candidates.contains(&self.s(first).to_ascii_lowercase()) {
+            return self.split_actual(first, last, candidates).is_some();
+        }
+        let names_candidate = |from: usize, to: usize| {
+            (from..to).any(|j| {
+                self.toks[j].kind == TokKind::Ident
+                    && candidates.contains(&self.s(j).to_ascii_lowercase())
+            })
+        };
+        let mut j = first;
+        while j != last {
+            let Some(n) = self.next(j).filter(|&n| n <= last) else {
+                return false;
+            };
+            match self.s(n) {
+                "(" => match self.close_of(n) {
+                    Some(c) if c <= last && !names_candidate(n, c) => j = c,
+                    _ => return false,
+                },
+                "%" => match self.next(n).filter(|&m| m <= last) {
+                    Some(m) if self.toks[m].kind == TokKind::Ident => j = m,
+                    _ => return false,
+                },
+                _ => return false,
+            }
+        }
+        // `X%v` is a real, not an active variable.
+        let part = self.s(last).to_ascii_lowercase();
+        !(matches!(part.as_str(), "v" | "d") && self.prev(last).is_some_and(|p| self.s(p) == "%"))
     }
     /// The names of a bare identifier list `(a, b, c)` opened at `open`.
     fn bare_list(&self, open: usize) -> Option<(Vec<usize>, usize)> {
@@ -656,14 +729,16 @@ fn split_actuals(
         }
         let args = open.and_then(|o| line.arguments(o));
         for &p in positions {
-            let array = args
-                .as_ref()
-                .and_then(|a| a.get(p))
-                .and_then(|&(first, last)| line.split_actual(first, last, candidates));
+            let actual = args.as_ref().and_then(|a| a.get(p));
+            let array =
+                actual.and_then(|&(first, last)| line.split_actual(first, last, candidates));
+            let designator =
+                actual.is_some_and(|&(first, last)| line.designator(first, last, candidates));
             out.push(Actual {
                 callee: callee.clone(),
                 position: p,
                 array,
+                designator,
             });
         }
     }
@@ -714,7 +789,15 @@ fn decide_with_uses(
             Some(Err((name, why))) => {
                 decision.kept.insert(name.to_ascii_lowercase(), why);
             }
-            None => {}
+            // A scalar: only a dummy the plan splits is a candidate.
+            None => {
+                if let Some(d) = active_scalar(l) {
+                    let name = d.name.to_ascii_lowercase();
+                    if i < body_at && !has_internal && iface.dummies.contains(&name) {
+                        decls.insert(i, d);
+                    }
+                }
+            }
         }
     }
     let candidates: HashSet<String> = decls
@@ -889,10 +972,21 @@ pub fn apply_with(
 ) -> Decision {
     let body_at = first_executable(lines, body_at);
     let (decision, uses, decls) = decide_with_uses(lines, body_at, interface, has_internal, iface);
-    if decision.split.is_empty() {
+    let split = &decision.split;
+    let wraps: Vec<Vec<Edit>> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            if i < iface.header_len || iface.scalars.is_empty() {
+                Vec::new()
+            } else {
+                scalar_actual_edits(&Line::new(l), split, iface)
+            }
+        })
+        .collect();
+    if split.is_empty() && wraps.iter().all(Vec::is_empty) {
         return decision;
     }
-    let split = &decision.split;
     let mut out: Vec<String> = Vec::with_capacity(lines.len() + split.len());
     let mut zero_at_entry = Vec::new();
     for (i, l) in lines.iter().enumerate() {
@@ -924,7 +1018,7 @@ pub fn apply_with(
             }
             continue;
         }
-        let mut edits: Vec<&Edit> = Vec::new();
+        let mut edits: Vec<&Edit> = wraps[i].iter().collect();
         let mut after: Vec<String> = Vec::new();
         for (name, u) in &uses[i] {
             if split.contains(name) {
@@ -960,6 +1054,48 @@ pub fn apply_with(
     apply_named(&mut out, &decision.split);
     *lines = out;
     decision
+}
+
+/// The edits that pass an actual which is not split, at a scalar position
+/// of a call where the callee takes the split layout, as `X%v, X%d`
+/// (the plan checked that each is a [`Line::designator`]; a split one is
+/// rewritten by its own use).
+fn scalar_actual_edits(line: &Line, split: &BTreeSet<String>, iface: Interfaces) -> Vec<Edit> {
+    let mut out = Vec::new();
+    for k in 0..line.toks.len() {
+        if line.toks[k].kind != TokKind::Ident || !line.is(line.prev(k), "call") {
+            continue;
+        }
+        let callee = line.s(k).to_ascii_lowercase();
+        let (Some(scalars), Some(positions)) =
+            (iface.scalars.get(&callee), iface.callees.get(&callee))
+        else {
+            continue;
+        };
+        let Some(args) = line
+            .next(k)
+            .filter(|&j| line.s(j) == "(")
+            .and_then(|open| line.arguments(open))
+        else {
+            continue;
+        };
+        for p in scalars.intersection(positions) {
+            let Some(&(first, last)) = args.get(*p) else {
+                continue;
+            };
+            if split.contains(&line.s(first).to_ascii_lowercase()) {
+                continue;
+            }
+            let (start, end) = (line.toks[first].start, line.toks[last].end);
+            let x = &line.text[start..end];
+            out.push(Edit {
+                start,
+                end,
+                text: format!("{x}%v, {x}%d"),
+            });
+        }
+    }
+    out
 }
 
 /// A second round for references copied into new text (the bounds of an

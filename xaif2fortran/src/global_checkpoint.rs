@@ -26,7 +26,7 @@
 //! `use` added after its header; a passive common block needed that way
 //! is turned into a module like an active one (`commons.rs`).
 
-use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 
 use xaif_schema::index::{unit_references, UnitReferences};
 use xaif_schema::SymbolKind;
@@ -48,6 +48,9 @@ pub struct SavedGlobal {
     pub name: String,
     /// Unit whose `!$oad decl` line declares it (attributes, shape).
     pub decl_unit: String,
+    /// A private module variable: the unit calls the module's own store
+    /// and restore routines (`module_access`), under these local names.
+    pub through: Option<(String, String)>,
 }
 
 /// The checkpoint plan of every unit that gets one.
@@ -59,6 +62,17 @@ pub struct GlobalCheckpoints {
     pub uses: HashMap<String, Vec<String>>,
     /// Passive common blocks that must become modules.
     pub convert_blocks: HashSet<String>,
+    /// Module unit tag → its private variables (scope, name) that units
+    /// outside it checkpoint: the module gets public routines
+    /// `oad_cps_NAME` / `oad_cpr_NAME` storing and restoring each.
+    pub module_access: BTreeMap<String, BTreeSet<(u64, String)>>,
+}
+
+/// The module routine that stores (`store`) or restores a private
+/// module variable for the checkpoints of units outside the module.
+pub fn access_routine(name: &str, store: bool) -> String {
+    let op = if store { "cps" } else { "cpr" };
+    format!("oad_{op}_{name}")
 }
 
 /// A global variable independent of the unit that names it.
@@ -406,6 +420,32 @@ pub fn plan(
                         Some(l) => l,
                         None => {
                             let module = modules.get(&scope).cloned().unwrap_or_default();
+                            // Private to a module defined before the unit:
+                            // the module stores and restores it itself.
+                            if !in_host
+                                && position(&module_unit) <= position(unit)
+                                && canon.is_private(&module_unit, &remote)
+                                && access_routine(&remote, true).len() <= 63
+                            {
+                                let (s, r) = (fresh_name(), fresh_name());
+                                uses.push(format!(
+                                    "use {module}, only: {s} => {}, {r} => {}",
+                                    access_routine(&remote, true),
+                                    access_routine(&remote, false)
+                                ));
+                                plan.module_access
+                                    .entry(module_unit.clone())
+                                    .or_default()
+                                    .insert((scope, remote.clone()));
+                                saved.push(SavedGlobal {
+                                    local: remote.clone(),
+                                    scope,
+                                    name: remote,
+                                    decl_unit: module_unit,
+                                    through: Some((s, r)),
+                                });
+                                continue;
+                            }
                             let why = if in_host {
                                 Some("it is shadowed there by a local name".to_string())
                             } else if position(&module_unit) > position(unit) {
@@ -466,6 +506,7 @@ pub fn plan(
                         scope,
                         name: remote,
                         decl_unit: module_unit,
+                        through: None,
                     });
                 }
                 Global::Host(scope, name) => {
@@ -502,6 +543,7 @@ pub fn plan(
                         scope,
                         name,
                         decl_unit: host,
+                        through: None,
                     });
                 }
                 Global::Common(block) => {
@@ -529,6 +571,7 @@ pub fn plan(
                                     scope,
                                     name: first.clone(),
                                     decl_unit: first_unit.clone(),
+                                    through: None,
                                 });
                             }
                         }
@@ -546,6 +589,7 @@ pub fn plan(
                                     scope,
                                     name: m.clone(),
                                     decl_unit: first_unit.clone(),
+                                    through: None,
                                 });
                             }
                         }

@@ -16,6 +16,7 @@ pub mod inline;
 pub mod interfaces;
 pub mod line_origins;
 pub mod markers;
+pub mod module_access;
 pub mod output;
 pub mod plain_clones;
 pub mod runtime;

@@ -3,7 +3,8 @@
 //! `oad_d_u`) instead of one array of `type(active)`, so that the loops of
 //! a called routine run on unit-stride data like those over the caller's
 //! split locals (`active_layout.rs`; docs/backend.md, "Layout of active
-//! local arrays").
+//! local arrays"); and an active scalar dummy as two `real(8)` scalars, so
+//! that the caller's array whose elements it takes can split too.
 //!
 //! A dummy's layout is part of its routine's interface: every call site
 //! must agree with it, so the decision is taken once over the whole
@@ -26,7 +27,10 @@
 //! common variable, a derived-type component, an array the caller keeps
 //! in `type(active)`) removes the position, which may keep the caller's
 //! array in `type(active)`, and so on until nothing changes. Positions
-//! only disappear, so the iteration ends.
+//! only disappear, so the iteration ends. A scalar dummy's position
+//! takes any variable besides: one the caller keeps `type(active)` is
+//! passed as `X%v, X%d` (a scalar is passed by reference: no copy, the
+//! same storage and aliasing as `X`); only a non-variable removes it.
 //!
 //! A routine whose dummies split keeps its user's interface: the split
 //! routine is renamed `NAME_oad_s` and a wrapper under the original name
@@ -258,9 +262,30 @@ fn planned_dummies(plan: &Plan, routine: &Option<(String, Vec<String>)>) -> BTre
         .unwrap_or_default()
 }
 
+/// Per subroutine, the positions of its dummies declared as scalars
+/// `type(active) :: x` (`active_layout::active_scalar`).
+fn scalar_positions(texts: &[Unit]) -> Plan {
+    texts
+        .iter()
+        .filter_map(|t| {
+            let (name, dummies) = t.routine.as_ref()?;
+            let spec = &t.lines[t.header_len.min(t.body_at)..t.body_at];
+            let scalars: HashSet<String> = spec
+                .iter()
+                .filter_map(|l| crate::active_layout::active_scalar(l))
+                .map(|d| d.name.to_ascii_lowercase())
+                .collect();
+            let ps: BTreeSet<usize> = (0..dummies.len())
+                .filter(|&p| scalars.contains(&dummies[p]))
+                .collect();
+            (!ps.is_empty()).then(|| (name.clone(), ps))
+        })
+        .collect()
+}
+
 /// Decides which dummy positions of the program's subroutines take the
 /// split layout (the fixed point described in the module's comment).
-fn decide_plan(program: &[String], units: &[UnitText], texts: &[Unit]) -> Plan {
+fn decide_plan(program: &[String], units: &[UnitText], texts: &[Unit], scalars: &Plan) -> Plan {
     let mut plan = eligible(program, units, texts);
     keep_wrappable(&mut plan, program, units, texts);
     loop {
@@ -271,6 +296,7 @@ fn decide_plan(program: &[String], units: &[UnitText], texts: &[Unit]) -> Plan {
                 dummies: &dummies,
                 header_len: t.header_len,
                 callees: &plan,
+                scalars,
             };
             let d = decide_with(&t.lines, t.body_at, &t.interface, t.has_internal, iface);
             if let Some((name, all)) = &t.routine {
@@ -281,7 +307,17 @@ fn decide_plan(program: &[String], units: &[UnitText], texts: &[Unit]) -> Plan {
                 }
             }
             for a in d.actuals {
-                if !a.array.is_some_and(|n| d.split.contains(&n)) {
+                // A scalar dummy takes any variable (`X%v, X%d` are passed
+                // by reference); an array dummy only a split array.
+                let scalar = scalars
+                    .get(&a.callee)
+                    .is_some_and(|ps| ps.contains(&a.position));
+                let passes = if scalar {
+                    a.designator
+                } else {
+                    a.array.is_some_and(|n| d.split.contains(&n))
+                };
+                if !passes {
                     removed.push((a.callee, a.position));
                 }
             }
@@ -333,8 +369,9 @@ pub fn apply(program: &mut Vec<String>, units: &[UnitText], dummies: bool) -> Pl
             }
         })
         .collect();
+    let scalars = scalar_positions(&texts);
     let plan = if dummies {
-        decide_plan(program, units, &texts)
+        decide_plan(program, units, &texts, &scalars)
     } else {
         Plan::new()
     };
@@ -365,6 +402,7 @@ pub fn apply(program: &mut Vec<String>, units: &[UnitText], dummies: bool) -> Pl
             dummies: &dummies,
             header_len: t.header_len,
             callees: &plan,
+            scalars: &scalars,
         };
         apply_with(&mut t.lines, t.body_at, &t.interface, t.has_internal, iface);
         let rewritten = t

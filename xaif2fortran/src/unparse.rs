@@ -467,6 +467,27 @@ pub fn unparse_program(
     }
     let split_dummies = layout == ActiveLayout::Split;
     crate::split_interface::apply(&mut out, &layout_units, split_dummies);
+    // Private module variables outside routines checkpoint: the module's
+    // own store and restore routines (`module_access.rs`).
+    let module_names = crate::global_checkpoint::module_names(&index, canon);
+    for (module_unit, vars) in &global_ckpt.module_access {
+        *env.local_names.borrow_mut() = local_names.get(module_unit).cloned().unwrap_or_default();
+        let (routines, public) =
+            crate::module_access::routines(&env, canon, &inline, module_unit, vars)?;
+        let module = vars
+            .first()
+            .and_then(|(scope, _)| module_names.get(scope))
+            .cloned()
+            .unwrap_or_default();
+        if !crate::module_access::insert(&mut out, &module, routines, &public) {
+            return Err(xaif
+                .error(
+                    &format!("annotation=\"unit:{module_unit}\""),
+                    format!("internal error: the checkpoint routines of module '{module}' have no place in its generated text"),
+                )
+                .with_kind(crate::error::Kind::Internal));
+        }
+    }
     Ok(crate::line_origins::assemble(out))
 }
 

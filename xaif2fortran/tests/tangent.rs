@@ -35,23 +35,30 @@ fn calls_convert_between_active_and_passive_arguments() {
     let (dir, stdout) = check_case("calls", "f", "calls.driver.f90");
     assert!(stdout.contains("show  1.6900"), "{stdout}");
     let program = std::fs::read_to_string(dir.path().join("calls.oad.f90")).unwrap();
-    assert!(program.contains("call sq(x, t)"));
+    // sq's scalar dummies take the split layout (`split_interface.rs`):
+    // the caller's type(active) scalars are passed as their components.
+    assert!(
+        program.contains("call sq_oad_s(x%v, x%d, t%v, t%d)"),
+        "{program}"
+    );
     assert!(program.contains("call show(t%v)"));
-    assert!(program.contains("call sq(oad_ctmp1, oad_ctmp2)"));
+    assert!(program.contains("call sq_oad_s(oad_ctmp1%v, oad_ctmp1%d, oad_ctmp2%v, oad_ctmp2%d)"));
     // The array temporary takes the split layout, and so does sumsq's
-    // dummy it is passed to (`split_interface.rs`), under the name
-    // `sumsq_oad_s`; `sumsq` itself keeps its type(active) interface.
+    // dummy it is passed to, under the name `sumsq_oad_s`; `sumsq`
+    // itself keeps its type(active) interface.
     assert!(
         program.contains("allocate(oad_v_oad_ctmp3(size(c3, 1)), oad_d_oad_ctmp3(size(c3, 1)))"),
         "{program}"
     );
     assert!(
-        program.contains("call sumsq_oad_s(oad_v_oad_ctmp3, oad_d_oad_ctmp3, oad_ctmp4)"),
+        program.contains(
+            "call sumsq_oad_s(oad_v_oad_ctmp3, oad_d_oad_ctmp3, oad_ctmp4%v, oad_ctmp4%d)"
+        ),
         "{program}"
     );
     assert!(
-        program.contains("subroutine sumsq_oad_s(oad_v_v, oad_d_v, r)")
-            && program.contains("call sumsq_oad_s(v%v, v%d, r)"),
+        program.contains("subroutine sumsq_oad_s(oad_v_v, oad_d_v, oad_v_r, oad_d_r)")
+            && program.contains("call sumsq_oad_s(v%v, v%d, r%v, r%d)"),
         "{program}"
     );
 }

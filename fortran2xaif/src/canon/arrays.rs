@@ -548,6 +548,11 @@ impl Canon<'_> {
         // in the directions and with the copies the dependence test asks.
         let rhs = self.value_array(rhs, out)?;
         let plan = self.untangle(rhs, &target, &space, out)?;
+        // An unallocated (or differently shaped) allocatable target is
+        // allocated with the right side's shape first (`realloc_lhs.rs`),
+        // after any copy of the right side the dependence test made.
+        let allocation = self.allocate_on_assignment(&lhs, &plan.rhs, span)?;
+        out.extend(self.block(allocation)?);
         let vars: Vec<String> = (0..space.len()).map(|_| self.loop_var(span)).collect();
         let idx: Vec<Expr> = vars.iter().map(|v| name(v, span)).collect();
         let el_l = self.element(&target, &idx, &space, span)?;

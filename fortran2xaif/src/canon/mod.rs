@@ -53,6 +53,7 @@ mod forall;
 mod generic_calls;
 mod intrinsic_rewrites;
 mod mpi_calls;
+mod realloc_lhs;
 mod reductions;
 mod repeated_subscripts;
 mod shift_peeling;

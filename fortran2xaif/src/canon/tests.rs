@@ -191,15 +191,6 @@ fn overlapping_sections_of_derived_type_are_refused_by_name() {
     );
 }
 
-#[test]
-fn type_bound_procedures_are_refused_by_name() {
-    let src = "module m\n type t\n real :: v\n contains\n procedure, nopass :: f\n end type\ncontains\n subroutine f(a)\n real :: a\n end subroutine\nend module\n";
-    let e = Program::build(vec![parse_file(src, 0).unwrap()])
-        .unwrap_err()
-        .message;
-    assert!(e.contains("type-bound procedures"), "{e}");
-}
-
 const GENERIC_MODULE: &str = "module m\nprivate\npublic :: g\ninterface g\nmodule procedure g_vec, g_int\nend interface\ncontains\nsubroutine g_vec(a, s)\nreal(8) :: a(:), s\ns = sum(a)\nend subroutine\nsubroutine g_int(n, s)\ninteger :: n\nreal(8) :: s\ns = n\nend subroutine\nend module\n";
 
 #[test]

@@ -125,6 +125,7 @@ impl<'a> FortranParser<'a> {
                         "procedure_kind" | "procedure_interface" => {
                             return self.unsupported(c, "procedure pointer")
                         }
+                        "procedure" => return self.procedure_decl(s, c, out),
                         other => return self.unsupported(c, &format!("{other} in a declaration")),
                     }
                 }
@@ -302,6 +303,10 @@ impl<'a> FortranParser<'a> {
             "derived_type_definition" => {
                 let mut name = String::new();
                 let mut components = Vec::new();
+                let mut extends = None;
+                let mut bindings = Vec::new();
+                // The text without the binding part.
+                let mut text = self.text(s).to_string();
                 for c in named_children(s) {
                     if c.kind() == "variable_declaration" {
                         self.spec_stmt(c, &mut components)?;
@@ -314,16 +319,39 @@ impl<'a> FortranParser<'a> {
                         {
                             name = self.lower(n);
                         }
+                        for x in named_children(c) {
+                            match x.kind() {
+                                "base_type_specifier" => {
+                                    extends = named_children(x)
+                                        .into_iter()
+                                        .find(|k| k.kind() == "identifier")
+                                        .map(|k| self.lower(k));
+                                }
+                                "abstract_specifier" => {
+                                    return self.unsupported(x, "abstract derived type")
+                                }
+                                _ => {}
+                            }
+                        }
+                    }
+                    if c.kind() == "derived_type_procedures" {
+                        bindings = self.type_bindings(c)?;
+                        let from = c.start_byte() - s.start_byte();
+                        let to = c.end_byte() - s.start_byte();
+                        text.replace_range(from..to, "");
                     }
                 }
                 out.push(SpecStmt::DerivedType {
                     name,
-                    text: self.text(s).to_string(),
+                    text,
                     components,
+                    extends,
+                    bindings,
                     span,
                 });
             }
             "interface" => {
+                let mut abstract_ = false;
                 let mut generic = None;
                 let mut bodies = Vec::new();
                 let mut procedures = Vec::new();
@@ -337,9 +365,7 @@ impl<'a> FortranParser<'a> {
                             }
                             for x in named_children(c) {
                                 match x.kind() {
-                                    "abstract_specifier" => {
-                                        return self.unsupported(c, "abstract interface")
-                                    }
+                                    "abstract_specifier" => abstract_ = true,
                                     // Generic names `operator(.op.)`, `operator(+)`,
                                     // `assignment(=)`, as the canonicaliser looks
                                     // them up.
@@ -378,6 +404,13 @@ impl<'a> FortranParser<'a> {
                         }
                     }
                 }
+                if abstract_ {
+                    if !procedures.is_empty() {
+                        return self.unsupported(s, "procedure statement in an abstract interface");
+                    }
+                    out.push(SpecStmt::AbstractInterface { bodies, span });
+                    return Ok(());
+                }
                 out.push(SpecStmt::Interface {
                     generic,
                     bodies,
@@ -388,8 +421,15 @@ impl<'a> FortranParser<'a> {
             }
             "format_statement" => out.push(SpecStmt::Verbatim(self.text(s).to_string(), span)),
             "equivalence_statement" => return self.unsupported(s, "equivalence"),
-            "namelist_statement" => return self.unsupported(s, "namelist"),
+            "namelist_statement" => self.namelist_statement(s, out)?,
             "include_statement" => return self.unsupported(s, "include not expanded"),
+            // Interface bodies see no host names in the semantic model.
+            "import_statement" => {
+                return self.unsupported(
+                    s,
+                    "import in an interface body (write the kinds it would import as literals, e.g. real(8), or use their module in the body)",
+                )
+            }
             other => return self.unsupported(s, other),
         }
         Ok(())
@@ -409,7 +449,14 @@ impl<'a> FortranParser<'a> {
             if all_children(node).iter().any(|c| c.kind() == "class")
                 || self.lower(node).starts_with("class")
             {
-                return self.unsupported(node, "class (polymorphic) declaration");
+                if name.is_empty() || self.text(node).contains('*') {
+                    return self.unsupported(node, "unlimited polymorphic class(*)");
+                }
+                // Read as `type(name)`; `type_bound.rs` checks that no
+                // type extends `name`, so the dynamic type is `name`.
+                self.polymorphic
+                    .borrow_mut()
+                    .push((name.clone(), self.span(node)));
             }
             return Ok(TypeSpec::new(BaseType::Derived(name)));
         }
@@ -453,7 +500,15 @@ impl<'a> FortranParser<'a> {
                     if val.kind() == "assumed_size" || self.text(val).trim() == "*" {
                         ts.len_star = true;
                     } else if self.text(val).trim() == ":" {
-                        return self.unsupported(val, "deferred-length character");
+                        // Deferred length (`character(len=:), allocatable`):
+                        // printed back as `len=:`; character data is
+                        // passive, its statements copied.
+                        ts.len = Some(Expr::Range {
+                            lo: None,
+                            hi: None,
+                            stride: None,
+                            span: self.span(val),
+                        });
                     } else {
                         ts.len = Some(self.expr(val)?);
                     }
@@ -482,7 +537,7 @@ impl<'a> FortranParser<'a> {
         Ok(ts)
     }
 
-    fn attr(&self, q: Node) -> FrontResult<Attr> {
+    pub(super) fn attr(&self, q: Node) -> FrontResult<Attr> {
         let kids = all_children(q);
         let first = kids
             .first()
@@ -596,7 +651,7 @@ impl<'a> FortranParser<'a> {
         Ok(dims)
     }
 
-    fn entity(&self, node: Node) -> FrontResult<EntityDecl> {
+    pub(super) fn entity(&self, node: Node) -> FrontResult<EntityDecl> {
         let span = self.span(node);
         match node.kind() {
             "identifier" => Ok(EntityDecl {

@@ -20,13 +20,17 @@
 //! | `expressions` | expressions, actual arguments, ranges, and the operator-precedence re-parse of arithmetic |
 //! | `constructs` | `associate`, `block` and `do concurrent` rewritten into plain statements as they are read |
 //! | `allocatable_results` | a function that allocates its allocatable result once, first, from its arguments: an explicit-shape result instead |
+//! | `bindings` | the binding part of a derived type, `procedure(iface) :: f` declarations |
 //! | `substitute` | names replaced by designators in a block of statements (associate names, block locals) |
 
 mod allocatable_results;
+mod allocate_source;
+mod bindings;
 mod constructs;
 mod declarations;
 mod expressions;
 mod intrinsic_modules;
+mod namelist;
 mod statements;
 mod substitute;
 #[cfg(test)]
@@ -38,7 +42,9 @@ use crate::ast::*;
 use crate::unparse;
 use allocatable_results::allocatable_result;
 use constructs::concurrent_nest;
+use declarations::operator_generic_name;
 use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
 use substitute::Substitution;
 
 /// Replaces `name` by `by` throughout `stmts` (subscripts of `name`
@@ -80,6 +86,9 @@ pub fn parse_file(text: &str, file: usize) -> FrontResult<SourceFile> {
         locals: RefCell::new(ConstructLocals::default()),
         allocations: RefCell::new(Vec::new()),
         associate_names: RefCell::new(Vec::new()),
+        namelists: RefCell::new(HashMap::new()),
+        declared_ranks: RefCell::new(HashMap::new()),
+        polymorphic: RefCell::new(Vec::new()),
     };
     let root = tree.root_node();
     if let Some(bad) = first_error(root).map(blame) {
@@ -96,12 +105,8 @@ pub fn parse_file(text: &str, file: usize) -> FrontResult<SourceFile> {
     for child in named_children(root) {
         match child.kind() {
             "comment" => {}
-            "module" | "subroutine" | "function" | "program" => units.push(p.unit(child)?),
-            "block_data" => {
-                return Err(FrontError::unsupported(
-                    p.span(child),
-                    "unsupported construct: block data",
-                ))
+            "module" | "subroutine" | "function" | "program" | "block_data" => {
+                units.push(p.unit(child)?)
             }
             _ => {
                 return Err(FrontError::new(
@@ -183,6 +188,14 @@ struct FortranParser<'a> {
     /// Names of the enclosing `associate` constructs while their bodies
     /// are read (a selector `a(2:5)` of one of them is a section).
     associate_names: RefCell<Vec<String>>,
+    /// Namelist groups declared so far in the file: group → members
+    /// (`namelist.rs`), for the I/O statements that name them.
+    namelists: RefCell<HashMap<String, Vec<String>>>,
+    /// Declared ranks of the names the unit being read sees
+    /// (`allocate_source.rs`).
+    declared_ranks: RefCell<HashMap<String, usize>>,
+    /// `class(t)` declarations of the unit being read (`Unit::polymorphic`).
+    polymorphic: RefCell<Vec<(String, Span)>>,
 }
 
 /// Statement kinds that belong to the specification part.

@@ -158,15 +158,35 @@ impl<'a> FortranParser<'a> {
             "subroutine_call" => {
                 let mut name = String::new();
                 let mut args = Vec::new();
+                let mut object = None;
                 for c in named_children(n) {
                     match c.kind() {
                         "identifier" => name = self.lower(c),
                         "argument_list" => args = self.args(c)?,
-                        "derived_type_member_expression" => {
-                            return self.unsupported(c, "type-bound procedure call")
-                        }
+                        // `call object%binding(args)`: `ast::TYPE_BOUND_CALL`.
+                        "derived_type_member_expression" => match self.expr(c)? {
+                            Expr::Member {
+                                base,
+                                field,
+                                args: None,
+                                ..
+                            } => {
+                                name = format!("{TYPE_BOUND_CALL}{field}");
+                                object = Some(*base);
+                            }
+                            _ => return self.unsupported(c, "type-bound procedure call form"),
+                        },
                         _ => {}
                     }
+                }
+                if let Some(object) = object {
+                    args.insert(
+                        0,
+                        Arg {
+                            keyword: None,
+                            value: object,
+                        },
+                    );
                 }
                 StmtKind::Call { name, args }
             }
@@ -324,14 +344,7 @@ impl<'a> FortranParser<'a> {
                         }
                         StmtKind::Return
                     }
-                    "goto" => {
-                        let target = named_children(n)
-                            .into_iter()
-                            .find(|c| c.kind() == "statement_label_reference")
-                            .ok_or_else(|| FrontError::new(span, "computed or assigned goto"))
-                            .or_else(|_| self.unsupported(n, "computed goto"))?;
-                        StmtKind::Goto(self.text(target).trim().trim_start_matches('0').to_string())
-                    }
+                    "goto" => self.goto(n, span)?,
                     _ => {
                         return self.unsupported(n, &format!("statement '{}'", self.text(n).trim()))
                     }
@@ -344,7 +357,16 @@ impl<'a> FortranParser<'a> {
             | "close_statement"
             | "inquire_statement"
             | "file_position_statement" => {
-                let (reads, writes) = self.io_items(n)?;
+                let (mut reads, mut writes) = self.io_items(n)?;
+                // A namelist group: a read writes its members, a write
+                // reads them.
+                if let Some((_, members)) = self.namelist_of_io(n)? {
+                    if n.kind() == "read_statement" {
+                        writes.extend(members);
+                    } else {
+                        reads.extend(members);
+                    }
+                }
                 StmtKind::Opaque {
                     kind: OpaqueKind::Io,
                     text: self.text(n).to_string(),
@@ -353,6 +375,9 @@ impl<'a> FortranParser<'a> {
                 }
             }
             "allocate_statement" => {
+                if let Some(stmts) = self.allocate_with_source(n, &label, span)? {
+                    return Ok(stmts);
+                }
                 let mut writes = Vec::new();
                 for c in named_children(n) {
                     // A component (`s%h(n)`): the object without its bounds.
@@ -586,6 +611,61 @@ impl<'a> FortranParser<'a> {
                 body,
             },
         }])
+    }
+
+    /// `go to 10`, or the computed `go to (10, 20, 30), k`: the latter as
+    /// `if (k == 1) go to 10 else if (k == 2) go to 20 ...`, falling
+    /// through when `k` is out of range, as Fortran does. (Reading only the
+    /// first label once made every computed `go to` jump to it: silently
+    /// wrong values and derivatives.) The index is evaluated once per arm
+    /// tried: intrinsics, variables and array elements are fine; a user
+    /// function there must be pure (the parser cannot tell it from an
+    /// array element; docs/frontend.md).
+    fn goto(&self, n: Node, span: Span) -> FrontResult<StmtKind> {
+        let label_of = |c: Node| self.text(c).trim().trim_start_matches('0').to_string();
+        let kids: Vec<Node> = named_children(n)
+            .into_iter()
+            .filter(|c| c.kind() != "comment")
+            .collect();
+        let labels: Vec<String> = kids
+            .iter()
+            .filter(|c| c.kind() == "statement_label_reference")
+            .map(|c| label_of(*c))
+            .collect();
+        let others: Vec<&Node> = kids
+            .iter()
+            .filter(|c| c.kind() != "statement_label_reference")
+            .collect();
+        match (labels.as_slice(), others.as_slice()) {
+            ([label], []) => Ok(StmtKind::Goto(label.clone())),
+            ([_, ..], [index]) => {
+                let index = self.expr(**index)?;
+                let arms = labels
+                    .iter()
+                    .enumerate()
+                    .map(|(k, label)| {
+                        let test = Expr::Binary(
+                            BinOp::Eq,
+                            Box::new(Expr::Paren(Box::new(index.clone()), span)),
+                            Box::new(Expr::int(k as i64 + 1, span)),
+                            span,
+                        );
+                        let jump = Stmt {
+                            id: 0,
+                            label: None,
+                            span,
+                            kind: StmtKind::Goto(label.clone()),
+                        };
+                        (test, vec![jump])
+                    })
+                    .collect();
+                Ok(StmtKind::If {
+                    arms,
+                    otherwise: None,
+                })
+            }
+            _ => self.unsupported(n, "assigned goto"),
+        }
     }
 
     fn io_items(&self, n: Node) -> FrontResult<(Vec<Expr>, Vec<Expr>)> {

@@ -23,6 +23,7 @@ impl<'a> FortranParser<'a> {
             "subroutine" => UnitKind::Subroutine,
             "function" => UnitKind::Function,
             "program" => UnitKind::Program,
+            "block_data" => UnitKind::BlockData,
             other => return self.unsupported(node, other),
         };
         let mut unit = Unit {
@@ -38,6 +39,7 @@ impl<'a> FortranParser<'a> {
             span: self.span(node),
             end_line: node.end_position().row + 1,
             construct_locals: ConstructLocals::default(),
+            polymorphic: Vec::new(),
         };
         let mut stmts: Vec<Node> = Vec::new();
         // Parsed once this unit's specification part is known: it decides
@@ -45,7 +47,7 @@ impl<'a> FortranParser<'a> {
         let mut internal: Vec<Node> = Vec::new();
         for child in named_children(node) {
             match child.kind() {
-                "module_statement" | "program_statement" => {
+                "module_statement" | "program_statement" | "block_data_statement" => {
                     if let Some(n) = named_children(child)
                         .into_iter()
                         .find(|c| c.kind() == "name")
@@ -55,6 +57,7 @@ impl<'a> FortranParser<'a> {
                 }
                 "subroutine_statement" | "function_statement" => self.header(child, &mut unit)?,
                 "end_module_statement"
+                | "end_block_data_statement"
                 | "end_program_statement"
                 | "end_subroutine_statement"
                 | "end_function_statement" => {
@@ -113,9 +116,17 @@ impl<'a> FortranParser<'a> {
             }
             break;
         }
+        // What `allocate(a, source=h)` needs to write `a`'s bounds.
+        let saved_ranks = {
+            let mut specs: Vec<&[SpecStmt]> = hosts.to_vec();
+            specs.push(&unit.spec);
+            self.declared_ranks
+                .replace(super::allocate_source::declared_ranks(&specs))
+        };
         let start = if pending_label.is_some() { i - 1 } else { i };
         let mut idx = start;
         let (body, _) = self.block(&stmts, &mut idx, None)?;
+        self.declared_ranks.replace(saved_ranks);
         if idx < stmts.len() {
             return self.err(stmts[idx], "unexpected statement");
         }
@@ -124,6 +135,7 @@ impl<'a> FortranParser<'a> {
         // semantic model must type or check (`constructs.rs`).
         unit.spec.extend(self.hoisted.take());
         unit.construct_locals = self.locals.take();
+        unit.polymorphic = self.polymorphic.take();
         // This body's, before the internal procedures add theirs.
         let allocations = self.allocations.take();
         let mut scopes: Vec<&[SpecStmt]> = hosts.to_vec();

@@ -36,6 +36,7 @@ pub mod explicit_loops;
 pub mod hoist;
 pub mod later_writes;
 pub mod mirror;
+pub mod reciprocals;
 pub mod recompute;
 pub mod reversal;
 pub mod riding;

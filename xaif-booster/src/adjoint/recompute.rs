@@ -46,6 +46,7 @@ use xaif_schema::model::{
 use super::array_snapshots::copy_element;
 use super::hoist::BlockHoist;
 use super::later_writes::affine_offset;
+use super::reciprocals::share_reciprocals;
 use super::taping::{
     propagator, subscript_expressions, BlockBuilder, StatementError, StatementTape,
 };
@@ -638,26 +639,27 @@ pub(super) fn emit(
         .collect();
 
     let mut piece = st.reverse_pops();
+    let mut replay = Vec::new();
     let mut before = code.before.into_iter();
     for (stmt, replayed) in seq.statements.iter().zip(&plan.replayed) {
         for a in before.next().unwrap_or_default() {
-            piece.push(BasicBlockElement::Assignment(rename_assignment(
-                &a, &renamed, None,
-            )));
+            replay.push(rename_assignment(&a, &renamed, None));
         }
         if *replayed {
-            piece.push(BasicBlockElement::Assignment(rename_assignment(
+            replay.push(rename_assignment(
                 &stmt.assignment,
                 &renamed,
                 Some(format!("{}_oad_replay", stmt.assignment.statement_id)),
-            )));
+            ));
         }
     }
     for a in &code.after {
-        piece.push(BasicBlockElement::Assignment(rename_assignment(
-            a, &renamed, None,
-        )));
+        replay.push(rename_assignment(a, &renamed, None));
     }
+    // The replay feeds only this piece's partials: divisions by one
+    // divisor share its reciprocal.
+    let replay = share_reciprocals(replay, st.temps, &first_id).map_err(fail)?;
+    piece.extend(replay.into_iter().map(BasicBlockElement::Assignment));
     let mut entries = Vec::new();
     for group in &code.groups {
         let rows: Vec<JacobianRow> = group

@@ -256,3 +256,31 @@ fn an_inquiry_in_another_arrays_bounds_is_respelled() {
         ))
     );
 }
+
+#[test]
+fn which_actuals_a_scalar_dummy_takes_as_two_components() {
+    // The actual of `call k(ACTUAL)`, with `h` a candidate.
+    let designator = |actual: &str| {
+        let text = format!("  call k({actual})");
+        let line = Line::new(&text);
+        let open = (0..line.toks.len()).find(|&j| line.s(j) == "(").unwrap();
+        let args = line.arguments(open).unwrap();
+        let (first, last) = args[0];
+        line.designator(first, last, &names(&["h"]))
+    };
+    for yes in ["fl", "u(i + 1)", "p%visc", "s(k)%a(2, j)%x", "h(3)", "h"] {
+        assert!(designator(yes), "{yes}");
+    }
+    // An expression, a constant, a value part, a candidate in a subscript
+    // or behind a component.
+    for no in [
+        "2*u(i)",
+        "1.5d0",
+        "u(i)%v",
+        "w(int(h(1)%v))",
+        "(fl)",
+        "h(1)%d",
+    ] {
+        assert!(!designator(no), "{no}");
+    }
+}

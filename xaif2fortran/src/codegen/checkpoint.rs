@@ -48,6 +48,9 @@ struct Saved {
     association: Option<String>,
     /// The variable's name and rank, for element-wise copies.
     array: Option<(String, usize)>,
+    /// A private module variable: the module's own store and restore
+    /// routines, under the names the unit gives them.
+    calls: Option<(String, String)>,
 }
 
 impl UnitGen<'_, '_> {
@@ -111,7 +114,7 @@ impl UnitGen<'_, '_> {
             // Derived types and complex(8) data: their real parts.
             if sym.type_ == SymbolType::Opaque || sym.type_ == SymbolType::Complex {
                 if active_parts || (a.intent != Intent::In && !has_intent_in(decl)) {
-                    self.component_checkpoints(&name, cfg_scope, &mut saved)?;
+                    self.component_checkpoints(&name, cfg_scope, &name, &mut saved)?;
                 }
                 continue;
             }
@@ -125,10 +128,48 @@ impl UnitGen<'_, '_> {
         }
         // Module and common-block variables its call tree can see
         // (`global_checkpoint.rs`), under the names this unit gives them.
-        // Passive derived-type globals go whole, as bits, after the others
-        // (restored first): their integer components have no symbols.
         let mut opaque_globals = Vec::new();
+        self.global_entries(globals, &mut saved, &mut opaque_globals)?;
+        self.emit_entries(saved, opaque_globals, store)
+    }
+
+    /// The body of a module's routine storing (or restoring) its private
+    /// variable `g` for the checkpoints of units outside the module
+    /// (`global_checkpoint::access_routine`): what those units would
+    /// emit if they could name it.
+    pub fn module_access_body(&mut self, g: &SavedGlobal, store: bool) -> Result<()> {
+        let (mut saved, mut opaque) = (Vec::new(), Vec::new());
+        self.global_entries(std::slice::from_ref(g), &mut saved, &mut opaque)?;
+        self.emit_entries(saved, opaque, store)
+    }
+
+    /// The entries of global variables. Passive derived-type globals go
+    /// whole, as bits, after the others (restored first): their integer
+    /// components have no symbols.
+    fn global_entries(
+        &mut self,
+        globals: &[SavedGlobal],
+        saved: &mut Vec<Saved>,
+        opaque_globals: &mut Vec<String>,
+    ) -> Result<()> {
+        let index = self.env.index;
         for g in globals {
+            if let Some(calls) = &g.through {
+                saved.push(Saved {
+                    text: g.local.clone(),
+                    routine_suffix: String::new(),
+                    optional: None,
+                    allocatable: None,
+                    shown: g.name.clone(),
+                    active_array: false,
+                    over_elements: None,
+                    status: "allocated",
+                    association: None,
+                    array: None,
+                    calls: Some(calls.clone()),
+                });
+                continue;
+            }
             let Some(sym) = index.symbol(g.scope, &g.name) else {
                 continue;
             };
@@ -145,7 +186,9 @@ impl UnitGen<'_, '_> {
                     for part in self.passive_parts_of_active_global(sym, &g.name)? {
                         opaque_globals.push(format!("{}%{part}", g.local));
                     }
-                    self.component_checkpoints(&g.local, cfg_scope, &mut saved)?;
+                    // Its component paths are symbols of its own scope,
+                    // named from the module's name for it.
+                    self.component_checkpoints(&g.name, g.scope, &g.local, saved)?;
                 } else if !self
                     .canon
                     .attributes(&g.decl_unit, &g.name)
@@ -171,6 +214,16 @@ impl UnitGen<'_, '_> {
                 saved.push(s);
             }
         }
+        Ok(())
+    }
+
+    /// Stores (or restores, in the reverse order) checkpoint entries.
+    fn emit_entries(
+        &mut self,
+        mut saved: Vec<Saved>,
+        mut opaque_globals: Vec<String>,
+        store: bool,
+    ) -> Result<()> {
         if !store {
             saved.reverse();
             opaque_globals.reverse();
@@ -317,6 +370,15 @@ impl UnitGen<'_, '_> {
     /// The store or restore code of one checkpointed variable; `why` ends
     /// the run-time messages of a failed restore.
     fn emit_saved(&mut self, s: &Saved, store: bool, why: &str) -> Result<()> {
+        if let Some((store_routine, restore_routine)) = &s.calls {
+            let routine = if store {
+                store_routine
+            } else {
+                restore_routine
+            };
+            self.line(format!("call {routine}()"));
+            return Ok(());
+        }
         let op = if store { "store" } else { "restore" };
         let routine = match (store, s.active_array) {
             (false, true) => format!("cp_restore_{}_active", s.routine_suffix),
@@ -460,17 +522,20 @@ impl UnitGen<'_, '_> {
         Ok(())
     }
 
-    /// The real components of derived-type argument `name`: the component
-    /// paths of the unit that start at it (docs/xaif.md, "Derived types").
+    /// The real components of derived-type variable `name`: the component
+    /// paths of `scope` (the unit's for an argument, the module's for a
+    /// module variable) that start at it (docs/xaif.md, "Derived types"),
+    /// written from `local`, the unit's name for the variable.
     fn component_checkpoints(
         &mut self,
         name: &str,
-        cfg_scope: u64,
+        scope: u64,
+        local: &str,
         saved: &mut Vec<Saved>,
     ) -> Result<()> {
         let index = self.env.index;
         let mut paths: Vec<&Symbol> = index
-            .symbols_of(cfg_scope)
+            .symbols_of(scope)
             .into_iter()
             .filter(|s| {
                 components::is_component_path(&s.symbol_id)
@@ -490,7 +555,12 @@ impl UnitGen<'_, '_> {
                 .strip_prefix("component:")
                 .and_then(|c| c.split_once('%'))
                 .and_then(|(t, c)| self.canon.declarations.component(t, c));
-            let bare = components::bare_path(&id);
+            // Under the unit's name for the base variable.
+            let bare = {
+                let path = components::bare_path(&id);
+                let rest = path.find('%').map_or("", |k| &path[k..]);
+                format!("{local}{rest}")
+            };
             // The parts before the leaf that are arrays: one, of rank 1, is
             // a section Fortran can name (`r%cells%depth`), or a loop over
             // it when the leaf is an array too (`cells(k)%q`).
@@ -611,6 +681,7 @@ fn saved_variable(
         status: "allocated",
         association: None,
         array: (sym.shape.rank() > 0).then(|| (local.to_string(), sym.shape.rank())),
+        calls: None,
     })
 }
 
@@ -639,6 +710,7 @@ fn saved_pointer(sym: &Symbol, local: &str, decl: Option<&Attributes>) -> Option
         status: "associated",
         association,
         array: None,
+        calls: None,
     };
     Some(vec![entry(None), entry(Some(local.to_string()))])
 }

@@ -254,3 +254,108 @@ fn header_parsing() {
     assert_eq!(h("elemental subroutine e(a)"), None);
     assert_eq!(h("function f(a) result(r)"), None);
 }
+
+/// A per-face kernel taking two cell values, a viscosity and the flux as
+/// `type(active)` scalars.
+const KERNEL: (&str, &str, &str) = (
+    "subroutine kernel(ul, ur, nu, f)",
+    "  type(active) :: ul\n  type(active) :: ur\n  type(active) :: nu\n  type(active) :: f\n  type(active) :: a",
+    "  a%v = max(abs(ul%v), abs(ur%v))\n  f%v = ul%v * ur%v - (a%v + nu%v) * (ur%v - ul%v)\n  ul%d = ul%d + f%d",
+);
+
+#[test]
+fn scalar_dummies_split_and_take_elements_components_and_scalars() {
+    // `face` passes elements of its split dummy `u`, its own scalar dummy
+    // `nu` and its scalar `f`; `head` passes a component `p%visc` and a
+    // local scalar `fl`, which stay type(active) where they are and are
+    // passed as their two components (a scalar is passed by reference:
+    // no copy).
+    let face = (
+        "subroutine face(u, i, nu, f)",
+        "  type(active) :: u(n)\n  integer :: i\n  type(active) :: nu\n  type(active) :: f",
+        "  call kernel(u(i), u(i + 1), nu, f)",
+    );
+    let head = (
+        "subroutine head(x, y)",
+        "  type(active) :: x(n)\n  type(active) :: y\n  type(active) :: u(n)\n  type(active) :: fl\n  type(params) :: p",
+        "  u%v = x%v\n  call face(u, 2, p%visc, fl)\n  call kernel(u(1), x(2), p%visc, y)\n  y%v = y%v + fl%v",
+    );
+    let (mut p, ranges) = program(&[KERNEL, face, head], &[]);
+    let plan = apply(&mut p, &ranges, true);
+    assert_eq!(positions(&plan, "kernel"), vec![0, 1, 2, 3]);
+    assert_eq!(positions(&plan, "face"), vec![0, 2, 3]);
+    let text = p.join("\n");
+    assert!(text.contains(
+        "subroutine kernel_oad_s(oad_v_ul, oad_d_ul, oad_v_ur, oad_d_ur, oad_v_nu, oad_d_nu, oad_v_f, oad_d_f)"
+    ), "{text}");
+    assert!(text.contains("  real(8) :: oad_v_ul, oad_d_ul\n"));
+    // A local scalar stays type(active).
+    assert!(text.contains("  type(active) :: a\n"));
+    assert!(
+        text.contains("  oad_v_f = oad_v_ul * oad_v_ur - (a%v + oad_v_nu) * (oad_v_ur - oad_v_ul)")
+    );
+    assert!(text.contains(
+        "call kernel_oad_s(oad_v_u(i), oad_d_u(i), oad_v_u(i + 1), oad_d_u(i + 1), oad_v_nu, oad_d_nu, oad_v_f, oad_d_f)"
+    ), "{text}");
+    assert!(
+        text.contains("call face_oad_s(oad_v_u, oad_d_u, 2, p%visc%v, p%visc%d, fl%v, fl%d)"),
+        "{text}"
+    );
+    // `x` is the top-level routine's dummy (type(active)): its element is
+    // passed as its components.
+    assert!(text.contains(
+        "call kernel_oad_s(oad_v_u(1), oad_d_u(1), x(2)%v, x(2)%d, p%visc%v, p%visc%d, y%v, y%d)"
+    ), "{text}");
+    // Split scalar dummies are not zeroed at entry: the caller's derivative.
+    let kernel_text = p[..8].join("\n");
+    assert!(!kernel_text.contains("oad_d_f = 0"), "{kernel_text}");
+    // The user's interface stays.
+    assert!(text.contains(
+        "  call kernel_oad_s(ul%v, ul%d, ur%v, ur%d, nu%v, nu%d, f%v, f%d)\nend subroutine kernel"
+    ));
+}
+
+#[test]
+fn a_scalar_dummy_named_whole_or_given_an_expression_stays_type_active() {
+    // `ul` is assigned whole in the callee; `ur` gets an expression at
+    // one call: both stay type(active), and the caller's array whose
+    // element went to `ul` keeps its layout only where it must.
+    let kernel = (KERNEL.0, KERNEL.1, "  a = ul\n  f%v = a%v * ur%v + nu%v");
+    let head = (
+        "subroutine head(x, y)",
+        "  type(active) :: x(n)\n  type(active) :: y\n  type(active) :: u(n)\n  type(active) :: nu",
+        "  u%v = x%v\n  call kernel(u(1), u(2), nu, y)\n  call kernel(u(1), oad_f(u(2)), nu, y)",
+    );
+    let (mut p, ranges) = program(&[kernel, head], &[]);
+    let plan = apply(&mut p, &ranges, true);
+    assert_eq!(positions(&plan, "kernel"), vec![2, 3]);
+    let text = p.join("\n");
+    assert!(
+        text.contains("subroutine kernel_oad_s(ul, ur, oad_v_nu, oad_d_nu, oad_v_f, oad_d_f)"),
+        "{text}"
+    );
+    assert!(text.contains("  type(active) :: ul\n  type(active) :: ur\n"));
+    // `u` is passed whole-element to type(active) dummies: it stays.
+    assert!(
+        text.contains("call kernel_oad_s(u(1), u(2), nu%v, nu%d, y%v, y%d)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("call kernel_oad_s(u(1), oad_f(u(2)), nu%v, nu%d, y%v, y%d)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn which_scalar_declarations_a_dummy_may_split() {
+    use crate::active_layout::active_scalar;
+    assert_eq!(
+        active_scalar("  type(active) :: Ul ! c").map(|d| d.name),
+        Some("Ul".to_string())
+    );
+    assert!(active_scalar("  type(active), intent(in) :: ul").is_none());
+    assert!(active_scalar("  type(active) :: ul = active(1, 0)").is_none());
+    assert!(active_scalar("  type(active) :: ul, ur").is_none());
+    assert!(active_scalar("  type(active) :: u(n)").is_none());
+    assert!(active_scalar("  real(8) :: ul").is_none());
+}
