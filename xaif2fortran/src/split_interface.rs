@@ -227,6 +227,7 @@ fn eligible(program: &[String], units: &[UnitText], texts: &[Unit]) -> Plan {
 /// line follows its unit, at the positions whose `type(active)` dummy can
 /// pass `u%v` (not allocatable, not assumed-size).
 fn keep_wrappable(plan: &mut Plan, program: &[String], units: &[UnitText], texts: &[Unit]) {
+    let identifiers = wrappers::identifiers_of(program);
     for (u, t) in texts.iter().enumerate() {
         let Some((name, dummies)) = &t.routine else {
             continue;
@@ -243,7 +244,7 @@ fn keep_wrappable(plan: &mut Plan, program: &[String], units: &[UnitText], texts
                 .to_ascii_lowercase();
             code == "end" || code.starts_with("end subroutine") || code.starts_with("endsubroutine")
         });
-        if !ends || !wrappers::renamable(name, program) {
+        if !ends || !wrappers::renamable(name, &identifiers) {
             ps.clear();
         }
         let spec = &t.lines[t.header_len.min(t.body_at)..t.body_at];
@@ -426,11 +427,12 @@ fn add_wrappers(program: &mut Vec<String>, wrapped: Vec<(String, Vec<String>)>) 
         .collect();
     let renamed: HashSet<String> = wrapped.iter().map(|(n, _)| n.clone()).collect();
     wrappers::rename(&mut lines, &renamed);
+    let headers = wrappers::subroutine_headers(&lines);
     let mut at: Vec<(usize, Vec<String>)> = wrapped
         .into_iter()
         .map(|(name, w)| {
             // The plan checked the `end` line; the rename keeps it.
-            let end = wrappers::end_of(&lines, &name).unwrap_or(lines.len() - 1);
+            let end = wrappers::end_of(&lines, &headers, &name).unwrap_or(lines.len() - 1);
             (end + 1, w)
         })
         .collect();
