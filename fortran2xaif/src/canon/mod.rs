@@ -79,6 +79,7 @@ pub fn canonicalise(prog: &mut Program) -> FrontResult<()> {
         }
         let mut body = std::mem::take(&mut prog.units[i].ast.body);
         crate::components::rewrite_members(prog, i, &mut body)?;
+        let allocated_explicitly = realloc_lhs::allocated_explicitly(&mut body)?;
         let mut c = Canon {
             prog,
             unit: i,
@@ -86,6 +87,7 @@ pub fn canonicalise(prog: &mut Program) -> FrontResult<()> {
             loops: 0,
             pending_dealloc: Vec::new(),
             irecv_buffers: mpi_calls::irecv_buffers(&body),
+            allocated_explicitly,
         };
         let body = c.resolve_generic_calls_in(body)?;
         let body = c.expand_stmt_functions_in(body)?;
@@ -120,6 +122,10 @@ struct Canon<'p> {
     /// The receive buffers of the unit's `mpi_irecv` calls: its waits
     /// write them (`mpi_calls.rs`).
     irecv_buffers: Vec<Expr>,
+    /// The arrays the unit's own `allocate` statements allocate: their
+    /// assignments are not preceded by allocation on assignment
+    /// (`realloc_lhs.rs`).
+    allocated_explicitly: std::collections::HashSet<String>,
 }
 
 /// One dimension of an array operand: a fixed subscript, a range, or a
