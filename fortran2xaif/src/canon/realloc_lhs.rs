@@ -159,7 +159,7 @@ impl Canon<'_> {
                 stmt(
                     StmtKind::Opaque {
                         kind: OpaqueKind::Stop,
-                        text: format!("stop 'OAD: {target} {why}; allocate it first'"),
+                        text: format!("error stop 'OAD: {target} {why}; allocate it first'"),
                         reads: vec![],
                         writes: vec![],
                     },
